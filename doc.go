@@ -1,0 +1,54 @@
+// Package nodelife is an embeddable library of pure Kubernetes node-lifecycle
+// algorithms: the decisions that the kubelet, the node lifecycle controller,
+// the taint-eviction controller, the garbage collectors and the kubelet's
+// cgroup and CRI layers make, rebuilt as side-effect-free planners and
+// synchronous state machines.
+//
+// It is for authors of custom kubelets and node controllers (virtual-kubelet
+// providers, edge agents, operators), for people writing property-based tests
+// of eviction, shutdown and garbage-collection policy, and for simulators and
+// research schedulers that want upstream's behaviour without upstream's
+// controllers. Upstream keeps these rules inside k8s.io/kubernetes, which
+// cannot be imported cleanly and which reads wall clocks, feature gates and
+// informers; nodelife takes the same decisions as plain functions.
+//
+// This root package holds only documentation. The work is in the
+// subpackages.
+//
+// # Packages
+//
+// taints: node taints and pod tolerations. Matching with upstream's
+// Equal/Exists rules and the opt-in Lt/Gt operators of KEP-5471, the
+// `kubectl taint` and --register-with-taints grammars, API validation, set
+// operations keyed by (key, effect), the well-known taint keys, and the
+// default and DaemonSet tolerations.
+//
+// The layout in DESIGN.md plans further packages, each added as its issue
+// lands: conditions (node conditions and node health), eviction (zone states,
+// eviction rates, NoExecute taint eviction), eviction/pressure (kubelet
+// node-pressure eviction), shutdown (graceful node shutdown), lease (leases,
+// heartbeats, leader election), gc (owner-reference, image and container
+// garbage collection), cgroup (cgroup names and values) and cri (runtime
+// interfaces, pod sync decisions, back-off).
+//
+// # Rules every package follows
+//
+//  1. Time is an argument. Planners take now time.Time and durations are
+//     config fields; nothing reads the clock, sleeps, or starts goroutines.
+//  2. Decide, don't do. Planners return plans, values listing actions in
+//     order with a machine-readable Reason and a human Message; state
+//     machines are synchronous. The caller performs the I/O.
+//  3. Randomness is injected, so the same inputs give the same outputs.
+//  4. Order is deterministic: rankings end in a total tie-break and no output
+//     depends on map iteration order.
+//  5. Types are small and use upstream's names: field names, constants and
+//     string values match k8s.io/api/core/v1, so converting from the real
+//     API objects is a field copy. Inputs are never modified.
+//  6. Upstream behaviour is the default. Where upstream changed, or has a
+//     known bug, the other behaviour is an explicit, documented option that
+//     cites the upstream issue.
+//  7. Configs validate and report every problem at once, naming the field.
+//  8. Errors carry the package's prefix and wrap sentinels callers can test
+//     with errors.Is; no input makes the library panic.
+//  9. Hot paths allocate nothing and planners are O(n log n) at worst.
+package nodelife
