@@ -1,0 +1,38 @@
+package conditions
+
+import (
+	"errors"
+	"strconv"
+)
+
+// Sentinel errors; every error of this package wraps one of them.
+var (
+	// ErrUnknownType: a condition type this operation does not handle.
+	ErrUnknownType = errors.New("conditions: unknown condition type")
+	// ErrInvalidConfig: a config field is out of range.
+	ErrInvalidConfig = errors.New("conditions: invalid config")
+	// ErrInvalidNodeName: a node name is not a DNS subdomain.
+	ErrInvalidNodeName = errors.New("conditions: invalid node name")
+	// ErrInvalidNodeIP: a node IP is malformed or the list breaks the
+	// one-address-per-family rule.
+	ErrInvalidNodeIP = errors.New("conditions: invalid node IP")
+	// ErrInvalidNodeLabel: a node label is malformed or is in a Kubernetes
+	// namespace the kubelet may not set.
+	ErrInvalidNodeLabel = errors.New("conditions: invalid node label")
+	// ErrNoNodeAddress: a node has no InternalIP or ExternalIP address.
+	ErrNoNodeAddress = errors.New("conditions: no node address")
+)
+
+type wrapped struct {
+	sentinel error
+	detail   string
+}
+
+func (e *wrapped) Error() string { return e.sentinel.Error() + ": " + e.detail }
+func (e *wrapped) Unwrap() error { return e.sentinel }
+
+func wrap(sentinel error, detail string) error { return &wrapped{sentinel, detail} }
+
+func unknownTypeError(t Type) error {
+	return wrap(ErrUnknownType, strconv.Quote(string(t))+" (want MemoryPressure, DiskPressure or PIDPressure)")
+}
