@@ -105,7 +105,7 @@ func TestSetReadyTimesAndEvents(t *testing.T) {
 // PIDPressureCondition reasons, messages and events.
 func TestSetPressure(t *testing.T) {
 	tests := []struct {
-		t                                  Type
+		t                                      Type
 		reasonT, msgT, evT, reasonF, msgF, evF string
 	}{
 		{MemoryPressure, "KubeletHasInsufficientMemory", "kubelet has insufficient memory available", "NodeHasInsufficientMemory",
