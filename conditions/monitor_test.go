@@ -1,0 +1,251 @@
+package conditions
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var created = time.Date(2026, 3, 1, 11, 59, 0, 0, time.UTC)
+
+func at(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+
+func readyCond(s Status, heartbeat, transition time.Time) Condition {
+	return Condition{Type: Ready, Status: s, Reason: "KubeletReady", Message: "kubelet is posting ready status", LastHeartbeatTime: heartbeat, LastTransitionTime: transition}
+}
+
+// Startup grace: a node that never posts Ready is Unknown 60s after its
+// creation, not before; every managed condition is added as
+// NodeStatusNeverUpdated with the creation time as heartbeat.
+func TestMonitorStartupGrace(t *testing.T) {
+	cfg := DefaultMonitorConfig()
+	node := Node{Name: "n1", CreationTimestamp: t0}
+	h := cfg.Observe(HealthRecord{}, node, at(5))
+	if h.TimedOut || h.Write || h.HasCurrentReady || h.GracePeriod != 60*time.Second || !h.Deadline.Equal(at(60)) {
+		t.Fatalf("at 5s: %+v", h)
+	}
+	if want := (Condition{Type: Ready, Status: Unknown, LastHeartbeatTime: t0, LastTransitionTime: t0}); h.ObservedReady != want {
+		t.Fatalf("observed %+v, want %+v", h.ObservedReady, want)
+	}
+	h = cfg.Observe(h.Record, node, at(60))
+	if h.TimedOut {
+		t.Fatal("timed out at exactly probe + grace; upstream needs now strictly after")
+	}
+	h = cfg.Observe(h.Record, node, at(65))
+	never := func(ty Type) Condition {
+		return Condition{Type: ty, Status: Unknown, Reason: "NodeStatusNeverUpdated", Message: "Kubelet never posted node status.", LastHeartbeatTime: t0, LastTransitionTime: at(65)}
+	}
+	want := []Condition{never(Ready), never(MemoryPressure), never(DiskPressure), never(PIDPressure)}
+	if !h.TimedOut || !h.Write || h.MarkPodsNotReady || h.Event != nil {
+		t.Fatalf("at 65s: %+v", h)
+	}
+	if d := cmp.Diff(want, h.Conditions); d != "" {
+		t.Fatalf("conditions (-want +got):\n%s", d)
+	}
+}
+
+// A renewing lease alone keeps a node healthy, however old its status.
+func TestMonitorLeaseKeepsNodeHealthy(t *testing.T) {
+	cfg := DefaultMonitorConfig()
+	node := Node{Name: "n1", CreationTimestamp: created, Conditions: []Condition{readyCond(True, t0, t0)}, HasLease: true, LeaseRenewTime: t0}
+	rec := HealthRecord{}
+	for s := 0; s <= 600; s += 5 {
+		node.LeaseRenewTime = at(s - s%10) // renewed every 10s
+		h := cfg.Observe(rec, node, at(s))
+		if h.TimedOut || h.Write || h.MarkPodsNotReady {
+			t.Fatalf("at %ds: %+v", s, h)
+		}
+		if s%10 == 0 && !h.Deadline.Equal(at(s+50)) {
+			t.Fatalf("at %ds: deadline %v", s, h.Deadline)
+		}
+		rec = h.Record
+	}
+	// A lease without renewTime counts once (first seen), then never again.
+	node = Node{Name: "n2", CreationTimestamp: created, Conditions: []Condition{readyCond(True, t0, t0)}, HasLease: true}
+	h := cfg.Observe(HealthRecord{}, node, at(0))
+	h = cfg.Observe(h.Record, node, at(30))
+	if !h.Record.ProbeTimestamp.Equal(at(0)) {
+		t.Fatalf("probe moved to %v on an unset renewTime", h.Record.ProbeTimestamp)
+	}
+	if h = cfg.Observe(h.Record, node, at(51)); !h.TimedOut {
+		t.Fatal("not timed out 51s after the last probe")
+	}
+}
+
+// Status and lease both stale: Unknown after the 50s grace (40s before
+// v1.32), pods marked NotReady, NodeNotReady; then recovery.
+func TestMonitorTimelineStaleThenRecovery(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		grace time.Duration
+	}{{"grace 50s (v1.32+)", DefaultNodeMonitorGracePeriod}, {"grace 40s (legacy)", LegacyNodeMonitorGracePeriod}} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := DefaultMonitorConfig()
+			cfg.GracePeriod = tc.grace
+			g := int(tc.grace / time.Second)
+			network := Condition{Type: NetworkUnavailable, Status: False, Reason: "RouteCreated", LastHeartbeatTime: t0, LastTransitionTime: t0}
+			memory := Condition{Type: MemoryPressure, Status: False, Reason: "KubeletHasSufficientMemory", LastHeartbeatTime: t0, LastTransitionTime: t0}
+			ready := readyCond(True, t0, t0)
+			node := Node{Name: "n1", CreationTimestamp: created, Conditions: []Condition{network, memory, ready}, HasLease: true, LeaseRenewTime: t0}
+
+			h := cfg.Observe(HealthRecord{}, node, at(0))
+			if !h.Record.ProbeTimestamp.Equal(at(0)) || !h.Deadline.Equal(at(g)) {
+				t.Fatalf("first pass: %+v", h.Record)
+			}
+			h = cfg.Observe(h.Record, node, at(g))
+			if h.TimedOut {
+				t.Fatal("timed out at probe + grace")
+			}
+			h = cfg.Observe(h.Record, node, at(g+5))
+			wantConds := []Condition{
+				network, // never touched
+				{Type: MemoryPressure, Status: Unknown, Reason: "NodeStatusUnknown", Message: "Kubelet stopped posting node status.", LastHeartbeatTime: t0, LastTransitionTime: at(g + 5)},
+				{Type: Ready, Status: Unknown, Reason: "NodeStatusUnknown", Message: "Kubelet stopped posting node status.", LastHeartbeatTime: t0, LastTransitionTime: at(g + 5)},
+				{Type: DiskPressure, Status: Unknown, Reason: "NodeStatusNeverUpdated", Message: "Kubelet never posted node status.", LastHeartbeatTime: created, LastTransitionTime: at(g + 5)},
+				{Type: PIDPressure, Status: Unknown, Reason: "NodeStatusNeverUpdated", Message: "Kubelet never posted node status.", LastHeartbeatTime: created, LastTransitionTime: at(g + 5)},
+			}
+			if !h.TimedOut || !h.Write || !h.MarkPodsNotReady || h.Event == nil || h.Event.Reason != "NodeNotReady" {
+				t.Fatalf("timeout pass: %+v", h)
+			}
+			if d := cmp.Diff(wantConds, h.Conditions); d != "" {
+				t.Fatalf("written conditions (-want +got):\n%s", d)
+			}
+			if h.ObservedReady != ready || h.CurrentReady != wantConds[2] {
+				t.Fatalf("observed %+v current %+v", h.ObservedReady, h.CurrentReady)
+			}
+			if r := h.RecordAfterWrite; !r.ProbeTimestamp.Equal(at(0)) || !r.ReadyTransitionTimestamp.Equal(at(g+5)) || r.SavedReady != wantConds[2] {
+				t.Fatalf("record after write: %+v", r)
+			}
+			if node.Conditions[2] != ready {
+				t.Fatal("input conditions modified")
+			}
+
+			// Next pass sees the written status: already Unknown, nothing to write.
+			node.Conditions = h.Conditions
+			h = cfg.Observe(h.RecordAfterWrite, node, at(g+10))
+			if !h.TimedOut || h.Write || h.MarkPodsNotReady || h.Event != nil {
+				t.Fatalf("steady Unknown: %+v", h)
+			}
+
+			// The kubelet comes back.
+			node.Conditions = []Condition{network, memory, readyCond(True, at(g+20), at(g+20))}
+			node.LeaseRenewTime = at(g + 20)
+			h = cfg.Observe(h.Record, node, at(g+25))
+			if h.TimedOut || h.Write || h.CurrentReady.Status != True || !h.Record.ProbeTimestamp.Equal(at(g+25)) || !h.Record.ReadyTransitionTimestamp.Equal(at(g+25)) {
+				t.Fatalf("recovery: %+v", h)
+			}
+		})
+	}
+}
+
+// A heartbeat with an unchanged LastTransitionTime moves the probe but not
+// the transition timestamp.
+func TestMonitorHeartbeatKeepsTransition(t *testing.T) {
+	cfg := DefaultMonitorConfig()
+	node := Node{CreationTimestamp: created, Conditions: []Condition{readyCond(True, t0, t0)}}
+	h := cfg.Observe(HealthRecord{}, node, at(0))
+	node.Conditions = []Condition{readyCond(True, at(10), t0)}
+	h = cfg.Observe(h.Record, node, at(12))
+	if !h.Record.ProbeTimestamp.Equal(at(12)) || !h.Record.ReadyTransitionTimestamp.Equal(at(0)) {
+		t.Fatalf("%+v", h.Record)
+	}
+}
+
+// The Ready condition disappears: upstream's "removed" branch is dead code,
+// so the startup grace applies from the last probe.
+func TestMonitorReadyRemoved(t *testing.T) {
+	cfg := DefaultMonitorConfig()
+	node := Node{CreationTimestamp: created, Conditions: []Condition{readyCond(True, t0, t0)}}
+	h := cfg.Observe(HealthRecord{}, node, at(0))
+	node.Conditions = nil
+	h = cfg.Observe(h.Record, node, at(30))
+	if h.GracePeriod != 60*time.Second || !h.Record.ProbeTimestamp.Equal(at(0)) || h.Record.HasSavedReady || h.HasCurrentReady {
+		t.Fatalf("%+v", h)
+	}
+	if h = cfg.Observe(h.Record, node, at(60)); h.TimedOut {
+		t.Fatal("timed out at probe + startup grace")
+	}
+	if h = cfg.Observe(h.Record, node, at(61)); !h.TimedOut || !h.Write || h.Conditions[0].Reason != "NodeStatusNeverUpdated" {
+		t.Fatalf("%+v", h)
+	}
+}
+
+func TestMonitorRetryAndKubeletNotReadyOption(t *testing.T) {
+	cfg := DefaultMonitorConfig()
+	node := Node{CreationTimestamp: created, Conditions: []Condition{readyCond(True, t0, t0)}, HasLease: true, LeaseRenewTime: t0}
+	h := cfg.Observe(HealthRecord{}, node, at(0))
+	// The kubelet posts False while the lease stays fresh (kubernetes#125618).
+	node.Conditions = []Condition{{Type: Ready, Status: False, Reason: "KubeletNotReady", LastHeartbeatTime: at(10), LastTransitionTime: at(10)}}
+	node.LeaseRenewTime = at(10)
+	if h2 := cfg.Observe(h.Record, node, at(10)); h2.MarkPodsNotReady {
+		t.Fatal("upstream default marks pods on a kubelet-posted False")
+	}
+	opt := cfg
+	opt.MarkPodsOnKubeletNotReady = true
+	if h2 := opt.Observe(h.Record, node, at(10)); !h2.MarkPodsNotReady || h2.Event != nil {
+		t.Fatalf("option: %+v", h2)
+	}
+	// A failed pod marking is retried while Ready is not True, then cleared.
+	rec := cfg.Observe(h.Record, node, at(10)).Record
+	rec.RetryMarkPods = true
+	h = cfg.Observe(rec, node, at(15))
+	if !h.MarkPodsNotReady || h.Record.RetryMarkPods {
+		t.Fatalf("retry: %+v", h)
+	}
+}
+
+func TestMonitorClampsBackwardsClock(t *testing.T) {
+	cfg := DefaultMonitorConfig()
+	node := Node{CreationTimestamp: created, Conditions: []Condition{readyCond(True, t0, t0)}}
+	h := cfg.Observe(HealthRecord{}, node, at(100))
+	h = cfg.Observe(h.Record, node, at(0)) // clock jumped back
+	if !h.Record.LastObserved.Equal(at(100)) || h.TimedOut {
+		t.Fatalf("%+v", h.Record)
+	}
+	if h = cfg.Observe(h.Record, node, at(151)); !h.TimedOut {
+		t.Fatal("no timeout 51s after the clamped probe")
+	}
+}
+
+func TestMonitorConfigValidate(t *testing.T) {
+	if err := DefaultMonitorConfig().Validate(); err != nil {
+		t.Fatal(err)
+	}
+	err := MonitorConfig{GracePeriod: -time.Second}.Validate()
+	if err == nil || !containsAll(err.Error(), "GracePeriod -1s", "StartupGracePeriod 0s") {
+		t.Fatalf("got %v", err)
+	}
+	if _, err := NewMonitor(MonitorConfig{}); err == nil {
+		t.Fatal("NewMonitor accepted a zero config")
+	}
+}
+
+func TestMonitorPass(t *testing.T) {
+	m, _ := NewMonitor(DefaultMonitorConfig())
+	healthy := Node{Name: "a", CreationTimestamp: created, Conditions: []Condition{readyCond(True, t0, t0)}, HasLease: true, LeaseRenewTime: t0}
+	silent := Node{Name: "b", CreationTimestamp: created, Conditions: []Condition{readyCond(True, t0, t0)}}
+	if ups := m.Pass([]Node{healthy, silent}, at(0)); len(ups) != 0 || m.Len() != 2 {
+		t.Fatalf("first pass: %v", ups)
+	}
+	healthy.LeaseRenewTime = at(55)
+	ups := m.Pass([]Node{healthy, silent}, at(55))
+	if len(ups) != 1 || ups[0].Name != "b" || !ups[0].Health.Write || !ups[0].Health.MarkPodsNotReady {
+		t.Fatalf("timeout pass: %+v", ups)
+	}
+	m.WriteFailed(ups[0])
+	m.MarkPodsFailed("b")
+	r, _ := m.Record("b")
+	if !r.RetryMarkPods || r.SavedReady.Status != True {
+		t.Fatalf("after failures: %+v", r)
+	}
+	// The write failed, so the next pass writes again.
+	if ups := m.Pass([]Node{silent}, at(60)); len(ups) != 1 || !ups[0].Health.Write {
+		t.Fatalf("retry pass: %+v", ups)
+	}
+	m.Forget("b")
+	if _, ok := m.Record("b"); ok || m.Len() != 1 {
+		t.Fatal("Forget kept the record")
+	}
+	m.MarkPodsFailed("gone") // no record: no effect, no panic
+}
