@@ -3,7 +3,9 @@ package taints_test
 import (
 	"errors"
 	"fmt"
+	"time"
 
+	"github.com/nodelife/nodelife/conditions"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -253,4 +255,35 @@ func ExampleEffect_Valid() {
 	fmt.Println(taints.TaintEffectNoExecute.Valid(), taints.Effect("").Valid(), taints.Effect("NoScheduleNoAdmit").Valid())
 	// Output:
 	// true false false
+}
+
+func ExampleFromConditions() {
+	conds := []conditions.Condition{
+		{Type: conditions.Ready, Status: conditions.Unknown},
+		{Type: conditions.DiskPressure, Status: conditions.True},
+		{Type: conditions.NetworkUnavailable, Status: conditions.False},
+	}
+	fmt.Println(taints.FromConditions(conds, true))
+	// Output:
+	// [node.kubernetes.io/unreachable:NoSchedule node.kubernetes.io/disk-pressure:NoSchedule node.kubernetes.io/unschedulable:NoSchedule]
+}
+
+func ExampleReconcileConditionTaints() {
+	node := []taints.Taint{
+		{Key: taints.TaintNodeNotReady, Effect: taints.TaintEffectNoSchedule},
+		{Key: "example.com/dedicated", Value: "db", Effect: taints.TaintEffectNoSchedule},
+	}
+	conds := []conditions.Condition{{Type: conditions.Ready, Status: conditions.True}}
+	add, remove := taints.ReconcileConditionTaints(node, conds, false, time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC))
+	fmt.Println("add:", add, "remove:", remove)
+	// Output:
+	// add: [] remove: [node.kubernetes.io/not-ready:NoSchedule]
+}
+
+func ExampleIsConditionTaint() {
+	fmt.Println(taints.IsConditionTaint(taints.Taint{Key: taints.TaintNodeMemoryPressure, Effect: taints.TaintEffectNoSchedule}))
+	fmt.Println(taints.IsConditionTaint(taints.Taint{Key: taints.TaintNodeNotReady, Effect: taints.TaintEffectNoExecute}))
+	// Output:
+	// true
+	// false
 }
