@@ -23,8 +23,14 @@
 // operations keyed by (key, effect), the well-known taint keys, and the
 // default and DaemonSet tolerations.
 //
+// conditions: node conditions and node health. The kubelet's Ready and
+// pressure setters with upstream's reasons, messages and events, the
+// decision when to post status, the node lifecycle controller's health
+// monitor (grace periods, lease probes, the Unknown rewrite), and the
+// registration checks of node names, node IPs and kubelet labels.
+//
 // The layout in DESIGN.md plans further packages, each added as its issue
-// lands: conditions (node conditions and node health), eviction (zone states,
+// lands: eviction (zone states,
 // eviction rates, NoExecute taint eviction), eviction/pressure (kubelet
 // node-pressure eviction), shutdown (graceful node shutdown), lease (leases,
 // heartbeats, leader election), gc (owner-reference, image and container
