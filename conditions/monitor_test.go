@@ -249,3 +249,23 @@ func TestMonitorPass(t *testing.T) {
 	}
 	m.MarkPodsFailed("gone") // no record: no effect, no panic
 }
+
+// Bad input: an unknown Ready status counts as not True and is rewritten on
+// timeout; conditions of unknown types are carried through untouched; a zero
+// creation time is just an early instant.
+func TestMonitorUnknownStatusAndType(t *testing.T) {
+	cfg := DefaultMonitorConfig()
+	odd := Condition{Type: "KernelDeadlock", Status: "Maybe", LastHeartbeatTime: t0}
+	node := Node{Conditions: []Condition{{Type: Ready, Status: "Maybe", LastHeartbeatTime: t0, LastTransitionTime: t0}, odd}}
+	h := cfg.Observe(HealthRecord{}, node, at(0))
+	if h.MarkPodsNotReady || h.TimedOut {
+		t.Fatalf("%+v", h)
+	}
+	h = cfg.Observe(h.Record, node, at(51))
+	if !h.Write || h.MarkPodsNotReady || h.Conditions[0].Status != Unknown || h.Conditions[1] != odd {
+		t.Fatalf("%+v", h)
+	}
+	if h.Conditions[2].LastHeartbeatTime != (time.Time{}) {
+		t.Fatalf("never-updated heartbeat should be the (zero) creation time: %+v", h.Conditions[2])
+	}
+}

@@ -68,7 +68,8 @@ func index(conds []Condition, t Type) int {
 // unchanged, and becomes now when the status changes or the condition is new.
 // The Reason and Message of c are used as given. transitioned reports a
 // status change of an existing condition or a new condition. conds is not
-// modified.
+// modified. Any Type and Status are accepted, including ones this package
+// does not know; Status.Valid tells the known statuses apart.
 func Set(conds []Condition, c Condition, now time.Time) (out []Condition, transitioned bool) {
 	out = make([]Condition, len(conds), len(conds)+1)
 	copy(out, conds)
