@@ -49,21 +49,31 @@ func deleteIf(ts []Taint, drop func(*Taint) bool) ([]Taint, bool) {
 // the result holds the same taints as ts, when ts already holds a taint equal
 // to t in every field (TimeAdded compared with time.Time.Equal).
 func AddOrUpdate(ts []Taint, t Taint) (out []Taint, updated bool) {
-	out = make([]Taint, 0, len(ts)+1)
+	return addOrUpdate(ts, t, Taint.MatchTaint, func(a, b Taint) bool {
+		return a.Value == b.Value && a.TimeAdded.Equal(b.TimeAdded)
+	})
+}
+
+// addOrUpdate is the add-or-replace rule shared by taints and tolerations:
+// every element that matches x is replaced by x, or x is appended if none
+// matches; when a matching element already equals x the result holds xs
+// unchanged and updated is false.
+func addOrUpdate[T any](xs []T, x T, match, equal func(a, b T) bool) (out []T, updated bool) {
+	out = make([]T, 0, len(xs)+1)
 	replaced := false
-	for i := range ts {
-		if !ts[i].MatchTaint(t) {
-			out = append(out, ts[i])
+	for i := range xs {
+		if !match(xs[i], x) {
+			out = append(out, xs[i])
 			continue
 		}
-		if ts[i].Value == t.Value && ts[i].TimeAdded.Equal(t.TimeAdded) {
-			return append(out[:0], ts...), false
+		if equal(xs[i], x) {
+			return append(out[:0], xs...), false
 		}
-		out = append(out, t)
+		out = append(out, x)
 		replaced = true
 	}
 	if !replaced {
-		out = append(out, t)
+		out = append(out, x)
 	}
 	return out, true
 }

@@ -111,21 +111,5 @@ func DaemonSetTolerations(hostNetwork bool) []Toleration {
 // same tolerations as tols, when a matching toleration already equals tol
 // (Toleration.Equal).
 func AddOrUpdateToleration(tols []Toleration, tol Toleration) (out []Toleration, updated bool) {
-	out = make([]Toleration, 0, len(tols)+1)
-	replaced := false
-	for i := range tols {
-		if !tols[i].MatchToleration(tol) {
-			out = append(out, tols[i])
-			continue
-		}
-		if tols[i].Equal(tol) {
-			return append(out[:0], tols...), false
-		}
-		out = append(out, tol)
-		replaced = true
-	}
-	if !replaced {
-		out = append(out, tol)
-	}
-	return out, true
+	return addOrUpdate(tols, tol, Toleration.MatchToleration, Toleration.Equal)
 }
