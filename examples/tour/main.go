@@ -3,15 +3,17 @@
 //
 //	go run ./examples/tour
 //
-// Today it covers the taints package; each package adds its scenario here as
-// it lands. The output is the same on every run.
+// Today it covers the taints and conditions packages; each package adds its
+// scenario here as it lands. The output is the same on every run.
 package main
 
 import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
+	"github.com/nodelife/nodelife/conditions"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -30,6 +32,14 @@ type pod struct {
 }
 
 func run(w io.Writer) error {
+	if err := tourTaints(w); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	return tourConditions(w)
+}
+
+func tourTaints(w io.Writer) error {
 	fmt.Fprintln(w, "== taints: a node registers, is tainted, and pods are checked against it")
 
 	// 1. The kubelet registers with --register-with-taints.
@@ -125,4 +135,43 @@ func evictVerdict(nodeTaints []taints.Taint, tols []taints.Toleration, noExecute
 		return "evicted at once (tolerationSeconds <= 0)"
 	}
 	return fmt.Sprintf("evicted after %ds", *least)
+}
+
+// tourConditions follows one node through the node lifecycle controller's
+// monitor: it posts Ready and renews its lease, goes silent at +10s, turns
+// Unknown after the 50s grace period, gets the unreachable NoSchedule taint,
+// and comes back.
+func tourConditions(w io.Writer) error {
+	fmt.Fprintln(w, "== conditions: a node goes silent and comes back (monitor every 5s, grace 50s)")
+	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	monitor, err := conditions.NewMonitor(conditions.DefaultMonitorConfig())
+	if err != nil {
+		return err
+	}
+	kubelet := conditions.KubeletInput{Ready: conditions.ReadyInput{Capacity: []string{"cpu", "memory", "pods"}}}
+	node := conditions.Node{Name: "node-b1", CreationTimestamp: start.Add(-time.Hour)}
+	var nodeTaints []taints.Taint
+	for s := 0; s <= 100; s += 5 {
+		now := start.Add(time.Duration(s) * time.Second)
+		silent := s > 10 && s < 80
+		if !silent { // the kubelet posts status and renews its lease
+			node.Conditions, _ = conditions.SetKubeletConditions(node.Conditions, kubelet, now)
+			node.HasLease, node.LeaseRenewTime = true, now
+		}
+		for _, u := range monitor.Pass([]conditions.Node{node}, now) {
+			if u.Health.Write {
+				node.Conditions = u.Health.Conditions
+			}
+			if u.Health.Event != nil {
+				fmt.Fprintf(w, "  +%3ds event %s; mark pods NotReady: %v\n", s, u.Health.Event.Reason, u.Health.MarkPodsNotReady)
+			}
+		}
+		add, remove := taints.ReconcileConditionTaints(nodeTaints, node.Conditions, false, now)
+		nodeTaints = taints.Apply(nodeTaints, add, remove)
+		ready, _ := conditions.Find(node.Conditions, conditions.Ready)
+		if len(add) > 0 || len(remove) > 0 || s == 0 || s == 10 {
+			fmt.Fprintf(w, "  +%3ds Ready=%-7s %-18s taints %v\n", s, ready.Status, ready.Reason, nodeTaints)
+		}
+	}
+	return nil
 }
