@@ -3,6 +3,8 @@ package conditions
 import (
 	"errors"
 	"strconv"
+
+	"github.com/nodelife/nodelife/internal/errdetail"
 )
 
 // Sentinel errors; every error of this package wraps one of them.
@@ -23,15 +25,7 @@ var (
 	ErrNoNodeAddress = errors.New("conditions: no node address")
 )
 
-type wrapped struct {
-	sentinel error
-	detail   string
-}
-
-func (e *wrapped) Error() string { return e.sentinel.Error() + ": " + e.detail }
-func (e *wrapped) Unwrap() error { return e.sentinel }
-
-func wrap(sentinel error, detail string) error { return &wrapped{sentinel, detail} }
+func wrap(sentinel error, detail string) error { return errdetail.New(sentinel, detail) }
 
 func unknownTypeError(t Type) error {
 	return wrap(ErrUnknownType, strconv.Quote(string(t))+" (want MemoryPressure, DiskPressure or PIDPressure)")

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/nodelife/nodelife/internal/errdetail"
 )
 
 // Sentinel errors. Every error this package returns wraps exactly one of them,
@@ -93,15 +95,6 @@ func bare(err error) string {
 	return strings.TrimPrefix(err.Error(), "taints: ")
 }
 
-// detailError is a sentinel with a detail sentence.
-type detailError struct {
-	err    error
-	detail string
-}
-
-func (e *detailError) Error() string { return e.err.Error() + ": " + e.detail }
-func (e *detailError) Unwrap() error { return e.err }
-
 func withDetail(sentinel error, detail string) error {
-	return &detailError{err: sentinel, detail: detail}
+	return errdetail.New(sentinel, detail)
 }

@@ -1,0 +1,15 @@
+package errdetail
+
+// New returns an error whose message is sentinel's message, ": ", detail,
+// and which unwraps to sentinel.
+func New(sentinel error, detail string) error {
+	return &detailed{sentinel: sentinel, detail: detail}
+}
+
+type detailed struct {
+	sentinel error
+	detail   string
+}
+
+func (e *detailed) Error() string { return e.sentinel.Error() + ": " + e.detail }
+func (e *detailed) Unwrap() error { return e.sentinel }
