@@ -3,6 +3,7 @@ package conditions_test
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 	"time"
 
 	"github.com/nodelife/nodelife/conditions"
@@ -215,4 +216,19 @@ func ExampleKubeletLabelNamespaces() {
 	fmt.Println(conditions.KubeletLabelNamespaces(), len(conditions.KubeletLabels()))
 	// Output:
 	// [kubelet.kubernetes.io node.kubernetes.io] 11
+}
+
+func ExampleChooseNodeIP() {
+	resolved := []netip.Addr{netip.MustParseAddr("127.0.1.1"), netip.MustParseAddr("fd00::7"), netip.MustParseAddr("10.0.0.7")}
+	v4, _ := conditions.ChooseNodeIP(resolved, netip.Addr{})
+	v6, _ := conditions.ChooseNodeIP(resolved, netip.IPv6Unspecified())
+	fmt.Println(v4, v6)
+	// Output:
+	// 10.0.0.7 fd00::7
+}
+
+func ExampleValidateNodeIP() {
+	fmt.Println(conditions.ValidateNodeIP(netip.MustParseAddr("169.254.0.9")))
+	// Output:
+	// conditions: invalid node IP: "169.254.0.9": nodeIP can't be a link-local unicast address
 }

@@ -2,6 +2,7 @@ package conditions
 
 import (
 	"errors"
+	"net/netip"
 	"testing"
 )
 
@@ -48,6 +49,15 @@ func FuzzNodeRegistration(f *testing.F) {
 		ips, err := NodeHostIPs([]NodeAddress{{NodeInternalIP, addr1}, {NodeExternalIP, addr2}})
 		if err == nil && (len(ips) == 0 || len(ips) > 2 || (len(ips) == 2 && ips[0].Is4() == ips[1].Is4())) {
 			t.Fatalf("NodeHostIPs(%q, %q) = %v", addr1, addr2, ips)
+		}
+		var cands []netip.Addr
+		for _, s := range []string{addr1, addr2} {
+			if a, err := netip.ParseAddr(s); err == nil {
+				cands = append(cands, a)
+			}
+		}
+		if ip, err := ChooseNodeIP(cands, netip.Addr{}); err == nil && ValidateNodeIP(ip) != nil {
+			t.Fatalf("ChooseNodeIP(%v) chose unusable %v", cands, ip)
 		}
 		err = ValidateNodeLabels(map[string]string{labelKey: labelValue})
 		if err == nil && IsKubernetesLabel(labelKey) && !IsKubeletLabel(labelKey) {

@@ -48,6 +48,65 @@ func ParseNodeIPs(flag string) ([]netip.Addr, error) {
 	return ips, nil
 }
 
+// ValidateNodeIP checks that ip may be a node IP, with the kubelet's rules
+// and messages: not loopback, multicast, link-local unicast or unspecified.
+// Whether the address belongs to one of the host's interfaces is for the
+// caller to check.
+func ValidateNodeIP(ip netip.Addr) error {
+	var why string
+	switch {
+	case !ip.IsValid():
+		why = "nodeIP must be a valid IP address"
+	case ip.IsLoopback():
+		why = "nodeIP can't be loopback address"
+	case ip.IsMulticast():
+		why = "nodeIP can't be a multicast address"
+	case ip.IsLinkLocalUnicast():
+		why = "nodeIP can't be a link-local unicast address"
+	case ip.IsUnspecified():
+		why = "nodeIP can't be an all zeros address"
+	default:
+		return nil
+	}
+	return wrap(ErrInvalidNodeIP, strconv.Quote(ip.String())+": "+why)
+}
+
+// ChooseNodeIP picks the node's primary IP when --node-ip names none, as the
+// kubelet's address setter does without a cloud provider: a specified
+// nodeIP is used as it is (after ValidateNodeIP); otherwise, among
+// candidates (the addresses the node's name resolves to, in order), the
+// first one that passes ValidateNodeIP and is IPv4 wins, or IPv6 when nodeIP
+// is "::"; failing that, the first usable one of the other family. Pass the
+// zero Addr for an unset --node-ip. No usable candidate gives
+// ErrNoNodeAddress (the kubelet then falls back to the default-route
+// interface, which is the caller's to look up).
+func ChooseNodeIP(candidates []netip.Addr, nodeIP netip.Addr) (netip.Addr, error) {
+	if nodeIP.IsValid() && !nodeIP.IsUnspecified() {
+		if err := ValidateNodeIP(nodeIP.Unmap()); err != nil {
+			return netip.Addr{}, err
+		}
+		return nodeIP.Unmap(), nil
+	}
+	preferV6 := nodeIP.IsValid() && nodeIP.Is6() && !nodeIP.Is4In6()
+	var fallback netip.Addr
+	for _, c := range candidates {
+		c = c.Unmap()
+		if ValidateNodeIP(c) != nil {
+			continue
+		}
+		if c.Is6() == preferV6 {
+			return c, nil
+		}
+		if !fallback.IsValid() {
+			fallback = c
+		}
+	}
+	if fallback.IsValid() {
+		return fallback, nil
+	}
+	return netip.Addr{}, wrap(ErrNoNodeAddress, "none of "+strconv.Itoa(len(candidates))+" candidate addresses is usable as a node IP")
+}
+
 // NodeAddressType is the type of a node address, as
 // k8s.io/api/core/v1.NodeAddressType.
 type NodeAddressType string

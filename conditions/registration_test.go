@@ -138,3 +138,46 @@ func TestValidateNodeLabels(t *testing.T) {
 		t.Errorf("%d lines, want 3:\n%v", n, err)
 	}
 }
+
+// The kubelet's validateNodeIP rules and its family preference when
+// --node-ip is unset or unspecified.
+func TestChooseNodeIP(t *testing.T) {
+	ip := netip.MustParseAddr
+	for _, tc := range []struct {
+		bad string
+		why string
+	}{
+		{"127.0.0.1", "loopback"}, {"::1", "loopback"}, {"224.0.0.1", "multicast"},
+		{"169.254.1.1", "link-local"}, {"fe80::1", "link-local"}, {"0.0.0.0", "all zeros"}, {"::", "all zeros"},
+	} {
+		err := ValidateNodeIP(ip(tc.bad))
+		if !errors.Is(err, ErrInvalidNodeIP) || !strings.Contains(err.Error(), tc.why) || !strings.Contains(err.Error(), tc.bad) {
+			t.Errorf("ValidateNodeIP(%s) = %v", tc.bad, err)
+		}
+	}
+	if err := ValidateNodeIP(netip.Addr{}); !errors.Is(err, ErrInvalidNodeIP) {
+		t.Errorf("zero Addr: %v", err)
+	}
+	cands := []netip.Addr{ip("127.0.1.1"), ip("fd00::7"), ip("10.0.0.7"), ip("10.0.0.8")}
+	tests := []struct {
+		name   string
+		cands  []netip.Addr
+		nodeIP netip.Addr
+		want   netip.Addr
+		ok     bool
+	}{
+		{"unset: first usable IPv4", cands, netip.Addr{}, ip("10.0.0.7"), true},
+		{"0.0.0.0: IPv4 preferred", cands, ip("0.0.0.0"), ip("10.0.0.7"), true},
+		{"'::': IPv6 preferred", cands, ip("::"), ip("fd00::7"), true},
+		{"only the other family: fall back", []netip.Addr{ip("fd00::7")}, netip.Addr{}, ip("fd00::7"), true},
+		{"specified nodeIP wins", cands, ip("192.168.1.5"), ip("192.168.1.5"), true},
+		{"specified loopback is refused", cands, ip("127.0.0.1"), netip.Addr{}, false},
+		{"nothing usable", []netip.Addr{ip("127.0.0.1"), ip("fe80::1")}, netip.Addr{}, netip.Addr{}, false},
+	}
+	for _, tc := range tests {
+		got, err := ChooseNodeIP(tc.cands, tc.nodeIP)
+		if (err == nil) != tc.ok || got != tc.want {
+			t.Errorf("%s: got %v, %v; want %v", tc.name, got, err, tc.want)
+		}
+	}
+}
