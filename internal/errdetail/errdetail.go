@@ -13,5 +13,6 @@ type detailed struct {
 
 // Error returns the sentinel's message and the detail.
 func (e *detailed) Error() string { return e.sentinel.Error() + ": " + e.detail }
+
 // Unwrap returns the sentinel.
 func (e *detailed) Unwrap() error { return e.sentinel }
