@@ -3,6 +3,7 @@ package conditions
 import (
 	"errors"
 	"strconv"
+	"time"
 
 	"github.com/nodelife/nodelife/internal/errdetail"
 )
@@ -26,6 +27,15 @@ var (
 )
 
 func wrap(sentinel error, detail string) error { return errdetail.New(sentinel, detail) }
+
+// requirePositive reports a config duration that is not > 0, naming the
+// field and the value; nil otherwise.
+func requirePositive(field string, d time.Duration) error {
+	if d > 0 {
+		return nil
+	}
+	return wrap(ErrInvalidConfig, field+" "+d.String()+" must be > 0")
+}
 
 func unknownTypeError(t Type) error {
 	return wrap(ErrUnknownType, strconv.Quote(string(t))+" (want MemoryPressure, DiskPressure or PIDPressure)")

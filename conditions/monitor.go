@@ -60,14 +60,10 @@ func DefaultMonitorConfig() MonitorConfig {
 
 // Validate returns every problem of c at once.
 func (c MonitorConfig) Validate() error {
-	var errs []error
-	if c.GracePeriod <= 0 {
-		errs = append(errs, wrap(ErrInvalidConfig, "GracePeriod "+c.GracePeriod.String()+" must be > 0"))
-	}
-	if c.StartupGracePeriod <= 0 {
-		errs = append(errs, wrap(ErrInvalidConfig, "StartupGracePeriod "+c.StartupGracePeriod.String()+" must be > 0"))
-	}
-	return errors.Join(errs...)
+	return errors.Join(
+		requirePositive("GracePeriod", c.GracePeriod),
+		requirePositive("StartupGracePeriod", c.StartupGracePeriod),
+	)
 }
 
 // Node is what the monitor reads of a Node and its Lease.
@@ -276,13 +272,7 @@ func freshRecord(probe, transition time.Time, ready Condition, now time.Time) He
 // differs from the posted one, without allocating.
 func timeoutReady(node Node, now time.Time) (Condition, bool) {
 	posted, ok := Find(node.Conditions, Ready)
-	if !ok {
-		return neverUpdated(Ready, node, now), true
-	}
-	if posted.Status == Unknown {
-		return posted, false
-	}
-	return stoppedPosting(posted, now), true
+	return timeoutRewrite(Ready, posted, ok, node, now)
 }
 
 // timeoutConditions returns the node's conditions with the timeout applied.
@@ -291,22 +281,29 @@ func timeoutConditions(node Node, now time.Time) []Condition {
 	copy(out, node.Conditions)
 	for _, t := range timeoutTypes {
 		i := index(out, t)
-		switch {
-		case i < 0:
-			out = append(out, neverUpdated(t, node, now))
-		case out[i].Status != Unknown:
-			out[i] = stoppedPosting(out[i], now)
+		if i < 0 {
+			c, _ := timeoutRewrite(t, Condition{}, false, node, now)
+			out = append(out, c)
+		} else {
+			out[i], _ = timeoutRewrite(t, out[i], true, node, now)
 		}
 	}
 	return out
 }
 
-func neverUpdated(t Type, node Node, now time.Time) Condition {
-	return Condition{Type: t, Status: Unknown, Reason: ReasonNodeStatusNeverUpdated, Message: MessageNodeStatusNeverUpd,
-		LastHeartbeatTime: node.CreationTimestamp, LastTransitionTime: now}
-}
-
-func stoppedPosting(c Condition, now time.Time) Condition {
+// timeoutRewrite is the one rule a timeout applies to a condition of type t
+// (found says whether the node has one): a missing condition is added as
+// never updated, with the node's creation as heartbeat; a True or False one
+// becomes Unknown, keeping its heartbeat; an Unknown one is left alone.
+// changed is false only in the last case.
+func timeoutRewrite(t Type, c Condition, found bool, node Node, now time.Time) (_ Condition, changed bool) {
+	switch {
+	case !found:
+		return Condition{Type: t, Status: Unknown, Reason: ReasonNodeStatusNeverUpdated, Message: MessageNodeStatusNeverUpd,
+			LastHeartbeatTime: node.CreationTimestamp, LastTransitionTime: now}, true
+	case c.Status == Unknown:
+		return c, false
+	}
 	c.Status, c.Reason, c.Message, c.LastTransitionTime = Unknown, ReasonNodeStatusUnknown, MessageNodeStatusUnknown, now
-	return c
+	return c, true
 }

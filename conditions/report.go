@@ -89,14 +89,10 @@ func EffectiveReportFrequency(update time.Duration, updateSet bool, report time.
 
 // Validate returns every problem of c at once.
 func (c ReportConfig) Validate() error {
-	var errs []error
-	if c.UpdateFrequency <= 0 {
-		errs = append(errs, wrap(ErrInvalidConfig, "UpdateFrequency "+c.UpdateFrequency.String()+" must be > 0"))
-	}
-	if c.ReportFrequency <= 0 {
-		errs = append(errs, wrap(ErrInvalidConfig, "ReportFrequency "+c.ReportFrequency.String()+" must be > 0"))
-	}
-	return errors.Join(errs...)
+	return errors.Join(
+		requirePositive("UpdateFrequency", c.UpdateFrequency),
+		requirePositive("ReportFrequency", c.ReportFrequency),
+	)
 }
 
 // Report reasons.
@@ -119,6 +115,8 @@ type ReportDecision struct {
 	// Reason is one of ReportFirst, ReportChanged, ReportPeriodic,
 	// ReportNotDue.
 	Reason string
+	// Message says the same for a person, with the times involved.
+	Message string
 	// NextReport is when an unchanged status will next be due (after this
 	// post, if Post, assuming it succeeds and Reported is called with now).
 	NextReport time.Time
@@ -155,17 +153,19 @@ func (r *Reporter) Decide(changed bool, now time.Time) ReportDecision {
 	d := ReportDecision{NextCheck: now.Add(r.cfg.UpdateFrequency)}
 	switch {
 	case r.lastReport.IsZero():
-		d.Post, d.Reason = true, ReportFirst
+		d.Post, d.Reason, d.Message = true, ReportFirst, "no status posted since start: post now"
 		r.delay = r.drawDelay()
 	case changed:
-		d.Post, d.Reason = true, ReportChanged
+		d.Post, d.Reason, d.Message = true, ReportChanged, "node status changed: post now"
 		r.delay = r.drawDelay()
 	case !now.Before(r.lastReport.Add(r.cfg.ReportFrequency + r.delay)):
 		d.Post, d.Reason = true, ReportPeriodic
+		d.Message = "status unchanged, last posted " + now.Sub(r.lastReport).String() + " ago: post now"
 		r.delay = 0
 	default:
 		d.Reason = ReportNotDue
 		d.NextReport = r.lastReport.Add(r.cfg.ReportFrequency + r.delay)
+		d.Message = "status unchanged, next post due in " + d.NextReport.Sub(now).String()
 		return d
 	}
 	d.NextReport = now.Add(r.cfg.ReportFrequency + r.delay)

@@ -167,3 +167,28 @@ func containsAll(s string, parts ...string) bool {
 	}
 	return true
 }
+
+func TestReporterMessages(t *testing.T) {
+	cfg := DefaultReportConfig()
+	cfg.ReportDelay = false
+	r, _ := NewReporter(cfg)
+	want := []string{
+		"no status posted since start: post now",
+		"status unchanged, next post due in 4m50s",
+		"node status changed: post now",
+		"status unchanged, last posted 5m0s ago: post now",
+	}
+	steps := []struct {
+		at      time.Duration
+		changed bool
+	}{{0, false}, {10 * time.Second, false}, {20 * time.Second, true}, {5*time.Minute + 20*time.Second, false}}
+	for i, s := range steps {
+		d := r.Decide(s.changed, t0.Add(s.at))
+		if d.Message != want[i] {
+			t.Errorf("step %d: message %q, want %q", i, d.Message, want[i])
+		}
+		if d.Post {
+			r.Reported(t0.Add(s.at))
+		}
+	}
+}
