@@ -1,0 +1,356 @@
+package eviction
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// QueueOptions selects between nodelife's rate-limited queue and upstream's
+// exact behaviour. The zero value is nodelife's: both upstream defects
+// fixed. UpstreamQueueOptions returns upstream's.
+type QueueOptions struct {
+	// StoppedReportsRateOne makes a stopped queue report rate 1, as
+	// client-go's "never" limiter reports QPS 1. SetRate skips a swap to
+	// the rate already reported, so a zone stopped this way ignores
+	// SetRate(1) and stays stopped (kubernetes#104639; the fix, PR #104936,
+	// was closed). Off: a stopped queue reports 0 and any positive rate
+	// restarts it.
+	StoppedReportsRateOne bool
+	// SpendTokenWhenNotDue takes a token before looking at whether the head
+	// item is due, as upstream's RateLimitedTimedQueue.Try does, so a pass
+	// that finds only a not-yet-due head still uses up the zone's rate. Off:
+	// the token is taken only for an item that is processed.
+	SpendTokenWhenNotDue bool
+}
+
+// UpstreamQueueOptions returns the options that reproduce upstream's
+// RateLimitedTimedQueue exactly, defects included.
+func UpstreamQueueOptions() QueueOptions {
+	return QueueOptions{StoppedReportsRateOne: true, SpendTokenWhenNotDue: true}
+}
+
+// TaintQueueBurst is the burst of every zone's tainting limiter
+// (upstream's EvictionRateLimiterBurst).
+const TaintQueueBurst = 1
+
+// Item is an entry of a RateLimitedQueue (upstream's TimedValue).
+type Item struct {
+	// Name is the queued value, a node name.
+	Name string
+	// UID is the node's UID when it was queued.
+	UID string
+	// AddedAt is when the item was added.
+	AddedAt time.Time
+	// ProcessAt is when the item is due: AddedAt, or later after a retry.
+	ProcessAt time.Time
+}
+
+type entry struct {
+	Item
+	seq   uint64
+	index int
+}
+
+// RateLimitedQueue is the node lifecycle controller's per-zone tainting
+// queue (upstream's RateLimitedTimedQueue over a UniqueQueue), driven by
+// explicit times:
+//
+//   - items are kept in a min-heap by ProcessAt, ties in the order they
+//     were added (upstream's heap leaves ties unordered);
+//   - names are deduplicated: Add refuses a name that is queued, and also a
+//     name whose item was processed successfully, until Remove or Clear
+//     forgets it. The node controller relies on this: a tainted node is not
+//     queued again until it has been Ready;
+//   - Try processes due items at the rate of a token bucket of burst 1.
+//
+// Operations are O(log n). A now earlier than one already seen is clamped.
+// Not safe for concurrent use.
+type RateLimitedQueue struct {
+	opts   QueueOptions
+	bucket *TokenBucket
+	heap   []*entry
+	queued map[string]*entry    // in the heap
+	names  map[string]struct{} // the dedupe set: queued, or processed and not yet removed
+	seq    uint64
+	last   time.Time
+}
+
+// NewRateLimitedQueue returns an empty queue whose limiter starts full at
+// rate items per second with burst 1. rate 0 (or below, as upstream) makes
+// a stopped queue. It returns an error wrapping ErrInvalidRate for NaN or an
+// infinite rate.
+func NewRateLimitedQueue(rate float64, opts QueueOptions) (*RateLimitedQueue, error) {
+	if math.IsNaN(rate) || math.IsInf(rate, 0) {
+		return nil, wrap(ErrInvalidRate, fmt.Sprintf("queue rate %v must be a finite number of items per second", rate))
+	}
+	b, _ := NewTokenBucket(math.Max(rate, 0), TaintQueueBurst)
+	return &RateLimitedQueue{
+		opts:   opts,
+		bucket: b,
+		queued: make(map[string]*entry),
+		names:  make(map[string]struct{}),
+	}, nil
+}
+
+func (q *RateLimitedQueue) clamp(now time.Time) time.Time {
+	if now.Before(q.last) {
+		return q.last
+	}
+	q.last = now
+	return now
+}
+
+// Rate returns the limiter's rate as upstream's QPS reports it: 0 for a
+// stopped queue, or 1 with StoppedReportsRateOne.
+func (q *RateLimitedQueue) Rate() float64 {
+	if q.bucket.Stopped() && q.opts.StoppedReportsRateOne {
+		return 1
+	}
+	return q.bucket.Rate()
+}
+
+// Stopped reports whether the queue's limiter never grants a token.
+func (q *RateLimitedQueue) Stopped() bool { return q.bucket.Stopped() }
+
+// SetRate swaps the limiter, as upstream's SwapLimiter:
+//
+//   - a rate equal to Rate() changes nothing;
+//   - a rate <= 0 stops the queue;
+//   - otherwise a new bucket of burst 1 replaces the old one, and if the old
+//     one had no token at now (a stopped one never has) the new one starts
+//     empty, so a zone cannot gain a token by changing rate.
+//
+// It returns an error wrapping ErrInvalidRate, and changes nothing, for NaN
+// or an infinite rate.
+func (q *RateLimitedQueue) SetRate(rate float64, now time.Time) error {
+	if math.IsNaN(rate) || math.IsInf(rate, 0) {
+		return wrap(ErrInvalidRate, fmt.Sprintf("queue rate %v must be a finite number of items per second", rate))
+	}
+	now = q.clamp(now)
+	if rate == q.Rate() {
+		return nil
+	}
+	if rate <= 0 {
+		q.bucket, _ = NewTokenBucket(0, TaintQueueBurst)
+		return nil
+	}
+	nb, _ := NewTokenBucket(rate, TaintQueueBurst)
+	if !q.bucket.Allow(now) {
+		nb.Allow(now)
+	}
+	q.bucket = nb
+	return nil
+}
+
+// Add queues name, due at now, and reports whether it did; false means the
+// name is in the dedupe set (queued, or processed and not yet removed).
+func (q *RateLimitedQueue) Add(name, uid string, now time.Time) bool {
+	now = q.clamp(now)
+	if _, ok := q.names[name]; ok {
+		return false
+	}
+	q.names[name] = struct{}{}
+	q.seq++
+	e := &entry{Item: Item{Name: name, UID: uid, AddedAt: now, ProcessAt: now}, seq: q.seq}
+	q.queued[name] = e
+	q.push(e)
+	return true
+}
+
+// Remove takes name out of the queue and out of the dedupe set, so it can
+// be added again, and reports whether it was in the set.
+func (q *RateLimitedQueue) Remove(name string) bool {
+	if _, ok := q.names[name]; !ok {
+		return false
+	}
+	delete(q.names, name)
+	if e, ok := q.queued[name]; ok {
+		q.removeEntry(e)
+	}
+	return true
+}
+
+// RemoveFromQueue takes name out of the queue but leaves it in the dedupe
+// set, so Add keeps refusing it, and reports whether it was queued.
+func (q *RateLimitedQueue) RemoveFromQueue(name string) bool {
+	e, ok := q.queued[name]
+	if !ok {
+		return false
+	}
+	q.removeEntry(e)
+	return true
+}
+
+// Retry puts name back in the queue, due at processAt, and reports whether
+// it did. It works for a queued name (its ProcessAt changes) and for a name
+// processed but still in the dedupe set (for a caller whose action failed
+// after Try counted it as done); it refuses a name not in the set.
+func (q *RateLimitedQueue) Retry(name, uid string, processAt time.Time) bool {
+	if _, ok := q.names[name]; !ok {
+		return false
+	}
+	if e, ok := q.queued[name]; ok {
+		e.ProcessAt = processAt
+		q.fix(e.index)
+		return true
+	}
+	q.seq++
+	e := &entry{Item: Item{Name: name, UID: uid, AddedAt: processAt, ProcessAt: processAt}, seq: q.seq}
+	q.queued[name] = e
+	q.push(e)
+	return true
+}
+
+// Clear empties the queue and the dedupe set.
+func (q *RateLimitedQueue) Clear() {
+	q.heap = nil
+	clear(q.queued)
+	clear(q.names)
+}
+
+// Head returns the item due first, without removing it.
+func (q *RateLimitedQueue) Head() (Item, bool) {
+	if len(q.heap) == 0 {
+		return Item{}, false
+	}
+	return q.heap[0].Item, true
+}
+
+// Len returns the number of queued items.
+func (q *RateLimitedQueue) Len() int { return len(q.heap) }
+
+// Queued reports whether name is in the queue.
+func (q *RateLimitedQueue) Queued(name string) bool {
+	_, ok := q.queued[name]
+	return ok
+}
+
+// Contains reports whether name is in the dedupe set: queued, or processed
+// and not yet removed.
+func (q *RateLimitedQueue) Contains(name string) bool {
+	_, ok := q.names[name]
+	return ok
+}
+
+// Try processes due items at now, head first, as upstream's Try, and
+// returns how many it passed to fn. For each item it needs a token from the
+// limiter and the item must be due (ProcessAt not after now); it stops at
+// the first item that lacks either. fn returns done=true to drop the item
+// (its name stays in the dedupe set) or done=false and a wait to retry it at
+// now + wait + 1ns.
+//
+// By default the token is taken only for an item that is due; with
+// SpendTokenWhenNotDue it is taken first, as upstream.
+func (q *RateLimitedQueue) Try(now time.Time, fn func(Item) (done bool, retryAfter time.Duration)) int {
+	now = q.clamp(now)
+	n := 0
+	for len(q.heap) > 0 {
+		head := q.heap[0]
+		if q.opts.SpendTokenWhenNotDue {
+			if !q.bucket.Allow(now) || now.Before(head.ProcessAt) {
+				break
+			}
+		} else if now.Before(head.ProcessAt) || !q.bucket.Allow(now) {
+			break
+		}
+		n++
+		done, wait := fn(head.Item)
+		if done {
+			q.removeEntry(head)
+			continue
+		}
+		head.ProcessAt = now.Add(wait + 1)
+		q.fix(head.index)
+	}
+	return n
+}
+
+// NextTry returns the earliest time, not before now, at which Try could
+// process the head item (it is due and the limiter has a token), and false
+// when the queue is empty or stopped.
+func (q *RateLimitedQueue) NextTry(now time.Time) (time.Time, bool) {
+	if len(q.heap) == 0 {
+		return time.Time{}, false
+	}
+	t, ok := q.bucket.NextAllow(now)
+	if !ok {
+		return time.Time{}, false
+	}
+	if p := q.heap[0].ProcessAt; p.After(t) {
+		t = p
+	}
+	return t, true
+}
+
+// heap maintenance: a binary min-heap ordered by (ProcessAt, seq).
+
+func (q *RateLimitedQueue) less(i, j int) bool {
+	a, b := q.heap[i], q.heap[j]
+	if !a.ProcessAt.Equal(b.ProcessAt) {
+		return a.ProcessAt.Before(b.ProcessAt)
+	}
+	return a.seq < b.seq
+}
+
+func (q *RateLimitedQueue) swap(i, j int) {
+	q.heap[i], q.heap[j] = q.heap[j], q.heap[i]
+	q.heap[i].index = i
+	q.heap[j].index = j
+}
+
+func (q *RateLimitedQueue) push(e *entry) {
+	e.index = len(q.heap)
+	q.heap = append(q.heap, e)
+	q.up(e.index)
+}
+
+func (q *RateLimitedQueue) removeEntry(e *entry) {
+	delete(q.queued, e.Name)
+	i, last := e.index, len(q.heap)-1
+	if i != last {
+		q.swap(i, last)
+	}
+	q.heap[last] = nil
+	q.heap = q.heap[:last]
+	if i != last {
+		q.fix(i)
+	}
+}
+
+func (q *RateLimitedQueue) fix(i int) {
+	if !q.down(i) {
+		q.up(i)
+	}
+}
+
+func (q *RateLimitedQueue) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !q.less(i, p) {
+			return
+		}
+		q.swap(i, p)
+		i = p
+	}
+}
+
+func (q *RateLimitedQueue) down(i int) bool {
+	start, n := i, len(q.heap)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && q.less(r, l) {
+			m = r
+		}
+		if !q.less(m, i) {
+			break
+		}
+		q.swap(i, m)
+		i = m
+	}
+	return i > start
+}

@@ -1,0 +1,271 @@
+package eviction
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/taints"
+)
+
+// The NoExecute taints the node lifecycle controller manages; they are kept
+// mutually exclusive, mirroring the node's Ready condition.
+var (
+	// NotReadyTaint marks a node whose Ready condition is False.
+	NotReadyTaint = taints.Taint{Key: taints.TaintNodeNotReady, Effect: taints.TaintEffectNoExecute}
+	// UnreachableTaint marks a node whose Ready condition is Unknown.
+	UnreachableTaint = taints.Taint{Key: taints.TaintNodeUnreachable, Effect: taints.TaintEffectNoExecute}
+)
+
+// NodeTaintRetryDelay is how long the tainting pass waits before retrying a
+// node it could not read or that has no Ready condition (upstream: 50ms).
+const NodeTaintRetryDelay = 50 * time.Millisecond
+
+// NodeTaintPassPeriod is how often upstream runs the tainting pass over the
+// zone queues (scheduler.NodeEvictionPeriod, 100ms).
+const NodeTaintPassPeriod = 100 * time.Millisecond
+
+// TaintNode is what the tainter needs to know about a node.
+type TaintNode struct {
+	// Name and UID identify the node.
+	Name, UID string
+	// Zone is the node's zone key (ZoneKey of its labels).
+	Zone string
+	// Taints are the node's current taints.
+	Taints []taints.Taint
+}
+
+// TaintActionKind says what a TaintAction asks for.
+type TaintActionKind string
+
+// Kinds of TaintAction.
+const (
+	// TaintActionNone: nothing to write.
+	TaintActionNone TaintActionKind = "None"
+	// TaintActionSwap: swap one NoExecute taint for the other now, without
+	// waiting for the zone's rate limit.
+	TaintActionSwap TaintActionKind = "Swap"
+	// TaintActionQueued: the node was added to its zone's tainting queue;
+	// the tainting pass will taint it at the zone's rate.
+	TaintActionQueued TaintActionKind = "Queued"
+	// TaintActionUntaint: remove the node's NoExecute taints listed in
+	// Remove (possibly none) and, if Dequeued, the node left its queue.
+	TaintActionUntaint TaintActionKind = "Untaint"
+)
+
+// TaintAction is the tainter's decision for one node in a monitor pass.
+type TaintAction struct {
+	// Node and Zone name the node and its zone key.
+	Node, Zone string
+	// Kind is what to do.
+	Kind TaintActionKind
+	// Add and Remove are the taints to add (with TimeAdded set) and remove.
+	Add, Remove []taints.Taint
+	// Dequeued is true when the node was taken out of its zone's queue and
+	// dedupe set.
+	Dequeued bool
+	// Reason is machine-readable; Message says the same for people.
+	Reason, Message string
+}
+
+// TaintUpdate is a taint write the tainting pass decided.
+type TaintUpdate struct {
+	// Node, UID and Zone identify the node and its zone queue.
+	Node, UID, Zone string
+	// Add is the taint to add, TimeAdded set to the pass's now; Remove the
+	// opposite taint, to remove if present.
+	Add, Remove taints.Taint
+	// Reason is "NodeNotReady" or "NodeUnreachable"; Message says the same
+	// for people.
+	Reason, Message string
+}
+
+// NoExecuteTainter keeps the per-zone tainting queues of the node lifecycle
+// controller and decides, from each node's observed Ready status, which
+// NoExecute taints to add, swap and remove. It is a synchronous state
+// machine: call Observe for each node in every monitor pass, ApplyPlan with
+// the pass's DisruptionPlan, and Pass every NodeTaintPassPeriod. It never
+// writes anything; callers apply the returned actions and updates. Not safe
+// for concurrent use.
+type NoExecuteTainter struct {
+	rate  float64
+	opts  QueueOptions
+	zones map[string]*RateLimitedQueue
+	keys  []string // sorted zone keys
+}
+
+// NewNoExecuteTainter returns a tainter whose new zone queues start at
+// cfg.NodeEvictionRate, or an error if cfg is invalid.
+func NewNoExecuteTainter(cfg Config, opts QueueOptions) (*NoExecuteTainter, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &NoExecuteTainter{rate: cfg.NodeEvictionRate, opts: opts, zones: make(map[string]*RateLimitedQueue)}, nil
+}
+
+// Queue returns the tainting queue of zone, creating it at the normal rate
+// if the zone is new (upstream's addPodEvictorForNewZone). Zones are never
+// forgotten, as upstream.
+func (t *NoExecuteTainter) Queue(zone string) *RateLimitedQueue {
+	q, ok := t.zones[zone]
+	if !ok {
+		q, _ = NewRateLimitedQueue(t.rate, t.opts) // t.rate was validated
+		t.zones[zone] = q
+		i, _ := slices.BinarySearch(t.keys, zone)
+		t.keys = slices.Insert(t.keys, i, zone)
+	}
+	return q
+}
+
+// Zones returns the keys of the zones that have a queue, sorted.
+func (t *NoExecuteTainter) Zones() []string { return slices.Clone(t.keys) }
+
+// Observe decides, in a monitor pass, what the node's Ready status as
+// observed at the start of the pass (conditions.Health.ObservedReady, so
+// tainting lags a timeout by one pass, as upstream) means for its NoExecute
+// taints, as upstream's processTaintBaseEviction:
+//
+//   - False: if the node has the unreachable taint, swap it for not-ready at
+//     once; otherwise queue the node (first dropping it from the dedupe set
+//     if it lacks the not-ready taint, so that a node tainted before and
+//     untainted since can be queued again);
+//   - Unknown: the mirror image, with the taints exchanged;
+//   - True: remove both taints and take the node out of its queue
+//     (MarkReachable);
+//   - anything else: nothing.
+func (t *NoExecuteTainter) Observe(n TaintNode, observedReady conditions.Status, now time.Time) TaintAction {
+	var want, other taints.Taint
+	switch observedReady {
+	case conditions.False:
+		want, other = NotReadyTaint, UnreachableTaint
+	case conditions.Unknown:
+		want, other = UnreachableTaint, NotReadyTaint
+	case conditions.True:
+		return t.MarkReachable(n)
+	default:
+		return TaintAction{Node: n.Name, Zone: n.Zone, Kind: TaintActionNone, Reason: "UnknownReadyStatus",
+			Message: fmt.Sprintf("node %s: Ready status %q is not True, False or Unknown; nothing to do", n.Name, observedReady)}
+	}
+	if taints.Exists(n.Taints, other) {
+		add := want
+		add.TimeAdded = now
+		return TaintAction{Node: n.Name, Zone: n.Zone, Kind: TaintActionSwap, Add: []taints.Taint{add}, Remove: []taints.Taint{other},
+			Reason: "SwapTaint", Message: fmt.Sprintf("node %s: Ready is %s, swapping %s for %s at once", n.Name, observedReady, other, want)}
+	}
+	q := t.Queue(n.Zone)
+	if !taints.Exists(n.Taints, want) {
+		q.Remove(n.Name)
+	}
+	if q.Add(n.Name, n.UID, now) {
+		return TaintAction{Node: n.Name, Zone: n.Zone, Kind: TaintActionQueued, Reason: "Queued",
+			Message: fmt.Sprintf("node %s: Ready is %s, queued for the %s taint in zone %q", n.Name, observedReady, want, ZoneName(n.Zone))}
+	}
+	return TaintAction{Node: n.Name, Zone: n.Zone, Kind: TaintActionNone, Reason: "AlreadyQueued",
+		Message: fmt.Sprintf("node %s: Ready is %s, already queued or tainted", n.Name, observedReady)}
+}
+
+// MarkReachable removes the node's NoExecute taints and takes it out of its
+// zone's queue and dedupe set, as upstream's markNodeAsReachable. Upstream
+// does this when a node is Ready, when the controller first sees a node
+// (so a controller restart clears these taints), and for every node when
+// the cluster enters full disruption.
+func (t *NoExecuteTainter) MarkReachable(n TaintNode) TaintAction {
+	a := TaintAction{Node: n.Name, Zone: n.Zone, Kind: TaintActionUntaint}
+	for _, tt := range [...]taints.Taint{UnreachableTaint, NotReadyTaint} {
+		if taints.Exists(n.Taints, tt) {
+			a.Remove = append(a.Remove, tt)
+		}
+	}
+	if q, ok := t.zones[n.Zone]; ok {
+		a.Dequeued = q.Remove(n.Name)
+	}
+	if len(a.Remove) == 0 && !a.Dequeued {
+		a.Kind, a.Reason = TaintActionNone, "NotTainted"
+		a.Message = fmt.Sprintf("node %s: no NoExecute taint to remove", n.Name)
+		return a
+	}
+	a.Reason = "NodeReachable"
+	a.Message = fmt.Sprintf("node %s: removing NoExecute taints %v", n.Name, a.Remove)
+	return a
+}
+
+// ApplyPlan sets the zone queues' rates as plan says, and when the plan
+// enters full disruption returns the MarkReachable action of every node in
+// nodes that has something to undo. Call it after the pass's Observe calls,
+// as upstream runs handleDisruption after the per-node work.
+func (t *NoExecuteTainter) ApplyPlan(plan DisruptionPlan, nodes []TaintNode, now time.Time) []TaintAction {
+	var out []TaintAction
+	if plan.StripNoExecuteTaints {
+		for i := range nodes {
+			if a := t.MarkReachable(nodes[i]); a.Kind != TaintActionNone {
+				out = append(out, a)
+			}
+		}
+	}
+	for _, zp := range plan.Zones {
+		if zp.SetRate {
+			_ = t.Queue(zp.Zone).SetRate(zp.Rate, now) // plan rates come from a validated Config
+		}
+	}
+	return out
+}
+
+// Pass runs one tainting pass at now over every zone queue, in zone key
+// order, as upstream's doNoExecuteTaintingPass. For each item Try hands
+// out, ready reports the node's current Ready status and whether the node
+// still exists:
+//
+//   - a node that is gone is dropped;
+//   - a node without a Ready condition (status "") is retried after
+//     NodeTaintRetryDelay;
+//   - False yields a not-ready taint update, Unknown an unreachable one;
+//   - True (or any other status) drops the item: the node is healthy again.
+//
+// Updates are counted as written; call TaintFailed for one that fails.
+func (t *NoExecuteTainter) Pass(now time.Time, ready func(node string) (status conditions.Status, found bool)) []TaintUpdate {
+	var out []TaintUpdate
+	for _, zone := range t.keys {
+		t.zones[zone].Try(now, func(it Item) (bool, time.Duration) {
+			status, found := ready(it.Name)
+			if !found {
+				return true, 0
+			}
+			u := TaintUpdate{Node: it.Name, UID: it.UID, Zone: zone}
+			switch status {
+			case "":
+				return false, NodeTaintRetryDelay
+			case conditions.False:
+				u.Add, u.Remove, u.Reason = NotReadyTaint, UnreachableTaint, "NodeNotReady"
+			case conditions.Unknown:
+				u.Add, u.Remove, u.Reason = UnreachableTaint, NotReadyTaint, "NodeUnreachable"
+			default:
+				return true, 0
+			}
+			u.Add.TimeAdded = now
+			u.Message = fmt.Sprintf("node %s: Ready is %s, adding %s", it.Name, status, u.Add)
+			out = append(out, u)
+			return true, 0
+		})
+	}
+	return out
+}
+
+// TaintFailed puts the node of a failed TaintUpdate back in its zone queue,
+// due 1ns after now, as upstream retries a failed swap.
+func (t *NoExecuteTainter) TaintFailed(u TaintUpdate, now time.Time) {
+	t.Queue(u.Zone).Retry(u.Node, u.UID, now.Add(1))
+}
+
+// NextPass returns the earliest time, not before now, at which Pass could
+// taint a node, and false when no zone queue has work it can do.
+func (t *NoExecuteTainter) NextPass(now time.Time) (time.Time, bool) {
+	var best time.Time
+	found := false
+	for _, zone := range t.keys {
+		if at, ok := t.zones[zone].NextTry(now); ok && (!found || at.Before(best)) {
+			best, found = at, true
+		}
+	}
+	return best, found
+}
