@@ -70,7 +70,7 @@ type RateLimitedQueue struct {
 	opts   QueueOptions
 	bucket *TokenBucket
 	heap   []*entry
-	queued map[string]*entry    // in the heap
+	queued map[string]*entry   // in the heap
 	names  map[string]struct{} // the dedupe set: queued, or processed and not yet removed
 	seq    uint64
 	last   time.Time
