@@ -269,3 +269,24 @@ func TestMonitorUnknownStatusAndType(t *testing.T) {
 		t.Fatalf("never-updated heartbeat should be the (zero) creation time: %+v", h.Conditions[2])
 	}
 }
+
+// Leaving full disruption resets every node's probe: a node silent since
+// 0s that would time out at 51s gets a fresh 50s from the reset.
+func TestMonitorResetProbes(t *testing.T) {
+	m, err := NewMonitor(DefaultMonitorConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	node := Node{Name: "n1", CreationTimestamp: created, Conditions: []Condition{readyCond(True, t0, t0)}}
+	m.Pass([]Node{node}, at(0))
+	m.ResetProbes(at(40))
+	if r, _ := m.Record("n1"); !r.ProbeTimestamp.Equal(at(40)) || !r.ReadyTransitionTimestamp.Equal(at(40)) {
+		t.Fatalf("record after reset: %+v", r)
+	}
+	if u := m.Pass([]Node{node}, at(55)); len(u) != 0 {
+		t.Fatalf("timed out at 55s despite the reset at 40s: %+v", u)
+	}
+	if u := m.Pass([]Node{node}, at(95)); len(u) != 1 || !u[0].Health.TimedOut {
+		t.Fatalf("not timed out at 95s (reset 40s + grace 50s): %+v", u)
+	}
+}

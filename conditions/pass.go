@@ -82,3 +82,14 @@ func (m *Monitor) Record(name string) (HealthRecord, bool) {
 
 // Len returns the number of nodes with a record.
 func (m *Monitor) Len() int { return len(m.records) }
+
+// ResetProbes sets the probe and ready transition timestamps of every
+// record to now, giving every node a fresh grace period. The node lifecycle
+// controller does this when the cluster leaves full disruption (see
+// eviction.DisruptionPlan.ResetProbes).
+func (m *Monitor) ResetProbes(now time.Time) {
+	for name, r := range m.records {
+		r.ProbeTimestamp, r.ReadyTransitionTimestamp = now, now
+		m.records[name] = r
+	}
+}
