@@ -129,7 +129,8 @@ func (t *NoExecuteTainter) Zones() []string { return slices.Clone(t.keys) }
 //   - False: if the node has the unreachable taint, swap it for not-ready at
 //     once; otherwise queue the node (first dropping it from the dedupe set
 //     if it lacks the not-ready taint, so that a node tainted before and
-//     untainted since can be queued again);
+//     untainted since can be queued again; a queued node still waiting is
+//     thus re-added at every pass, due at that pass, as upstream);
 //   - Unknown: the mirror image, with the taints exchanged;
 //   - True: remove both taints and take the node out of its queue
 //     (MarkReachable);
