@@ -1,0 +1,162 @@
+package eviction
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/taints"
+)
+
+// FuzzZoneKey: any labels give a key that ZoneName can print, and unlabeled
+// nodes share "".
+func FuzzZoneKey(f *testing.F) {
+	f.Add("r", "z", "", "", true)
+	f.Add("", "", "a:", "b", false)
+	f.Fuzz(func(t *testing.T, br, bz, gr, gz string, beta bool) {
+		labels := map[string]string{LabelTopologyRegion: gr, LabelTopologyZone: gz}
+		if beta {
+			labels[LabelFailureDomainBetaRegion], labels[LabelFailureDomainBetaZone] = br, bz
+		}
+		k := ZoneKey(labels)
+		region, zone := gr, gz
+		if beta {
+			region, zone = br, bz
+		}
+		if (region == "" && zone == "") != (k == "") {
+			t.Fatalf("key %q for region %q zone %q", k, region, zone)
+		}
+		_ = ZoneName(k)
+	})
+}
+
+// FuzzPlanDisruption: arbitrary configs and node lists never panic, and a
+// valid config gives one zone plan per zone with counted nodes.
+func FuzzPlanDisruption(f *testing.F) {
+	f.Add(0.1, 0.01, 50, float32(0.55), []byte{0, 1, 2, 3, 4, 5}, []byte{1, 2})
+	f.Add(math.NaN(), -1.0, -3, float32(2), []byte{}, []byte{})
+	f.Fuzz(func(t *testing.T, rate, secondary float64, large int, th float32, nodeBytes, prevBytes []byte) {
+		c := Config{NodeEvictionRate: rate, SecondaryNodeEvictionRate: secondary, LargeClusterSizeThreshold: large, UnhealthyZoneThreshold: th, LargeClusterSizeBy: SizeBasis(large & 1)}
+		statuses := []conditions.Status{conditions.True, conditions.False, conditions.Unknown, ""}
+		states := []ZoneState{StateInitial, StateNormal, StatePartialDisruption, StateFullDisruption, "junk"}
+		var nodes []ZoneNode
+		zones := map[string]bool{}
+		for i, b := range nodeBytes {
+			n := ZoneNode{Name: string(rune('a' + i%26)), Zone: string(rune('a' + int(b>>4)%4)), Ready: statuses[b&3], Excluded: b&4 != 0}
+			nodes = append(nodes, n)
+			if !n.Excluded {
+				zones[n.Zone] = true
+			}
+		}
+		prev := map[string]ZoneStatus{}
+		for _, b := range prevBytes {
+			prev[string(rune('a'+int(b)%6))] = ZoneStatus{State: states[int(b>>3)%len(states)], Rate: float64(b) / 100}
+		}
+		p, err := c.PlanDisruption(prev, nodes)
+		if err != nil {
+			if c.Validate() == nil {
+				t.Fatalf("error for a valid config: %v", err)
+			}
+			return
+		}
+		if len(p.Zones) != len(zones) || len(p.Next) != len(zones) {
+			t.Fatalf("%d zone plans for %d zones", len(p.Zones), len(zones))
+		}
+		for _, z := range p.Zones {
+			if z.Rate < 0 || math.IsNaN(z.Rate) {
+				t.Fatalf("rate %v", z.Rate)
+			}
+		}
+	})
+}
+
+// FuzzQueue drives a queue and a token bucket with arbitrary operations and
+// times: no panic, times going backwards are clamped, and Len matches the
+// queued names.
+func FuzzQueue(f *testing.F) {
+	f.Add(0.1, []byte{0, 1, 2, 3, 4, 5, 6, 7})
+	f.Add(-1.0, []byte{7, 7, 6, 0, 0})
+	f.Fuzz(func(t *testing.T, rate float64, ops []byte) {
+		q, err := NewRateLimitedQueue(rate, QueueOptions{SpendTokenWhenNotDue: len(ops)%2 == 0, StoppedReportsRateOne: len(ops)%3 == 0})
+		if err != nil {
+			return
+		}
+		now := t0
+		queued := map[string]bool{}
+		for i, op := range ops {
+			name := string(rune('a' + op%5))
+			now = now.Add(time.Duration(int8(op)) * 137 * time.Millisecond) // may go back
+			switch op >> 5 {
+			case 0:
+				if q.Add(name, "", now) {
+					queued[name] = true
+				}
+			case 1:
+				q.Remove(name)
+				delete(queued, name)
+			case 2:
+				if q.RemoveFromQueue(name) {
+					delete(queued, name)
+				}
+			case 3:
+				q.Try(now, func(it Item) (bool, time.Duration) {
+					if i%2 == 0 {
+						delete(queued, it.Name)
+						return true, 0
+					}
+					return false, time.Duration(op) * time.Millisecond
+				})
+			case 4:
+				_ = q.SetRate(float64(op%4)/2, now)
+			case 5:
+				if q.Retry(name, "", now) {
+					queued[name] = true
+				}
+			case 6:
+				q.NextTry(now)
+			case 7:
+				q.Clear()
+				clear(queued)
+			}
+			if q.Len() != len(queued) {
+				t.Fatalf("Len %d, tracked %d", q.Len(), len(queued))
+			}
+		}
+	})
+}
+
+// FuzzNoExecutePlan: arbitrary taints, tolerations, schedules and times
+// never panic; evictions carry the condition; schedules are in the future.
+func FuzzNoExecutePlan(f *testing.F) {
+	f.Add("node.kubernetes.io/unreachable", "", "NoExecute", "", "Exists", "NoExecute", int64(300), true, int64(0), int64(100), int64(10), uint8(0))
+	f.Add("k", "v", "NoExecute", "k", "Equal", "", int64(-1), false, int64(5), int64(0), int64(math.MaxInt64), uint8(3))
+	f.Fuzz(func(t *testing.T, key, value, effect, tolKey, op, tolEffect string, seconds int64, finite bool, created, delay, now int64, flags uint8) {
+		tt := taints.Taint{Key: key, Value: value, Effect: taints.Effect(effect), TimeAdded: t0.Add(time.Duration(created) * time.Second)}
+		tol := taints.Toleration{Key: tolKey, Operator: taints.Operator(op), Value: value, Effect: taints.Effect(tolEffect)}
+		if finite {
+			tol.TolerationSeconds = &seconds
+		}
+		var existing *Scheduled
+		if flags&1 != 0 {
+			c := t0.Add(time.Duration(created) * time.Second)
+			existing = &Scheduled{CreatedAt: c, At: c.Add(time.Duration(delay))}
+		}
+		cfg := NoExecuteConfig{Anchor: Anchor(flags >> 1 & 1), Replan: flags&4 != 0, Matcher: taints.Matcher{ComparisonOperators: flags&8 != 0}}
+		n := t0.Add(time.Duration(now))
+		d := cfg.Plan([]taints.Taint{tt}, Pod{Namespace: "ns", Name: "p", Tolerations: []taints.Toleration{tol}}, existing, n)
+		switch d.Action {
+		case NoExecuteEvictNow:
+			if d.Condition == nil {
+				t.Fatal("eviction without condition")
+			}
+		case NoExecuteSchedule:
+			if existing == nil && !d.At.After(n) {
+				t.Fatalf("scheduled at %v, not after now %v", d.At, n)
+			}
+		case NoExecuteNone, NoExecuteCancel, NoExecuteKeep:
+		default:
+			t.Fatalf("unknown action %q", d.Action)
+		}
+	})
+}
