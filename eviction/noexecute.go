@@ -125,6 +125,9 @@ var TaintEvictionCondition = PodCondition{
 const TaintManagerEvictionReason = "TaintManagerEviction"
 
 // NoExecuteDecision is the planner's verdict for one pod.
+//
+// Its sentences are methods (Message, EventMessage) rather than fields, so
+// that planning a hundred thousand pods formats nothing nobody reads.
 type NoExecuteDecision struct {
 	// Pod is the pod decided about.
 	Pod Pod
@@ -139,16 +142,65 @@ type NoExecuteDecision struct {
 	// Taint is the untolerated taint for an immediate eviction, or the
 	// taint whose toleration sets the deadline.
 	Taint taints.Taint
-	// Condition is the pod condition to set before deleting, for EvictNow.
+	// Condition is the pod condition to set before deleting, for EvictNow
+	// (a copy of TaintEvictionCondition); nil otherwise.
 	Condition *PodCondition
-	// EventMessage is the pod event to record with reason
-	// TaintManagerEvictionReason: on EvictNow, and on Cancel of a pending
-	// eviction; "" otherwise.
-	EventMessage string
-	// Reason is machine-readable (the Reason* constants); Message says the
-	// same for people.
-	Reason, Message string
+	// Reason is machine-readable: one of the Reason* constants.
+	Reason string
+	// other is the deadline that came due (TolerationExpired) or the one a
+	// replan moved (TolerationsChanged), for Message.
+	other time.Time
 }
+
+// EventMessage returns the pod event to record with reason
+// TaintManagerEvictionReason: "Marking for deletion Pod ns/name" on
+// EvictNow, "Cancelling deletion of Pod ns/name" on Cancel, "" otherwise.
+func (d NoExecuteDecision) EventMessage() string {
+	switch d.Action {
+	case NoExecuteEvictNow:
+		return "Marking for deletion Pod " + d.Pod.Key()
+	case NoExecuteCancel:
+		return "Cancelling deletion of Pod " + d.Pod.Key()
+	}
+	return ""
+}
+
+// Message says what was decided and why, for people.
+func (d NoExecuteDecision) Message() string {
+	key := d.Pod.Key()
+	var msg string
+	switch d.Reason {
+	case ReasonNoNoExecuteTaints:
+		msg = "pod " + key + ": the node has no NoExecute taints"
+	case ReasonUntoleratedTaint:
+		msg = "pod " + key + " does not tolerate " + d.Taint.String()
+	case ReasonToleratedForever:
+		msg = "pod " + key + " tolerates every NoExecute taint of the node forever"
+	case ReasonZeroToleration:
+		msg = "pod " + key + " tolerates " + d.Taint.String() + " with tolerationSeconds <= 0"
+	case ReasonTolerationExpired:
+		msg = "pod " + key + ": its eviction deadline " + stamp(d.other) + " has passed"
+	case ReasonTolerationSeconds:
+		msg = "pod " + key + " tolerates " + d.Taint.String() + " until " + stamp(d.At)
+	case ReasonScheduledKept:
+		msg = "pod " + key + ": keeping the eviction scheduled at " + stamp(d.At) + ", whatever its tolerations say now"
+	case ReasonTolerationsChanged:
+		msg = "pod " + key + ": tolerations changed, eviction moved from " + stamp(d.other) + " to " + stamp(d.At)
+	default:
+		msg = "pod " + key
+	}
+	switch d.Action {
+	case NoExecuteEvictNow:
+		msg += ": evict now"
+	case NoExecuteCancel:
+		msg += "; cancelling its scheduled eviction"
+	case NoExecuteSchedule:
+		msg += ": evict at " + stamp(d.At)
+	}
+	return msg
+}
+
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 // maxTolerationSeconds is the largest tolerationSeconds whose duration fits
 // in a time.Duration; larger values are capped to it.
@@ -239,7 +291,9 @@ func (c NoExecuteConfig) Plan(nodeTaints []taints.Taint, pod Pod, existing *Sche
 	if !allNoExecute(nodeTaints) {
 		noExec = taints.Filter(nodeTaints, isNoExecute)
 	}
-	return c.plan(noExec, pod, existing, now)
+	var d NoExecuteDecision
+	c.plan(&d, noExec, &pod, existing, now)
+	return d
 }
 
 func isNoExecute(t taints.Taint) bool { return t.Effect == taints.TaintEffectNoExecute }
@@ -253,36 +307,47 @@ func allNoExecute(ts []taints.Taint) bool {
 	return true
 }
 
-func (c NoExecuteConfig) plan(noExec []taints.Taint, pod Pod, existing *Scheduled, now time.Time) NoExecuteDecision {
+// plan fills d, which must be zero, with the decision for pod.
+func (c NoExecuteConfig) plan(d *NoExecuteDecision, noExec []taints.Taint, pod *Pod, existing *Scheduled, now time.Time) {
 	if existing != nil && now.Before(existing.CreatedAt) {
 		now = existing.CreatedAt
 	}
-	d := NoExecuteDecision{Pod: pod}
-	key := pod.Key()
+	d.Pod = *pod
 	if len(noExec) == 0 {
-		return c.cancel(d, existing, ReasonNoNoExecuteTaints, fmt.Sprintf("pod %s: the node has no NoExecute taints", key))
+		cancel(d, existing, ReasonNoNoExecuteTaints)
+		return
 	}
 	m := c.matchTolerations(noExec, pod.Tolerations, now)
 	switch {
 	case m.untolerated:
-		return evictNow(d, now, m.taint, ReasonUntoleratedTaint, fmt.Sprintf("pod %s does not tolerate %s", key, m.taint))
+		evictNow(d, now, m.taint, ReasonUntoleratedTaint)
+		return
 	case m.forever:
-		return c.cancel(d, existing, ReasonToleratedForever, fmt.Sprintf("pod %s tolerates every NoExecute taint of the node forever", key))
+		cancel(d, existing, ReasonToleratedForever)
+		return
 	}
 	delay, deadline := m.min, m.deadline
 	if m.zero {
 		delay, deadline = 0, now
 	}
-	if existing == nil {
-		if !deadline.After(now) {
-			reason, what := ReasonZeroToleration, "tolerationSeconds <= 0"
-			if !m.zero {
-				reason, what = ReasonTolerationExpired, "its toleration expired at "+deadline.UTC().Format(time.RFC3339)
-			}
-			return evictNow(d, now, m.taint, reason, fmt.Sprintf("pod %s tolerates %s, but %s", key, m.taint, what))
+	if existing == nil || (!c.Replan && !existing.CreatedAt.Before(now)) {
+		// Nothing scheduled, or (upstream) a schedule created at this very
+		// instant, which is replaced.
+		created := now
+		if existing != nil {
+			created = existing.CreatedAt
 		}
-		return schedule(d, Scheduled{CreatedAt: now, At: deadline}, m.taint, ReasonTolerationSeconds,
-			fmt.Sprintf("pod %s tolerates %s for %s: evict at %s", key, m.taint, deadline.Sub(now), deadline.UTC().Format(time.RFC3339)))
+		switch {
+		case m.zero:
+			evictNow(d, now, m.taint, ReasonZeroToleration)
+			return
+		case !deadline.After(now):
+			d.other = deadline
+			evictNow(d, now, m.taint, ReasonTolerationExpired)
+			return
+		}
+		schedule(d, Scheduled{CreatedAt: created, At: deadline}, m.taint, ReasonTolerationSeconds)
+		return
 	}
 	if c.Replan {
 		want := deadline
@@ -290,52 +355,38 @@ func (c NoExecuteConfig) plan(noExec []taints.Taint, pod Pod, existing *Schedule
 			want = existing.CreatedAt.Add(delay)
 		}
 		if !want.After(now) {
-			return evictNow(d, now, m.taint, ReasonTolerationExpired, fmt.Sprintf("pod %s: the eviction scheduled at %s, replanned to %s, is due",
-				key, existing.At.UTC().Format(time.RFC3339), want.UTC().Format(time.RFC3339)))
+			d.other = want
+			evictNow(d, now, m.taint, ReasonTolerationExpired)
+			return
 		}
 		if !want.Equal(existing.At) {
-			return schedule(d, Scheduled{CreatedAt: existing.CreatedAt, At: want}, m.taint, ReasonTolerationsChanged,
-				fmt.Sprintf("pod %s: tolerations changed, eviction moved from %s to %s", key, existing.At.UTC().Format(time.RFC3339), want.UTC().Format(time.RFC3339)))
+			d.other = existing.At
+			schedule(d, Scheduled{CreatedAt: existing.CreatedAt, At: want}, m.taint, ReasonTolerationsChanged)
+			return
 		}
-	} else if !existing.CreatedAt.Before(now) {
-		// Upstream replaces a schedule created at this very instant.
-		if !deadline.After(now) {
-			return evictNow(d, now, m.taint, ReasonZeroToleration, fmt.Sprintf("pod %s tolerates %s, but tolerationSeconds <= 0", key, m.taint))
-		}
-		return schedule(d, Scheduled{CreatedAt: existing.CreatedAt, At: deadline}, m.taint, ReasonTolerationSeconds,
-			fmt.Sprintf("pod %s tolerates %s for %s: evict at %s", key, m.taint, deadline.Sub(now), deadline.UTC().Format(time.RFC3339)))
 	}
 	if !existing.At.After(now) {
-		return evictNow(d, now, m.taint, ReasonTolerationExpired, fmt.Sprintf("pod %s: the eviction scheduled at %s is due", key, existing.At.UTC().Format(time.RFC3339)))
+		d.other = existing.At
+		evictNow(d, now, m.taint, ReasonTolerationExpired)
+		return
 	}
-	d.Action, d.At, d.Scheduled, d.Taint = NoExecuteKeep, existing.At, *existing, m.taint
-	d.Reason = ReasonScheduledKept
-	d.Message = fmt.Sprintf("pod %s: keeping the eviction scheduled at %s", key, existing.At.UTC().Format(time.RFC3339))
-	return d
+	d.Action, d.At, d.Scheduled, d.Taint, d.Reason = NoExecuteKeep, existing.At, *existing, m.taint, ReasonScheduledKept
 }
 
-func (c NoExecuteConfig) cancel(d NoExecuteDecision, existing *Scheduled, reason, msg string) NoExecuteDecision {
-	d.Action, d.Reason, d.Message = NoExecuteNone, reason, msg
+func cancel(d *NoExecuteDecision, existing *Scheduled, reason string) {
+	d.Action, d.Reason = NoExecuteNone, reason
 	if existing != nil {
 		d.Action = NoExecuteCancel
-		d.EventMessage = "Cancelling deletion of Pod " + d.Pod.Key()
-		d.Message += "; cancelling its scheduled eviction"
 	}
-	return d
 }
 
-func evictNow(d NoExecuteDecision, now time.Time, t taints.Taint, reason, msg string) NoExecuteDecision {
+func evictNow(d *NoExecuteDecision, now time.Time, t taints.Taint, reason string) {
 	cond := TaintEvictionCondition
-	d.Action, d.At, d.Taint, d.Condition = NoExecuteEvictNow, now, t, &cond
-	d.EventMessage = "Marking for deletion Pod " + d.Pod.Key()
-	d.Reason, d.Message = reason, msg+": evict now"
-	return d
+	d.Action, d.At, d.Taint, d.Condition, d.Reason = NoExecuteEvictNow, now, t, &cond, reason
 }
 
-func schedule(d NoExecuteDecision, s Scheduled, t taints.Taint, reason, msg string) NoExecuteDecision {
-	d.Action, d.At, d.Scheduled, d.Taint = NoExecuteSchedule, s.At, s, t
-	d.Reason, d.Message = reason, msg
-	return d
+func schedule(d *NoExecuteDecision, s Scheduled, t taints.Taint, reason string) {
+	d.Action, d.At, d.Scheduled, d.Taint, d.Reason = NoExecuteSchedule, s.At, s, t, reason
 }
 
 // PlanNode plans every pod on a node at once, as upstream's node update
@@ -347,21 +398,72 @@ func (c NoExecuteConfig) PlanNode(nodeTaints []taints.Taint, pods []Pod, schedul
 	if !allNoExecute(nodeTaints) {
 		noExec = taints.Filter(nodeTaints, isNoExecute)
 	}
+	order := podOrder(pods)
 	out := make([]NoExecuteDecision, len(pods))
-	for i := range pods {
+	var key []byte
+	for i := range out {
+		p := &pods[i]
+		if order != nil {
+			p = &pods[order[i]]
+		}
 		var existing *Scheduled
 		if len(scheduled) > 0 {
-			if s, ok := scheduled[pods[i].Key()]; ok {
+			key = append(append(append(key[:0], p.Namespace...), '/'), p.Name...)
+			if s, ok := scheduled[string(key)]; ok {
 				existing = &s
 			}
 		}
-		out[i] = c.plan(noExec, pods[i], existing, now)
-	}
-	cmpPods := func(a, b NoExecuteDecision) int {
-		return cmp.Or(strings.Compare(a.Pod.Namespace, b.Pod.Namespace), strings.Compare(a.Pod.Name, b.Pod.Name), strings.Compare(a.Pod.UID, b.Pod.UID))
-	}
-	if !slices.IsSortedFunc(out, cmpPods) {
-		slices.SortStableFunc(out, cmpPods)
+		c.plan(&out[i], noExec, p, existing, now)
 	}
 	return out
+}
+
+// podOrder returns the indexes of pods sorted by namespace, name and UID
+// (then input order), or nil if pods are sorted already.
+func podOrder(pods []Pod) []int32 {
+	sorted := true
+	for i := 1; i < len(pods) && sorted; i++ {
+		sorted = comparePods(&pods[i-1], &pods[i]) <= 0
+	}
+	if sorted {
+		return nil
+	}
+	// Sorting compact keys beats sorting indexes into pods: the comparator
+	// reads no Pod.
+	type key struct {
+		ns, name, uid string
+		i             int32
+	}
+	keys := make([]key, len(pods))
+	for i := range pods {
+		keys[i] = key{pods[i].Namespace, pods[i].Name, pods[i].UID, int32(i)}
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		if c := strings.Compare(a.ns, b.ns); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.name, b.name); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.uid, b.uid); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.i, b.i)
+	})
+	order := make([]int32, len(pods))
+	for i := range keys {
+		order[i] = keys[i].i
+	}
+	return order
+}
+
+// comparePods orders pods by namespace, name and UID.
+func comparePods(a, b *Pod) int {
+	if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Name, b.Name); c != 0 {
+		return c
+	}
+	return strings.Compare(a.UID, b.UID)
 }

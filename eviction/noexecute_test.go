@@ -62,19 +62,19 @@ func TestNoExecutePlan(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			d := NoExecuteConfig{}.Plan(tc.taints, Pod{Namespace: "ns", Name: "p", Tolerations: tc.tols}, tc.existing, at(tc.now))
 			if got := (outcome{d.Action, d.At, d.Reason}); got != tc.want {
-				t.Fatalf("got %+v, want %+v (%s)", got, tc.want, d.Message)
+				t.Fatalf("got %+v, want %+v (%s)", got, tc.want, d.Message())
 			}
 			switch d.Action {
 			case NoExecuteEvictNow:
-				if d.Condition == nil || *d.Condition != TaintEvictionCondition || d.EventMessage != "Marking for deletion Pod ns/p" {
+				if d.Condition == nil || *d.Condition != TaintEvictionCondition || d.EventMessage() != "Marking for deletion Pod ns/p" {
 					t.Fatalf("evict without the DisruptionTarget condition or event: %+v", d)
 				}
 			case NoExecuteCancel:
-				if d.EventMessage != "Cancelling deletion of Pod ns/p" {
-					t.Fatalf("cancel event %q", d.EventMessage)
+				if d.EventMessage() != "Cancelling deletion of Pod ns/p" {
+					t.Fatalf("cancel event %q", d.EventMessage())
 				}
 			case NoExecuteSchedule, NoExecuteKeep:
-				if !d.Scheduled.At.Equal(d.At) || d.Condition != nil || d.EventMessage != "" {
+				if !d.Scheduled.At.Equal(d.At) || d.Condition != nil || d.EventMessage() != "" {
 					t.Fatalf("schedule: %+v", d)
 				}
 			}
@@ -85,7 +85,7 @@ func TestNoExecutePlan(t *testing.T) {
 func TestNoExecuteDecisionDetails(t *testing.T) {
 	d := NoExecuteConfig{}.Plan([]taints.Taint{unreachable, dedicated}, Pod{Namespace: "ns", Name: "p",
 		Tolerations: []taints.Toleration{tol(taints.TaintNodeUnreachable, secs(300))}}, nil, at(0))
-	if d.Taint != dedicated || d.Message != "pod ns/p does not tolerate dedicated=db:NoExecute: evict now" {
+	if d.Taint != dedicated || d.Message() != "pod ns/p does not tolerate dedicated=db:NoExecute: evict now" {
 		t.Fatalf("%+v", d)
 	}
 	d = NoExecuteConfig{}.Plan([]taints.Taint{unreachable, notReady}, Pod{Namespace: "ns", Name: "p",
@@ -125,7 +125,7 @@ func TestNoExecuteOptions(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			d := tc.cfg.Plan([]taints.Taint{tc.taint}, tc.pod, tc.existing, at(tc.now))
 			if got := (outcome{d.Action, d.At, d.Reason}); got != tc.want {
-				t.Fatalf("got %+v, want %+v (%s)", got, tc.want, d.Message)
+				t.Fatalf("got %+v, want %+v (%s)", got, tc.want, d.Message())
 			}
 		})
 	}

@@ -272,7 +272,7 @@ func TestPropertyNoExecute(t *testing.T) {
 		}
 		if existing == nil && cfg.Anchor == AnchorObserved {
 			if want := naiveNoExecute(nodeTaints, tols, now); d.Action != want.action || !d.At.Equal(want.at) {
-				t.Fatalf("got %s at %v, naive %s at %v (%s)", d.Action, d.At, want.action, want.at, d.Message)
+				t.Fatalf("got %s at %v, naive %s at %v (%s)", d.Action, d.At, want.action, want.at, d.Message())
 			}
 		}
 		if d.Action == NoExecuteSchedule && !d.At.After(maxTime(now, existingCreated(existing))) {

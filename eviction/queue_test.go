@@ -208,7 +208,7 @@ func TestQueueSpendTokenWhenNotDue(t *testing.T) {
 		q, _ := NewRateLimitedQueue(1, opts)
 		q.Add("x", "", at(0))
 		q.Try(at(0), func(Item) (bool, time.Duration) { return false, 2 * time.Second }) // due at 2s+1ns
-		q.Try(at(1.5), func(Item) (bool, time.Duration) { return true, 0 })             // not due
+		q.Try(at(1.5), func(Item) (bool, time.Duration) { return true, 0 })              // not due
 		return q.Try(at(2).Add(1), func(Item) (bool, time.Duration) { return true, 0 })
 	}
 	if n := run(QueueOptions{}); n != 1 {
