@@ -29,9 +29,14 @@
 // monitor (grace periods, lease probes, the Unknown rewrite), and the
 // registration checks of node names, node IPs and kubelet labels.
 //
+// eviction: the node lifecycle controller's zone keys, zone states and
+// per-zone tainting rates, its full-disruption mode, the rate-limited
+// tainting queue with an explicit clock, the NoExecute tainting decisions
+// from each node's Ready condition, and the taint eviction controller's
+// tolerationSeconds planner.
+//
 // The layout in DESIGN.md plans further packages, each added as its issue
-// lands: eviction (zone states,
-// eviction rates, NoExecute taint eviction), eviction/pressure (kubelet
+// lands: eviction/pressure (kubelet
 // node-pressure eviction), shutdown (graceful node shutdown), lease (leases,
 // heartbeats, leader election), gc (owner-reference, image and container
 // garbage collection), cgroup (cgroup names and values) and cri (runtime

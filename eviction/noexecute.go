@@ -94,14 +94,25 @@ const (
 
 // Reasons of NoExecute decisions.
 const (
-	ReasonNoNoExecuteTaints  = "NoNoExecuteTaints"
-	ReasonUntoleratedTaint   = "UntoleratedTaint"
-	ReasonToleratedForever   = "ToleratedForever"
-	ReasonZeroToleration     = "ZeroTolerationSeconds"
-	ReasonTolerationSeconds  = "TolerationSeconds"
-	ReasonScheduledKept      = "ScheduledEvictionKept"
+	// ReasonNoNoExecuteTaints: the node has no NoExecute taint.
+	ReasonNoNoExecuteTaints = "NoNoExecuteTaints"
+	// ReasonUntoleratedTaint: a NoExecute taint is not tolerated.
+	ReasonUntoleratedTaint = "UntoleratedTaint"
+	// ReasonToleratedForever: every used toleration has nil
+	// tolerationSeconds.
+	ReasonToleratedForever = "ToleratedForever"
+	// ReasonZeroToleration: a used toleration has tolerationSeconds <= 0.
+	ReasonZeroToleration = "ZeroTolerationSeconds"
+	// ReasonTolerationSeconds: the eviction is scheduled for when the
+	// shortest used tolerationSeconds runs out.
+	ReasonTolerationSeconds = "TolerationSeconds"
+	// ReasonScheduledKept: an eviction is already scheduled and stays.
+	ReasonScheduledKept = "ScheduledEvictionKept"
+	// ReasonTolerationsChanged: NoExecuteConfig.Replan moved a scheduled
+	// eviction.
 	ReasonTolerationsChanged = "TolerationsChanged"
-	ReasonTolerationExpired  = "TolerationExpired"
+	// ReasonTolerationExpired: the eviction's deadline has passed.
+	ReasonTolerationExpired = "TolerationExpired"
 )
 
 // PodCondition is a pod status condition, field for field as

@@ -1,0 +1,118 @@
+// Package eviction holds the node lifecycle controller's eviction brain and
+// the taint eviction controller's decisions, as pure planners and small
+// synchronous state machines:
+//
+//   - zones: ZoneKey (topology.GetZoneKey), ComputeZoneState, and the
+//     disruption planner (Config.PlanDisruption, upstream's
+//     handleDisruption) that picks each zone's tainting rate and enters and
+//     leaves "full disruption" mode;
+//   - rate limiting: TokenBucket and RateLimitedQueue, upstream's per-zone
+//     RateLimitedTimedQueue driven by explicit times;
+//   - NoExecute tainting: NoExecuteTainter decides, from each node's Ready
+//     condition, which of the not-ready and unreachable NoExecute taints to
+//     add, swap or remove, at the zone's rate;
+//   - NoExecute eviction: NoExecuteConfig.Plan and PlanNode decide, from a
+//     node's NoExecute taints and a pod's tolerations, whether the pod is
+//     evicted now, at a deadline, or not at all.
+//
+// Nothing here reads the clock, sleeps, or starts goroutines: every function
+// that needs the time takes now, and callers carry out the returned actions.
+//
+// # Usage
+//
+// A custom node controller, every monitor period (5s), after the node
+// monitor of package conditions has observed each node:
+//
+//	for _, n := range nodes {
+//		a := tainter.Observe(n.taintNode, n.health.ObservedReady.Status, now)
+//		// apply a.Add / a.Remove to the node's taints
+//		zoneNodes = append(zoneNodes, eviction.ZoneNode{Name: n.name, Zone: eviction.ZoneKey(n.labels),
+//			Ready: n.health.CurrentReady.Status, Excluded: eviction.IsExcludedFromDisruption(n.labels)})
+//	}
+//	plan, err := cfg.PlanDisruption(prevZones, zoneNodes)
+//	prevZones = plan.Next
+//	for _, a := range tainter.ApplyPlan(plan, taintNodes, now) { /* untaint */ }
+//	if plan.ResetProbes { monitor.ResetProbes(now) }
+//
+// and every 100ms (NodeTaintPassPeriod), or at tainter.NextPass:
+//
+//	for _, u := range tainter.Pass(now, readyOf) {
+//		// add u.Add and remove u.Remove; on failure tainter.TaintFailed(u, now)
+//	}
+//
+// A taint eviction controller, whenever a node's NoExecute taints change and
+// whenever a scheduled eviction comes due:
+//
+//	for _, d := range nes.PlanNode(node.Taints, pods, scheduled, now) {
+//		switch d.Action {
+//		case eviction.NoExecuteSchedule: scheduled[d.Pod.Key()] = d.Scheduled
+//		case eviction.NoExecuteCancel:   delete(scheduled, d.Pod.Key())
+//		case eviction.NoExecuteEvictNow: // set *d.Condition on the pod, then delete it
+//		}
+//	}
+//
+// # Semantics
+//
+// Zones. A node's zone is region + ":\x00:" + zone from its labels, the
+// deprecated failure-domain.beta.kubernetes.io labels winning whenever
+// present. Nodes labelled node.kubernetes.io/exclude-disruption, and nodes
+// whose health update failed, are not counted. A zone is FullDisruption
+// when none of its counted nodes is Ready and PartialDisruption when more
+// than two are not Ready and their fraction (in float32) is at least
+// --unhealthy-zone-threshold (0.55); otherwise Normal.
+//
+// Rates. A zone's queue runs at --node-eviction-rate (0.1 nodes/s) when
+// Normal, and also when FullDisruption while another zone is not (so work
+// leaves a dead zone quickly); when PartialDisruption, at
+// --secondary-node-eviction-rate (0.01) if the zone has more than
+// --large-cluster-size-threshold (50) counted nodes, else 0. A zone's rate is
+// set only when its state changes. When every zone becomes FullDisruption
+// the control plane is probably the one cut off: all rates go to 0 and the
+// NoExecute taints come off every node. When some zone recovers, every zone
+// is reset for its state and every node's probe timestamp is reset, which
+// gives dead nodes a fresh grace period.
+//
+// Tainting. Decisions use the Ready condition observed at the start of the
+// monitor pass, so tainting lags a timeout by one pass (5s). A node whose
+// Ready is False or Unknown while it carries the opposite NoExecute taint
+// has it swapped at once; otherwise it is queued and tainted at the zone's
+// rate, one node per 10s by default. Queues deduplicate by name: a tainted
+// node is not queued again until it has been Ready. Added taints carry
+// TimeAdded.
+//
+// Eviction. Each NoExecute taint uses the first toleration, in list order,
+// that tolerates it. An untolerated taint evicts at once; tolerationSeconds
+// <= 0 evicts at once; nil tolerates forever; otherwise the pod is evicted
+// after the smallest tolerationSeconds, counted from when the controller
+// first planned it. A scheduled eviction is never moved by later toleration
+// edits (kubernetes#102993, kubernetes#108982); removing the taints cancels
+// it. The pod gets the DisruptionTarget condition (DeletionByTaintManager)
+// before deletion.
+//
+// # Options
+//
+// Upstream's behaviour is the default, except for the two queue defects
+// under QueueOptions, which are fixed by default. Each difference is an
+// option:
+//
+//   - Config.LargeClusterSizeBy: SizeCluster compares the threshold with the
+//     cluster's size, as the flag's name says (kubernetes#102908).
+//   - Config.KeepProbesOnExit: do not reset probes when leaving full
+//     disruption (openyurtio/openyurt#2713).
+//   - QueueOptions: by default a stopped queue reports rate 0, so it can be
+//     restarted at rate 1 (upstream's reports 1 and cannot,
+//     kubernetes#104639), and Try takes a token only for an item it
+//     processes (upstream takes one before checking that the head is due).
+//     UpstreamQueueOptions restores both.
+//   - NoExecuteConfig.Anchor: AnchorTaintAdded counts tolerationSeconds from
+//     the taint's TimeAdded, so deadlines survive a restart
+//     (kubernetes#108268).
+//   - NoExecuteConfig.Replan: let toleration edits move a scheduled
+//     eviction.
+//
+// Two deliberate differences are not options: vanished zones are forgotten
+// at once, where upstream's map-order loop may keep some for another pass
+// without effect on the others; and tolerationSeconds too large for a
+// time.Duration (over ~292 years) are capped, where upstream's
+// multiplication overflows.
+package eviction
