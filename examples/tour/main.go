@@ -3,8 +3,8 @@
 //
 //	go run ./examples/tour
 //
-// Today it covers the taints and conditions packages; each package adds its
-// scenario here as it lands. The output is the same on every run.
+// Today it covers the taints, conditions and eviction packages; each package
+// adds its scenario here as it lands. The output is the same on every run.
 package main
 
 import (
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -36,7 +37,11 @@ func run(w io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(w)
-	return tourConditions(w)
+	if err := tourConditions(w); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	return tourEviction(w)
 }
 
 func tourTaints(w io.Writer) error {
@@ -87,7 +92,6 @@ func tourTaints(w io.Writer) error {
 		{name: "debug", tolerations: []taints.Toleration{{Operator: taints.TolerationOpExists}}},
 	}
 	hard := func(t taints.Taint) bool { return t.Effect != taints.TaintEffectPreferNoSchedule }
-	noExecute := func(t taints.Taint) bool { return t.Effect == taints.TaintEffectNoExecute }
 	fmt.Fprintln(w, "pods against the node:")
 	for _, p := range pods {
 		tols := p.tolerations
@@ -97,7 +101,7 @@ func tourTaints(w io.Writer) error {
 			}
 		}
 		tols = taints.WithDefaultTolerationSeconds(tols, taints.DefaultTolerationSeconds, taints.DefaultTolerationSeconds)
-		fmt.Fprintf(w, "  %-14s schedule: %-45s run: %s\n", p.name, verdict(nodeTaints, tols, hard), evictVerdict(nodeTaints, tols, noExecute))
+		fmt.Fprintf(w, "  %-14s schedule: %-45s run: %s\n", p.name, verdict(nodeTaints, tols, hard), evictVerdict(nodeTaints, tols))
 	}
 	return nil
 }
@@ -110,31 +114,18 @@ func verdict(nodeTaints []taints.Taint, tols []taints.Toleration, filter func(ta
 	return "yes"
 }
 
-// evictVerdict says what a NoExecute taint does to the pod if it runs there:
-// the shortest tolerationSeconds of the tolerations that match a NoExecute
-// taint decides; none means it stays.
-func evictVerdict(nodeTaints []taints.Taint, tols []taints.Toleration, noExecute func(taints.Taint) bool) string {
-	if t, found := taints.FindMatchingUntoleratedTaint(nodeTaints, tols, noExecute); found {
-		return "evicted at once (" + t.String() + ")"
+// evictVerdict says what the taint eviction controller does to the pod if
+// it runs on the node (eviction.NoExecuteConfig.Plan, upstream defaults).
+func evictVerdict(nodeTaints []taints.Taint, tols []taints.Toleration) string {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	d := eviction.NoExecuteConfig{}.Plan(nodeTaints, eviction.Pod{Tolerations: tols}, nil, now)
+	switch d.Action {
+	case eviction.NoExecuteEvictNow:
+		return "evicted at once (" + d.Reason + " " + d.Taint.String() + ")"
+	case eviction.NoExecuteSchedule:
+		return fmt.Sprintf("evicted after %ds", int(d.At.Sub(now).Seconds()))
 	}
-	var least *int64
-	for _, t := range taints.Filter(nodeTaints, noExecute) {
-		for _, tol := range tols {
-			if tol.ToleratesTaint(t) {
-				if tol.TolerationSeconds != nil && (least == nil || *tol.TolerationSeconds < *least) {
-					least = tol.TolerationSeconds
-				}
-				break
-			}
-		}
-	}
-	switch {
-	case least == nil:
-		return "stays"
-	case *least <= 0:
-		return "evicted at once (tolerationSeconds <= 0)"
-	}
-	return fmt.Sprintf("evicted after %ds", *least)
+	return "stays"
 }
 
 // tourConditions follows one node through the node lifecycle controller's
@@ -175,3 +166,95 @@ func tourConditions(w io.Writer) error {
 	}
 	return nil
 }
+
+// tourEviction follows a zone outage through the eviction package: three
+// zones of 50 nodes, zone b unreachable from the pass at +105s (its last
+// heartbeat at +50s, grace 50s). The zone is FullDisruption while a and c
+// are healthy, so it is tainted at the normal 0.1 nodes/s; each tainted
+// node's pods are then evicted when their tolerationSeconds run out.
+func tourEviction(w io.Writer) error {
+	fmt.Fprintln(w, "== eviction: zone b of three goes dark (rate 0.1 nodes/s, pods tolerate 300s)")
+	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	at := func(s int) time.Time { return start.Add(time.Duration(s) * time.Second) }
+	cfg := eviction.DefaultConfig()
+	zoneOf := func(z string) string {
+		return eviction.ZoneKey(map[string]string{eviction.LabelTopologyRegion: "eu", eviction.LabelTopologyZone: z})
+	}
+	var nodes []eviction.ZoneNode
+	for _, z := range []string{"a", "b", "c"} {
+		for i := 0; i < 50; i++ {
+			nodes = append(nodes, eviction.ZoneNode{Name: fmt.Sprintf("%s-%02d", z, i), Zone: zoneOf(z), Ready: conditions.True})
+		}
+	}
+	report := func(s int, plan eviction.DisruptionPlan) {
+		for _, z := range plan.Zones {
+			if z.SetRate {
+				fmt.Fprintf(w, "  +%3ds zone %s: %s -> %s, tainting rate %g/s\n", s, eviction.ZoneName(z.Zone), z.Previous, z.State, z.Rate)
+			}
+		}
+	}
+	plan, err := cfg.PlanDisruption(nil, nodes)
+	if err != nil {
+		return err
+	}
+	report(0, plan)
+	tainter, err := eviction.NewNoExecuteTainter(cfg, eviction.QueueOptions{})
+	if err != nil {
+		return err
+	}
+	tainter.ApplyPlan(plan, nil, at(0))
+
+	// +105s: the monitor rewrites zone b's Ready to Unknown.
+	for i := range nodes {
+		if nodes[i].Zone == zoneOf("b") {
+			nodes[i].Ready = conditions.Unknown
+		}
+	}
+	if plan, err = cfg.PlanDisruption(plan.Next, nodes); err != nil {
+		return err
+	}
+	report(105, plan)
+	tainter.ApplyPlan(plan, nil, at(105))
+
+	// +110s: the next pass observes Unknown and queues the nodes; the
+	// tainting pass runs every 100ms.
+	for _, n := range nodes {
+		if n.Zone == zoneOf("b") {
+			tainter.Observe(eviction.TaintNode{Name: n.Name, Zone: n.Zone}, conditions.Unknown, at(110))
+		}
+	}
+	pod := eviction.Pod{Namespace: "shop", Tolerations: taints.DefaultNoExecuteTolerations()}
+	fast := eviction.Pod{Namespace: "shop", Name: "checkout-b-00", Tolerations: []taints.Toleration{{
+		Key: taints.TaintNodeUnreachable, Operator: taints.TolerationOpExists, Effect: taints.TaintEffectNoExecute, TolerationSeconds: ptr(30)}}}
+	unreachable := func(string) (conditions.Status, bool) { return conditions.Unknown, true }
+	tainted := 0
+	for now := at(110); now.Before(at(141)); now = now.Add(eviction.NodeTaintPassPeriod) {
+		for _, u := range tainter.Pass(now, unreachable) {
+			tainted++
+			pod.Name = "web-" + u.Node
+			d := eviction.NoExecuteConfig{}.Plan([]taints.Taint{u.Add}, pod, nil, now)
+			fmt.Fprintf(w, "  +%3ds %s tainted %s; pod %s evicted at +%ds\n", int(now.Sub(start).Seconds()), u.Node, u.Add.Key, d.Pod.Key(), int(d.At.Sub(start).Seconds()))
+			if u.Node == "b-00" {
+				d = eviction.NoExecuteConfig{}.Plan([]taints.Taint{u.Add}, fast, nil, now)
+				fmt.Fprintf(w, "        pod %s tolerates 30s: evicted at +%ds\n", fast.Key(), int(d.At.Sub(start).Seconds()))
+			}
+		}
+	}
+	next, _ := tainter.NextPass(at(141))
+	fmt.Fprintf(w, "  ... %d of 50 nodes tainted by +140s; the next at +%ds, the last at +%ds\n",
+		tainted, int(next.Sub(start).Seconds()), 110+49*10)
+
+	// Then zones a and c go dark too: every zone is down, which looks like a
+	// control-plane outage, so all tainting stops and the taints come off.
+	for i := range nodes {
+		nodes[i].Ready = conditions.Unknown
+	}
+	if plan, err = cfg.PlanDisruption(plan.Next, nodes); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "  +%3ds every zone FullDisruption: %s (strip NoExecute taints: %v)\n", 200, plan.Reason, plan.StripNoExecuteTaints)
+	report(200, plan)
+	return nil
+}
+
+func ptr(v int64) *int64 { return &v }

@@ -31,6 +31,16 @@ func TestTourVerdicts(t *testing.T) {
 		`\+ 65s event NodeNotReady; mark pods NotReady: true`,
 		`\+ 65s Ready=Unknown NodeStatusUnknown +taints \[node.kubernetes.io/unreachable:NoSchedule\]`,
 		`\+ 80s Ready=True +KubeletReady +taints \[\]`,
+		// Zone b is the only dark zone: FullDisruption at the normal rate;
+		// one node per 10s from +110s; pods go 300s (or 30s) later.
+		`\+105s zone eu/b: Normal -> FullDisruption, tainting rate 0.1/s`,
+		`\+110s b-00 tainted node.kubernetes.io/unreachable; pod shop/web-b-00 evicted at \+410s`,
+		`pod shop/checkout-b-00 tolerates 30s: evicted at \+140s`,
+		`\+140s b-03 tainted node.kubernetes.io/unreachable; pod shop/web-b-03 evicted at \+440s`,
+		`4 of 50 nodes tainted by \+140s; the next at \+150s`,
+		// All zones dark: tainting stops everywhere.
+		`EnterFullDisruption \(strip NoExecute taints: true\)`,
+		`\+200s zone eu/a: Normal -> FullDisruption, tainting rate 0/s`,
 	} {
 		if !regexp.MustCompile(want).MatchString(a.String()) {
 			t.Errorf("output lacks %q:\n%s", want, a.String())
