@@ -219,13 +219,12 @@ const maxTolerationSeconds = math.MaxInt64 / int64(time.Second)
 
 // match is what matching a pod's tolerations against NoExecute taints found.
 type match struct {
-	untolerated  bool
-	forever      bool
-	zero         bool
-	min          time.Duration // smallest positive tolerationSeconds
-	deadline     time.Time     // under AnchorTaintAdded: the earliest anchor + seconds
-	taint        taints.Taint  // the untolerated taint, or the one setting min/deadline
-	hasDeadlines bool
+	untolerated bool
+	forever     bool
+	zero        bool
+	min         time.Duration // smallest positive tolerationSeconds
+	deadline    time.Time     // under AnchorTaintAdded: the earliest anchor + seconds
+	taint       taints.Taint  // the untolerated taint, or the one setting min/deadline
 }
 
 // matchTolerations applies upstream's GetMatchingTolerations and
