@@ -40,14 +40,14 @@ const (
 )
 
 // String returns "zone" or "cluster".
-func (b SizeBasis) String() string {
-	switch b {
-	case SizeZone:
-		return "zone"
-	case SizeCluster:
-		return "cluster"
+func (b SizeBasis) String() string { return enumName(b, "SizeBasis", "zone", "cluster") }
+
+// enumName returns names[v], or "typ(v)" for a value without a name.
+func enumName[T ~int](v T, typ string, names ...string) string {
+	if v >= 0 && int(v) < len(names) {
+		return names[v]
 	}
-	return fmt.Sprintf("SizeBasis(%d)", int(b))
+	return fmt.Sprintf("%s(%d)", typ, int(v))
 }
 
 // Config holds the node lifecycle controller's eviction settings. The zero

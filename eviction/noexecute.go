@@ -2,7 +2,6 @@ package eviction
 
 import (
 	"cmp"
-	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -27,15 +26,7 @@ const (
 )
 
 // String returns "observed" or "taint-added".
-func (a Anchor) String() string {
-	switch a {
-	case AnchorObserved:
-		return "observed"
-	case AnchorTaintAdded:
-		return "taint-added"
-	}
-	return fmt.Sprintf("Anchor(%d)", int(a))
-}
+func (a Anchor) String() string { return enumName(a, "Anchor", "observed", "taint-added") }
 
 // NoExecuteConfig configures the NoExecute taint-eviction planner. The zero
 // value is upstream's behaviour.

@@ -333,3 +333,14 @@ func TestPlanDisruptionKeepProbesOnExit(t *testing.T) {
 		t.Fatalf("message %q", p.Zones[0].Message)
 	}
 }
+
+func TestEnumStrings(t *testing.T) {
+	for _, tc := range []struct{ got, want string }{
+		{SizeZone.String(), "zone"}, {SizeCluster.String(), "cluster"}, {SizeBasis(-1).String(), "SizeBasis(-1)"},
+		{AnchorObserved.String(), "observed"}, {AnchorTaintAdded.String(), "taint-added"}, {Anchor(9).String(), "Anchor(9)"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+}
