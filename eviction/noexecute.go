@@ -429,24 +429,30 @@ func podOrder(pods []Pod) []int32 {
 	if sorted {
 		return nil
 	}
-	// Sorting compact keys beats sorting indexes into pods: the comparator
-	// reads no Pod.
+	// Each key starts with the 8 bytes of namespace and of name that follow
+	// the prefix all pods share, packed big-endian, so most comparisons are
+	// two integer compares; equal packed bytes fall back to the strings.
+	nsSkip, nameSkip := commonPrefix(pods, func(p *Pod) string { return p.Namespace }), commonPrefix(pods, func(p *Pod) string { return p.Name })
 	type key struct {
-		ns, name, uid string
-		i             int32
+		ns, name uint64
+		i        int32
 	}
 	keys := make([]key, len(pods))
 	for i := range pods {
-		keys[i] = key{pods[i].Namespace, pods[i].Name, pods[i].UID, int32(i)}
+		keys[i] = key{pack(pods[i].Namespace, nsSkip), pack(pods[i].Name, nameSkip), int32(i)}
 	}
 	slices.SortFunc(keys, func(a, b key) int {
-		if c := strings.Compare(a.ns, b.ns); c != 0 {
+		if a.ns != b.ns {
+			return cmp.Compare(a.ns, b.ns)
+		}
+		pa, pb := &pods[a.i], &pods[b.i]
+		if c := strings.Compare(pa.Namespace, pb.Namespace); c != 0 {
 			return c
 		}
-		if c := strings.Compare(a.name, b.name); c != 0 {
-			return c
+		if a.name != b.name {
+			return cmp.Compare(a.name, b.name)
 		}
-		if c := strings.Compare(a.uid, b.uid); c != 0 {
+		if c := comparePods(pa, pb); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.i, b.i)
@@ -456,6 +462,33 @@ func podOrder(pods []Pod) []int32 {
 		order[i] = keys[i].i
 	}
 	return order
+}
+
+// commonPrefix returns the length of the prefix field(p) shares across pods.
+func commonPrefix(pods []Pod, field func(*Pod) string) int {
+	prefix := field(&pods[0])
+	for i := 1; i < len(pods) && prefix != ""; i++ {
+		s := field(&pods[i])
+		n := 0
+		for n < len(prefix) && n < len(s) && prefix[n] == s[n] {
+			n++
+		}
+		prefix = prefix[:n]
+	}
+	return len(prefix)
+}
+
+// pack returns the 8 bytes of s after skip, big-endian, zero-padded; packed
+// values order as the strings do wherever they differ.
+func pack(s string, skip int) uint64 {
+	var v uint64
+	for i := 0; i < 8; i++ {
+		v <<= 8
+		if j := skip + i; j < len(s) {
+			v |= uint64(s[j])
+		}
+	}
+	return v
 }
 
 // comparePods orders pods by namespace, name and UID.
