@@ -26,12 +26,15 @@ type TokenBucket struct {
 	last time.Time
 }
 
+// validRate reports whether r is a finite number >= 0.
+func validRate(r float64) bool { return r >= 0 && !math.IsInf(r, 1) }
+
 // NewTokenBucket returns a full bucket that refills rate tokens per second
 // and holds burst tokens. rate 0 makes a stopped bucket. It returns an error
 // wrapping ErrInvalidRate for a negative, NaN or infinite rate or a burst
 // below 1.
 func NewTokenBucket(rate float64, burst int) (*TokenBucket, error) {
-	if !(rate >= 0) || math.IsInf(rate, 1) {
+	if !validRate(rate) {
 		return nil, wrap(ErrInvalidRate, fmt.Sprintf("rate %v must be a finite number of tokens per second >= 0", rate))
 	}
 	if burst < 1 {
@@ -57,19 +60,22 @@ func (b *TokenBucket) Burst() int { return b.burst }
 // Stopped reports whether the bucket never grants tokens (rate 0).
 func (b *TokenBucket) Stopped() bool { return b.rate == 0 }
 
-// clamp returns now, or the latest time seen if now is earlier.
-func (b *TokenBucket) clamp(now time.Time) time.Time {
-	if now.Before(b.last) {
-		return b.last
+// clampTime returns now, or *last if now is earlier; with advance it
+// records now as the latest time seen.
+func clampTime(last *time.Time, now time.Time, advance bool) time.Time {
+	if now.Before(*last) {
+		return *last
 	}
-	b.last = now
+	if advance {
+		*last = now
+	}
 	return now
 }
 
 // Allow takes one token at now and reports whether there was one, as
 // golang.org/x/time/rate's AllowN(now, 1).
 func (b *TokenBucket) Allow(now time.Time) bool {
-	now = b.clamp(now)
+	now = clampTime(&b.last, now, true)
 	if b.Stopped() {
 		return false
 	}
@@ -91,9 +97,7 @@ func (b *TokenBucket) Tokens(now time.Time) float64 {
 	if b.Stopped() {
 		return 0
 	}
-	if now.Before(b.last) {
-		now = b.last
-	}
+	now = clampTime(&b.last, now, false)
 	if !b.full.After(now) {
 		return float64(b.burst)
 	}
@@ -106,9 +110,7 @@ func (b *TokenBucket) NextAllow(now time.Time) (time.Time, bool) {
 	if b.Stopped() {
 		return time.Time{}, false
 	}
-	if now.Before(b.last) {
-		now = b.last
-	}
+	now = clampTime(&b.last, now, false)
 	t := b.full.Add(-time.Duration(b.burst-1) * b.interval)
 	if t.Before(now) {
 		t = now

@@ -3,7 +3,6 @@ package eviction
 import (
 	"errors"
 	"fmt"
-	"math"
 )
 
 // Upstream defaults of the kube-controller-manager flags that govern
@@ -115,7 +114,7 @@ func (c Config) Validate() error {
 
 // checkRate rejects rates that are negative, NaN or infinite.
 func checkRate(field string, r float64) error {
-	if r >= 0 && !math.IsInf(r, 1) {
+	if validRate(r) {
 		return nil
 	}
 	return wrap(ErrInvalidConfig, fmt.Sprintf("%s %v must be a finite number of nodes per second >= 0", field, r))

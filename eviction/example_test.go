@@ -232,3 +232,11 @@ func ExampleNoExecuteConfig_PlanNode() {
 	// a/api Schedule TolerationSeconds
 	// b/cache EvictNow UntoleratedTaint
 }
+
+func ExampleNoExecuteConfig_Validate() {
+	fmt.Println(eviction.NoExecuteConfig{Anchor: eviction.AnchorTaintAdded}.Validate())
+	fmt.Println(eviction.NoExecuteConfig{Anchor: 5}.Validate())
+	// Output:
+	// <nil>
+	// eviction: invalid config: Anchor Anchor(5) is neither AnchorObserved nor AnchorTaintAdded
+}

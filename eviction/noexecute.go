@@ -2,6 +2,7 @@ package eviction
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -43,6 +44,16 @@ type NoExecuteConfig struct {
 	// Matcher matches tolerations to taints; set ComparisonOperators for
 	// KEP-5471's Lt and Gt.
 	Matcher taints.Matcher
+}
+
+// Validate reports an Anchor that is neither AnchorObserved nor
+// AnchorTaintAdded; nil otherwise. Plan treats such an anchor as
+// AnchorObserved.
+func (c NoExecuteConfig) Validate() error {
+	if c.Anchor != AnchorObserved && c.Anchor != AnchorTaintAdded {
+		return wrap(ErrInvalidConfig, fmt.Sprintf("Anchor %v is neither AnchorObserved nor AnchorTaintAdded", c.Anchor))
+	}
+	return nil
 }
 
 // Pod is what the planner needs to know about a pod.
@@ -288,24 +299,21 @@ func (c NoExecuteConfig) matchTolerations(noExec []taints.Taint, tols []taints.T
 // clamped to it. Plan never fails: tolerationSeconds beyond ~292 years are
 // capped, where upstream's arithmetic overflows.
 func (c NoExecuteConfig) Plan(nodeTaints []taints.Taint, pod Pod, existing *Scheduled, now time.Time) NoExecuteDecision {
-	noExec := nodeTaints
-	if !allNoExecute(nodeTaints) {
-		noExec = taints.Filter(nodeTaints, isNoExecute)
-	}
+	noExec := noExecuteTaints(nodeTaints)
 	var d NoExecuteDecision
 	c.plan(&d, noExec, &pod, existing, now)
 	return d
 }
 
-func isNoExecute(t taints.Taint) bool { return t.Effect == taints.TaintEffectNoExecute }
-
-func allNoExecute(ts []taints.Taint) bool {
+// noExecuteTaints returns the NoExecute taints of ts, ts itself (no copy)
+// when they all are.
+func noExecuteTaints(ts []taints.Taint) []taints.Taint {
 	for i := range ts {
 		if ts[i].Effect != taints.TaintEffectNoExecute {
-			return false
+			return taints.Filter(ts, func(t taints.Taint) bool { return t.Effect == taints.TaintEffectNoExecute })
 		}
 	}
-	return true
+	return ts
 }
 
 // plan fills d, which must be zero, with the decision for pod.
@@ -352,7 +360,7 @@ func (c NoExecuteConfig) plan(d *NoExecuteDecision, noExec []taints.Taint, pod *
 	}
 	if c.Replan {
 		want := deadline
-		if c.Anchor == AnchorObserved {
+		if c.Anchor != AnchorTaintAdded {
 			want = existing.CreatedAt.Add(delay)
 		}
 		if !want.After(now) {
@@ -395,10 +403,7 @@ func schedule(d *NoExecuteDecision, s Scheduled, t taints.Taint, reason string) 
 // planned with Plan against its entry in scheduled (keyed by Pod.Key; nil
 // means none). Decisions are sorted by namespace, name and UID.
 func (c NoExecuteConfig) PlanNode(nodeTaints []taints.Taint, pods []Pod, scheduled map[string]Scheduled, now time.Time) []NoExecuteDecision {
-	noExec := nodeTaints
-	if !allNoExecute(nodeTaints) {
-		noExec = taints.Filter(nodeTaints, isNoExecute)
-	}
+	noExec := noExecuteTaints(nodeTaints)
 	order := podOrder(pods)
 	out := make([]NoExecuteDecision, len(pods))
 	var key []byte

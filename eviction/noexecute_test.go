@@ -1,6 +1,8 @@
 package eviction
 
 import (
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -174,5 +176,22 @@ func TestNoExecutePlanNode(t *testing.T) {
 		if got[i] != want[i] {
 			t.Fatalf("got %v, want %v", got, want)
 		}
+	}
+}
+
+// Rule 7: an unknown Anchor is reported by Validate and planned as
+// AnchorObserved, Replan included (from the schedule's CreatedAt).
+func TestNoExecuteConfigValidate(t *testing.T) {
+	if err := (NoExecuteConfig{Anchor: AnchorTaintAdded}).Validate(); err != nil {
+		t.Fatal(err)
+	}
+	cfg := NoExecuteConfig{Anchor: Anchor(7), Replan: true}
+	if err := cfg.Validate(); !errors.Is(err, ErrInvalidConfig) || !strings.Contains(err.Error(), "Anchor Anchor(7)") {
+		t.Fatalf("Validate = %v", err)
+	}
+	d := cfg.Plan([]taints.Taint{stamped(unreachable, at(-100))},
+		Pod{Tolerations: []taints.Toleration{tol(taints.TaintNodeUnreachable, secs(60))}}, &Scheduled{CreatedAt: at(0), At: at(300)}, at(10))
+	if d.Action != NoExecuteSchedule || !d.At.Equal(at(60)) {
+		t.Fatalf("unknown anchor replanned to %v (%s), want CreatedAt + 60s", d.At, d.Action)
 	}
 }

@@ -81,8 +81,8 @@ type RateLimitedQueue struct {
 // a stopped queue. It returns an error wrapping ErrInvalidRate for NaN or an
 // infinite rate.
 func NewRateLimitedQueue(rate float64, opts QueueOptions) (*RateLimitedQueue, error) {
-	if math.IsNaN(rate) || math.IsInf(rate, 0) {
-		return nil, wrap(ErrInvalidRate, fmt.Sprintf("queue rate %v must be a finite number of items per second", rate))
+	if err := checkQueueRate(rate); err != nil {
+		return nil, err
 	}
 	b, _ := NewTokenBucket(math.Max(rate, 0), TaintQueueBurst)
 	return &RateLimitedQueue{
@@ -93,12 +93,12 @@ func NewRateLimitedQueue(rate float64, opts QueueOptions) (*RateLimitedQueue, er
 	}, nil
 }
 
-func (q *RateLimitedQueue) clamp(now time.Time) time.Time {
-	if now.Before(q.last) {
-		return q.last
+// checkQueueRate rejects NaN and infinite rates; negative ones mean stopped.
+func checkQueueRate(rate float64) error {
+	if math.IsNaN(rate) || math.IsInf(rate, 0) {
+		return wrap(ErrInvalidRate, fmt.Sprintf("queue rate %v must be a finite number of items per second", rate))
 	}
-	q.last = now
-	return now
+	return nil
 }
 
 // Rate returns the limiter's rate as upstream's QPS reports it: 0 for a
@@ -124,10 +124,10 @@ func (q *RateLimitedQueue) Stopped() bool { return q.bucket.Stopped() }
 // It returns an error wrapping ErrInvalidRate, and changes nothing, for NaN
 // or an infinite rate.
 func (q *RateLimitedQueue) SetRate(rate float64, now time.Time) error {
-	if math.IsNaN(rate) || math.IsInf(rate, 0) {
-		return wrap(ErrInvalidRate, fmt.Sprintf("queue rate %v must be a finite number of items per second", rate))
+	if err := checkQueueRate(rate); err != nil {
+		return err
 	}
-	now = q.clamp(now)
+	now = clampTime(&q.last, now, true)
 	if rate == q.Rate() {
 		return nil
 	}
@@ -146,7 +146,7 @@ func (q *RateLimitedQueue) SetRate(rate float64, now time.Time) error {
 // Add queues name, due at now, and reports whether it did; false means the
 // name is in the dedupe set (queued, or processed and not yet removed).
 func (q *RateLimitedQueue) Add(name, uid string, now time.Time) bool {
-	now = q.clamp(now)
+	now = clampTime(&q.last, now, true)
 	if _, ok := q.names[name]; ok {
 		return false
 	}
@@ -243,7 +243,7 @@ func (q *RateLimitedQueue) Contains(name string) bool {
 // By default the token is taken only for an item that is due; with
 // SpendTokenWhenNotDue it is taken first, as upstream.
 func (q *RateLimitedQueue) Try(now time.Time, fn func(Item) (done bool, retryAfter time.Duration)) int {
-	now = q.clamp(now)
+	now = clampTime(&q.last, now, true)
 	n := 0
 	for len(q.heap) > 0 {
 		head := q.heap[0]

@@ -1,6 +1,10 @@
 package eviction
 
-import "github.com/nodelife/nodelife/conditions"
+import (
+	"strings"
+
+	"github.com/nodelife/nodelife/conditions"
+)
 
 // Node labels that place a node in a failure zone (k8s.io/api/core/v1).
 const (
@@ -48,10 +52,8 @@ const zoneKeySep = ":\x00:"
 // the zone of unlabeled nodes. A key that ZoneKey did not make is returned
 // unchanged.
 func ZoneName(key string) string {
-	for i := 0; i+len(zoneKeySep) <= len(key); i++ {
-		if key[i:i+len(zoneKeySep)] == zoneKeySep {
-			return key[:i] + "/" + key[i+len(zoneKeySep):]
-		}
+	if i := strings.Index(key, zoneKeySep); i >= 0 {
+		return key[:i] + "/" + key[i+len(zoneKeySep):]
 	}
 	return key
 }
