@@ -288,14 +288,17 @@ func (m *Manager) clamp(now time.Time) time.Time {
 // a new event runs them again on the pods given, as upstream does.
 func (m *Manager) Start(now time.Time, pods []Pod) Step {
 	now = m.clamp(now)
+	var s Step
 	if !m.Enabled() {
-		return Step{State: m.state}
+		return m.finish(s)
 	}
+	m.advance(&s, now)
 	if m.state == StateShuttingDown {
 		m.cancel = false
-		return m.step()
+		return m.finish(s)
 	}
-	s := Step{Events: []NodeEvent{{NodeShutdownReason, ShutdownEventMessage}}, ReadyChanged: m.state == StateIdle}
+	s.Events = append(s.Events, NodeEvent{NodeShutdownReason, ShutdownEventMessage})
+	s.ReadyChanged = s.ReadyChanged || m.state == StateIdle
 	m.state = StateShuttingDown
 	m.cancel = false
 	m.plan = m.cfg.plan(m.phases, pods)
@@ -319,18 +322,16 @@ func (m *Manager) Start(now time.Time, pods []Pod) Step {
 func (m *Manager) PodTerminated(now time.Time, key string) Step {
 	now = m.clamp(now)
 	var s Step
-	if m.state != StateShuttingDown || m.done[key] {
-		return m.finish(s)
-	}
-	phases, ok := m.keyPhases[key]
-	if !ok {
-		return m.finish(s)
-	}
-	m.done[key] = true
-	for _, j := range phases {
-		if int(j) == m.cur {
-			m.remaining--
-			m.emptyAt = now
+	m.advance(&s, now) // phases that timed out before now end first
+	if m.state == StateShuttingDown && !m.done[key] {
+		if phases, ok := m.keyPhases[key]; ok {
+			m.done[key] = true
+			for _, j := range phases {
+				if int(j) == m.cur {
+					m.remaining--
+					m.emptyAt = now
+				}
+			}
 		}
 	}
 	m.advance(&s, now)
@@ -342,9 +343,7 @@ func (m *Manager) PodTerminated(now time.Time, key string) Step {
 func (m *Manager) Tick(now time.Time) Step {
 	now = m.clamp(now)
 	var s Step
-	if m.state == StateShuttingDown {
-		m.advance(&s, now)
-	}
+	m.advance(&s, now)
 	return m.finish(s)
 }
 
@@ -358,6 +357,7 @@ func (m *Manager) Cancel(now time.Time) Step {
 	if !m.Enabled() {
 		return m.finish(s)
 	}
+	m.advance(&s, now)
 	switch {
 	case m.state == StateShuttingDown && m.cfg.CancelImmediately:
 		ph := m.plan.Phases[m.cur]
@@ -442,6 +442,3 @@ func (m *Manager) finish(s Step) Step {
 	}
 	return s
 }
-
-// step returns an empty step for the current state.
-func (m *Manager) step() Step { return m.finish(Step{}) }

@@ -1,0 +1,266 @@
+package shutdown
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+)
+
+// naivePhaseIndex is PhaseIndex written from the reference's words: the
+// phase with the largest priority <= the pod's, else the lowest; among
+// equal priorities an exact match takes the first, a larger value the last.
+func naivePhaseIndex(phases []PhaseConfig, prio int32) int {
+	if len(phases) == 0 {
+		return -1
+	}
+	best := -1
+	for i, p := range phases {
+		if p.Priority <= prio && (best < 0 || p.Priority > phases[best].Priority) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return 0
+	}
+	v := phases[best].Priority
+	if v == prio {
+		for i, p := range phases {
+			if p.Priority == v {
+				return i
+			}
+		}
+	}
+	for i := len(phases) - 1; i >= 0; i-- {
+		if phases[i].Priority == v {
+			return i
+		}
+	}
+	return -1
+}
+
+// genPhases draws a priority list with few distinct priorities, so that
+// duplicates are common, and periods that include 0 and negatives.
+func genPhases(t *rapid.T) []PhaseConfig {
+	n := rapid.IntRange(1, 10).Draw(t, "phases")
+	ps := make([]PhaseConfig, n)
+	for i := range ps {
+		ps[i] = PhaseConfig{
+			Priority:                   int32(rapid.IntRange(-2, 12).Draw(t, "prio")) * 1000,
+			ShutdownGracePeriodSeconds: int64(rapid.IntRange(-2, 300).Draw(t, "secs")),
+		}
+	}
+	return ps
+}
+
+// genPods draws pods with unique names, nil or drawn priorities and grace
+// periods.
+func genPods(t *rapid.T, max int) []Pod {
+	n := rapid.IntRange(0, max).Draw(t, "pods")
+	pods := make([]Pod, n)
+	for i := range pods {
+		pods[i] = Pod{Namespace: "ns", Name: fmt.Sprintf("p%d", i), Phase: PodRunning}
+		if rapid.Bool().Draw(t, "hasPrio") {
+			v := int32(rapid.IntRange(-3000, 13000).Draw(t, "podPrio"))
+			pods[i].Priority = &v
+		}
+		if rapid.Bool().Draw(t, "hasGrace") {
+			v := int64(rapid.IntRange(0, 400).Draw(t, "grace"))
+			pods[i].TerminationGracePeriodSeconds = &v
+		}
+	}
+	return pods
+}
+
+// phaseSets returns, per phase, the sorted names of its pods.
+func phaseSets(p Plan) [][]string {
+	out := make([][]string, len(p.Phases))
+	for i, ph := range p.Phases {
+		out[i] = names(ph.Pods)
+		slices.Sort(out[i])
+	}
+	return out
+}
+
+// Every pod lands in exactly one phase, the one the naive rule picks;
+// phases run in ascending priority, back to back; no grace exceeds its
+// phase; Total is the sum of the periods of phases with pods and
+// InhibitDelay that of all; grouping does not depend on pod order.
+func TestPropertyPlan(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		c := Config{ShutdownGracePeriodByPodPriority: genPhases(t)}
+		pods := genPods(t, 60)
+		plan, err := c.Plan(pods)
+		if err != nil {
+			t.Fatal(err)
+		}
+		phases := c.Phases()
+		seen := map[string]int{}
+		var total, inhibit, prevDeadline time.Duration
+		for j, ph := range plan.Phases {
+			if ph.PhaseConfig != phases[j] {
+				t.Fatalf("phase %d is %+v, want %+v", j, ph.PhaseConfig, phases[j])
+			}
+			if j > 0 && ph.Priority < plan.Phases[j-1].Priority {
+				t.Fatalf("phases out of order: %d after %d", ph.Priority, plan.Phases[j-1].Priority)
+			}
+			if ph.Start != prevDeadline || ph.Deadline < ph.Start {
+				t.Fatalf("phase %d runs %v..%v after a deadline of %v", j, ph.Start, ph.Deadline, prevDeadline)
+			}
+			prevDeadline = ph.Deadline
+			inhibit += ph.Period()
+			if !ph.Skipped() {
+				total += max(ph.Period(), 0)
+			}
+			for _, pp := range ph.Pods {
+				seen[pp.Pod.Name]++
+				if pp.GracePeriodSeconds > ph.ShutdownGracePeriodSeconds {
+					t.Fatalf("pod %s grace %d exceeds its phase's %d", pp.Pod.Name, pp.GracePeriodSeconds, ph.ShutdownGracePeriodSeconds)
+				}
+				prio, _ := c.PodPriority(pp.Pod)
+				if want := naivePhaseIndex(phases, prio); want != j {
+					t.Fatalf("pod %s (priority %d) in phase %d, naive rule says %d (phases %v)", pp.Pod.Name, prio, j, want, phases)
+				}
+			}
+		}
+		if len(seen) != len(pods) {
+			t.Fatalf("%d of %d pods planned", len(seen), len(pods))
+		}
+		for name, n := range seen {
+			if n != 1 {
+				t.Fatalf("pod %s planned %d times", name, n)
+			}
+		}
+		if plan.Total != total || plan.Total != prevDeadline || plan.InhibitDelay != inhibit {
+			t.Fatalf("Total %v (sum %v, last deadline %v), InhibitDelay %v (sum %v)", plan.Total, total, prevDeadline, plan.InhibitDelay, inhibit)
+		}
+		perm := slices.Clone(pods)
+		for i := len(perm) - 1; i > 0; i-- {
+			j := rapid.IntRange(0, i).Draw(t, "swap")
+			perm[i], perm[j] = perm[j], perm[i]
+		}
+		plan2, _ := c.Plan(perm)
+		if a, b := phaseSets(plan), phaseSets(plan2); !slices.EqualFunc(a, b, slices.Equal[[]string]) {
+			t.Fatalf("grouping depends on pod order: %v vs %v", a, b)
+		}
+	})
+}
+
+func TestPropertyPhaseIndexAgreesWithNaive(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		phases := Config{ShutdownGracePeriodByPodPriority: genPhases(t)}.Phases()
+		prio := int32(rapid.IntRange(-5000, 15000).Draw(t, "prio"))
+		if got, want := PhaseIndex(phases, prio), naivePhaseIndex(phases, prio); got != want {
+			t.Fatalf("PhaseIndex(%v, %d) = %d, naive %d", phases, prio, got, want)
+		}
+	})
+}
+
+// Driving a manager with any sequence of terminations, ticks, cancellations
+// and shutdown events: every pod of a run is killed exactly once when the
+// phases end (at most once when cancelled early), in its phase, phases
+// start in ascending order and never past their worst-case deadline, Next
+// is set exactly while the phases run and never before now, and admission
+// and ShutdownStatus follow the state.
+func TestPropertyManager(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		cfg := Config{ShutdownGracePeriodByPodPriority: genPhases(t), CancelImmediately: rapid.Bool().Draw(t, "immediate")}
+		m, err := NewManager(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := t0
+		var killed map[string]int
+		terminated := map[string]bool{}
+		startedAt := map[int]time.Time{}
+		var runPods []Pod
+		var runStart time.Time
+		lastPhase := -1
+		check := func(op string, s Step) {
+			if s.State != m.State() {
+				t.Fatalf("%s: step state %v, manager %v", op, s.State, m.State())
+			}
+			if (s.State == StateShuttingDown) != !s.Next.IsZero() || (!s.Next.IsZero() && s.Next.Before(now)) {
+				t.Fatalf("%s: state %v next %v now %v", op, s.State, s.Next, now)
+			}
+			if (m.ShutdownStatus() == nil) != (s.State == StateIdle) || m.Admit(Pod{}).Admit != (s.State == StateIdle) {
+				t.Fatalf("%s: state %v status %v", op, s.State, m.ShutdownStatus())
+			}
+			for _, ev := range s.Phases {
+				ph := m.Plan().Phases[ev.Phase]
+				switch ev.Kind {
+				case PhaseCompleted:
+					for _, pp := range ph.Pods {
+						if !terminated[pp.Pod.Key()] {
+							t.Fatalf("%s: phase %d completed with pod %s running", op, ev.Phase, pp.Pod.Name)
+						}
+					}
+				case PhaseTimedOut:
+					if want := startedAt[ev.Phase].Add(max(ph.Period(), 0)); !ev.At.Equal(want) {
+						t.Fatalf("%s: phase %d timed out at %v, want %v", op, ev.Phase, ev.At, want)
+					}
+				case PhaseStarted:
+					startedAt[ev.Phase] = ev.At
+				}
+				if ev.Kind == PhaseStarted || ev.Kind == PhaseSkipped {
+					if ev.Phase <= lastPhase {
+						t.Fatalf("%s: phase %d started after phase %d", op, ev.Phase, lastPhase)
+					}
+					lastPhase = ev.Phase
+					if ev.At.After(now) || ev.At.After(runStart.Add(ph.Start)) {
+						t.Fatalf("%s: phase %d started at %v, worst case %v, now %v", op, ev.Phase, ev.At, runStart.Add(ph.Start), now)
+					}
+				}
+			}
+			for _, k := range s.Kills {
+				killed[k.Pod.Name]++
+				if killed[k.Pod.Name] > 1 {
+					t.Fatalf("%s: pod %s killed twice", op, k.Pod.Name)
+				}
+				prio, _ := cfg.PodPriority(k.Pod)
+				if want := PhaseIndex(cfg.Phases(), prio); k.Phase != want || k.GracePeriodSeconds != PodGracePeriod(k.Pod, m.Plan().Phases[want].ShutdownGracePeriodSeconds) {
+					t.Fatalf("%s: kill %+v, want phase %d", op, k, want)
+				}
+			}
+			if s.ReleaseInhibitor && !cfg.CancelImmediately {
+				for _, p := range runPods {
+					if killed[p.Name] != 1 {
+						t.Fatalf("%s: phases over but pod %s killed %d times", op, p.Name, killed[p.Name])
+					}
+				}
+			}
+		}
+		steps := rapid.IntRange(1, 40).Draw(t, "steps")
+		for i := 0; i < steps; i++ {
+			now = now.Add(time.Duration(rapid.IntRange(0, 120).Draw(t, "dt")) * time.Second)
+			switch op := rapid.IntRange(0, 9).Draw(t, "op"); {
+			case op == 0:
+				// Let the phases catch up first, so that what follows
+				// belongs to one run.
+				check("tick before start", m.Tick(now))
+				was := m.State()
+				pods := genPods(t, 12)
+				s := m.Start(now, pods)
+				if was != StateShuttingDown {
+					killed, runPods, runStart, lastPhase = map[string]int{}, pods, now, -1
+					clear(terminated)
+					clear(startedAt)
+				}
+				check("start", s)
+			case op == 1:
+				check("cancel", m.Cancel(now))
+			case op <= 5 && len(runPods) > 0:
+				p := runPods[rapid.IntRange(0, len(runPods)-1).Draw(t, "pod")]
+				check("tick before terminated", m.Tick(now))
+				if m.State() == StateShuttingDown {
+					terminated[p.Key()] = true
+				}
+				check("terminated", m.PodTerminated(now, p.Key()))
+			default:
+				check("tick", m.Tick(now))
+			}
+		}
+	})
+}
