@@ -2,6 +2,7 @@ package shutdown
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -212,9 +213,10 @@ type Manager struct {
 	phaseStart time.Time // when cur started
 	remaining  int       // pods of cur not yet terminated
 	emptyAt    time.Time // when remaining reached 0
-	done       map[string]bool
-	keyPhases  map[string][]int32
-	cancel     bool // a cancellation waits for the phases to end
+	done       map[podName]bool
+	phaseOf    map[podName]int32   // the phase of each pod
+	morePhases map[podName][]int32 // further phases of a name listed twice
+	cancel     bool                // a cancellation waits for the phases to end
 }
 
 // NewManager returns a Manager for cfg in StateIdle, or cfg's validation
@@ -302,12 +304,20 @@ func (m *Manager) Start(now time.Time, pods []Pod) Step {
 	m.state = StateShuttingDown
 	m.cancel = false
 	m.plan = m.cfg.plan(m.phases, pods)
-	m.done = make(map[string]bool, len(pods))
-	m.keyPhases = make(map[string][]int32, len(pods))
+	m.done = make(map[podName]bool, len(pods))
+	m.phaseOf = make(map[podName]int32, len(pods))
+	m.morePhases = nil
 	for j, ph := range m.plan.Phases {
 		for _, pp := range ph.Pods {
-			k := pp.Pod.Key()
-			m.keyPhases[k] = append(m.keyPhases[k], int32(j))
+			k := podName{pp.Pod.Namespace, pp.Pod.Name}
+			if _, dup := m.phaseOf[k]; !dup {
+				m.phaseOf[k] = int32(j)
+				continue
+			}
+			if m.morePhases == nil {
+				m.morePhases = make(map[podName][]int32)
+			}
+			m.morePhases[k] = append(m.morePhases[k], int32(j))
 		}
 	}
 	m.cur = -1
@@ -323,19 +333,27 @@ func (m *Manager) PodTerminated(now time.Time, key string) Step {
 	now = m.clamp(now)
 	var s Step
 	m.advance(&s, now) // phases that timed out before now end first
-	if m.state == StateShuttingDown && !m.done[key] {
-		if phases, ok := m.keyPhases[key]; ok {
-			m.done[key] = true
-			for _, j := range phases {
-				if int(j) == m.cur {
-					m.remaining--
-					m.emptyAt = now
-				}
+	ns, name, _ := strings.Cut(key, "/")
+	k := podName{ns, name}
+	if m.state == StateShuttingDown && !m.done[k] {
+		if j, ok := m.phaseOf[k]; ok {
+			m.done[k] = true
+			m.terminated(j, now)
+			for _, j := range m.morePhases[k] {
+				m.terminated(j, now)
 			}
 		}
 	}
 	m.advance(&s, now)
 	return m.finish(s)
+}
+
+// terminated counts a pod of phase j as terminated at now.
+func (m *Manager) terminated(j int32, now time.Time) {
+	if int(j) == m.cur {
+		m.remaining--
+		m.emptyAt = now
+	}
 }
 
 // Tick moves the phases on at now: a phase whose period has run out ends
@@ -418,7 +436,7 @@ func (m *Manager) startNext(s *Step, t time.Time) {
 		m.cur, m.phaseStart, m.remaining, m.emptyAt = j, t, 0, t
 		s.Phases = append(s.Phases, PhaseEvent{Phase: j, Priority: ph.Priority, Kind: PhaseStarted, At: t})
 		for _, pp := range ph.Pods {
-			if !m.done[pp.Pod.Key()] {
+			if !m.done[podName{pp.Pod.Namespace, pp.Pod.Name}] {
 				m.remaining++
 			}
 			s.Kills = append(s.Kills, Kill{Pod: pp.Pod, Phase: j, GracePeriodSeconds: pp.GracePeriodSeconds, Status: m.cfg.TerminatedStatus(pp.Pod)})

@@ -183,40 +183,54 @@ func (c OutOfServiceConfig) Plan(node Node, pods []Pod, volumes []AttachedVolume
 	if p.OutOfService {
 		oos = node.outOfServiceTaint()
 	}
-	deleted := make(map[string]bool)
+	var picked []int
 	if p.OutOfService && p.NotReady {
-		for _, pod := range pods {
-			if pod.DeletionTimestamp == nil {
+		for i := range pods {
+			if pods[i].DeletionTimestamp == nil {
 				continue
 			}
-			if c.SkipTolerating && taints.TolerationsTolerateTaint(pod.Tolerations, oos) {
+			if c.SkipTolerating && taints.TolerationsTolerateTaint(pods[i].Tolerations, oos) {
 				continue
 			}
-			p.ForceDelete = append(p.ForceDelete, ForceDeletion{Pod: pod, SetFailed: pod.Phase != PodSucceeded && pod.Phase != PodFailed})
-			deleted[pod.Key()] = true
+			picked = append(picked, i)
 		}
-		slices.SortStableFunc(p.ForceDelete, func(a, b ForceDeletion) int { return compareForDeletion(&a.Pod, &b.Pod) })
+		// Sort indices, not pods: a Pod is large and the comparator is
+		// called n log n times.
+		slices.SortStableFunc(picked, func(a, b int) int { return compareForDeletion(&pods[a], &pods[b]) })
+		p.ForceDelete = make([]ForceDeletion, len(picked))
+		for k, i := range picked {
+			p.ForceDelete[k] = ForceDeletion{Pod: pods[i], SetFailed: pods[i].Phase != PodSucceeded && pods[i].Phase != PodFailed}
+		}
 	}
 	if len(volumes) == 0 {
 		return p
 	}
-	present := make(map[string]bool, len(pods))
-	for _, pod := range pods {
-		present[pod.Key()] = true
+	// A pod still needs its volumes unless it is gone or force deleted.
+	needed := make(map[podName]bool, len(pods))
+	for i := range pods {
+		needed[podName{pods[i].Namespace, pods[i].Name}] = true
+	}
+	for _, i := range picked {
+		needed[podName{pods[i].Namespace, pods[i].Name}] = false
 	}
 	maxWait := cmp.Or(c.MaxWaitForUnmount, DefaultMaxWaitForUnmount)
 	p.Volumes = make([]VolumeDecision, len(volumes))
 	for i, v := range volumes {
-		p.Volumes[i] = c.decideVolume(v, p, present, deleted, maxWait, now)
+		p.Volumes[i] = c.decideVolume(v, p, needed, maxWait, now)
 	}
 	return p
 }
 
+// podName is a pod's namespace and name, a map key that costs no
+// allocation to build.
+type podName struct{ namespace, name string }
+
 // decideVolume applies the attach-detach reconciler's rules to one volume.
-func (c OutOfServiceConfig) decideVolume(v AttachedVolume, p OutOfServicePlan, present, deleted map[string]bool, maxWait time.Duration, now time.Time) VolumeDecision {
+func (c OutOfServiceConfig) decideVolume(v AttachedVolume, p OutOfServicePlan, needed map[podName]bool, maxWait time.Duration, now time.Time) VolumeDecision {
 	d := VolumeDecision{Volume: v.Name}
 	for _, k := range v.Pods {
-		if present[k] && !deleted[k] {
+		ns, name, _ := strings.Cut(k, "/")
+		if needed[podName{ns, name}] {
 			d.Reason = ReasonVolumeInUse
 			return d
 		}
