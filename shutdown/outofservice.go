@@ -111,7 +111,8 @@ type VolumeDecision struct {
 	Volume string
 	// Action is what to do.
 	Action VolumeAction
-	// At is the force-detach deadline for VolumeDetachAfter.
+	// At is the force-detach deadline of decisions with reason
+	// ReasonForceDetachTimeout (passed already for VolumeDetachNow).
 	At time.Time
 	// Reason is one of the ReasonVolume*/Reason* constants.
 	Reason string
