@@ -35,9 +35,16 @@
 // from each node's Ready condition, and the taint eviction controller's
 // tolerationSeconds planner.
 //
+// shutdown: the kubelet's graceful node shutdown. Phases by pod priority
+// (or the two-phase form), each pod's grace period and each phase's
+// window, a manager state machine that turns shutdown events, pod
+// terminations and ticks into kills, pod statuses, admission verdicts and
+// inhibitor lock actions, the logind inhibit-delay decision, and the
+// control plane's out-of-service force deletions and volume detaches.
+//
 // The layout in DESIGN.md plans further packages, each added as its issue
 // lands: eviction/pressure (kubelet
-// node-pressure eviction), shutdown (graceful node shutdown), lease (leases,
+// node-pressure eviction), lease (leases,
 // heartbeats, leader election), gc (owner-reference, image and container
 // garbage collection), cgroup (cgroup names and values) and cri (runtime
 // interfaces, pod sync decisions, back-off).
