@@ -3,7 +3,7 @@
 //
 //	go run ./examples/tour
 //
-// Today it covers the taints, conditions and eviction packages; each package
+// Today it covers the taints, conditions, eviction and shutdown packages; each package
 // adds its scenario here as it lands. The output is the same on every run.
 package main
 
@@ -11,10 +11,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/nodelife/nodelife/conditions"
 	"github.com/nodelife/nodelife/eviction"
+	"github.com/nodelife/nodelife/shutdown"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -41,7 +43,11 @@ func run(w io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(w)
-	return tourEviction(w)
+	if err := tourEviction(w); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	return tourShutdown(w)
 }
 
 func tourTaints(w io.Writer) error {
@@ -254,6 +260,69 @@ func tourEviction(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "  +%3ds every zone FullDisruption: %s (strip NoExecute taints: %v)\n", 200, plan.Reason, plan.StripNoExecuteTaints)
 	report(200, plan)
+	return nil
+}
+
+func tourShutdown(w io.Writer) error {
+	fmt.Fprintln(w, "== shutdown: a node shuts down with the seed's priority classes (a 10s, b 180s, c 120s, rest 60s)")
+	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	at := func(s int) time.Time { return start.Add(time.Duration(s) * time.Second) }
+	cfg := shutdown.Config{ShutdownGracePeriodByPodPriority: []shutdown.PhaseConfig{
+		{Priority: 100000, ShutdownGracePeriodSeconds: 10},
+		{Priority: 10000, ShutdownGracePeriodSeconds: 180},
+		{Priority: 1000, ShutdownGracePeriodSeconds: 120},
+		{Priority: 0, ShutdownGracePeriodSeconds: 60},
+	}}
+	m, err := shutdown.NewManager(cfg)
+	if err != nil {
+		return err
+	}
+	d := shutdown.DecideInhibitDelay(shutdown.DefaultInhibitDelayMax, m.InhibitDelay())
+	fmt.Fprintf(w, "  inhibit delay %v: logind allows %v, write %s (%s)\n", d.Required, d.Current, d.Path, strings.TrimSpace(strings.Split(d.DropIn, "\n")[2]))
+	prio := func(v int32) *int32 { return &v }
+	pods := []shutdown.Pod{
+		{Namespace: "shop", Name: "web"},
+		{Namespace: "shop", Name: "cron", TerminationGracePeriodSeconds: ptr(10)},
+		{Namespace: "shop", Name: "batch", Priority: prio(1000)},
+		{Namespace: "shop", Name: "search", Priority: prio(10000), TerminationGracePeriodSeconds: ptr(30)},
+		{Namespace: "shop", Name: "payments", Priority: prio(100000), TerminationGracePeriodSeconds: ptr(30)},
+	}
+	show := func(st shutdown.Step) {
+		var kills []string
+		for _, k := range st.Kills {
+			kills = append(kills, fmt.Sprintf("%s (%ds)", k.Pod.Key(), k.GracePeriodSeconds))
+		}
+		var end time.Time
+		for _, p := range st.Phases {
+			end = p.At
+			verb := map[shutdown.PhaseEventKind]string{shutdown.PhaseStarted: "started", shutdown.PhaseSkipped: "skipped",
+				shutdown.PhaseCompleted: "completed: all its pods are gone", shutdown.PhaseTimedOut: "timed out"}[p.Kind]
+			line := fmt.Sprintf("  +%3ds phase %d %s", int(p.At.Sub(start).Seconds()), p.Priority, verb)
+			if p.Kind == shutdown.PhaseStarted {
+				line += ": kill " + strings.Join(kills, ", ")
+			}
+			fmt.Fprintln(w, line)
+		}
+		if st.ReleaseInhibitor {
+			fmt.Fprintf(w, "  +%3ds inhibitor lock released; the node powers off (worst case was +%v)\n", int(end.Sub(start).Seconds()), m.Plan().Total)
+		}
+	}
+	st := m.Start(at(0), pods)
+	fmt.Fprintf(w, "  +  0s Ready=False %q; new pods rejected: %s\n", m.ShutdownStatus(), m.Admit(shutdown.Pod{}).Reason)
+	show(st)
+	// When each pod is gone; batch ignores SIGTERM and runs out its phase.
+	gone := []struct {
+		key string
+		s   int
+	}{{"shop/cron", 8}, {"shop/web", 45}, {"shop/search", 185}, {"shop/payments", 190}}
+	for _, g := range gone {
+		for !st.Next.IsZero() && !st.Next.After(at(g.s)) {
+			st = m.Tick(st.Next)
+			show(st)
+		}
+		st = m.PodTerminated(at(g.s), g.key)
+		show(st)
+	}
 	return nil
 }
 

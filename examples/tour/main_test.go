@@ -41,6 +41,17 @@ func TestTourVerdicts(t *testing.T) {
 		// All zones dark: tainting stops everywhere.
 		`EnterFullDisruption \(strip NoExecute taints: true\)`,
 		`\+200s zone eu/a: Normal -> FullDisruption, tainting rate 0/s`,
+		// Shutdown: 10+180+120+60 = 370s of inhibit delay. Phases run from
+		// priority 0: web and cron (60s, cron's own 10s); web gone at +45s
+		// ends it early; batch gets 120s and runs it out (+165s); search
+		// keeps its own 30s, gone at +185s; payments' 30s is cut to 10s.
+		`inhibit delay 6m10s: logind allows 5s, write /etc/systemd/logind.conf.d/99-kubelet.conf \(InhibitDelayMaxSec=370\)`,
+		`\+  0s phase 0 started: kill shop/web \(60s\), shop/cron \(10s\)`,
+		`\+ 45s phase 1000 started: kill shop/batch \(120s\)`,
+		`\+165s phase 1000 timed out`,
+		`\+165s phase 10000 started: kill shop/search \(30s\)`,
+		`\+185s phase 100000 started: kill shop/payments \(10s\)`,
+		`\+190s inhibitor lock released`,
 	} {
 		if !regexp.MustCompile(want).MatchString(a.String()) {
 			t.Errorf("output lacks %q:\n%s", want, a.String())
