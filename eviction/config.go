@@ -3,6 +3,8 @@ package eviction
 import (
 	"errors"
 	"fmt"
+
+	"github.com/nodelife/nodelife/internal/enum"
 )
 
 // Upstream defaults of the kube-controller-manager flags that govern
@@ -39,15 +41,7 @@ const (
 )
 
 // String returns "zone" or "cluster".
-func (b SizeBasis) String() string { return enumName(b, "SizeBasis", "zone", "cluster") }
-
-// enumName returns names[v], or "typ(v)" for a value without a name.
-func enumName[T ~int](v T, typ string, names ...string) string {
-	if v >= 0 && int(v) < len(names) {
-		return names[v]
-	}
-	return fmt.Sprintf("%s(%d)", typ, int(v))
-}
+func (b SizeBasis) String() string { return enum.Name(b, "SizeBasis", "zone", "cluster") }
 
 // Config holds the node lifecycle controller's eviction settings. The zero
 // value is not useful (every rate is 0); start from DefaultConfig.

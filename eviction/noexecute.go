@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nodelife/nodelife/internal/enum"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -27,7 +28,7 @@ const (
 )
 
 // String returns "observed" or "taint-added".
-func (a Anchor) String() string { return enumName(a, "Anchor", "observed", "taint-added") }
+func (a Anchor) String() string { return enum.Name(a, "Anchor", "observed", "taint-added") }
 
 // NoExecuteConfig configures the NoExecute taint-eviction planner. The zero
 // value is upstream's behaviour.

@@ -1,9 +1,10 @@
 package shutdown
 
 import (
-	"fmt"
 	"strings"
 	"time"
+
+	"github.com/nodelife/nodelife/internal/enum"
 )
 
 // State is where a Manager is in a shutdown.
@@ -22,17 +23,7 @@ const (
 )
 
 // String returns "Idle", "ShuttingDown" or "ShutDown".
-func (s State) String() string {
-	switch s {
-	case StateIdle:
-		return "Idle"
-	case StateShuttingDown:
-		return "ShuttingDown"
-	case StateShutDown:
-		return "ShutDown"
-	}
-	return fmt.Sprintf("State(%d)", int(s))
-}
+func (s State) String() string { return enum.Name(s, "State", "Idle", "ShuttingDown", "ShutDown") }
 
 // NodeShutdownReason is the reason of the shutdown manager's node events
 // and of its admission rejections (kubelet events.NodeShutdown).
@@ -139,19 +130,7 @@ const (
 
 // String returns the kind's name.
 func (k PhaseEventKind) String() string {
-	switch k {
-	case PhaseStarted:
-		return "Started"
-	case PhaseSkipped:
-		return "Skipped"
-	case PhaseCompleted:
-		return "Completed"
-	case PhaseTimedOut:
-		return "TimedOut"
-	case PhaseAbandoned:
-		return "Abandoned"
-	}
-	return fmt.Sprintf("PhaseEventKind(%d)", int(k))
+	return enum.Name(k, "PhaseEventKind", "Started", "Skipped", "Completed", "TimedOut", "Abandoned")
 }
 
 // PhaseEvent reports a phase starting, being skipped or ending.

@@ -2,12 +2,12 @@ package shutdown
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/internal/enum"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -82,17 +82,7 @@ const (
 
 // String returns the action's name.
 func (a VolumeAction) String() string {
-	switch a {
-	case VolumeKeep:
-		return "Keep"
-	case VolumeDetachNow:
-		return "DetachNow"
-	case VolumeDetachAfter:
-		return "DetachAfter"
-	case VolumeWaitForUnmount:
-		return "WaitForUnmount"
-	}
-	return fmt.Sprintf("VolumeAction(%d)", int(a))
+	return enum.Name(a, "VolumeAction", "Keep", "DetachNow", "DetachAfter", "WaitForUnmount")
 }
 
 // Reasons of volume decisions.
