@@ -1,0 +1,50 @@
+package lease
+
+import "time"
+
+// Lease is a coordination.k8s.io/v1 Lease: the object metadata the planners
+// read and the spec, field for field (pointers where the API has optional
+// fields).
+type Lease struct {
+	// Namespace and Name identify the lease.
+	Namespace, Name string
+	// Labels are metadata.labels.
+	Labels map[string]string
+	// HolderIdentity is spec.holderIdentity.
+	HolderIdentity *string
+	// LeaseDurationSeconds is spec.leaseDurationSeconds.
+	LeaseDurationSeconds *int32
+	// AcquireTime and RenewTime are spec.acquireTime and spec.renewTime
+	// (MicroTime upstream).
+	AcquireTime, RenewTime *time.Time
+	// LeaseTransitions is spec.leaseTransitions.
+	LeaseTransitions *int32
+}
+
+// Holder returns the holder identity, "" when unset.
+func (l Lease) Holder() string {
+	if l.HolderIdentity == nil {
+		return ""
+	}
+	return *l.HolderIdentity
+}
+
+// ExpiresAt returns renewTime + leaseDurationSeconds; ok is false when
+// either is unset.
+func (l Lease) ExpiresAt() (t time.Time, ok bool) {
+	if l.RenewTime == nil || l.LeaseDurationSeconds == nil {
+		return time.Time{}, false
+	}
+	return l.RenewTime.Add(time.Duration(*l.LeaseDurationSeconds) * time.Second), true
+}
+
+// Expired reports whether the lease has expired at now, as upstream's
+// API server identity lease GC decides: a lease without renewTime or
+// without leaseDurationSeconds is expired, as is one whose renewTime +
+// leaseDurationSeconds is before now.
+func (l Lease) Expired(now time.Time) bool {
+	t, ok := l.ExpiresAt()
+	return !ok || t.Before(now)
+}
+
+func ptrTo[T any](v T) *T { return &v }
