@@ -2,6 +2,7 @@ package lease
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +13,7 @@ import (
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 // at returns t0 + s seconds.
-func at(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+func at(s float64) time.Time { return t0.Add(time.Duration(math.Round(s*1000)) * time.Millisecond) }
 
 // Legacy names: the seed's worked example, kind-control-plane ->
 // kube-apiserver-c4vwjftbvpc5os2vvzle4qg27a. The other values were computed

@@ -1,0 +1,389 @@
+package lease
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/nodelife/nodelife/internal/enum"
+)
+
+// Node lease defaults (kubelet nodeLeaseDurationSeconds and the lease
+// controller's constants).
+const (
+	// NodeLeaseNamespace holds one lease per node, named after the node.
+	NodeLeaseNamespace = "kube-node-lease"
+	// DefaultNodeLeaseDurationSeconds is nodeLeaseDurationSeconds.
+	DefaultNodeLeaseDurationSeconds int32 = 40
+	// DefaultRenewIntervalFraction is nodeLeaseRenewIntervalFraction: the
+	// lease is renewed every 0.25 x 40s = 10s.
+	DefaultRenewIntervalFraction = 0.25
+	// DefaultHeartbeatJitter is the lease loop's jitter factor
+	// (wait.JitterUntil with 0.04, sliding).
+	DefaultHeartbeatJitter = 0.04
+	// DefaultMaxUpdateRetries is maxUpdateRetries: immediate update
+	// attempts before giving up for this round.
+	DefaultMaxUpdateRetries = 5
+)
+
+// HeartbeatConfig configures a node's lease heartbeat.
+type HeartbeatConfig struct {
+	// HolderIdentity is the node name: the lease's name and holder.
+	HolderIdentity string
+	// Namespace is the lease's namespace (NodeLeaseNamespace).
+	Namespace string
+	// LeaseDurationSeconds is written into the lease (40).
+	LeaseDurationSeconds int32
+	// RenewIntervalFraction of the duration is the renew interval (0.25).
+	RenewIntervalFraction float64
+	// JitterFactor stretches each interval by up to this fraction (0.04),
+	// drawing from Rand; the interval counts from the end of a round.
+	JitterFactor float64
+	// Rand returns numbers in [0, 1); nil means no jitter.
+	Rand func() float64
+	// MaxUpdateRetries is how many update attempts a round makes (5).
+	MaxUpdateRetries int
+	// Backoff paces get-or-create attempts (200ms doubling to 7s); it is
+	// reset each time the lease has to be fetched again.
+	Backoff Backoff
+}
+
+// DefaultHeartbeatConfig returns the kubelet's node lease settings for
+// nodeName.
+func DefaultHeartbeatConfig(nodeName string) HeartbeatConfig {
+	return HeartbeatConfig{
+		HolderIdentity:        nodeName,
+		Namespace:             NodeLeaseNamespace,
+		LeaseDurationSeconds:  DefaultNodeLeaseDurationSeconds,
+		RenewIntervalFraction: DefaultRenewIntervalFraction,
+		JitterFactor:          DefaultHeartbeatJitter,
+		MaxUpdateRetries:      DefaultMaxUpdateRetries,
+		Backoff:               DefaultBackoff(),
+	}
+}
+
+// RenewInterval returns RenewIntervalFraction x LeaseDurationSeconds.
+func (c HeartbeatConfig) RenewInterval() time.Duration {
+	return clampDuration(c.RenewIntervalFraction * float64(time.Duration(c.LeaseDurationSeconds)*time.Second))
+}
+
+// Validate returns every problem with c, joined, each naming its field.
+// Beyond upstream's check (a positive duration) it requires that a jittered
+// interval ends before the lease does, so that successful writes always
+// renew in time.
+func (c HeartbeatConfig) Validate() error {
+	var errs []error
+	if c.HolderIdentity == "" {
+		errs = append(errs, wrap(ErrInvalidConfig, "HolderIdentity is empty"))
+	}
+	if c.LeaseDurationSeconds <= 0 {
+		errs = append(errs, wrap(ErrInvalidConfig, fmt.Sprintf("LeaseDurationSeconds %d must be > 0", c.LeaseDurationSeconds)))
+	}
+	if !(c.RenewIntervalFraction > 0 && c.RenewIntervalFraction < 1) {
+		errs = append(errs, wrap(ErrInvalidConfig, fmt.Sprintf("RenewIntervalFraction %v must be in (0, 1)", c.RenewIntervalFraction)))
+	}
+	if !(c.JitterFactor >= 0) || math.IsInf(c.JitterFactor, 0) {
+		errs = append(errs, wrap(ErrInvalidConfig, fmt.Sprintf("JitterFactor %v must be a finite number >= 0", c.JitterFactor)))
+	} else if c.RenewIntervalFraction*(1+c.JitterFactor) >= 1 {
+		errs = append(errs, wrap(ErrInvalidConfig, fmt.Sprintf("RenewIntervalFraction %v with JitterFactor %v can renew after the lease expires", c.RenewIntervalFraction, c.JitterFactor)))
+	}
+	if c.MaxUpdateRetries < 1 {
+		errs = append(errs, wrap(ErrInvalidConfig, fmt.Sprintf("MaxUpdateRetries %d must be >= 1", c.MaxUpdateRetries)))
+	}
+	if err := c.Backoff.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// HeartbeatOp is what the heartbeat asks the caller to do.
+type HeartbeatOp int
+
+const (
+	// HeartbeatWait: nothing until Step.At; then call Next.
+	HeartbeatWait HeartbeatOp = iota
+	// HeartbeatUpdate: PUT Step.Lease (an optimistic update of the object
+	// last seen), then report with Done.
+	HeartbeatUpdate
+	// HeartbeatGet: GET the lease, then report with Done (NotFound is an
+	// outcome, not a failure).
+	HeartbeatGet
+	// HeartbeatCreate: create Step.Lease, then report with Done.
+	HeartbeatCreate
+)
+
+// String returns the op's name.
+func (o HeartbeatOp) String() string {
+	return enum.Name(o, "HeartbeatOp", "Wait", "Update", "Get", "Create")
+}
+
+// Outcome is the result of a request the caller made.
+type Outcome int
+
+const (
+	// OK: the request succeeded.
+	OK Outcome = iota
+	// Conflict: the update lost an optimistic-concurrency race (409), or
+	// the create found the object already there.
+	Conflict
+	// NotFound: the object does not exist (404).
+	NotFound
+	// Failed: any other error (timeouts, 5xx, ...).
+	Failed
+)
+
+// String returns the outcome's name.
+func (o Outcome) String() string {
+	return enum.Name(o, "Outcome", "OK", "Conflict", "NotFound", "Failed")
+}
+
+// HeartbeatStep is the heartbeat's instruction.
+type HeartbeatStep struct {
+	// Op is what to do.
+	Op HeartbeatOp
+	// Lease is the object to write for Update and Create.
+	Lease Lease
+	// At is when to call Next again, for Wait.
+	At time.Time
+	// RepeatedFailure asks the caller to run its repeated heartbeat failure
+	// hook (the kubelet closes its API connections): an update failed, not
+	// by a conflict, after an earlier attempt of the same round.
+	RepeatedFailure bool
+	// Message says what happened, for logs ("" when nothing notable).
+	Message string
+}
+
+type hbMode int
+
+const (
+	hbIdle hbMode = iota
+	hbUpdating
+	hbGetting
+	hbBackingOff
+	hbCreating
+)
+
+// Heartbeat is the node lease controller as a synchronous state machine:
+// Next and Done say what request to make and when, the caller makes it.
+// Not safe for concurrent use.
+type Heartbeat struct {
+	cfg      HeartbeatConfig
+	backoff  Backoff
+	last     time.Time
+	mode     hbMode
+	nextSync time.Time
+	started  bool
+
+	cached   *Lease // the last lease written or read (latestLease)
+	base     Lease  // what the current update builds on
+	attempt  int    // update attempts made this retry loop
+	second   bool   // in the retry loop after a get-or-create, not the first
+	conflict bool   // the get-or-create was started by a conflict
+	waitTill time.Time
+	pending  HeartbeatStep // the request outstanding
+}
+
+// NewHeartbeat returns a heartbeat for cfg, or cfg's validation error. Its
+// first Next asks for a get-or-create at once, as the kubelet does at start.
+func NewHeartbeat(cfg HeartbeatConfig) (*Heartbeat, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Heartbeat{cfg: cfg, backoff: cfg.Backoff}, nil
+}
+
+// Cached returns the lease last written or read, if any.
+func (h *Heartbeat) Cached() (Lease, bool) {
+	if h.cached == nil {
+		return Lease{}, false
+	}
+	return *h.cached, true
+}
+
+func (h *Heartbeat) clamp(now time.Time) time.Time {
+	if now.Before(h.last) {
+		return h.last
+	}
+	h.last = now
+	return now
+}
+
+// Next returns what to do at now: a request, or a Wait until a later time.
+// While a request is outstanding it returns that request again.
+func (h *Heartbeat) Next(now time.Time) HeartbeatStep {
+	now = h.clamp(now)
+	switch h.mode {
+	case hbUpdating, hbGetting, hbCreating:
+		return h.pending
+	case hbBackingOff:
+		if now.Before(h.waitTill) {
+			return HeartbeatStep{Op: HeartbeatWait, At: h.waitTill}
+		}
+		return h.request(HeartbeatStep{Op: HeartbeatGet}, hbGetting)
+	}
+	if h.started && now.Before(h.nextSync) {
+		return HeartbeatStep{Op: HeartbeatWait, At: h.nextSync}
+	}
+	h.started = true
+	if h.cached != nil {
+		h.second = false
+		h.attempt = 0
+		h.base = *h.cached
+		return h.update(now, false, "")
+	}
+	return h.ensure(false, false, "")
+}
+
+// Done reports the outcome of the request Next or Done asked for, with the
+// lease the server returned for OK updates, gets and creates (nil means the
+// object sent, or for a get a lease with only its name), and returns what
+// to do next. Calls without a request
+// outstanding are ignored and return the current instruction.
+func (h *Heartbeat) Done(now time.Time, outcome Outcome, server *Lease) HeartbeatStep {
+	now = h.clamp(now)
+	switch h.mode {
+	case hbUpdating:
+		return h.updated(now, outcome, server)
+	case hbGetting:
+		switch outcome {
+		case OK:
+			l := Lease{Namespace: h.cfg.Namespace, Name: h.cfg.HolderIdentity}
+			if server != nil {
+				l = *server
+			}
+			return h.ensured(now, l, false)
+		case NotFound:
+			return h.request(HeartbeatStep{Op: HeartbeatCreate, Lease: h.newLease(nil, now)}, hbCreating)
+		}
+		return h.backOff(now, "failed to get lease ("+outcome.String()+"), will retry")
+	case hbCreating:
+		if outcome == OK {
+			l := h.pending.Lease
+			if server != nil {
+				l = *server
+			}
+			return h.ensured(now, l, true)
+		}
+		return h.backOff(now, "failed to create lease ("+outcome.String()+"), will retry")
+	}
+	return h.Next(now)
+}
+
+// updated handles an update's outcome.
+func (h *Heartbeat) updated(now time.Time, outcome Outcome, server *Lease) HeartbeatStep {
+	switch outcome {
+	case OK:
+		l := h.pending.Lease
+		if server != nil {
+			l = *server
+		}
+		h.cached = &l
+		return h.endRound(now, "")
+	case Conflict:
+		// Conflicts use up an attempt but never count as a repeated
+		// failure; the lease is fetched again first.
+		h.attempt++
+		return h.ensure(true, false, "lease update conflicted, fetching it again")
+	}
+	repeated := h.attempt > 0
+	h.attempt++
+	if h.attempt < h.cfg.MaxUpdateRetries {
+		return h.update(now, repeated, "failed to update lease ("+outcome.String()+"), retrying")
+	}
+	return h.retriesExhausted(now, repeated)
+}
+
+// retriesExhausted ends a retry loop that failed MaxUpdateRetries times:
+// after the first loop the lease is fetched again, after the second the
+// round ends.
+func (h *Heartbeat) retriesExhausted(now time.Time, repeated bool) HeartbeatStep {
+	msg := fmt.Sprintf("failed %d attempts to update lease", h.cfg.MaxUpdateRetries)
+	if !h.second {
+		return h.ensure(false, repeated, msg)
+	}
+	s := h.endRound(now, msg)
+	s.RepeatedFailure = repeated
+	return s
+}
+
+// ensure starts a get-or-create with a fresh back-off.
+func (h *Heartbeat) ensure(fromConflict, repeated bool, msg string) HeartbeatStep {
+	h.conflict = fromConflict
+	h.backoff = h.cfg.Backoff
+	h.backoff.Reset()
+	s := h.request(HeartbeatStep{Op: HeartbeatGet}, hbGetting)
+	s.RepeatedFailure, s.Message = repeated, msg
+	return s
+}
+
+// ensured continues after the get-or-create produced l.
+func (h *Heartbeat) ensured(now time.Time, l Lease, created bool) HeartbeatStep {
+	h.cached = &l
+	if h.conflict {
+		h.base = l
+		if h.attempt < h.cfg.MaxUpdateRetries {
+			return h.update(now, false, "")
+		}
+		return h.retriesExhausted(now, false)
+	}
+	if created {
+		return h.endRound(now, "created lease")
+	}
+	h.second, h.attempt, h.base = true, 0, l
+	return h.update(now, false, "")
+}
+
+// backOff schedules the next get after the back-off's wait.
+func (h *Heartbeat) backOff(now time.Time, msg string) HeartbeatStep {
+	h.mode = hbBackingOff
+	h.waitTill = now.Add(h.backoff.Next())
+	return HeartbeatStep{Op: HeartbeatWait, At: h.waitTill, Message: msg}
+}
+
+// update asks for an update of the base lease renewed at now.
+func (h *Heartbeat) update(now time.Time, repeated bool, msg string) HeartbeatStep {
+	s := h.request(HeartbeatStep{Op: HeartbeatUpdate, Lease: h.newLease(&h.base, now)}, hbUpdating)
+	s.RepeatedFailure, s.Message = repeated, msg
+	return s
+}
+
+// request records s as outstanding in mode m.
+func (h *Heartbeat) request(s HeartbeatStep, m hbMode) HeartbeatStep {
+	h.mode, h.pending = m, s
+	return s
+}
+
+// endRound finishes a sync and schedules the next one an interval (with
+// jitter) from now.
+func (h *Heartbeat) endRound(now time.Time, msg string) HeartbeatStep {
+	h.mode = hbIdle
+	h.nextSync = now.Add(h.interval())
+	return HeartbeatStep{Op: HeartbeatWait, At: h.nextSync, Message: msg}
+}
+
+// interval returns the renew interval stretched by jitter.
+func (h *Heartbeat) interval() time.Duration {
+	d := h.cfg.RenewInterval()
+	if h.cfg.JitterFactor > 0 && h.cfg.Rand != nil {
+		if r := h.cfg.Rand(); r > 0 && r < 1 {
+			d = clampDuration(float64(d) * (1 + r*h.cfg.JitterFactor))
+		}
+	}
+	return d
+}
+
+// newLease returns base (or a new lease) held by this node, renewed at now
+// with the configured duration, as upstream's newLease.
+func (h *Heartbeat) newLease(base *Lease, now time.Time) Lease {
+	var l Lease
+	if base != nil {
+		l = *base
+	} else {
+		l = Lease{Namespace: h.cfg.Namespace, Name: h.cfg.HolderIdentity}
+	}
+	l.HolderIdentity = ptrTo(h.cfg.HolderIdentity)
+	l.LeaseDurationSeconds = ptrTo(h.cfg.LeaseDurationSeconds)
+	l.RenewTime = ptrTo(now)
+	return l
+}

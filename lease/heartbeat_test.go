@@ -1,0 +1,172 @@
+package lease
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// hbCall is one scripted exchange with a Heartbeat: a Next at time s, or a
+// Done with an outcome, and what must come back.
+type hbCall struct {
+	s        float64
+	next     bool    // Next instead of Done
+	outcome  Outcome // for Done
+	op       HeartbeatOp
+	at       float64 // for Wait: when
+	renew    float64 // for Update/Create: the renewTime written
+	repeated bool
+	msg      string // substring of Message
+}
+
+func runHeartbeat(t *testing.T, h *Heartbeat, script []hbCall) {
+	t.Helper()
+	for i, c := range script {
+		var s HeartbeatStep
+		if c.next {
+			s = h.Next(at(c.s))
+		} else {
+			s = h.Done(at(c.s), c.outcome, nil)
+		}
+		ok := s.Op == c.op && s.RepeatedFailure == c.repeated && strings.Contains(s.Message, c.msg)
+		switch c.op {
+		case HeartbeatWait:
+			ok = ok && s.At.Equal(at(c.at))
+		case HeartbeatUpdate, HeartbeatCreate:
+			ok = ok && s.Lease.RenewTime != nil && s.Lease.RenewTime.Equal(at(c.renew)) &&
+				s.Lease.Holder() == "node-1" && *s.Lease.LeaseDurationSeconds == 40 && s.Lease.Name == "node-1" && s.Lease.Namespace == "kube-node-lease"
+		}
+		if !ok {
+			t.Fatalf("call %d (t=%vs): got %v at %v repeated %v %q, want %v at %v repeated %v %q",
+				i, c.s, s.Op, s.At.Sub(t0), s.RepeatedFailure, s.Message, c.op, c.at, c.repeated, c.msg)
+		}
+	}
+}
+
+func newHB(t *testing.T) *Heartbeat {
+	h, err := NewHeartbeat(DefaultHeartbeatConfig("node-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// Start-up with an existing lease: get it, update it, then renew every 10s
+// (0.25 x 40s) with no jitter source.
+func TestHeartbeatHappyPath(t *testing.T) {
+	runHeartbeat(t, newHB(t), []hbCall{
+		{s: 0, next: true, op: HeartbeatGet},
+		{s: 0.1, outcome: OK, op: HeartbeatUpdate, renew: 0.1},
+		{s: 0.2, outcome: OK, op: HeartbeatWait, at: 10.2},
+		{s: 5, next: true, op: HeartbeatWait, at: 10.2},
+		{s: 10.2, next: true, op: HeartbeatUpdate, renew: 10.2},
+		{s: 10.2, next: true, op: HeartbeatUpdate, renew: 10.2}, // outstanding request repeated
+		{s: 10.3, outcome: OK, op: HeartbeatWait, at: 20.3},
+	})
+}
+
+// No lease yet: get (NotFound), create, and the round ends without an
+// update of the lease just created.
+func TestHeartbeatCreate(t *testing.T) {
+	runHeartbeat(t, newHB(t), []hbCall{
+		{s: 0, next: true, op: HeartbeatGet},
+		{s: 0, outcome: NotFound, op: HeartbeatCreate, renew: 0},
+		{s: 0.5, outcome: OK, op: HeartbeatWait, at: 10.5, msg: "created lease"},
+		{s: 10.5, next: true, op: HeartbeatUpdate, renew: 10.5},
+	})
+}
+
+// Update failures: five immediate attempts, the repeated-failure hook on
+// every failure after the first; then a get-or-create paced 200ms, 400ms,
+// ...; then a second loop of five; then the round ends.
+func TestHeartbeatRetriesAndBackoff(t *testing.T) {
+	h := newHB(t)
+	runHeartbeat(t, h, []hbCall{
+		{s: 0, next: true, op: HeartbeatGet},
+		{s: 0, outcome: NotFound, op: HeartbeatCreate, renew: 0},
+		{s: 0, outcome: OK, op: HeartbeatWait, at: 10},
+		{s: 10, next: true, op: HeartbeatUpdate, renew: 10},
+		{s: 11, outcome: Failed, op: HeartbeatUpdate, renew: 11, msg: "retrying"},
+		{s: 12, outcome: Failed, op: HeartbeatUpdate, renew: 12, repeated: true},
+		{s: 13, outcome: Failed, op: HeartbeatUpdate, renew: 13, repeated: true},
+		{s: 14, outcome: Failed, op: HeartbeatUpdate, renew: 14, repeated: true},
+		{s: 15, outcome: Failed, op: HeartbeatGet, repeated: true, msg: "failed 5 attempts to update lease"},
+		{s: 15, outcome: Failed, op: HeartbeatWait, at: 15.2},
+		{s: 15.1, next: true, op: HeartbeatWait, at: 15.2},
+		{s: 15.2, next: true, op: HeartbeatGet},
+		{s: 15.2, outcome: Failed, op: HeartbeatWait, at: 15.6},
+		{s: 15.6, next: true, op: HeartbeatGet},
+		{s: 15.6, outcome: Failed, op: HeartbeatWait, at: 16.4},
+		{s: 16.4, next: true, op: HeartbeatGet},
+		{s: 16.4, outcome: OK, op: HeartbeatUpdate, renew: 16.4},
+		{s: 17, outcome: Failed, op: HeartbeatUpdate, renew: 17},
+		{s: 18, outcome: Failed, op: HeartbeatUpdate, renew: 18, repeated: true},
+		{s: 19, outcome: Failed, op: HeartbeatUpdate, renew: 19, repeated: true},
+		{s: 20, outcome: Failed, op: HeartbeatUpdate, renew: 20, repeated: true},
+		{s: 21, outcome: Failed, op: HeartbeatWait, at: 31, repeated: true, msg: "failed 5 attempts"},
+		{s: 31, next: true, op: HeartbeatUpdate, renew: 31},
+	})
+}
+
+// A conflict fetches the lease again (never the repeated-failure hook) and
+// uses up an attempt: three conflicts and two failures exhaust the loop.
+func TestHeartbeatConflict(t *testing.T) {
+	runHeartbeat(t, newHB(t), []hbCall{
+		{s: 0, next: true, op: HeartbeatGet},
+		{s: 0, outcome: OK, op: HeartbeatUpdate, renew: 0},
+		{s: 0, outcome: OK, op: HeartbeatWait, at: 10},
+		{s: 10, next: true, op: HeartbeatUpdate, renew: 10},
+		{s: 10, outcome: Conflict, op: HeartbeatGet, msg: "conflicted"}, // attempt 1 used
+		{s: 10, outcome: OK, op: HeartbeatUpdate, renew: 10},
+		{s: 10, outcome: Conflict, op: HeartbeatGet}, // attempt 2
+		{s: 10, outcome: OK, op: HeartbeatUpdate, renew: 10},
+		{s: 10, outcome: Failed, op: HeartbeatUpdate, renew: 10, repeated: true}, // attempt 3 failed, i=2 > 0
+		{s: 10, outcome: Conflict, op: HeartbeatGet},                             // attempt 4
+		{s: 10, outcome: OK, op: HeartbeatUpdate, renew: 10},
+		{s: 11, outcome: Conflict, op: HeartbeatGet}, // attempt 5: get first, then the loop is over
+		{s: 11, outcome: OK, op: HeartbeatGet, msg: "failed 5 attempts"},
+		{s: 11, outcome: OK, op: HeartbeatUpdate, renew: 11}, // second loop
+		{s: 11, outcome: OK, op: HeartbeatWait, at: 21},
+	})
+}
+
+func TestHeartbeatJitterAndClamp(t *testing.T) {
+	cfg := DefaultHeartbeatConfig("node-1")
+	cfg.Rand = func() float64 { return 0.5 }
+	h, err := NewHeartbeat(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Next(at(0))
+	h.Done(at(0), NotFound, nil)
+	// 10s x (1 + 0.5 x 0.04) = 10.2s.
+	if s := h.Done(at(1), OK, nil); s.Op != HeartbeatWait || !s.At.Equal(at(11.2)) {
+		t.Fatalf("jittered wait %+v", s)
+	}
+	// A clock step back is clamped: still waiting for 11.2.
+	if s := h.Next(at(-100)); s.Op != HeartbeatWait || !s.At.Equal(at(11.2)) {
+		t.Fatalf("clamped %+v", s)
+	}
+	if l, ok := h.Cached(); !ok || !l.RenewTime.Equal(at(0)) {
+		t.Errorf("cached %+v", l)
+	}
+}
+
+func TestHeartbeatConfigValidate(t *testing.T) {
+	if err := DefaultHeartbeatConfig("n").Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if d := DefaultHeartbeatConfig("n").RenewInterval(); d != 10*time.Second {
+		t.Errorf("RenewInterval %v", d)
+	}
+	c := HeartbeatConfig{LeaseDurationSeconds: -1, RenewIntervalFraction: 0.99, JitterFactor: 0.5, Backoff: DefaultBackoff()}
+	err := c.Validate()
+	for _, w := range []string{"HolderIdentity is empty", "LeaseDurationSeconds -1 must be > 0", "can renew after the lease expires", "MaxUpdateRetries 0 must be >= 1"} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("Validate() = %v, want %q", err, w)
+		}
+	}
+	if _, err := NewHeartbeat(c); err == nil {
+		t.Error("NewHeartbeat accepted an invalid config")
+	}
+}
