@@ -83,29 +83,26 @@ func TestElectionHeldByAnother(t *testing.T) {
 			t.Fatalf("t=%v: %+v", now, s)
 		}
 	}
-	// b renews at t=14: seen at t=14, so the wait restarts until 29.
+	// b renews at t=15; the try at 16 sees the change, so the wait restarts
+	// and runs until 16 + 15 = 31; the try at 30 still fails.
 	renewed := ancient
-	renewed.RenewTime = at(14)
-	e.Next(at(14))
-	if s := e.Done(at(14), OK, renewed, "6"); s.Op != ElectionWait {
-		t.Fatalf("renewed record: %+v", s)
+	renewed.RenewTime = at(15)
+	for now := 16.0; now <= 30; now += 2 {
+		if s := e.Next(at(now)); s.Op != ElectionGet {
+			t.Fatalf("t=%v: %+v", now, s)
+		}
+		if s := e.Done(at(now), OK, renewed, "6"); s.Op != ElectionWait {
+			t.Fatalf("t=%v: %+v", now, s)
+		}
 	}
-	e.Next(at(28))
-	if s := e.Done(at(28), OK, renewed, "6"); s.Op != ElectionWait {
-		t.Fatalf("t=28: %+v", s)
-	}
-	// The next try is at 30 (a try every RetryPeriod, no jitter source).
-	if s := e.Next(at(29)); s.Op != ElectionWait || !s.At.Equal(at(30)) {
-		t.Fatalf("t=29: %+v", s)
-	}
-	e.Next(at(30))
-	s = e.Done(at(30), OK, renewed, "6")
-	want := Record{HolderIdentity: "a", LeaseDurationSeconds: 15, AcquireTime: at(30), RenewTime: at(30), LeaderTransitions: 3}
+	e.Next(at(32))
+	s = e.Done(at(32), OK, renewed, "6")
+	want := Record{HolderIdentity: "a", LeaseDurationSeconds: 15, AcquireTime: at(32), RenewTime: at(32), LeaderTransitions: 3}
 	if s.Op != ElectionUpdate || s.Record != want || s.Version != "6" {
-		t.Fatalf("t=30: %+v", s)
+		t.Fatalf("t=32: %+v", s)
 	}
 	// A conflicting write (b renewed meanwhile) fails the try.
-	if s := e.Done(at(30), Conflict, Record{}, ""); s.Op != ElectionWait || s.Leading {
+	if s := e.Done(at(32), Conflict, Record{}, ""); s.Op != ElectionWait || s.Leading {
 		t.Fatalf("conflict: %+v", s)
 	}
 }
