@@ -125,7 +125,9 @@ const (
 )
 
 // String returns the op's name.
-func (o ElectionOp) String() string { return enum.Name(o, "ElectionOp", "Wait", "Get", "Create", "Update") }
+func (o ElectionOp) String() string {
+	return enum.Name(o, "ElectionOp", "Wait", "Get", "Create", "Update")
+}
 
 // ElectionStep is the elector's instruction and its view of leadership.
 type ElectionStep struct {
@@ -393,7 +395,9 @@ func (e *Elector) Release(now time.Time) ElectionStep {
 }
 
 // isLeader reports whether the observed record names this candidate.
-func (e *Elector) isLeader() bool { return e.hasObserved && e.observed.HolderIdentity == e.cfg.Identity }
+func (e *Elector) isLeader() bool {
+	return e.hasObserved && e.observed.HolderIdentity == e.cfg.Identity
+}
 
 // leaseValid reports whether the observed record is still within its
 // duration, timed from when this candidate saw it change.

@@ -182,4 +182,3 @@ func TestPropertyElectionSafety(t *testing.T) {
 		}
 	})
 }
-
