@@ -142,8 +142,15 @@ func (o Outcome) String() string {
 type HeartbeatStep struct {
 	// Op is what to do.
 	Op HeartbeatOp
-	// Lease is the object to write for Update and Create.
+	// Lease is, for Update, the lease last seen (metadata and spec), and
+	// for Create, just the namespace and name. The fields below are to be
+	// written into it; Object returns the result.
 	Lease Lease
+	// HolderIdentity, LeaseDurationSeconds and RenewTime are the spec
+	// fields an Update or Create writes.
+	HolderIdentity       string
+	LeaseDurationSeconds int32
+	RenewTime            time.Time
 	// At is when to call Next again, for Wait.
 	At time.Time
 	// RepeatedFailure asks the caller to run its repeated heartbeat failure
@@ -152,6 +159,17 @@ type HeartbeatStep struct {
 	RepeatedFailure bool
 	// Message says what happened, for logs ("" when nothing notable).
 	Message string
+}
+
+// Object returns the lease to send for an Update or Create: Lease with
+// HolderIdentity, LeaseDurationSeconds and RenewTime set. (The step keeps
+// them as values so that a steady heartbeat allocates nothing.)
+func (s HeartbeatStep) Object() Lease {
+	l := s.Lease
+	l.HolderIdentity = ptrTo(s.HolderIdentity)
+	l.LeaseDurationSeconds = ptrTo(s.LeaseDurationSeconds)
+	l.RenewTime = ptrTo(s.RenewTime)
+	return l
 }
 
 type hbMode int
@@ -175,11 +193,12 @@ type Heartbeat struct {
 	nextSync time.Time
 	started  bool
 
-	cached   *Lease // the last lease written or read (latestLease)
-	base     Lease  // what the current update builds on
-	attempt  int    // update attempts made this retry loop
-	second   bool   // in the retry loop after a get-or-create, not the first
-	conflict bool   // the get-or-create was started by a conflict
+	cached   Lease // the last lease written or read (latestLease)
+	hasCache bool
+	base     Lease // what the current update builds on
+	attempt  int   // update attempts made this retry loop
+	second   bool  // in the retry loop after a get-or-create, not the first
+	conflict bool  // the get-or-create was started by a conflict
 	waitTill time.Time
 	pending  HeartbeatStep // the request outstanding
 }
@@ -194,12 +213,7 @@ func NewHeartbeat(cfg HeartbeatConfig) (*Heartbeat, error) {
 }
 
 // Cached returns the lease last written or read, if any.
-func (h *Heartbeat) Cached() (Lease, bool) {
-	if h.cached == nil {
-		return Lease{}, false
-	}
-	return *h.cached, true
-}
+func (h *Heartbeat) Cached() (Lease, bool) { return h.cached, h.hasCache }
 
 func (h *Heartbeat) clamp(now time.Time) time.Time {
 	if now.Before(h.last) {
@@ -226,10 +240,10 @@ func (h *Heartbeat) Next(now time.Time) HeartbeatStep {
 		return HeartbeatStep{Op: HeartbeatWait, At: h.nextSync}
 	}
 	h.started = true
-	if h.cached != nil {
+	if h.hasCache {
 		h.second = false
 		h.attempt = 0
-		h.base = *h.cached
+		h.base = h.cached
 		return h.update(now, false, "")
 	}
 	return h.ensure(false, false, "")
@@ -254,16 +268,12 @@ func (h *Heartbeat) Done(now time.Time, outcome Outcome, server *Lease) Heartbea
 			}
 			return h.ensured(now, l, false)
 		case NotFound:
-			return h.request(HeartbeatStep{Op: HeartbeatCreate, Lease: h.newLease(nil, now)}, hbCreating)
+			return h.request(h.write(HeartbeatCreate, Lease{Namespace: h.cfg.Namespace, Name: h.cfg.HolderIdentity}, now), hbCreating)
 		}
 		return h.backOff(now, "failed to get lease ("+outcome.String()+"), will retry")
 	case hbCreating:
 		if outcome == OK {
-			l := h.pending.Lease
-			if server != nil {
-				l = *server
-			}
-			return h.ensured(now, l, true)
+			return h.ensured(now, h.written(server), true)
 		}
 		return h.backOff(now, "failed to create lease ("+outcome.String()+"), will retry")
 	}
@@ -274,11 +284,7 @@ func (h *Heartbeat) Done(now time.Time, outcome Outcome, server *Lease) Heartbea
 func (h *Heartbeat) updated(now time.Time, outcome Outcome, server *Lease) HeartbeatStep {
 	switch outcome {
 	case OK:
-		l := h.pending.Lease
-		if server != nil {
-			l = *server
-		}
-		h.cached = &l
+		h.cached, h.hasCache = h.written(server), true
 		return h.endRound(now, "")
 	case Conflict:
 		// Conflicts use up an attempt but never count as a repeated
@@ -319,7 +325,7 @@ func (h *Heartbeat) ensure(fromConflict, repeated bool, msg string) HeartbeatSte
 
 // ensured continues after the get-or-create produced l.
 func (h *Heartbeat) ensured(now time.Time, l Lease, created bool) HeartbeatStep {
-	h.cached = &l
+	h.cached, h.hasCache = l, true
 	if h.conflict {
 		h.base = l
 		if h.attempt < h.cfg.MaxUpdateRetries {
@@ -343,7 +349,7 @@ func (h *Heartbeat) backOff(now time.Time, msg string) HeartbeatStep {
 
 // update asks for an update of the base lease renewed at now.
 func (h *Heartbeat) update(now time.Time, repeated bool, msg string) HeartbeatStep {
-	s := h.request(HeartbeatStep{Op: HeartbeatUpdate, Lease: h.newLease(&h.base, now)}, hbUpdating)
+	s := h.request(h.write(HeartbeatUpdate, h.base, now), hbUpdating)
 	s.RepeatedFailure, s.Message = repeated, msg
 	return s
 }
@@ -373,17 +379,16 @@ func (h *Heartbeat) interval() time.Duration {
 	return d
 }
 
-// newLease returns base (or a new lease) held by this node, renewed at now
+// write returns a request to write base held by this node, renewed at now
 // with the configured duration, as upstream's newLease.
-func (h *Heartbeat) newLease(base *Lease, now time.Time) Lease {
-	var l Lease
-	if base != nil {
-		l = *base
-	} else {
-		l = Lease{Namespace: h.cfg.Namespace, Name: h.cfg.HolderIdentity}
+func (h *Heartbeat) write(op HeartbeatOp, base Lease, now time.Time) HeartbeatStep {
+	return HeartbeatStep{Op: op, Lease: base, HolderIdentity: h.cfg.HolderIdentity, LeaseDurationSeconds: h.cfg.LeaseDurationSeconds, RenewTime: now}
+}
+
+// written returns the lease the server returned, or the one sent.
+func (h *Heartbeat) written(server *Lease) Lease {
+	if server != nil {
+		return *server
 	}
-	l.HolderIdentity = ptrTo(h.cfg.HolderIdentity)
-	l.LeaseDurationSeconds = ptrTo(h.cfg.LeaseDurationSeconds)
-	l.RenewTime = ptrTo(now)
-	return l
+	return h.pending.Object()
 }

@@ -33,8 +33,9 @@ func runHeartbeat(t *testing.T, h *Heartbeat, script []hbCall) {
 		case HeartbeatWait:
 			ok = ok && s.At.Equal(at(c.at))
 		case HeartbeatUpdate, HeartbeatCreate:
-			ok = ok && s.Lease.RenewTime != nil && s.Lease.RenewTime.Equal(at(c.renew)) &&
-				s.Lease.Holder() == "node-1" && *s.Lease.LeaseDurationSeconds == 40 && s.Lease.Name == "node-1" && s.Lease.Namespace == "kube-node-lease"
+			o := s.Object()
+			ok = ok && o.RenewTime.Equal(at(c.renew)) &&
+				o.Holder() == "node-1" && *o.LeaseDurationSeconds == 40 && o.Name == "node-1" && o.Namespace == "kube-node-lease"
 		}
 		if !ok {
 			t.Fatalf("call %d (t=%vs): got %v at %v repeated %v %q, want %v at %v repeated %v %q",

@@ -66,7 +66,7 @@ func TestPropertyHeartbeatRenewsInTime(t *testing.T) {
 			if !expires.IsZero() && !now.Before(expires) {
 				t.Fatalf("write at %v, lease expired at %v", now.Sub(t0), expires.Sub(t0))
 			}
-			expires, _ = s.Lease.ExpiresAt()
+			expires, _ = s.Object().ExpiresAt()
 			s = h.Done(now, OK, nil)
 		}
 	})
