@@ -411,8 +411,8 @@ func (e *Elector) request(s ElectionStep) ElectionStep {
 	if s.Op == ElectionCreate || s.Op == ElectionUpdate {
 		e.writing = s.Record
 	}
-	e.pending = s
-	return e.step(s)
+	e.pending = e.step(s)
+	return e.pending
 }
 
 // step fills in the leadership fields.
