@@ -62,6 +62,19 @@ func TestElectionReleasedLock(t *testing.T) {
 	if s = e.Done(at(0), OK, Record{}, "8"); !s.Leading || s.Event != "a became leader" {
 		t.Fatalf("got %+v", s)
 	}
+	// Renewals keep AcquireTime and the transitions count.
+	s = e.Next(at(2))
+	want = Record{HolderIdentity: "a", LeaseDurationSeconds: 15, AcquireTime: at(0), RenewTime: at(2), LeaderTransitions: 4}
+	if s.Op != ElectionUpdate || s.Record != want || s.Version != "8" {
+		t.Fatalf("renewal %+v", s)
+	}
+	// So does the slow path, after the fast path fails.
+	e.Done(at(2), Failed, Record{}, "")
+	s = e.Done(at(2), OK, Record{HolderIdentity: "a", LeaseDurationSeconds: 15, AcquireTime: at(0), RenewTime: at(0), LeaderTransitions: 4}, "8")
+	want.RenewTime = at(2)
+	if s.Op != ElectionUpdate || s.Record != want {
+		t.Fatalf("slow-path renewal %+v", s)
+	}
 }
 
 // A record held by another is taken only after a full LeaseDuration of

@@ -1,0 +1,155 @@
+package lease_test
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/nodelife/nodelife/lease"
+)
+
+// The node lease back-off: 200ms doubling to 7s, then 7s for ever.
+func ExampleDefaultBackoff() {
+	b := lease.DefaultBackoff()
+	for i := 0; i < 8; i++ {
+		fmt.Print(b.Next(), " ")
+	}
+	fmt.Println()
+	// Output: 200ms 400ms 800ms 1.6s 3.2s 6.4s 7s 7s
+}
+
+func ExampleBackoff_Reset() {
+	b := lease.DefaultBackoff()
+	b.Next()
+	b.Next()
+	b.Reset()
+	fmt.Println(b.Next())
+	// Output: 200ms
+}
+
+// The seed's kube-apiserver lease on kind-control-plane, and the name the
+// current derivation gives the same host.
+func ExampleIdentityLeaseName() {
+	fmt.Println(lease.LegacyIdentityLeaseName("kind-control-plane"))
+	fmt.Println(lease.IdentityLeaseName("kind-control-plane"))
+	fmt.Println(lease.IdentityHolder(lease.IdentityLeaseName("kind-control-plane"), "9cbf54e5-1136-44bd-8f9a-1dcd15c346b4"))
+	// Output:
+	// kube-apiserver-c4vwjftbvpc5os2vvzle4qg27a
+	// apiserver-c7uylvfxlbqccnk6myfkwetzze
+	// apiserver-c7uylvfxlbqccnk6myfkwetzze_9cbf54e5-1136-44bd-8f9a-1dcd15c346b4
+}
+
+func ExampleLegacyIdentityLeaseName() {
+	fmt.Println(lease.LegacyIdentityLeaseName("master-0.example.com"))
+	// Output: kube-apiserver-kesqfbklf3pt6xq5d2s32ta6ge
+}
+
+func ExampleIdentityLease() {
+	l := lease.IdentityLease("kind-control-plane", "u1", time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	fmt.Println(l.Namespace, l.Name, l.Holder(), *l.LeaseDurationSeconds, l.Labels)
+	// Output: kube-system apiserver-c7uylvfxlbqccnk6myfkwetzze apiserver-c7uylvfxlbqccnk6myfkwetzze_u1 3600 map[apiserver.kubernetes.io/identity:kube-apiserver kubernetes.io/hostname:kind-control-plane]
+}
+
+// A dead API server's lease goes at the first hourly collection after it
+// expired.
+func ExamplePlanIdentityLeaseGC() {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	live := lease.IdentityLease("cp-1", "u1", now.Add(-10*time.Second))
+	dead := lease.IdentityLease("cp-2", "u2", now.Add(-61*time.Minute))
+	for _, d := range lease.PlanIdentityLeaseGC([]lease.Lease{live, dead}, now) {
+		fmt.Println(d.Lease.Labels["kubernetes.io/hostname"], d.Delete, d.Reason)
+	}
+	// Output:
+	// cp-2 true Expired
+	// cp-1 false Live
+}
+
+func ExampleLease_Expired() {
+	renew := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	d := int32(40)
+	l := lease.Lease{RenewTime: &renew, LeaseDurationSeconds: &d}
+	fmt.Println(l.Expired(renew.Add(40*time.Second)), l.Expired(renew.Add(41*time.Second)), lease.Lease{}.Expired(renew))
+	// Output: false true true
+}
+
+func ExampleWorkloadLeaseName() {
+	fmt.Println(lease.WorkloadLeaseName("example-foo", "prod/foo-deployment"))
+	_, err := lease.WorkloadLeaseName("Example_Foo", "prod/foo")
+	fmt.Println(err != nil)
+	// Output:
+	// example-foo-2qbqoxddbh <nil>
+	// true
+}
+
+// A node's heartbeat: fetch the lease at start, update it, then renew every
+// 10 seconds; a failed get backs off 200ms.
+func ExampleHeartbeat() {
+	h, err := lease.NewHeartbeat(lease.DefaultHeartbeatConfig("node-1"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	show := func(s lease.HeartbeatStep) {
+		switch s.Op {
+		case lease.HeartbeatWait:
+			fmt.Println("wait until", s.At.Sub(t0))
+		case lease.HeartbeatUpdate, lease.HeartbeatCreate:
+			fmt.Println(s.Op, s.Object().Name, "renewTime", s.RenewTime.Sub(t0))
+		default:
+			fmt.Println(s.Op)
+		}
+	}
+	show(h.Next(t0))
+	show(h.Done(t0, lease.Failed, nil))
+	show(h.Next(t0.Add(200 * time.Millisecond)))
+	show(h.Done(t0.Add(200*time.Millisecond), lease.OK, nil))
+	show(h.Done(t0.Add(300*time.Millisecond), lease.OK, nil))
+	show(h.Next(t0.Add(10300 * time.Millisecond)))
+	// Output:
+	// Get
+	// wait until 200ms
+	// Get
+	// Update node-1 renewTime 200ms
+	// wait until 10.3s
+	// Update node-1 renewTime 10.3s
+}
+
+// A hand-over: a holds the lock and stops renewing at 0s; b, which first
+// saw a's record at 1s, takes it once 15 seconds of its own observation
+// have passed, at or after a's MustStopBy.
+func ExampleElector() {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	a, _ := lease.NewElector(lease.DefaultElectionConfig("a"))
+	b, _ := lease.NewElector(lease.DefaultElectionConfig("b"))
+
+	a.Next(t0)
+	create := a.Done(t0, lease.NotFound, lease.Record{}, "")
+	s := a.Done(t0, lease.OK, lease.Record{}, "1")
+	fmt.Println(s.Event, "| must stop by", s.MustStopBy.Sub(t0))
+	lock := create.Record // a is now stuck and never renews
+
+	for sec := 1; ; sec += 2 {
+		now := t0.Add(time.Duration(sec) * time.Second)
+		b.Next(now)
+		s := b.Done(now, lease.OK, lock, "1")
+		if s.NewLeader != "" {
+			fmt.Println(sec, "s: b sees leader", s.NewLeader)
+		}
+		if s.Op == lease.ElectionUpdate {
+			fmt.Println(sec, "s: b writes holder", s.Record.HolderIdentity, "transitions", s.Record.LeaderTransitions)
+			fmt.Println(b.Done(now, lease.OK, lease.Record{}, "2").Event)
+			break
+		}
+	}
+	// a finds out when its renew round times out: it started at 2s.
+	a.Next(t0.Add(2 * time.Second))
+	fmt.Println(a.Done(t0.Add(2*time.Second), lease.Conflict, lease.Record{}, "").Op)
+	fmt.Println(a.Next(t0.Add(12 * time.Second)).Event)
+	// Output:
+	// a became leader | must stop by 15s
+	// 1 s: b sees leader a
+	// 17 s: b writes holder b transitions 1
+	// b became leader
+	// Get
+	// a stopped leading
+}
