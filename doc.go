@@ -42,10 +42,14 @@
 // inhibitor lock actions, the logind inhibit-delay decision, and the
 // control plane's out-of-service force deletions and volume detaches.
 //
+// lease: leases and what is built on them. The node heartbeat (renew
+// interval, retries, get-or-create with back-off), leader election as a
+// state machine that says until when a losing leader may still work, and
+// the API server identity lease names and their garbage collection.
+//
 // The layout in DESIGN.md plans further packages, each added as its issue
 // lands: eviction/pressure (kubelet
-// node-pressure eviction), lease (leases,
-// heartbeats, leader election), gc (owner-reference, image and container
+// node-pressure eviction), gc (owner-reference, image and container
 // garbage collection), cgroup (cgroup names and values) and cri (runtime
 // interfaces, pod sync decisions, back-off).
 //
