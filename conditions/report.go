@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/nodelife/nodelife/internal/clock"
 )
 
 // StatusChanged reports whether the conditions in new differ from those in
@@ -183,13 +185,7 @@ func (r *Reporter) LastReport() time.Time { return r.lastReport }
 // PendingDelay returns the one-time delay added to the next periodic report.
 func (r *Reporter) PendingDelay() time.Duration { return r.delay }
 
-func (r *Reporter) clamp(now time.Time) time.Time {
-	if now.Before(r.lastNow) {
-		return r.lastNow
-	}
-	r.lastNow = now
-	return now
-}
+func (r *Reporter) clamp(now time.Time) time.Time { return clock.Clamp(&r.lastNow, now, true) }
 
 func (r *Reporter) drawDelay() time.Duration {
 	if !r.cfg.ReportDelay || r.cfg.Rand == nil {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/nodelife/nodelife/internal/clock"
 )
 
 // TokenBucket is a token bucket driven by explicit times, the limiter behind
@@ -60,22 +62,10 @@ func (b *TokenBucket) Burst() int { return b.burst }
 // Stopped reports whether the bucket never grants tokens (rate 0).
 func (b *TokenBucket) Stopped() bool { return b.rate == 0 }
 
-// clampTime returns now, or *last if now is earlier; with advance it
-// records now as the latest time seen.
-func clampTime(last *time.Time, now time.Time, advance bool) time.Time {
-	if now.Before(*last) {
-		return *last
-	}
-	if advance {
-		*last = now
-	}
-	return now
-}
-
 // Allow takes one token at now and reports whether there was one, as
 // golang.org/x/time/rate's AllowN(now, 1).
 func (b *TokenBucket) Allow(now time.Time) bool {
-	now = clampTime(&b.last, now, true)
+	now = clock.Clamp(&b.last, now, true)
 	if b.Stopped() {
 		return false
 	}
@@ -97,7 +87,7 @@ func (b *TokenBucket) Tokens(now time.Time) float64 {
 	if b.Stopped() {
 		return 0
 	}
-	now = clampTime(&b.last, now, false)
+	now = clock.Clamp(&b.last, now, false)
 	if !b.full.After(now) {
 		return float64(b.burst)
 	}
@@ -110,7 +100,7 @@ func (b *TokenBucket) NextAllow(now time.Time) (time.Time, bool) {
 	if b.Stopped() {
 		return time.Time{}, false
 	}
-	now = clampTime(&b.last, now, false)
+	now = clock.Clamp(&b.last, now, false)
 	t := b.full.Add(-time.Duration(b.burst-1) * b.interval)
 	if t.Before(now) {
 		t = now

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/nodelife/nodelife/internal/clock"
 )
 
 // QueueOptions selects between nodelife's rate-limited queue and upstream's
@@ -127,7 +129,7 @@ func (q *RateLimitedQueue) SetRate(rate float64, now time.Time) error {
 	if err := checkQueueRate(rate); err != nil {
 		return err
 	}
-	now = clampTime(&q.last, now, true)
+	now = clock.Clamp(&q.last, now, true)
 	if rate == q.Rate() {
 		return nil
 	}
@@ -146,7 +148,7 @@ func (q *RateLimitedQueue) SetRate(rate float64, now time.Time) error {
 // Add queues name, due at now, and reports whether it did; false means the
 // name is in the dedupe set (queued, or processed and not yet removed).
 func (q *RateLimitedQueue) Add(name, uid string, now time.Time) bool {
-	now = clampTime(&q.last, now, true)
+	now = clock.Clamp(&q.last, now, true)
 	if _, ok := q.names[name]; ok {
 		return false
 	}
@@ -243,7 +245,7 @@ func (q *RateLimitedQueue) Contains(name string) bool {
 // By default the token is taken only for an item that is due; with
 // SpendTokenWhenNotDue it is taken first, as upstream.
 func (q *RateLimitedQueue) Try(now time.Time, fn func(Item) (done bool, retryAfter time.Duration)) int {
-	now = clampTime(&q.last, now, true)
+	now = clock.Clamp(&q.last, now, true)
 	n := 0
 	for len(q.heap) > 0 {
 		head := q.heap[0]

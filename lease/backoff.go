@@ -73,14 +73,7 @@ func (b *Backoff) Next() time.Duration {
 	}
 	limit := max(b.Cap, b.Initial)
 	base = min(max(base, 0), limit)
-	w := base
-	if b.Jitter > 0 && b.Rand != nil && !math.IsInf(b.Jitter, 0) {
-		r := b.Rand()
-		if r > 0 && r < 1 {
-			w = clampDuration(float64(base) * (1 + r*b.Jitter))
-		}
-	}
-	w = min(w, limit)
+	w := min(jittered(base, b.Jitter, b.Rand), limit)
 	f := b.Factor
 	if !(f >= 1) || math.IsInf(f, 0) {
 		f = 1
@@ -95,6 +88,19 @@ func (b *Backoff) Steps() int { return b.steps }
 
 // Reset starts the sequence over at Initial.
 func (b *Backoff) Reset() { b.next, b.steps = 0, 0 }
+
+// jittered returns d stretched by r x factor for r drawn from rnd, as
+// apimachinery's wait.Jitter; d itself when rnd is nil, factor is not a
+// positive finite number, or r falls outside [0, 1).
+func jittered(d time.Duration, factor float64, rnd func() float64) time.Duration {
+	if !(factor > 0) || math.IsInf(factor, 0) || rnd == nil {
+		return d
+	}
+	if r := rnd(); r > 0 && r < 1 {
+		return clampDuration(float64(d) * (1 + r*factor))
+	}
+	return d
+}
 
 // clampDuration converts f nanoseconds to a Duration, saturating.
 func clampDuration(f float64) time.Duration {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/nodelife/nodelife/internal/clock"
 	"github.com/nodelife/nodelife/internal/enum"
 )
 
@@ -217,13 +218,7 @@ func (e *Elector) Healthy(now time.Time, tolerance time.Duration) bool {
 	return !e.leading || now.Sub(e.observedTime) <= e.cfg.LeaseDuration+tolerance
 }
 
-func (e *Elector) clamp(now time.Time) time.Time {
-	if now.Before(e.last) {
-		return e.last
-	}
-	e.last = now
-	return now
-}
+func (e *Elector) clamp(now time.Time) time.Time { return clock.Clamp(&e.last, now, true) }
 
 // Next returns what to do at now: a request or a wait. While a request is
 // outstanding it returns it again, unless the renew deadline has passed.
@@ -348,10 +343,8 @@ func (e *Elector) trySucceeded(now time.Time, s ElectionStep) ElectionStep {
 // period, while renewing after RetryPeriod within the round.
 func (e *Elector) tryFailed(now time.Time, msg string) ElectionStep {
 	d := e.cfg.RetryPeriod
-	if e.phase == elAcquiring && e.cfg.Rand != nil {
-		if r := e.cfg.Rand(); r > 0 && r < 1 {
-			d = clampDuration(float64(d) * (1 + r*JitterFactor))
-		}
+	if e.phase == elAcquiring {
+		d = jittered(d, JitterFactor, e.cfg.Rand)
 	}
 	e.nextTry = now.Add(d)
 	at := e.nextTry

@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/nodelife/nodelife/internal/clock"
 	"github.com/nodelife/nodelife/internal/enum"
 )
 
@@ -215,13 +216,7 @@ func NewHeartbeat(cfg HeartbeatConfig) (*Heartbeat, error) {
 // Cached returns the lease last written or read, if any.
 func (h *Heartbeat) Cached() (Lease, bool) { return h.cached, h.hasCache }
 
-func (h *Heartbeat) clamp(now time.Time) time.Time {
-	if now.Before(h.last) {
-		return h.last
-	}
-	h.last = now
-	return now
-}
+func (h *Heartbeat) clamp(now time.Time) time.Time { return clock.Clamp(&h.last, now, true) }
 
 // Next returns what to do at now: a request, or a Wait until a later time.
 // While a request is outstanding it returns that request again.
@@ -370,13 +365,7 @@ func (h *Heartbeat) endRound(now time.Time, msg string) HeartbeatStep {
 
 // interval returns the renew interval stretched by jitter.
 func (h *Heartbeat) interval() time.Duration {
-	d := h.cfg.RenewInterval()
-	if h.cfg.JitterFactor > 0 && h.cfg.Rand != nil {
-		if r := h.cfg.Rand(); r > 0 && r < 1 {
-			d = clampDuration(float64(d) * (1 + r*h.cfg.JitterFactor))
-		}
-	}
-	return d
+	return jittered(h.cfg.RenewInterval(), h.cfg.JitterFactor, h.cfg.Rand)
 }
 
 // write returns a request to write base held by this node, renewed at now

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nodelife/nodelife/internal/clock"
 	"github.com/nodelife/nodelife/internal/enum"
 )
 
@@ -251,14 +252,7 @@ func (m *Manager) Admit(Pod) Admission {
 	return Admission{Reason: NodeShutdownReason, Message: AdmissionRejectedMessage}
 }
 
-// clamp returns now, or the latest time seen if now is earlier.
-func (m *Manager) clamp(now time.Time) time.Time {
-	if now.Before(m.last) {
-		return m.last
-	}
-	m.last = now
-	return now
-}
+func (m *Manager) clamp(now time.Time) time.Time { return clock.Clamp(&m.last, now, true) }
 
 // Start handles a shutdown event (logind's PrepareForShutdown(true)) with
 // the pods active on the node: the node turns not Ready, admission closes,
