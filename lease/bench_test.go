@@ -20,7 +20,7 @@ func BenchmarkHeartbeatSteady(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if s = h.Next(now); s.Op != HeartbeatUpdate {
+		if s = h.Next(now); s.Op != OpUpdate {
 			b.Fatalf("op %v", s.Op)
 		}
 		s = h.Done(now, OK, &server)
@@ -42,7 +42,7 @@ func BenchmarkElectionSteady(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if s = e.Next(now); s.Op != ElectionUpdate {
+		if s = e.Next(now); s.Op != OpUpdate {
 			b.Fatalf("op %v", s.Op)
 		}
 		s = e.Done(now, OK, Record{}, "1")

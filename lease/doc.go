@@ -26,14 +26,14 @@
 //	s := h.Next(now)
 //	for {
 //		switch s.Op {
-//		case lease.HeartbeatWait:
+//		case lease.OpWait:
 //			sleepUntil(s.At)
 //			s = h.Next(now())
 //			continue
-//		case lease.HeartbeatGet:
+//		case lease.OpGet:
 //			obj, outcome := get()
 //			s = h.Done(now(), outcome, obj)
-//		case lease.HeartbeatUpdate, lease.HeartbeatCreate:
+//		case lease.OpUpdate, lease.OpCreate:
 //			obj, outcome := write(s.Op, s.Object())
 //			s = h.Done(now(), outcome, obj)
 //		}

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/nodelife/nodelife/internal/clock"
-	"github.com/nodelife/nodelife/internal/enum"
 )
 
 // Leader election defaults (the component-base defaults every control
@@ -110,30 +109,10 @@ func (r Record) ToLease(l Lease) Lease {
 	return l
 }
 
-// ElectionOp is what the elector asks the caller to do.
-type ElectionOp int
-
-const (
-	// ElectionWait: nothing until Step.At (zero: nothing more, ever).
-	ElectionWait ElectionOp = iota
-	// ElectionGet: read the lock, then report with Done.
-	ElectionGet
-	// ElectionCreate: create the lock with Step.Record, then Done.
-	ElectionCreate
-	// ElectionUpdate: update the lock to Step.Record if its resource
-	// version is still Step.Version, then Done.
-	ElectionUpdate
-)
-
-// String returns the op's name.
-func (o ElectionOp) String() string {
-	return enum.Name(o, "ElectionOp", "Wait", "Get", "Create", "Update")
-}
-
 // ElectionStep is the elector's instruction and its view of leadership.
 type ElectionStep struct {
 	// Op is what to do.
-	Op ElectionOp
+	Op Op
 	// Record is the record to write for Create and Update.
 	Record Record
 	// Version is the resource version an Update must match.
@@ -192,7 +171,6 @@ type Elector struct {
 	pending  ElectionStep
 	trying   bool // a request is outstanding
 	fastPath bool // the outstanding update skipped the get
-	writing  Record
 }
 
 // NewElector returns an elector for cfg, or cfg's validation error. Its
@@ -229,11 +207,11 @@ func (e *Elector) Next(now time.Time) ElectionStep {
 	}
 	switch {
 	case e.phase == elStopped:
-		return e.step(ElectionStep{Op: ElectionWait})
+		return e.step(ElectionStep{Op: OpWait})
 	case e.trying:
 		return e.pending
 	case now.Before(e.nextTry):
-		return e.step(ElectionStep{Op: ElectionWait, At: e.nextTry})
+		return e.step(ElectionStep{Op: OpWait, At: e.nextTry})
 	}
 	if e.phase == elRenewing && !e.inRound {
 		e.inRound = true
@@ -247,10 +225,10 @@ func (e *Elector) Next(now time.Time) ElectionStep {
 		r.HolderIdentity = e.cfg.Identity
 		r.LeaseDurationSeconds = int(e.cfg.LeaseDuration / time.Second)
 		e.fastPath = true
-		return e.request(ElectionStep{Op: ElectionUpdate, Record: r, Version: e.version})
+		return e.request(ElectionStep{Op: OpUpdate, Record: r, Version: e.version})
 	}
 	e.fastPath = false
-	return e.request(ElectionStep{Op: ElectionGet})
+	return e.request(ElectionStep{Op: OpGet})
 }
 
 // Done reports the outcome of the outstanding request: for a Get, the
@@ -266,18 +244,18 @@ func (e *Elector) Done(now time.Time, outcome Outcome, rec Record, version strin
 	}
 	e.trying = false
 	switch e.pending.Op {
-	case ElectionGet:
+	case OpGet:
 		return e.got(now, outcome, rec, version)
-	case ElectionCreate, ElectionUpdate:
+	case OpCreate, OpUpdate:
 		if outcome != OK {
 			if e.fastPath {
 				// The fast path failed: fall back to reading the lock.
 				e.fastPath = false
-				return e.request(ElectionStep{Op: ElectionGet})
+				return e.request(ElectionStep{Op: OpGet})
 			}
 			return e.tryFailed(now, "failed to write the lock ("+outcome.String()+")")
 		}
-		s := e.observe(now, e.writing, version)
+		s := e.observe(now, e.pending.Record, version)
 		return e.trySucceeded(now, s)
 	}
 	return e.Next(now)
@@ -288,7 +266,7 @@ func (e *Elector) got(now time.Time, outcome Outcome, rec Record, version string
 	switch outcome {
 	case NotFound:
 		r := Record{HolderIdentity: e.cfg.Identity, LeaseDurationSeconds: int(e.cfg.LeaseDuration / time.Second), AcquireTime: now, RenewTime: now}
-		return e.request(ElectionStep{Op: ElectionCreate, Record: r})
+		return e.request(ElectionStep{Op: OpCreate, Record: r})
 	case OK:
 	default:
 		return e.tryFailed(now, "failed to read the lock ("+outcome.String()+")")
@@ -309,7 +287,7 @@ func (e *Elector) got(now time.Time, outcome Outcome, rec Record, version string
 	} else {
 		r.LeaderTransitions = e.observed.LeaderTransitions + 1
 	}
-	s2 := e.request(ElectionStep{Op: ElectionUpdate, Record: r, Version: version})
+	s2 := e.request(ElectionStep{Op: OpUpdate, Record: r, Version: version})
 	s2.NewLeader = s.NewLeader
 	return s2
 }
@@ -335,7 +313,7 @@ func (e *Elector) trySucceeded(now time.Time, s ElectionStep) ElectionStep {
 	e.inRound = false
 	e.mustStopBy = e.observed.RenewTime.Add(time.Duration(e.observed.LeaseDurationSeconds) * time.Second)
 	e.nextTry = now.Add(e.cfg.RetryPeriod)
-	s.Op, s.At = ElectionWait, e.nextTry
+	s.Op, s.At = OpWait, e.nextTry
 	return e.step(s)
 }
 
@@ -351,7 +329,7 @@ func (e *Elector) tryFailed(now time.Time, msg string) ElectionStep {
 	if e.phase == elRenewing && !at.Before(e.deadline) {
 		at = e.deadline
 	}
-	return e.step(ElectionStep{Op: ElectionWait, At: at, Message: msg})
+	return e.step(ElectionStep{Op: OpWait, At: at, Message: msg})
 }
 
 // checkDeadline ends leadership when a renew round has run past
@@ -365,7 +343,7 @@ func (e *Elector) checkDeadline(now time.Time) (ElectionStep, bool) {
 
 // stop ends the candidacy.
 func (e *Elector) stop(msg string) ElectionStep {
-	s := ElectionStep{Op: ElectionWait, Message: msg}
+	s := ElectionStep{Op: OpWait, Message: msg}
 	if e.leading {
 		s.Event = e.cfg.Identity + " stopped leading"
 	}
@@ -382,7 +360,7 @@ func (e *Elector) Release(now time.Time) ElectionStep {
 	s := e.stop("released")
 	if wasLeading && e.cfg.ReleaseOnCancel && e.hasObserved {
 		r := Record{LeaseDurationSeconds: 1, AcquireTime: now, RenewTime: now, LeaderTransitions: e.observed.LeaderTransitions}
-		s.Op, s.Record, s.Version = ElectionUpdate, r, e.version
+		s.Op, s.Record, s.Version = OpUpdate, r, e.version
 	}
 	return s
 }
@@ -401,9 +379,6 @@ func (e *Elector) leaseValid(now time.Time) bool {
 // request records s as outstanding.
 func (e *Elector) request(s ElectionStep) ElectionStep {
 	e.trying = true
-	if s.Op == ElectionCreate || s.Op == ElectionUpdate {
-		e.writing = s.Record
-	}
 	e.pending = e.step(s)
 	return e.pending
 }

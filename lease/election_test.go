@@ -23,23 +23,23 @@ func newElector(t *testing.T, id string, release bool) *Elector {
 // stop by renew + 15s.
 func TestElectionCreate(t *testing.T) {
 	e := newElector(t, "a", false)
-	if s := e.Next(at(0)); s.Op != ElectionGet {
+	if s := e.Next(at(0)); s.Op != OpGet {
 		t.Fatalf("first step %v", s.Op)
 	}
 	s := e.Done(at(0), NotFound, Record{}, "")
-	want := ElectionStep{Op: ElectionCreate, Record: Record{HolderIdentity: "a", LeaseDurationSeconds: 15, AcquireTime: at(0), RenewTime: at(0)}}
+	want := ElectionStep{Op: OpCreate, Record: Record{HolderIdentity: "a", LeaseDurationSeconds: 15, AcquireTime: at(0), RenewTime: at(0)}}
 	if diff := cmp.Diff(want, s); diff != "" {
 		t.Fatalf("(-want +got):\n%s", diff)
 	}
 	s = e.Done(at(0.1), OK, Record{}, "1")
-	want = ElectionStep{Op: ElectionWait, At: at(2.1), Leading: true, MustStopBy: at(15), Event: "a became leader", NewLeader: "a"}
+	want = ElectionStep{Op: OpWait, At: at(2.1), Leading: true, MustStopBy: at(15), Event: "a became leader", NewLeader: "a"}
 	if diff := cmp.Diff(want, s); diff != "" {
 		t.Fatalf("(-want +got):\n%s", diff)
 	}
 	// Renewal: the fast path updates the cached record, keeping AcquireTime
 	// and transitions, with the cached resource version.
 	s = e.Next(at(2.1))
-	want = ElectionStep{Op: ElectionUpdate, Record: Record{HolderIdentity: "a", LeaseDurationSeconds: 15, AcquireTime: at(0), RenewTime: at(2.1)}, Version: "1", Leading: true, MustStopBy: at(15)}
+	want = ElectionStep{Op: OpUpdate, Record: Record{HolderIdentity: "a", LeaseDurationSeconds: 15, AcquireTime: at(0), RenewTime: at(2.1)}, Version: "1", Leading: true, MustStopBy: at(15)}
 	if diff := cmp.Diff(want, s); diff != "" {
 		t.Fatalf("renew (-want +got):\n%s", diff)
 	}
@@ -56,7 +56,7 @@ func TestElectionReleasedLock(t *testing.T) {
 	released := Record{LeaseDurationSeconds: 1, AcquireTime: at(-5), RenewTime: at(-5), LeaderTransitions: 3}
 	s := e.Done(at(0), OK, released, "7")
 	want := Record{HolderIdentity: "a", LeaseDurationSeconds: 15, AcquireTime: at(0), RenewTime: at(0), LeaderTransitions: 4}
-	if s.Op != ElectionUpdate || s.Version != "7" || s.Record != want {
+	if s.Op != OpUpdate || s.Version != "7" || s.Record != want {
 		t.Fatalf("got %+v", s)
 	}
 	if s = e.Done(at(0), OK, Record{}, "8"); !s.Leading || s.Event != "a became leader" {
@@ -65,14 +65,14 @@ func TestElectionReleasedLock(t *testing.T) {
 	// Renewals keep AcquireTime and the transitions count.
 	s = e.Next(at(2))
 	want = Record{HolderIdentity: "a", LeaseDurationSeconds: 15, AcquireTime: at(0), RenewTime: at(2), LeaderTransitions: 4}
-	if s.Op != ElectionUpdate || s.Record != want || s.Version != "8" {
+	if s.Op != OpUpdate || s.Record != want || s.Version != "8" {
 		t.Fatalf("renewal %+v", s)
 	}
 	// So does the slow path, after the fast path fails.
 	e.Done(at(2), Failed, Record{}, "")
 	s = e.Done(at(2), OK, Record{HolderIdentity: "a", LeaseDurationSeconds: 15, AcquireTime: at(0), RenewTime: at(0), LeaderTransitions: 4}, "8")
 	want.RenewTime = at(2)
-	if s.Op != ElectionUpdate || s.Record != want {
+	if s.Op != OpUpdate || s.Record != want {
 		t.Fatalf("slow-path renewal %+v", s)
 	}
 }
@@ -85,14 +85,14 @@ func TestElectionHeldByAnother(t *testing.T) {
 	ancient := Record{HolderIdentity: "b", LeaseDurationSeconds: 15, AcquireTime: at(-99999), RenewTime: at(-99999), LeaderTransitions: 2}
 	e.Next(at(0))
 	s := e.Done(at(0), OK, ancient, "5")
-	if s.Op != ElectionWait || !s.At.Equal(at(2)) || s.NewLeader != "b" || !strings.Contains(s.Message, "held by b and has not yet expired") {
+	if s.Op != OpWait || !s.At.Equal(at(2)) || s.NewLeader != "b" || !strings.Contains(s.Message, "held by b and has not yet expired") {
 		t.Fatalf("got %+v", s)
 	}
 	for now := 2.0; now < 15; now += 2 {
-		if s := e.Next(at(now)); s.Op != ElectionGet {
+		if s := e.Next(at(now)); s.Op != OpGet {
 			t.Fatalf("t=%v: %+v", now, s)
 		}
-		if s := e.Done(at(now), OK, ancient, "5"); s.Op != ElectionWait || s.NewLeader != "" {
+		if s := e.Done(at(now), OK, ancient, "5"); s.Op != OpWait || s.NewLeader != "" {
 			t.Fatalf("t=%v: %+v", now, s)
 		}
 	}
@@ -101,21 +101,21 @@ func TestElectionHeldByAnother(t *testing.T) {
 	renewed := ancient
 	renewed.RenewTime = at(15)
 	for now := 16.0; now <= 30; now += 2 {
-		if s := e.Next(at(now)); s.Op != ElectionGet {
+		if s := e.Next(at(now)); s.Op != OpGet {
 			t.Fatalf("t=%v: %+v", now, s)
 		}
-		if s := e.Done(at(now), OK, renewed, "6"); s.Op != ElectionWait {
+		if s := e.Done(at(now), OK, renewed, "6"); s.Op != OpWait {
 			t.Fatalf("t=%v: %+v", now, s)
 		}
 	}
 	e.Next(at(32))
 	s = e.Done(at(32), OK, renewed, "6")
 	want := Record{HolderIdentity: "a", LeaseDurationSeconds: 15, AcquireTime: at(32), RenewTime: at(32), LeaderTransitions: 3}
-	if s.Op != ElectionUpdate || s.Record != want || s.Version != "6" {
+	if s.Op != OpUpdate || s.Record != want || s.Version != "6" {
 		t.Fatalf("t=32: %+v", s)
 	}
 	// A conflicting write (b renewed meanwhile) fails the try.
-	if s := e.Done(at(32), Conflict, Record{}, ""); s.Op != ElectionWait || s.Leading {
+	if s := e.Done(at(32), Conflict, Record{}, ""); s.Op != OpWait || s.Leading {
 		t.Fatalf("conflict: %+v", s)
 	}
 }
@@ -130,10 +130,10 @@ func TestElectionRenewDeadline(t *testing.T) {
 	var last ElectionStep
 	for now := 2.0; now < 12; now += 2 {
 		s := e.Next(at(now))
-		if s.Op != ElectionUpdate || !s.Leading {
+		if s.Op != OpUpdate || !s.Leading {
 			t.Fatalf("t=%v: %+v", now, s)
 		}
-		if s = e.Done(at(now), Failed, Record{}, ""); s.Op != ElectionGet {
+		if s = e.Done(at(now), Failed, Record{}, ""); s.Op != OpGet {
 			t.Fatalf("t=%v: fast path failure should read the lock: %+v", now, s)
 		}
 		last = e.Done(at(now), Failed, Record{}, "")
@@ -142,11 +142,11 @@ func TestElectionRenewDeadline(t *testing.T) {
 		t.Fatalf("last failed try: %+v", last)
 	}
 	s := e.Next(at(12))
-	want := ElectionStep{Op: ElectionWait, MustStopBy: at(15), Event: "a stopped leading", Message: "failed to renew the lock within RenewDeadline"}
+	want := ElectionStep{Op: OpWait, MustStopBy: at(15), Event: "a stopped leading", Message: "failed to renew the lock within RenewDeadline"}
 	if diff := cmp.Diff(want, s); diff != "" {
 		t.Fatalf("(-want +got):\n%s", diff)
 	}
-	if e.Leading() || e.Next(at(20)).Op != ElectionWait {
+	if e.Leading() || e.Next(at(20)).Op != OpWait {
 		t.Errorf("stopped elector still acts")
 	}
 }
@@ -157,7 +157,7 @@ func TestElectionRelease(t *testing.T) {
 	e.Done(at(0), OK, Record{HolderIdentity: "", LeaderTransitions: 4}, "3")
 	e.Done(at(0), OK, Record{}, "4")
 	s := e.Release(at(5))
-	want := ElectionStep{Op: ElectionUpdate, Version: "4", Record: Record{LeaseDurationSeconds: 1, AcquireTime: at(5), RenewTime: at(5), LeaderTransitions: 5},
+	want := ElectionStep{Op: OpUpdate, Version: "4", Record: Record{LeaseDurationSeconds: 1, AcquireTime: at(5), RenewTime: at(5), LeaderTransitions: 5},
 		MustStopBy: at(15), Event: "a stopped leading", Message: "released"}
 	if diff := cmp.Diff(want, s); diff != "" {
 		t.Fatalf("(-want +got):\n%s", diff)
@@ -167,7 +167,7 @@ func TestElectionRelease(t *testing.T) {
 	e2.Next(at(0))
 	e2.Done(at(0), NotFound, Record{}, "")
 	e2.Done(at(0), OK, Record{}, "1")
-	if s := e2.Release(at(1)); s.Op != ElectionWait || s.Leading {
+	if s := e2.Release(at(1)); s.Op != OpWait || s.Leading {
 		t.Fatalf("release without ReleaseOnCancel: %+v", s)
 	}
 }

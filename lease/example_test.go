@@ -91,9 +91,9 @@ func ExampleHeartbeat() {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	show := func(s lease.HeartbeatStep) {
 		switch s.Op {
-		case lease.HeartbeatWait:
+		case lease.OpWait:
 			fmt.Println("wait until", s.At.Sub(t0))
-		case lease.HeartbeatUpdate, lease.HeartbeatCreate:
+		case lease.OpUpdate, lease.OpCreate:
 			fmt.Println(s.Op, s.Object().Name, "renewTime", s.RenewTime.Sub(t0))
 		default:
 			fmt.Println(s.Op)
@@ -135,7 +135,7 @@ func ExampleElector() {
 		if s.NewLeader != "" {
 			fmt.Println(sec, "s: b sees leader", s.NewLeader)
 		}
-		if s.Op == lease.ElectionUpdate {
+		if s.Op == lease.OpUpdate {
 			fmt.Println(sec, "s: b writes holder", s.Record.HolderIdentity, "transitions", s.Record.LeaderTransitions)
 			fmt.Println(b.Done(now, lease.OK, lease.Record{}, "2").Event)
 			break

@@ -25,7 +25,7 @@ func FuzzHeartbeat(f *testing.F) {
 			} else {
 				s = h.Done(now, Outcome(b&3), nil)
 			}
-			if (s.Op == HeartbeatUpdate || s.Op == HeartbeatCreate) && (s.HolderIdentity != "n" || s.RenewTime.After(h.last)) {
+			if (s.Op == OpUpdate || s.Op == OpCreate) && (s.HolderIdentity != "n" || s.RenewTime.After(h.last)) {
 				t.Fatalf("write %+v at %v", s, h.last)
 			}
 		}

@@ -98,26 +98,27 @@ func (c HeartbeatConfig) Validate() error {
 	return errors.Join(errs...)
 }
 
-// HeartbeatOp is what the heartbeat asks the caller to do.
-type HeartbeatOp int
+// Op is the request a Heartbeat or an Elector asks the caller to make.
+type Op int
 
 const (
-	// HeartbeatWait: nothing until Step.At; then call Next.
-	HeartbeatWait HeartbeatOp = iota
-	// HeartbeatUpdate: PUT Step.Lease (an optimistic update of the object
-	// last seen), then report with Done.
-	HeartbeatUpdate
-	// HeartbeatGet: GET the lease, then report with Done (NotFound is an
+	// OpWait: nothing until the step's At; then call Next (for an Elector,
+	// a zero At means nothing more, ever).
+	OpWait Op = iota
+	// OpGet: read the object, then report with Done (NotFound is an
 	// outcome, not a failure).
-	HeartbeatGet
-	// HeartbeatCreate: create Step.Lease, then report with Done.
-	HeartbeatCreate
+	OpGet
+	// OpCreate: create the object (HeartbeatStep.Object,
+	// ElectionStep.Record), then report with Done.
+	OpCreate
+	// OpUpdate: update the object last seen, if it has not changed since
+	// (HeartbeatStep.Object; ElectionStep.Record at ElectionStep.Version),
+	// then report with Done.
+	OpUpdate
 )
 
 // String returns the op's name.
-func (o HeartbeatOp) String() string {
-	return enum.Name(o, "HeartbeatOp", "Wait", "Update", "Get", "Create")
-}
+func (o Op) String() string { return enum.Name(o, "Op", "Wait", "Get", "Create", "Update") }
 
 // Outcome is the result of a request the caller made.
 type Outcome int
@@ -142,7 +143,7 @@ func (o Outcome) String() string {
 // HeartbeatStep is the heartbeat's instruction.
 type HeartbeatStep struct {
 	// Op is what to do.
-	Op HeartbeatOp
+	Op Op
 	// Lease is, for Update, the lease last seen (metadata and spec), and
 	// for Create, just the namespace and name. The fields below are to be
 	// written into it; Object returns the result.
@@ -227,12 +228,12 @@ func (h *Heartbeat) Next(now time.Time) HeartbeatStep {
 		return h.pending
 	case hbBackingOff:
 		if now.Before(h.waitTill) {
-			return HeartbeatStep{Op: HeartbeatWait, At: h.waitTill}
+			return HeartbeatStep{Op: OpWait, At: h.waitTill}
 		}
-		return h.request(HeartbeatStep{Op: HeartbeatGet}, hbGetting)
+		return h.request(HeartbeatStep{Op: OpGet}, hbGetting)
 	}
 	if h.started && now.Before(h.nextSync) {
-		return HeartbeatStep{Op: HeartbeatWait, At: h.nextSync}
+		return HeartbeatStep{Op: OpWait, At: h.nextSync}
 	}
 	h.started = true
 	if h.hasCache {
@@ -263,7 +264,7 @@ func (h *Heartbeat) Done(now time.Time, outcome Outcome, server *Lease) Heartbea
 			}
 			return h.ensured(now, l, false)
 		case NotFound:
-			return h.request(h.write(HeartbeatCreate, Lease{Namespace: h.cfg.Namespace, Name: h.cfg.HolderIdentity}, now), hbCreating)
+			return h.request(h.write(OpCreate, Lease{Namespace: h.cfg.Namespace, Name: h.cfg.HolderIdentity}, now), hbCreating)
 		}
 		return h.backOff(now, "failed to get lease ("+outcome.String()+"), will retry")
 	case hbCreating:
@@ -313,7 +314,7 @@ func (h *Heartbeat) ensure(fromConflict, repeated bool, msg string) HeartbeatSte
 	h.conflict = fromConflict
 	h.backoff = h.cfg.Backoff
 	h.backoff.Reset()
-	s := h.request(HeartbeatStep{Op: HeartbeatGet}, hbGetting)
+	s := h.request(HeartbeatStep{Op: OpGet}, hbGetting)
 	s.RepeatedFailure, s.Message = repeated, msg
 	return s
 }
@@ -339,12 +340,12 @@ func (h *Heartbeat) ensured(now time.Time, l Lease, created bool) HeartbeatStep 
 func (h *Heartbeat) backOff(now time.Time, msg string) HeartbeatStep {
 	h.mode = hbBackingOff
 	h.waitTill = now.Add(h.backoff.Next())
-	return HeartbeatStep{Op: HeartbeatWait, At: h.waitTill, Message: msg}
+	return HeartbeatStep{Op: OpWait, At: h.waitTill, Message: msg}
 }
 
 // update asks for an update of the base lease renewed at now.
 func (h *Heartbeat) update(now time.Time, repeated bool, msg string) HeartbeatStep {
-	s := h.request(h.write(HeartbeatUpdate, h.base, now), hbUpdating)
+	s := h.request(h.write(OpUpdate, h.base, now), hbUpdating)
 	s.RepeatedFailure, s.Message = repeated, msg
 	return s
 }
@@ -360,7 +361,7 @@ func (h *Heartbeat) request(s HeartbeatStep, m hbMode) HeartbeatStep {
 func (h *Heartbeat) endRound(now time.Time, msg string) HeartbeatStep {
 	h.mode = hbIdle
 	h.nextSync = now.Add(h.interval())
-	return HeartbeatStep{Op: HeartbeatWait, At: h.nextSync, Message: msg}
+	return HeartbeatStep{Op: OpWait, At: h.nextSync, Message: msg}
 }
 
 // interval returns the renew interval stretched by jitter.
@@ -370,7 +371,7 @@ func (h *Heartbeat) interval() time.Duration {
 
 // write returns a request to write base held by this node, renewed at now
 // with the configured duration, as upstream's newLease.
-func (h *Heartbeat) write(op HeartbeatOp, base Lease, now time.Time) HeartbeatStep {
+func (h *Heartbeat) write(op Op, base Lease, now time.Time) HeartbeatStep {
 	return HeartbeatStep{Op: op, Lease: base, HolderIdentity: h.cfg.HolderIdentity, LeaseDurationSeconds: h.cfg.LeaseDurationSeconds, RenewTime: now}
 }
 

@@ -12,7 +12,7 @@ type hbCall struct {
 	s        float64
 	next     bool    // Next instead of Done
 	outcome  Outcome // for Done
-	op       HeartbeatOp
+	op       Op
 	at       float64 // for Wait: when
 	renew    float64 // for Update/Create: the renewTime written
 	repeated bool
@@ -30,9 +30,9 @@ func runHeartbeat(t *testing.T, h *Heartbeat, script []hbCall) {
 		}
 		ok := s.Op == c.op && s.RepeatedFailure == c.repeated && strings.Contains(s.Message, c.msg)
 		switch c.op {
-		case HeartbeatWait:
+		case OpWait:
 			ok = ok && s.At.Equal(at(c.at))
-		case HeartbeatUpdate, HeartbeatCreate:
+		case OpUpdate, OpCreate:
 			o := s.Object()
 			ok = ok && o.RenewTime.Equal(at(c.renew)) &&
 				o.Holder() == "node-1" && *o.LeaseDurationSeconds == 40 && o.Name == "node-1" && o.Namespace == "kube-node-lease"
@@ -56,13 +56,13 @@ func newHB(t *testing.T) *Heartbeat {
 // (0.25 x 40s) with no jitter source.
 func TestHeartbeatHappyPath(t *testing.T) {
 	runHeartbeat(t, newHB(t), []hbCall{
-		{s: 0, next: true, op: HeartbeatGet},
-		{s: 0.1, outcome: OK, op: HeartbeatUpdate, renew: 0.1},
-		{s: 0.2, outcome: OK, op: HeartbeatWait, at: 10.2},
-		{s: 5, next: true, op: HeartbeatWait, at: 10.2},
-		{s: 10.2, next: true, op: HeartbeatUpdate, renew: 10.2},
-		{s: 10.2, next: true, op: HeartbeatUpdate, renew: 10.2}, // outstanding request repeated
-		{s: 10.3, outcome: OK, op: HeartbeatWait, at: 20.3},
+		{s: 0, next: true, op: OpGet},
+		{s: 0.1, outcome: OK, op: OpUpdate, renew: 0.1},
+		{s: 0.2, outcome: OK, op: OpWait, at: 10.2},
+		{s: 5, next: true, op: OpWait, at: 10.2},
+		{s: 10.2, next: true, op: OpUpdate, renew: 10.2},
+		{s: 10.2, next: true, op: OpUpdate, renew: 10.2}, // outstanding request repeated
+		{s: 10.3, outcome: OK, op: OpWait, at: 20.3},
 	})
 }
 
@@ -70,10 +70,10 @@ func TestHeartbeatHappyPath(t *testing.T) {
 // update of the lease just created.
 func TestHeartbeatCreate(t *testing.T) {
 	runHeartbeat(t, newHB(t), []hbCall{
-		{s: 0, next: true, op: HeartbeatGet},
-		{s: 0, outcome: NotFound, op: HeartbeatCreate, renew: 0},
-		{s: 0.5, outcome: OK, op: HeartbeatWait, at: 10.5, msg: "created lease"},
-		{s: 10.5, next: true, op: HeartbeatUpdate, renew: 10.5},
+		{s: 0, next: true, op: OpGet},
+		{s: 0, outcome: NotFound, op: OpCreate, renew: 0},
+		{s: 0.5, outcome: OK, op: OpWait, at: 10.5, msg: "created lease"},
+		{s: 10.5, next: true, op: OpUpdate, renew: 10.5},
 	})
 }
 
@@ -83,29 +83,29 @@ func TestHeartbeatCreate(t *testing.T) {
 func TestHeartbeatRetriesAndBackoff(t *testing.T) {
 	h := newHB(t)
 	runHeartbeat(t, h, []hbCall{
-		{s: 0, next: true, op: HeartbeatGet},
-		{s: 0, outcome: NotFound, op: HeartbeatCreate, renew: 0},
-		{s: 0, outcome: OK, op: HeartbeatWait, at: 10},
-		{s: 10, next: true, op: HeartbeatUpdate, renew: 10},
-		{s: 11, outcome: Failed, op: HeartbeatUpdate, renew: 11, msg: "retrying"},
-		{s: 12, outcome: Failed, op: HeartbeatUpdate, renew: 12, repeated: true},
-		{s: 13, outcome: Failed, op: HeartbeatUpdate, renew: 13, repeated: true},
-		{s: 14, outcome: Failed, op: HeartbeatUpdate, renew: 14, repeated: true},
-		{s: 15, outcome: Failed, op: HeartbeatGet, repeated: true, msg: "failed 5 attempts to update lease"},
-		{s: 15, outcome: Failed, op: HeartbeatWait, at: 15.2},
-		{s: 15.1, next: true, op: HeartbeatWait, at: 15.2},
-		{s: 15.2, next: true, op: HeartbeatGet},
-		{s: 15.2, outcome: Failed, op: HeartbeatWait, at: 15.6},
-		{s: 15.6, next: true, op: HeartbeatGet},
-		{s: 15.6, outcome: Failed, op: HeartbeatWait, at: 16.4},
-		{s: 16.4, next: true, op: HeartbeatGet},
-		{s: 16.4, outcome: OK, op: HeartbeatUpdate, renew: 16.4},
-		{s: 17, outcome: Failed, op: HeartbeatUpdate, renew: 17},
-		{s: 18, outcome: Failed, op: HeartbeatUpdate, renew: 18, repeated: true},
-		{s: 19, outcome: Failed, op: HeartbeatUpdate, renew: 19, repeated: true},
-		{s: 20, outcome: Failed, op: HeartbeatUpdate, renew: 20, repeated: true},
-		{s: 21, outcome: Failed, op: HeartbeatWait, at: 31, repeated: true, msg: "failed 5 attempts"},
-		{s: 31, next: true, op: HeartbeatUpdate, renew: 31},
+		{s: 0, next: true, op: OpGet},
+		{s: 0, outcome: NotFound, op: OpCreate, renew: 0},
+		{s: 0, outcome: OK, op: OpWait, at: 10},
+		{s: 10, next: true, op: OpUpdate, renew: 10},
+		{s: 11, outcome: Failed, op: OpUpdate, renew: 11, msg: "retrying"},
+		{s: 12, outcome: Failed, op: OpUpdate, renew: 12, repeated: true},
+		{s: 13, outcome: Failed, op: OpUpdate, renew: 13, repeated: true},
+		{s: 14, outcome: Failed, op: OpUpdate, renew: 14, repeated: true},
+		{s: 15, outcome: Failed, op: OpGet, repeated: true, msg: "failed 5 attempts to update lease"},
+		{s: 15, outcome: Failed, op: OpWait, at: 15.2},
+		{s: 15.1, next: true, op: OpWait, at: 15.2},
+		{s: 15.2, next: true, op: OpGet},
+		{s: 15.2, outcome: Failed, op: OpWait, at: 15.6},
+		{s: 15.6, next: true, op: OpGet},
+		{s: 15.6, outcome: Failed, op: OpWait, at: 16.4},
+		{s: 16.4, next: true, op: OpGet},
+		{s: 16.4, outcome: OK, op: OpUpdate, renew: 16.4},
+		{s: 17, outcome: Failed, op: OpUpdate, renew: 17},
+		{s: 18, outcome: Failed, op: OpUpdate, renew: 18, repeated: true},
+		{s: 19, outcome: Failed, op: OpUpdate, renew: 19, repeated: true},
+		{s: 20, outcome: Failed, op: OpUpdate, renew: 20, repeated: true},
+		{s: 21, outcome: Failed, op: OpWait, at: 31, repeated: true, msg: "failed 5 attempts"},
+		{s: 31, next: true, op: OpUpdate, renew: 31},
 	})
 }
 
@@ -113,21 +113,21 @@ func TestHeartbeatRetriesAndBackoff(t *testing.T) {
 // uses up an attempt: three conflicts and two failures exhaust the loop.
 func TestHeartbeatConflict(t *testing.T) {
 	runHeartbeat(t, newHB(t), []hbCall{
-		{s: 0, next: true, op: HeartbeatGet},
-		{s: 0, outcome: OK, op: HeartbeatUpdate, renew: 0},
-		{s: 0, outcome: OK, op: HeartbeatWait, at: 10},
-		{s: 10, next: true, op: HeartbeatUpdate, renew: 10},
-		{s: 10, outcome: Conflict, op: HeartbeatGet, msg: "conflicted"}, // attempt 1 used
-		{s: 10, outcome: OK, op: HeartbeatUpdate, renew: 10},
-		{s: 10, outcome: Conflict, op: HeartbeatGet}, // attempt 2
-		{s: 10, outcome: OK, op: HeartbeatUpdate, renew: 10},
-		{s: 10, outcome: Failed, op: HeartbeatUpdate, renew: 10, repeated: true}, // attempt 3 failed, i=2 > 0
-		{s: 10, outcome: Conflict, op: HeartbeatGet},                             // attempt 4
-		{s: 10, outcome: OK, op: HeartbeatUpdate, renew: 10},
-		{s: 11, outcome: Conflict, op: HeartbeatGet}, // attempt 5: get first, then the loop is over
-		{s: 11, outcome: OK, op: HeartbeatGet, msg: "failed 5 attempts"},
-		{s: 11, outcome: OK, op: HeartbeatUpdate, renew: 11}, // second loop
-		{s: 11, outcome: OK, op: HeartbeatWait, at: 21},
+		{s: 0, next: true, op: OpGet},
+		{s: 0, outcome: OK, op: OpUpdate, renew: 0},
+		{s: 0, outcome: OK, op: OpWait, at: 10},
+		{s: 10, next: true, op: OpUpdate, renew: 10},
+		{s: 10, outcome: Conflict, op: OpGet, msg: "conflicted"}, // attempt 1 used
+		{s: 10, outcome: OK, op: OpUpdate, renew: 10},
+		{s: 10, outcome: Conflict, op: OpGet}, // attempt 2
+		{s: 10, outcome: OK, op: OpUpdate, renew: 10},
+		{s: 10, outcome: Failed, op: OpUpdate, renew: 10, repeated: true}, // attempt 3 failed, i=2 > 0
+		{s: 10, outcome: Conflict, op: OpGet},                             // attempt 4
+		{s: 10, outcome: OK, op: OpUpdate, renew: 10},
+		{s: 11, outcome: Conflict, op: OpGet}, // attempt 5: get first, then the loop is over
+		{s: 11, outcome: OK, op: OpGet, msg: "failed 5 attempts"},
+		{s: 11, outcome: OK, op: OpUpdate, renew: 11}, // second loop
+		{s: 11, outcome: OK, op: OpWait, at: 21},
 	})
 }
 
@@ -141,11 +141,11 @@ func TestHeartbeatJitterAndClamp(t *testing.T) {
 	h.Next(at(0))
 	h.Done(at(0), NotFound, nil)
 	// 10s x (1 + 0.5 x 0.04) = 10.2s.
-	if s := h.Done(at(1), OK, nil); s.Op != HeartbeatWait || !s.At.Equal(at(11.2)) {
+	if s := h.Done(at(1), OK, nil); s.Op != OpWait || !s.At.Equal(at(11.2)) {
 		t.Fatalf("jittered wait %+v", s)
 	}
 	// A clock step back is clamped: still waiting for 11.2.
-	if s := h.Next(at(-100)); s.Op != HeartbeatWait || !s.At.Equal(at(11.2)) {
+	if s := h.Next(at(-100)); s.Op != OpWait || !s.At.Equal(at(11.2)) {
 		t.Fatalf("clamped %+v", s)
 	}
 	if l, ok := h.Cached(); !ok || !l.RenewTime.Equal(at(0)) {

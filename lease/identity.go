@@ -147,11 +147,11 @@ func PlanIdentityLeaseGC(leases []Lease, now time.Time) []GCDecision {
 // of instance (50 bits). The result must be a DNS subdomain; otherwise an
 // error wrapping ErrInvalidName names the problem.
 func WorkloadLeaseName(prefix, instance string) (string, error) {
-	sum := sha256.Sum256([]byte(instance))
-	name := prefix + "-" + lowerBase32.EncodeToString(sum[:])[:10]
 	if prefix == "" {
 		return "", wrap(ErrInvalidName, "empty prefix")
 	}
+	sum := sha256.Sum256([]byte(instance))
+	name := prefix + "-" + lowerBase32.EncodeToString(sum[:])[:10]
 	if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
 		return "", wrap(ErrInvalidName, fmt.Sprintf("%q (prefix %q): %s", name, prefix, strings.Join(errs, "; ")))
 	}

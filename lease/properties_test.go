@@ -53,11 +53,11 @@ func TestPropertyHeartbeatRenewsInTime(t *testing.T) {
 		s := h.Next(now)
 		for i := 0; i < 50; i++ {
 			switch s.Op {
-			case HeartbeatWait:
+			case OpWait:
 				now = s.At
 				s = h.Next(now)
 				continue
-			case HeartbeatGet:
+			case OpGet:
 				now = now.Add(time.Duration(rapid.IntRange(0, 100).Draw(t, "latency")) * time.Millisecond)
 				s = h.Done(now, NotFound, nil)
 				continue
@@ -84,16 +84,16 @@ func (w *electionWorld) apply(s ElectionStep, fail bool) (Outcome, Record, strin
 		return Failed, Record{}, ""
 	}
 	switch s.Op {
-	case ElectionGet:
+	case OpGet:
 		if w.rec == nil {
 			return NotFound, Record{}, ""
 		}
 		return OK, *w.rec, strconv.Itoa(w.version)
-	case ElectionCreate:
+	case OpCreate:
 		if w.rec != nil {
 			return Conflict, Record{}, ""
 		}
-	case ElectionUpdate:
+	case OpUpdate:
 		if w.rec == nil {
 			return NotFound, Record{}, ""
 		}
@@ -145,14 +145,14 @@ func TestPropertyElectionSafety(t *testing.T) {
 			case 3:
 				if rapid.IntRange(0, 19).Draw(t, "cancel") == 0 {
 					s := es[i].Release(local(i))
-					if s.Op == ElectionUpdate {
+					if s.Op == OpUpdate {
 						w.apply(s, false)
 					}
 					pending[i] = s
 				}
 			default:
 				s := pending[i]
-				if s.Op == ElectionWait {
+				if s.Op == OpWait {
 					if s.At.IsZero() || local(i).Before(s.At) {
 						continue
 					}

@@ -196,12 +196,17 @@ func (c Config) plan(phases []PhaseConfig, pods []Pod) Plan {
 	}
 	// Two passes: count, then fill one backing array, so that the whole
 	// plan costs two allocations however many pods there are.
-	idx := make([]int32, len(pods))
+	type placed struct {
+		phase     int32
+		prio      int32
+		fromClass bool
+	}
+	place := make([]placed, len(pods))
 	counts := make([]int, len(phases))
 	for i := range pods {
-		prio, _ := c.PodPriority(pods[i])
+		prio, fromClass := c.PodPriority(pods[i])
 		j := PhaseIndex(phases, prio)
-		idx[i] = int32(j)
+		place[i] = placed{int32(j), prio, fromClass}
 		counts[j]++
 	}
 	all := make([]PlannedPod, len(pods))
@@ -213,13 +218,12 @@ func (c Config) plan(phases []PhaseConfig, pods []Pod) Plan {
 		off += counts[j]
 	}
 	for i := range pods {
-		ph := &p.Phases[idx[i]]
-		prio, fromClass := c.PodPriority(pods[i])
+		ph := &p.Phases[place[i].phase]
 		grace := PodGracePeriod(pods[i], ph.ShutdownGracePeriodSeconds)
 		ph.Pods = append(ph.Pods, PlannedPod{
 			Pod:                pods[i],
-			Priority:           prio,
-			PriorityFromClass:  fromClass,
+			Priority:           place[i].prio,
+			PriorityFromClass:  place[i].fromClass,
 			GracePeriodSeconds: grace,
 			Overruns:           KillTimeout(grace) > ph.Period(),
 		})
