@@ -8,4 +8,10 @@ require (
 	pgregory.net/rapid v1.2.0
 )
 
-require k8s.io/utils v0.0.0-20240711033017-18e509b52bc8 // indirect
+require (
+	github.com/fxamacker/cbor/v2 v2.7.0 // indirect
+	github.com/gogo/protobuf v1.3.2 // indirect
+	github.com/x448/float16 v0.8.4 // indirect
+	gopkg.in/inf.v0 v0.9.1 // indirect
+	k8s.io/utils v0.0.0-20240711033017-18e509b52bc8 // indirect
+)

@@ -330,3 +330,48 @@ func (d Driver) Parse(path string) (Name, error) {
 	}
 	return nil, wrap(ErrInvalidInput, "unknown cgroup driver "+quote(string(d)))
 }
+
+// NodeAllocatableRoot returns the cgroup all pods live in: the kubelet's
+// --cgroup-root (cgroupfs form, "/" by default) followed by "kubepods"
+// when --cgroups-per-qos is on (the default), or the cgroup root itself
+// when it is off.
+func NodeAllocatableRoot(cgroupRoot string, cgroupsPerQOS bool) (Name, error) {
+	root := ParseCgroupfs(cgroupRoot)
+	if err := root.Validate(); err != nil {
+		return nil, err
+	}
+	if !cgroupsPerQOS {
+		return root, nil
+	}
+	return NewName(root, KubepodsComponent)
+}
+
+// QOSName returns the QoS cgroup of class under the node-allocatable root:
+// the root itself for Guaranteed, root/burstable and root/besteffort for
+// the others.
+func QOSName(root Name, class QOSClass) (Name, error) {
+	switch class {
+	case Guaranteed:
+		return NewName(root)
+	case Burstable:
+		return NewName(root, BurstableComponent)
+	case BestEffort:
+		return NewName(root, BestEffortComponent)
+	}
+	return nil, wrap(ErrInvalidInput, "unknown QoS class "+quote(string(class)))
+}
+
+// PodName returns the cgroup of the pod with the given UID and class:
+// QOSName(root, class) followed by "pod"+uid. Under the systemd driver
+// [kubepods burstable pod1234-5678] becomes
+// /kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1234_5678.slice.
+func PodName(root Name, class QOSClass, uid string) (Name, error) {
+	if uid == "" {
+		return nil, wrap(ErrInvalidName, "empty pod UID")
+	}
+	qos, err := QOSName(root, class)
+	if err != nil {
+		return nil, err
+	}
+	return NewName(qos, PodComponentPrefix+uid)
+}

@@ -1,0 +1,395 @@
+package cgroup
+
+import (
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// ResourceName names a resource as core/v1 does ("cpu", "memory",
+// "hugepages-2Mi", ...).
+type ResourceName string
+
+// Resource names used here.
+const (
+	ResourceCPU              ResourceName = "cpu"
+	ResourceMemory           ResourceName = "memory"
+	ResourceEphemeralStorage ResourceName = "ephemeral-storage"
+	ResourcePods             ResourceName = "pods"
+	ResourcePIDs             ResourceName = "pid"
+	// ResourceHugePagesPrefix starts the name of every huge page resource
+	// ("hugepages-2Mi", "hugepages-1Gi").
+	ResourceHugePagesPrefix = "hugepages-"
+)
+
+// ResourceList maps resource names to quantities, as core/v1's
+// ResourceList.
+type ResourceList map[ResourceName]resource.Quantity
+
+// Resources holds requests and limits, as core/v1's ResourceRequirements.
+type Resources struct {
+	Requests ResourceList
+	Limits   ResourceList
+}
+
+// ContainerRestartPolicyAlways marks an init container as a sidecar
+// (restartable init container): it keeps running next to the regular
+// containers.
+const ContainerRestartPolicyAlways = "Always"
+
+// Container is the part of a core/v1 Container the cgroup decisions read.
+type Container struct {
+	Name      string
+	Resources Resources
+	// RestartPolicy is "Always" for a sidecar init container and empty
+	// otherwise.
+	RestartPolicy string
+}
+
+// QOSClass is a pod's quality-of-service class, with core/v1's values.
+type QOSClass string
+
+// The three QoS classes.
+const (
+	Guaranteed QOSClass = "Guaranteed"
+	Burstable  QOSClass = "Burstable"
+	BestEffort QOSClass = "BestEffort"
+)
+
+// Pod is the part of a core/v1 Pod the cgroup decisions read.
+type Pod struct {
+	UID string
+	// QOSClass is status.qosClass. Once set it is immutable upstream, and
+	// PodQOS returns it instead of computing the class again.
+	QOSClass       QOSClass
+	InitContainers []Container
+	Containers     []Container
+	// Resources is spec.resources, the pod-level requests and limits
+	// (PodLevelResources); nil when not set.
+	Resources *Resources
+	// Overhead is spec.overhead (RuntimeClass pod overhead).
+	Overhead ResourceList
+	// Priority is spec.priority; Static and Mirror say whether the pod comes
+	// from a manifest file or is the API mirror of one. All three make a
+	// pod critical (see Critical).
+	Priority       int32
+	Static, Mirror bool
+}
+
+// SystemCriticalPriority is the priority from which a pod is critical
+// (2 * 10^9, the system-cluster-critical priority class).
+const SystemCriticalPriority int32 = 2000000000
+
+// Critical reports whether the kubelet treats p as critical: a static or
+// mirror pod, or a priority of at least SystemCriticalPriority.
+func (p Pod) Critical() bool {
+	return p.Static || p.Mirror || p.Priority >= SystemCriticalPriority
+}
+
+// QOSOptions holds the feature switches the QoS and resource computations
+// depend on.
+type QOSOptions struct {
+	// PodLevelResources: when spec.resources is set, its cpu and memory
+	// values decide (the PodLevelResources feature gate, beta and on by
+	// default since 1.34). Off, spec.resources is ignored.
+	PodLevelResources bool
+}
+
+func qosResource(name ResourceName) bool { return name == ResourceCPU || name == ResourceMemory }
+
+// PodQOS returns p.QOSClass when set, otherwise ComputeQOS(p, opts), as
+// upstream's GetPodQOS.
+func PodQOS(p Pod, opts QOSOptions) QOSClass {
+	if p.QOSClass != "" {
+		return p.QOSClass
+	}
+	return ComputeQOS(p, opts)
+}
+
+// ComputeQOS computes a pod's class the way upstream does. Only cpu and
+// memory count, and zero quantities are skipped. With pod-level resources
+// in use only spec.resources decides; otherwise requests and limits are
+// summed over init and regular containers.
+//
+//   - Nothing set at all: BestEffort.
+//   - Every container (or the pod level) has both a cpu and a memory
+//     limit, every summed request equals its limit, and there are as many
+//     requests as limits: Guaranteed.
+//   - Anything else: Burstable.
+//
+// Requests are taken as given: the API server copies a missing request
+// from its limit before the kubelet sees a pod, so a pod built by hand with
+// limits only is Burstable here unless DefaultRequests is applied first.
+func ComputeQOS(p Pod, opts QOSOptions) QOSClass {
+	var reqs, lims qosSums
+	guaranteed := true
+	if opts.PodLevelResources && p.Resources != nil && (len(p.Resources.Requests) > 0 || len(p.Resources.Limits) > 0) {
+		reqs.add(p.Resources.Requests)
+		if lims.add(p.Resources.Limits) != bothQOSResources {
+			guaranteed = false
+		}
+	} else {
+		for _, cs := range [2][]Container{p.Containers, p.InitContainers} {
+			for i := range cs {
+				reqs.add(cs[i].Resources.Requests)
+				if lims.add(cs[i].Resources.Limits) != bothQOSResources {
+					guaranteed = false
+				}
+			}
+		}
+	}
+	if reqs.count() == 0 && lims.count() == 0 {
+		return BestEffort
+	}
+	if guaranteed {
+		for i := 0; i < 2; i++ {
+			if reqs.set[i] && (!lims.set[i] || reqs.q[i].Cmp(lims.q[i]) != 0) {
+				guaranteed = false
+			}
+		}
+	}
+	if guaranteed && reqs.count() == lims.count() {
+		return Guaranteed
+	}
+	return Burstable
+}
+
+// qosSums sums the positive cpu ([0]) and memory ([1]) quantities of
+// resource lists without allocating a map.
+type qosSums struct {
+	q   [2]resource.Quantity
+	set [2]bool
+}
+
+const bothQOSResources = 3
+
+// add adds the positive cpu and memory quantities of l and returns a bit
+// set of which of the two l had (1 cpu, 2 memory).
+func (s *qosSums) add(l ResourceList) int {
+	found := 0
+	for name, q := range l {
+		i := -1
+		switch name {
+		case ResourceCPU:
+			i = 0
+		case ResourceMemory:
+			i = 1
+		}
+		if i < 0 || q.Sign() <= 0 {
+			continue
+		}
+		found |= 1 << i
+		if s.set[i] {
+			s.q[i].Add(q)
+		} else {
+			s.q[i] = q.DeepCopy()
+			s.set[i] = true
+		}
+	}
+	return found
+}
+
+func (s *qosSums) count() int {
+	n := 0
+	for _, b := range s.set {
+		if b {
+			n++
+		}
+	}
+	return n
+}
+
+// DefaultRequests returns a copy of p in which every container request
+// that is missing but has a limit takes the limit's value, which is what
+// API defaulting does before a kubelet ever sees the pod. p is not
+// modified.
+func DefaultRequests(p Pod) Pod {
+	out := p
+	out.InitContainers = defaultContainers(p.InitContainers)
+	out.Containers = defaultContainers(p.Containers)
+	if p.Resources != nil {
+		r := Resources{Requests: defaultList(p.Resources.Requests, p.Resources.Limits), Limits: p.Resources.Limits}
+		out.Resources = &r
+	}
+	return out
+}
+
+func defaultContainers(cs []Container) []Container {
+	if cs == nil {
+		return nil
+	}
+	out := make([]Container, len(cs))
+	for i, c := range cs {
+		out[i] = c
+		out[i].Resources.Requests = defaultList(c.Resources.Requests, c.Resources.Limits)
+	}
+	return out
+}
+
+func defaultList(reqs, lims ResourceList) ResourceList {
+	if len(lims) == 0 {
+		return reqs
+	}
+	out := make(ResourceList, len(reqs)+len(lims))
+	for k, v := range reqs {
+		out[k] = v
+	}
+	for k, v := range lims {
+		if _, ok := out[k]; !ok {
+			out[k] = v.DeepCopy()
+		}
+	}
+	return out
+}
+
+// PodRequests returns the effective requests of p as upstream's
+// resource helper computes them for the kubelet:
+//
+//   - the regular containers' requests are summed;
+//   - sidecar (restartable) init containers run beside them, so theirs are
+//     added to the sum, and each later init container runs next to the
+//     sidecars started before it;
+//   - the pod needs the larger of that sum and the largest init-time
+//     peak, per resource;
+//   - with pod-level resources, spec.resources.requests replaces cpu and
+//     memory;
+//   - spec.overhead is added.
+func PodRequests(p Pod, opts QOSOptions) ResourceList {
+	out := aggregate(p, func(r Resources) ResourceList { return r.Requests }, nil)
+	if opts.PodLevelResources && p.Resources != nil {
+		for name, q := range p.Resources.Requests {
+			if qosResource(name) {
+				out[name] = q.DeepCopy()
+			}
+		}
+	}
+	addList(out, p.Overhead)
+	return out
+}
+
+// PodLimits returns the effective limits of p, aggregated like
+// PodRequests; pod-level limits replace cpu and memory, and the overhead
+// is added only to the limits that are set.
+func PodLimits(p Pod, opts QOSOptions) ResourceList {
+	return podLimits(p, opts, nil)
+}
+
+func podLimits(p Pod, opts QOSOptions, each func(ResourceList)) ResourceList {
+	out := aggregate(p, func(r Resources) ResourceList { return r.Limits }, each)
+	if opts.PodLevelResources && p.Resources != nil {
+		for name, q := range p.Resources.Limits {
+			if qosResource(name) {
+				out[name] = q.DeepCopy()
+			}
+		}
+	}
+	for name, q := range p.Overhead {
+		if v, ok := out[name]; ok {
+			v.Add(q)
+			out[name] = v
+		}
+	}
+	return out
+}
+
+func aggregate(p Pod, pick func(Resources) ResourceList, each func(ResourceList)) ResourceList {
+	out := ResourceList{}
+	for i := range p.Containers {
+		l := pick(p.Containers[i].Resources)
+		if each != nil {
+			each(l)
+		}
+		addList(out, l)
+	}
+	sidecars := ResourceList{}
+	peak := ResourceList{}
+	for i := range p.InitContainers {
+		c := &p.InitContainers[i]
+		l := pick(c.Resources)
+		if each != nil {
+			each(l)
+		}
+		var running ResourceList
+		if c.RestartPolicy == ContainerRestartPolicyAlways {
+			addList(out, l)
+			addList(sidecars, l)
+			running = sidecars
+		} else {
+			running = ResourceList{}
+			addList(running, l)
+			addList(running, sidecars)
+		}
+		maxList(peak, running)
+	}
+	maxList(out, peak)
+	return out
+}
+
+func addList(dst, src ResourceList) {
+	for name, q := range src {
+		if v, ok := dst[name]; ok {
+			v.Add(q)
+			dst[name] = v
+		} else {
+			dst[name] = q.DeepCopy()
+		}
+	}
+}
+
+func maxList(dst, src ResourceList) {
+	for name, q := range src {
+		if v, ok := dst[name]; !ok || q.Cmp(v) > 0 {
+			dst[name] = q.DeepCopy()
+		}
+	}
+}
+
+// quantity returns l[name] or zero.
+func (l ResourceList) quantity(name ResourceName) resource.Quantity {
+	if q, ok := l[name]; ok {
+		return q
+	}
+	return resource.Quantity{}
+}
+
+// MilliCPU returns the cpu quantity in milliCPU (0 when absent).
+func (l ResourceList) MilliCPU() int64 {
+	q := l.quantity(ResourceCPU)
+	return q.MilliValue()
+}
+
+// Memory returns the memory quantity in bytes (0 when absent).
+func (l ResourceList) Memory() int64 {
+	q := l.quantity(ResourceMemory)
+	return q.Value()
+}
+
+// sortedNames returns the keys of l in order.
+func (l ResourceList) sortedNames() []ResourceName {
+	names := make([]ResourceName, 0, len(l))
+	for name := range l {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// HugePageLimits maps page size in bytes to the bytes requested of it, from
+// the "hugepages-<size>" entries of l (what the kubelet writes to the pod's
+// hugetlb limits). Entries whose size does not parse are skipped.
+func HugePageLimits(l ResourceList) map[int64]int64 {
+	out := map[int64]int64{}
+	for name, q := range l {
+		size, ok := strings.CutPrefix(string(name), ResourceHugePagesPrefix)
+		if !ok {
+			continue
+		}
+		ps, err := resource.ParseQuantity(size)
+		if err != nil || ps.Sign() <= 0 {
+			continue
+		}
+		out[ps.Value()] += q.Value()
+	}
+	return out
+}

@@ -1,0 +1,321 @@
+package cgroup
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// Cgroup v2 file names used in ResourceConfig.Unified.
+const (
+	MemoryMinFile  = "memory.min"
+	MemoryLowFile  = "memory.low"
+	MemoryHighFile = "memory.high"
+	SwapMaxFile    = "memory.swap.max"
+)
+
+// UnlimitedHugePages is the huge page limit the kubelet writes on QoS
+// cgroups: effectively unbounded (1<<62).
+const UnlimitedHugePages int64 = 1 << 62
+
+// ResourceConfig is the set of values the kubelet writes to one cgroup.
+// A nil pointer means "leave as is".
+type ResourceConfig struct {
+	// CPUShares is cpu.shares (v1) or, converted, cpu.weight (v2).
+	CPUShares *uint64
+	// CPUQuota and CPUPeriod are the CFS quota and period in microseconds;
+	// a quota of NoQuota means unlimited.
+	CPUQuota  *int64
+	CPUPeriod *uint64
+	// Memory is the memory limit in bytes.
+	Memory *int64
+	// HugePageLimit maps page size in bytes to a limit in bytes.
+	HugePageLimit map[int64]int64
+	// PidsLimit is the pids.max value.
+	PidsLimit *int64
+	// Unified holds raw cgroup v2 files (memory.min, memory.low,
+	// memory.high, memory.swap.max).
+	Unified map[string]string
+}
+
+// PodConfigOptions are the kubelet settings ResourceConfigForPod depends
+// on. The zero value is the kubelet default except for CPUPeriod, which
+// must be set (QuotaPeriod unless customCPUCFSQuotaPeriod is used).
+type PodConfigOptions struct {
+	QOSOptions
+	// DisableCPUQuota is cpuCFSQuota=false: the quota becomes NoQuota.
+	DisableCPUQuota bool
+	// CPUPeriod is the CFS period in microseconds (cpuCFSQuotaPeriod).
+	// Upstream ignores it and uses QuotaPeriod unless the
+	// CPUCFSQuotaPeriod gate is on; pass QuotaPeriod to reproduce that.
+	CPUPeriod uint64
+	// MemoryQoS, when non-nil, turns the MemoryQoS feature on with this
+	// configuration: the pod cgroup gets memory protection per
+	// MemoryQoS.Policy.
+	MemoryQoS *MemoryQoSConfig
+}
+
+// ResourceConfigForPod returns the values of a pod's own cgroup as the
+// kubelet computes them:
+//
+//   - cpu shares from the effective cpu request (PodRequests);
+//   - Guaranteed: shares, quota, period and memory limit;
+//   - Burstable: shares; quota and period only if every container (init
+//     containers included) declares a cpu limit, the memory limit only if
+//     every container declares one (pod-level limits count as declared);
+//   - BestEffort: shares MinShares and nothing else;
+//   - huge page limits from the huge page requests;
+//   - with MemoryQoS, memory.min (or memory.low) from the memory request.
+func ResourceConfigForPod(p Pod, opts PodConfigOptions) ResourceConfig {
+	reqs := PodRequests(p, opts.QOSOptions)
+	cpuDeclared, memDeclared := true, true
+	lims := podLimits(p, opts.QOSOptions, func(l ResourceList) {
+		if q := l.quantity(ResourceCPU); q.IsZero() {
+			cpuDeclared = false
+		}
+		if q := l.quantity(ResourceMemory); q.IsZero() {
+			memDeclared = false
+		}
+	})
+	if opts.PodLevelResources && p.Resources != nil {
+		if q := p.Resources.Limits.quantity(ResourceCPU); !q.IsZero() {
+			cpuDeclared = true
+		}
+		if q := p.Resources.Limits.quantity(ResourceMemory); !q.IsZero() {
+			memDeclared = true
+		}
+	}
+
+	shares := MilliCPUToShares(reqs.MilliCPU())
+	quota := MilliCPUToQuota(lims.MilliCPU(), int64(opts.CPUPeriod))
+	if opts.DisableCPUQuota {
+		quota = NoQuota
+	}
+	period := opts.CPUPeriod
+	memory := lims.Memory()
+
+	var out ResourceConfig
+	class := PodQOS(p, opts.QOSOptions)
+	switch class {
+	case Guaranteed:
+		out.CPUShares, out.CPUQuota, out.CPUPeriod, out.Memory = &shares, &quota, &period, &memory
+	case Burstable:
+		out.CPUShares = &shares
+		if cpuDeclared {
+			out.CPUQuota, out.CPUPeriod = &quota, &period
+		}
+		if memDeclared {
+			out.Memory = &memory
+		}
+	default:
+		min := MinShares
+		out.CPUShares = &min
+	}
+	out.HugePageLimit = HugePageLimits(reqs)
+	if opts.MemoryQoS != nil {
+		if file, ok := opts.MemoryQoS.Policy.protectionFile(class); ok {
+			if m := reqs.Memory(); m > 0 {
+				out.Unified = map[string]string{file: strconv.FormatInt(m, 10)}
+			}
+		}
+	}
+	return out
+}
+
+// QOSConfigOptions are the inputs of QOSConfigs besides the pods.
+type QOSConfigOptions struct {
+	QOSOptions
+	// Allocatable is the node's allocatable resources; its memory is the
+	// base of the QoS memory limits when QOSReservedMemoryPercent is set.
+	Allocatable ResourceList
+	// QOSReservedMemoryPercent is qosReserved's memory percentage (the
+	// QOSReserved alpha feature): that share of higher-class requests is
+	// kept out of reach of lower classes. 0 turns it off.
+	QOSReservedMemoryPercent int64
+	// HugePageSizes lists the host's huge page sizes in bytes; each gets an
+	// unbounded limit on the QoS cgroups.
+	HugePageSizes []int64
+	// MemoryQoS, when non-nil, adds memory protection to the QoS cgroups.
+	MemoryQoS *MemoryQoSConfig
+}
+
+// QOSCgroupConfigs holds the values of the three QoS-level cgroups.
+type QOSCgroupConfigs struct {
+	// Root is the node-allocatable cgroup (kubepods), which is also where
+	// Guaranteed pods live; only its MemoryQoS values are set here (see
+	// NodeAllocatableConfig for the rest).
+	Root ResourceConfig
+	// Burstable and BestEffort are kubepods/burstable and
+	// kubepods/besteffort.
+	Burstable, BestEffort ResourceConfig
+}
+
+// QOSConfigs returns the values the kubelet's QoS container manager writes
+// for the given active pods:
+//
+//   - besteffort cpu shares are MinShares; burstable shares are
+//     MilliCPUToShares of the summed cpu requests of the Burstable pods;
+//   - every huge page size is left unbounded;
+//   - with QOSReservedMemoryPercent p and allocatable memory A (skipped when
+//     A is 0 or unknown): burstable limit = A - G*p/100 and besteffort limit
+//     = that - B*p/100, G and B the summed memory requests of the
+//     Guaranteed and Burstable pods (not floored at zero, as upstream);
+//   - with MemoryQoS: see MemoryQoSConfig.QOSProtection.
+func QOSConfigs(pods []Pod, opts QOSConfigOptions) QOSCgroupConfigs {
+	var burstableMilliCPU, guaranteedMem, burstableMem int64
+	for i := range pods {
+		class := PodQOS(pods[i], opts.QOSOptions)
+		if class == BestEffort {
+			continue
+		}
+		reqs := PodRequests(pods[i], opts.QOSOptions)
+		if class == Burstable {
+			burstableMilliCPU += reqs.MilliCPU()
+			burstableMem += reqs.Memory()
+		} else {
+			guaranteedMem += reqs.Memory()
+		}
+	}
+	var out QOSCgroupConfigs
+	bs, es := MilliCPUToShares(burstableMilliCPU), MinShares
+	out.Burstable.CPUShares, out.BestEffort.CPUShares = &bs, &es
+	if len(opts.HugePageSizes) > 0 {
+		out.Burstable.HugePageLimit = map[int64]int64{}
+		out.BestEffort.HugePageLimit = map[int64]int64{}
+		for _, size := range opts.HugePageSizes {
+			out.Burstable.HugePageLimit[size] = UnlimitedHugePages
+			out.BestEffort.HugePageLimit[size] = UnlimitedHugePages
+		}
+	}
+	if p := opts.QOSReservedMemoryPercent; p > 0 {
+		if alloc := opts.Allocatable.Memory(); alloc > 0 {
+			bl := alloc - guaranteedMem*p/100
+			el := bl - burstableMem*p/100
+			out.Burstable.Memory, out.BestEffort.Memory = &bl, &el
+		}
+	}
+	if opts.MemoryQoS != nil {
+		opts.MemoryQoS.QOSProtection(guaranteedMem, burstableMem, &out)
+	}
+	return out
+}
+
+// NodeAllocatableConfig returns what the kubelet writes to the
+// node-allocatable cgroup (kubepods) for the given allocatable resources:
+// cpu shares MilliCPUToShares(cpu), the memory limit, the pids limit and
+// the huge page limits. The shares grow with the node's size, which starves
+// system.slice on large nodes (kubernetes#125409, open upstream).
+func NodeAllocatableConfig(allocatable ResourceList) ResourceConfig {
+	var out ResourceConfig
+	if q, ok := allocatable[ResourceCPU]; ok {
+		s := MilliCPUToShares(q.MilliValue())
+		out.CPUShares = &s
+	}
+	if q, ok := allocatable[ResourceMemory]; ok {
+		m := q.Value()
+		out.Memory = &m
+	}
+	if q, ok := allocatable[ResourcePIDs]; ok {
+		p := q.Value()
+		out.PidsLimit = &p
+	}
+	if hp := HugePageLimits(allocatable); len(hp) > 0 {
+		out.HugePageLimit = hp
+	}
+	return out
+}
+
+// EvictionReservation is a hard eviction threshold as far as node
+// allocatable is concerned: memory.available reserves memory,
+// nodefs.available reserves ephemeral storage.
+type EvictionReservation struct {
+	// Resource is ResourceMemory or ResourceEphemeralStorage.
+	Resource ResourceName
+	// Quantity is an absolute threshold; when nil, Percentage of capacity
+	// is used.
+	Quantity *resource.Quantity
+	// Percentage is a fraction of capacity (0.1 for "10%"). It is a
+	// float32, as upstream's ThresholdValue.Percentage, so the reserved
+	// bytes match upstream's to the byte.
+	Percentage float32
+}
+
+// Bytes returns the amount r reserves out of capacity.
+func (r EvictionReservation) Bytes(capacity resource.Quantity) int64 {
+	if r.Quantity != nil {
+		return r.Quantity.Value()
+	}
+	return int64(float64(capacity.Value()) * float64(r.Percentage))
+}
+
+// NodeAllocatable returns capacity minus kube-reserved, system-reserved
+// and the hard eviction thresholds, per resource in capacity, floored at
+// zero, as the kubelet reports it in node.status.allocatable.
+func NodeAllocatable(capacity, kubeReserved, systemReserved ResourceList, hardEviction []EvictionReservation) ResourceList {
+	out := make(ResourceList, len(capacity))
+	for _, name := range capacity.sortedNames() {
+		v := capacity[name].DeepCopy()
+		for _, l := range [2]ResourceList{kubeReserved, systemReserved} {
+			if q, ok := l[name]; ok {
+				v.Sub(q)
+			}
+		}
+		for _, r := range hardEviction {
+			if r.Resource == name {
+				v.Sub(*resource.NewQuantity(r.Bytes(capacity[name]), resource.BinarySI))
+			}
+		}
+		if v.Sign() < 0 {
+			v = *resource.NewQuantity(0, v.Format)
+		}
+		out[name] = v
+	}
+	return out
+}
+
+// Insufficient is one resource a pod does not fit on a node for.
+type Insufficient struct {
+	Resource ResourceName
+	// Requested is the new pod's request, Used the sum of the requests of
+	// the pods already there, Allocatable the node's allocatable amount.
+	Requested, Used, Allocatable resource.Quantity
+}
+
+// Fit checks the scheduler's resource rule from the node docs: a pod fits
+// when, for every resource it requests, the requests of the pods already on
+// the node plus its own are no more than the node's allocatable amount;
+// and the node's "pods" allocatable bounds the number of pods. It returns
+// the resources that do not fit, sorted by name; none means the pod fits.
+func Fit(allocatable ResourceList, existing []ResourceList, pod ResourceList) []Insufficient {
+	var out []Insufficient
+	if alloc, ok := allocatable[ResourcePods]; ok && int64(len(existing))+1 > alloc.Value() {
+		out = append(out, Insufficient{
+			Resource:    ResourcePods,
+			Requested:   *resource.NewQuantity(1, resource.DecimalSI),
+			Used:        *resource.NewQuantity(int64(len(existing)), resource.DecimalSI),
+			Allocatable: alloc.DeepCopy(),
+		})
+	}
+	for _, name := range pod.sortedNames() {
+		req := pod[name]
+		if name == ResourcePods || req.Sign() <= 0 {
+			continue
+		}
+		var used resource.Quantity
+		for _, l := range existing {
+			if q, ok := l[name]; ok {
+				used.Add(q)
+			}
+		}
+		total := used.DeepCopy()
+		total.Add(req)
+		alloc := allocatable.quantity(name)
+		if total.Cmp(alloc) > 0 {
+			out = append(out, Insufficient{Resource: name, Requested: req.DeepCopy(), Used: used, Allocatable: alloc.DeepCopy()})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Insufficient) int { return strings.Compare(string(a.Resource), string(b.Resource)) })
+	return out
+}
