@@ -1,0 +1,292 @@
+package cgroup
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// Cases after upstream's pkg/apis/core/v1/helper/qos tests (reference
+// §1.7).
+func TestComputeQOS(t *testing.T) {
+	guaranteed := rl("cpu", "100m", "memory", "100Mi")
+	for _, c := range []struct {
+		name string
+		pod  Pod
+		opts QOSOptions
+		want QOSClass
+	}{
+		{"no resources", Pod{Containers: []Container{ctr("a", nil, nil)}}, QOSOptions{}, BestEffort},
+		{"zero quantities are skipped", Pod{Containers: []Container{ctr("a", rl("cpu", "0"), rl("memory", "0"))}}, QOSOptions{}, BestEffort},
+		{"only ephemeral-storage", Pod{Containers: []Container{ctr("a", rl("ephemeral-storage", "1Gi"), nil)}}, QOSOptions{}, BestEffort},
+		{"requests equal limits", Pod{Containers: []Container{ctr("a", guaranteed, guaranteed), ctr("b", guaranteed, guaranteed)}}, QOSOptions{}, Guaranteed},
+		{"hugepages are ignored", Pod{Containers: []Container{ctr("a", rl("cpu", "1", "memory", "1Gi", "hugepages-2Mi", "4Mi"), rl("cpu", "1", "memory", "1Gi", "hugepages-2Mi", "4Mi"))}}, QOSOptions{}, Guaranteed},
+		{"equal sums are enough", Pod{Containers: []Container{
+			ctr("a", rl("cpu", "100m", "memory", "200Mi"), rl("cpu", "200m", "memory", "100Mi")),
+			ctr("b", rl("cpu", "200m", "memory", "100Mi"), rl("cpu", "100m", "memory", "200Mi"))}}, QOSOptions{}, Guaranteed},
+		{"requests below limits", Pod{Containers: []Container{ctr("a", rl("cpu", "100m", "memory", "100Mi"), rl("cpu", "200m", "memory", "100Mi"))}}, QOSOptions{}, Burstable},
+		{"requests only", Pod{Containers: []Container{ctr("a", rl("cpu", "100m"), nil)}}, QOSOptions{}, Burstable},
+		{"one container without limits", Pod{Containers: []Container{ctr("a", guaranteed, guaranteed), ctr("b", nil, nil)}}, QOSOptions{}, Burstable},
+		{"cpu limit only", Pod{Containers: []Container{ctr("a", rl("cpu", "100m"), rl("cpu", "100m"))}}, QOSOptions{}, Burstable},
+		{"limits without requests, not defaulted", Pod{Containers: []Container{ctr("a", nil, guaranteed)}}, QOSOptions{}, Burstable},
+		{"best-effort init container", Pod{InitContainers: []Container{ctr("i", nil, nil)}, Containers: []Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, Burstable},
+		{"guaranteed init container", Pod{InitContainers: []Container{ctr("i", guaranteed, guaranteed)}, Containers: []Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, Guaranteed},
+		{"init container with a cpu limit only", Pod{InitContainers: []Container{ctr("i", nil, rl("cpu", "1"))}, Containers: []Container{ctr("a", nil, nil)}}, QOSOptions{}, Burstable},
+		{"pod-level resources decide", Pod{Resources: &Resources{Requests: guaranteed, Limits: guaranteed}, Containers: []Container{ctr("a", nil, nil)}}, QOSOptions{PodLevelResources: true}, Guaranteed},
+		{"pod-level resources ignored with the gate off", Pod{Resources: &Resources{Requests: guaranteed, Limits: guaranteed}, Containers: []Container{ctr("a", nil, nil)}}, QOSOptions{}, BestEffort},
+		{"pod-level memory limit only", Pod{Resources: &Resources{Limits: rl("memory", "1Gi")}, Containers: []Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{PodLevelResources: true}, Burstable},
+		{"empty pod-level resources fall back to containers", Pod{Resources: &Resources{}, Containers: []Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{PodLevelResources: true}, Guaranteed},
+	} {
+		if got := ComputeQOS(c.pod, c.opts); got != c.want {
+			t.Errorf("%s: ComputeQOS = %s, want %s", c.name, got, c.want)
+		}
+	}
+}
+
+func TestPodQOSUsesStatus(t *testing.T) {
+	p := Pod{QOSClass: Burstable, Containers: []Container{ctr("a", nil, nil)}}
+	if got := PodQOS(p, QOSOptions{}); got != Burstable {
+		t.Errorf("PodQOS = %s, want the status value", got)
+	}
+	p.QOSClass = ""
+	if got := PodQOS(p, QOSOptions{}); got != BestEffort {
+		t.Errorf("PodQOS = %s", got)
+	}
+}
+
+func TestDefaultRequests(t *testing.T) {
+	p := Pod{Containers: []Container{ctr("a", rl("cpu", "50m"), rl("cpu", "100m", "memory", "1Gi"))},
+		Resources: &Resources{Limits: rl("memory", "2Gi")}}
+	d := DefaultRequests(p)
+	if got := d.Containers[0].Resources.Requests; got.MilliCPU() != 50 || got.Memory() != 1<<30 {
+		t.Errorf("defaulted requests = %v", got)
+	}
+	if d.Resources.Requests.Memory() != 2<<30 {
+		t.Errorf("pod-level requests = %v", d.Resources.Requests)
+	}
+	if _, ok := p.Containers[0].Resources.Requests[ResourceMemory]; ok {
+		t.Error("input modified")
+	}
+	g := DefaultRequests(Pod{Containers: []Container{ctr("a", nil, rl("cpu", "1", "memory", "1Gi"))}})
+	if ComputeQOS(g, QOSOptions{}) != Guaranteed {
+		t.Error("limits-only pod is Guaranteed after defaulting")
+	}
+}
+
+func TestPodRequests(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		pod      Pod
+		opts     QOSOptions
+		cpu, mem int64
+	}{
+		{"containers are summed", Pod{Containers: []Container{ctr("a", rl("cpu", "100m"), nil), ctr("b", rl("cpu", "200m", "memory", "1Gi"), nil)}}, QOSOptions{}, 300, 1 << 30},
+		{"a larger init container wins", Pod{InitContainers: []Container{ctr("i", rl("cpu", "500m"), nil)},
+			Containers: []Container{ctr("a", rl("cpu", "300m"), nil)}}, QOSOptions{}, 500, 0},
+		{"a sidecar adds to the containers", Pod{InitContainers: []Container{
+			{Name: "s", RestartPolicy: "Always", Resources: Resources{Requests: rl("cpu", "100m")}},
+			ctr("i", rl("cpu", "200m"), nil)},
+			Containers: []Container{ctr("a", rl("cpu", "300m"), nil)}}, QOSOptions{}, 400, 0},
+		{"an init container runs beside earlier sidecars", Pod{InitContainers: []Container{
+			{Name: "s", RestartPolicy: "Always", Resources: Resources{Requests: rl("cpu", "100m")}},
+			ctr("i", rl("cpu", "500m"), nil)},
+			Containers: []Container{ctr("a", rl("cpu", "300m"), nil)}}, QOSOptions{}, 600, 0},
+		{"an init container before the sidecar does not", Pod{InitContainers: []Container{
+			ctr("i", rl("cpu", "450m"), nil),
+			{Name: "s", RestartPolicy: "Always", Resources: Resources{Requests: rl("cpu", "100m")}}},
+			Containers: []Container{ctr("a", rl("cpu", "300m"), nil)}}, QOSOptions{}, 450, 0},
+		{"overhead is added", Pod{Overhead: rl("cpu", "50m", "memory", "10Mi"), Containers: []Container{ctr("a", rl("cpu", "100m"), nil)}}, QOSOptions{}, 150, 10 << 20},
+		{"pod-level requests replace cpu and memory", Pod{Resources: &Resources{Requests: rl("cpu", "1")}, Overhead: rl("cpu", "50m"),
+			Containers: []Container{ctr("a", rl("cpu", "100m", "memory", "1Gi"), nil)}}, QOSOptions{PodLevelResources: true}, 1050, 1 << 30},
+	} {
+		got := PodRequests(c.pod, c.opts)
+		if got.MilliCPU() != c.cpu || got.Memory() != c.mem {
+			t.Errorf("%s: cpu %dm memory %d, want %dm %d", c.name, got.MilliCPU(), got.Memory(), c.cpu, c.mem)
+		}
+	}
+}
+
+func TestPodLimitsOverheadOnlyOnSetLimits(t *testing.T) {
+	p := Pod{Overhead: rl("cpu", "50m", "memory", "100Mi"), Containers: []Container{ctr("a", nil, rl("memory", "1Gi"))}}
+	got := PodLimits(p, QOSOptions{})
+	if _, ok := got[ResourceCPU]; ok || got.Memory() != 1<<30+100<<20 {
+		t.Errorf("limits = %v", got)
+	}
+}
+
+func TestResourceConfigForPod(t *testing.T) {
+	period := PodConfigOptions{CPUPeriod: 100000}
+	g := rl("cpu", "250m", "memory", "512Mi")
+	for _, c := range []struct {
+		name string
+		pod  Pod
+		opts PodConfigOptions
+		want ResourceConfig
+	}{
+		{"Guaranteed", Pod{Containers: []Container{ctr("a", g, g)}}, period,
+			ResourceConfig{CPUShares: u64(256), CPUQuota: i64(25000), CPUPeriod: u64(100000), Memory: i64(512 << 20), HugePageLimit: map[int64]int64{}}},
+		{"Guaranteed without CFS quota", Pod{Containers: []Container{ctr("a", g, g)}}, PodConfigOptions{CPUPeriod: 100000, DisableCPUQuota: true},
+			ResourceConfig{CPUShares: u64(256), CPUQuota: i64(-1), CPUPeriod: u64(100000), Memory: i64(512 << 20), HugePageLimit: map[int64]int64{}}},
+		{"Burstable with every limit declared", Pod{Containers: []Container{ctr("a", rl("cpu", "100m", "memory", "100Mi"), rl("cpu", "200m", "memory", "200Mi"))}}, period,
+			ResourceConfig{CPUShares: u64(102), CPUQuota: i64(20000), CPUPeriod: u64(100000), Memory: i64(200 << 20), HugePageLimit: map[int64]int64{}}},
+		{"Burstable without a memory limit", Pod{Containers: []Container{ctr("a", rl("cpu", "100m", "memory", "100Mi"), rl("cpu", "200m"))}}, period,
+			ResourceConfig{CPUShares: u64(102), CPUQuota: i64(20000), CPUPeriod: u64(100000), HugePageLimit: map[int64]int64{}}},
+		{"Burstable with one container lacking a cpu limit", Pod{Containers: []Container{
+			ctr("a", rl("cpu", "100m"), rl("cpu", "200m", "memory", "1Gi")), ctr("b", rl("cpu", "100m"), rl("memory", "1Gi"))}}, period,
+			ResourceConfig{CPUShares: u64(204), Memory: i64(2 << 30), HugePageLimit: map[int64]int64{}}},
+		{"init containers count as containers", Pod{InitContainers: []Container{ctr("i", nil, nil)},
+			Containers: []Container{ctr("a", rl("cpu", "100m", "memory", "1Gi"), rl("cpu", "100m", "memory", "1Gi"))}}, period,
+			ResourceConfig{CPUShares: u64(102), HugePageLimit: map[int64]int64{}}},
+		{"pod-level limits count as declared", Pod{Resources: &Resources{Limits: rl("cpu", "1", "memory", "1Gi")},
+			Containers: []Container{ctr("a", rl("cpu", "100m"), nil)}}, PodConfigOptions{CPUPeriod: 100000, QOSOptions: QOSOptions{PodLevelResources: true}},
+			ResourceConfig{CPUShares: u64(102), CPUQuota: i64(100000), CPUPeriod: u64(100000), Memory: i64(1 << 30), HugePageLimit: map[int64]int64{}}},
+		{"BestEffort", Pod{Containers: []Container{ctr("a", nil, nil)}}, period,
+			ResourceConfig{CPUShares: u64(2), HugePageLimit: map[int64]int64{}}},
+		{"huge pages", Pod{Containers: []Container{ctr("a", rl("cpu", "1", "memory", "1Gi", "hugepages-2Mi", "4Mi", "hugepages-1Gi", "1Gi"), rl("cpu", "1", "memory", "1Gi", "hugepages-2Mi", "4Mi", "hugepages-1Gi", "1Gi"))}}, period,
+			ResourceConfig{CPUShares: u64(1024), CPUQuota: i64(100000), CPUPeriod: u64(100000), Memory: i64(1 << 30), HugePageLimit: map[int64]int64{2 << 20: 4 << 20, 1 << 30: 1 << 30}}},
+		{"a custom period is used as given", Pod{Containers: []Container{ctr("a", g, g)}}, PodConfigOptions{CPUPeriod: 50000},
+			ResourceConfig{CPUShares: u64(256), CPUQuota: i64(12500), CPUPeriod: u64(50000), Memory: i64(512 << 20), HugePageLimit: map[int64]int64{}}},
+	} {
+		got := ResourceConfigForPod(c.pod, c.opts)
+		if diff := cmp.Diff(c.want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", c.name, diff)
+		}
+	}
+}
+
+func TestResourceConfigForPodMemoryQoS(t *testing.T) {
+	burst := Pod{Containers: []Container{ctr("a", rl("memory", "100Mi"), rl("memory", "200Mi"))}}
+	guar := Pod{Containers: []Container{ctr("a", rl("cpu", "1", "memory", "1Gi"), rl("cpu", "1", "memory", "1Gi"))}}
+	best := Pod{Containers: []Container{ctr("a", nil, nil)}}
+	for _, c := range []struct {
+		policy ReservationPolicy
+		pod    Pod
+		want   map[string]string
+	}{
+		{ReservationLegacyMin, burst, map[string]string{"memory.min": "104857600"}},
+		{ReservationLegacyMin, guar, map[string]string{"memory.min": "1073741824"}},
+		{ReservationLegacyMin, best, nil},
+		{ReservationTiered, burst, map[string]string{"memory.low": "104857600"}},
+		{ReservationTiered, guar, map[string]string{"memory.min": "1073741824"}},
+		{ReservationTiered, best, nil},
+		{ReservationNone, burst, nil},
+		{ReservationNone, guar, nil},
+	} {
+		cfg := DefaultMemoryQoSConfig()
+		cfg.Policy = c.policy
+		got := ResourceConfigForPod(c.pod, PodConfigOptions{CPUPeriod: 100000, MemoryQoS: &cfg})
+		if diff := cmp.Diff(c.want, got.Unified); diff != "" {
+			t.Errorf("%s %s (-want +got):\n%s", c.policy, ComputeQOS(c.pod, QOSOptions{}), diff)
+		}
+	}
+}
+
+func TestQOSConfigs(t *testing.T) {
+	pods := []Pod{
+		{UID: "g", Containers: []Container{ctr("a", rl("cpu", "1", "memory", "1Gi"), rl("cpu", "1", "memory", "1Gi"))}},
+		{UID: "b1", Containers: []Container{ctr("a", rl("cpu", "100m", "memory", "512Mi"), nil)}},
+		{UID: "b2", Containers: []Container{ctr("a", rl("cpu", "250m"), nil)}},
+		{UID: "be", Containers: []Container{ctr("a", nil, nil)}},
+	}
+	got := QOSConfigs(pods, QOSConfigOptions{})
+	want := QOSCgroupConfigs{Burstable: ResourceConfig{CPUShares: u64(358)}, BestEffort: ResourceConfig{CPUShares: u64(2)}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("plain (-want +got):\n%s", diff)
+	}
+
+	// qosReserved memory=50% on 8Gi allocatable: burstable limit
+	// 8Gi - 1Gi/2, besteffort that - 512Mi/2.
+	got = QOSConfigs(pods, QOSConfigOptions{Allocatable: rl("memory", "8Gi"), QOSReservedMemoryPercent: 50, HugePageSizes: []int64{2 << 20}})
+	want = QOSCgroupConfigs{
+		Burstable:  ResourceConfig{CPUShares: u64(358), Memory: i64(8053063680), HugePageLimit: map[int64]int64{2 << 20: 1 << 62}},
+		BestEffort: ResourceConfig{CPUShares: u64(2), Memory: i64(7784628224), HugePageLimit: map[int64]int64{2 << 20: 1 << 62}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("reserved (-want +got):\n%s", diff)
+	}
+	// Unknown allocatable: no limits, as upstream skips.
+	if got := QOSConfigs(pods, QOSConfigOptions{QOSReservedMemoryPercent: 50}); got.Burstable.Memory != nil {
+		t.Error("limits without allocatable memory")
+	}
+
+	legacy := DefaultMemoryQoSConfig()
+	legacy.Policy = ReservationLegacyMin
+	got = QOSConfigs(pods, QOSConfigOptions{MemoryQoS: &legacy})
+	if diff := cmp.Diff(map[string]string{"memory.min": "1610612736"}, got.Root.Unified); diff != "" {
+		t.Errorf("legacy root: %s", diff)
+	}
+	if diff := cmp.Diff(map[string]string{"memory.min": "536870912"}, got.Burstable.Unified); diff != "" {
+		t.Errorf("legacy burstable: %s", diff)
+	}
+	tiered := DefaultMemoryQoSConfig()
+	tiered.Policy = ReservationTiered
+	got = QOSConfigs(pods, QOSConfigOptions{MemoryQoS: &tiered})
+	if diff := cmp.Diff(map[string]string{"memory.min": "1073741824", "memory.low": "536870912"}, got.Root.Unified); diff != "" {
+		t.Errorf("tiered root: %s", diff)
+	}
+	if diff := cmp.Diff(map[string]string{"memory.low": "536870912"}, got.Burstable.Unified); diff != "" {
+		t.Errorf("tiered burstable: %s", diff)
+	}
+	none := DefaultMemoryQoSConfig()
+	if got := QOSConfigs(pods, QOSConfigOptions{MemoryQoS: &none}); got.Root.Unified != nil || got.Burstable.Unified != nil {
+		t.Error("ReservationNone wrote protection")
+	}
+}
+
+// kubernetes#125409: the kubepods weight grows with the node; 64 CPUs of
+// allocatable give 65536 shares, linear weight 2500 against system.slice's
+// 100.
+func TestNodeAllocatableConfig(t *testing.T) {
+	got := NodeAllocatableConfig(rl("cpu", "64", "memory", "128Gi", "pid", "4096", "hugepages-2Mi", "1Gi"))
+	want := ResourceConfig{CPUShares: u64(65536), Memory: i64(128 << 30), PidsLimit: i64(4096), HugePageLimit: map[int64]int64{2 << 20: 1 << 30}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if w := WeightLinear.Weight(*got.CPUShares); w != 2500 {
+		t.Errorf("weight = %d, want 2500", w)
+	}
+}
+
+// Capacity and Allocatable (seeds): allocatable = capacity - kube-reserved
+// - system-reserved - hard eviction thresholds, floored at zero.
+func TestNodeAllocatable(t *testing.T) {
+	hundredMi := resource.MustParse("100Mi")
+	got := NodeAllocatable(
+		rl("cpu", "4", "memory", "16Gi", "ephemeral-storage", "100Gi", "pods", "110"),
+		rl("cpu", "100m", "memory", "1Gi"),
+		rl("cpu", "100m", "memory", "500Mi", "pods", "200"),
+		[]EvictionReservation{{Resource: ResourceMemory, Quantity: &hundredMi}, {Resource: ResourceEphemeralStorage, Percentage: 0.1}},
+	)
+	if got.MilliCPU() != 3800 {
+		t.Errorf("cpu = %dm", got.MilliCPU())
+	}
+	if got.Memory() != 15476981760 {
+		t.Errorf("memory = %d", got.Memory())
+	}
+	// 10% as float32 (0.10000000149011612) of 100Gi: 10737418400 reserved.
+	if q := got[ResourceEphemeralStorage]; q.Value() != 96636764000 {
+		t.Errorf("ephemeral-storage = %d", q.Value())
+	}
+	if q := got[ResourcePods]; q.Value() != 0 {
+		t.Errorf("pods = %d, want 0 (floored)", q.Value())
+	}
+}
+
+func TestFit(t *testing.T) {
+	alloc := rl("cpu", "1", "memory", "1Gi", "pods", "2")
+	existing := []ResourceList{rl("cpu", "600m"), rl("cpu", "300m", "memory", "512Mi")}
+	got := Fit(alloc, existing, rl("cpu", "200m", "memory", "256Mi"))
+	if len(got) != 2 || got[0].Resource != ResourceCPU || got[1].Resource != ResourcePods {
+		t.Fatalf("Fit = %+v", got)
+	}
+	if got[0].Used.MilliValue() != 900 || got[0].Requested.MilliValue() != 200 || got[0].Allocatable.MilliValue() != 1000 {
+		t.Errorf("cpu = %+v", got[0])
+	}
+	if got := Fit(rl("cpu", "1", "memory", "1Gi", "pods", "3"), existing, rl("cpu", "100m", "memory", "512Mi")); len(got) != 0 {
+		t.Errorf("exact fit = %+v", got)
+	}
+	if got := Fit(rl("cpu", "1"), nil, rl("nvidia.com/gpu", "1")); len(got) != 1 || got[0].Resource != "nvidia.com/gpu" {
+		t.Errorf("missing resource = %+v", got)
+	}
+}
