@@ -1,0 +1,195 @@
+package cgroup
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// KEP-2570 memory.high = floor((req + factor*(lim - req)) / page) * page,
+// worked by hand.
+func TestMemoryQoSContainer(t *testing.T) {
+	const mi = 1 << 20
+	cfg := DefaultMemoryQoSConfig()
+	legacyMin := cfg
+	legacyMin.Policy = ReservationLegacyMin
+	tiered := cfg
+	tiered.Policy = ReservationTiered
+	oldSkip := cfg
+	oldSkip.SkipBestEffortHigh = true
+	arm := cfg
+	arm.PageSize = 65536
+	alpha := cfg
+	alpha.ThrottlingFactor = 0.8
+	for _, c := range []struct {
+		name       string
+		cfg        MemoryQoSConfig
+		class      QOSClass
+		req, lim   int64
+		alloc      int64
+		min, low   int64
+		high       int64
+		highReason string
+	}{
+		// 100Mi + 0.9*100Mi = 199229440, a multiple of 4096.
+		{"burstable", cfg, Burstable, 100 * mi, 200 * mi, 8 << 30, 0, 0, 199229440, ""},
+		{"burstable, legacy min", legacyMin, Burstable, 100 * mi, 200 * mi, 8 << 30, 100 * mi, 0, 199229440, ""},
+		{"burstable, tiered", tiered, Burstable, 100 * mi, 200 * mi, 8 << 30, 0, 100 * mi, 199229440, ""},
+		// 1000 + 0.9*(5000-1000) = 4600 -> 4096.
+		{"rounded down to the page", cfg, Burstable, 1000, 5000, 0, 0, 0, 4096, ""},
+		// Same with 64 KiB pages: 4600 < 65536 -> 0, not written.
+		{"arm64 pages", arm, Burstable, 1000, 5000, 0, 0, 0, 0, "memory.high would not be above the request"},
+		// No limit: allocatable 8Gi takes its place: 100Mi + 0.9*(8Gi-100Mi) = 7741426892.8 -> 7741423616.
+		{"no limit", cfg, Burstable, 100 * mi, 0, 8 << 30, 0, 0, 7741423616, ""},
+		{"no limit, no allocatable", cfg, Burstable, 100 * mi, 0, 0, 0, 0, 0, "no limit and no allocatable memory"},
+		{"guaranteed", cfg, Guaranteed, 1 << 30, 1 << 30, 8 << 30, 0, 0, 0, "request equals limit"},
+		{"guaranteed, tiered", tiered, Guaranteed, 1 << 30, 1 << 30, 8 << 30, 1 << 30, 0, 0, "request equals limit"},
+		// kubernetes#138139: BestEffort gets floor(0.9*8Gi/4096)*4096.
+		{"best effort", cfg, BestEffort, 0, 0, 8 << 30, 0, 0, 7730937856, ""},
+		{"best effort, tiered", tiered, BestEffort, 0, 0, 8 << 30, 0, 0, 7730937856, ""},
+		// Before #138139 (kubernetes#137685) BestEffort was skipped.
+		{"best effort, before #138139", oldSkip, BestEffort, 0, 0, 8 << 30, 0, 0, 0, "request equals limit"},
+		// The alpha factor 0.8: 100Mi + 0.8*100Mi = 188743680.
+		{"alpha factor", alpha, Burstable, 100 * mi, 200 * mi, 0, 0, 0, 188743680, ""},
+	} {
+		got := c.cfg.Container(c.class, c.req, c.lim, c.alloc)
+		want := MemoryValues{Min: c.min, Low: c.low, High: c.high, HighSkipped: c.highReason}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", c.name, diff)
+		}
+	}
+	v := legacyMin.Container(Burstable, 100*mi, 200*mi, 0)
+	if diff := cmp.Diff(map[string]string{"memory.min": "104857600", "memory.high": "199229440"}, v.Unified()); diff != "" {
+		t.Errorf("Unified: %s", diff)
+	}
+}
+
+func TestMemoryQoSValidate(t *testing.T) {
+	if err := DefaultMemoryQoSConfig().Validate(); err != nil {
+		t.Fatal(err)
+	}
+	err := MemoryQoSConfig{ThrottlingFactor: 1.5, PageSize: 0, Policy: 7}.Validate()
+	for _, want := range []string{"ThrottlingFactor 1.5 is not in (0, 1]", "PageSize 0 is not positive", "unknown Policy ReservationPolicy(7)"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("missing %q in %v", want, err)
+		}
+	}
+	if err := (MemoryQoSConfig{ThrottlingFactor: 1, PageSize: 4096}).Validate(); err != nil {
+		t.Errorf("factor 1 is valid: %v", err)
+	}
+}
+
+func TestSwapLimit(t *testing.T) {
+	// The worked numbers: 40Gi of memory, 5Gi of swap, 1Gi request.
+	if got, err := SwapLimit(1<<30, 40<<30, 5<<30); err != nil || got != 134217728 {
+		t.Errorf("SwapLimit = %d, %v; want 134217728", got, err)
+	}
+	// Truncation: 1 byte of 3 with 2 of swap is 0.666 -> 0.
+	if got, _ := SwapLimit(1, 3, 2); got != 0 {
+		t.Errorf("truncation: %d", got)
+	}
+	if got, _ := SwapLimit(3, 3, 7); got != 7 {
+		t.Errorf("whole node: %d", got)
+	}
+	for _, c := range []struct{ req, mem, swap int64 }{{1, 0, 1}, {1, -1, 1}, {2, 1, 1}, {-1, 1, 1}, {1, 1, -1}} {
+		if _, err := SwapLimit(c.req, c.mem, c.swap); !errors.Is(err, ErrInvalidInput) {
+			t.Errorf("SwapLimit(%d, %d, %d) err = %v", c.req, c.mem, c.swap, err)
+		}
+	}
+}
+
+// KEP-2400 eligibility, each refusal with its reason, in upstream's order.
+func TestContainerSwap(t *testing.T) {
+	burstable := Pod{Containers: []Container{ctr("app", rl("memory", "1Gi"), rl("memory", "2Gi"))}}
+	cfg := SwapConfig{Behavior: LimitedSwap, Version: V2, Controller: true, NodeMemory: 40 << 30, NodeSwap: 5 << 30}
+	d, err := ContainerSwap(burstable, burstable.Containers[0], cfg, QOSOptions{})
+	if err != nil || d.Reason != SwapGranted || d.Behavior != LimitedSwap || d.Limit != 134217728 || d.SwapMax != "134217728" || d.MemorySwapLimit != nil {
+		t.Fatalf("granted: %+v %v", d, err)
+	}
+	if d.Message != "LimitedSwap: request 1073741824 of node memory 42949672960 gives 134217728 bytes of the node's 5368709120 swap" {
+		t.Errorf("message %q", d.Message)
+	}
+
+	guaranteed := Pod{Containers: []Container{ctr("app", rl("cpu", "1", "memory", "1Gi"), rl("cpu", "1", "memory", "1Gi"))}}
+	equal := Pod{Containers: []Container{ctr("app", rl("memory", "1Gi"), rl("memory", "1Gi")), ctr("b", rl("cpu", "1"), nil)}}
+	nomem := Pod{Containers: []Container{ctr("app", rl("cpu", "1"), nil)}}
+	critical := burstable
+	critical.Priority = SystemCriticalPriority
+	static := burstable
+	static.Static = true
+	big := Pod{Containers: []Container{ctr("app", rl("memory", "50Gi"), nil)}}
+	for _, c := range []struct {
+		name   string
+		pod    Pod
+		edit   func(*SwapConfig)
+		reason SwapReason
+		max    string
+		v1     *int64
+	}{
+		{"NoSwap", burstable, func(c *SwapConfig) { c.Behavior = NoSwap }, SwapNotConfigured, "0", nil},
+		{"empty behavior is NoSwap", burstable, func(c *SwapConfig) { c.Behavior = "" }, SwapNotConfigured, "0", nil},
+		{"no controller: nothing written", burstable, func(c *SwapConfig) { c.Controller = false }, SwapNoController, "", nil},
+		{"cgroup v1: memsw = memory limit", burstable, func(c *SwapConfig) { c.Version = V1 }, SwapCgroupV1, "", i64(2 << 30)},
+		{"hybrid counts as v1", burstable, func(c *SwapConfig) { c.Version = Hybrid }, SwapCgroupV1, "", i64(2 << 30)},
+		{"critical priority", critical, nil, SwapCriticalPod, "0", nil},
+		{"static pod", static, nil, SwapCriticalPod, "0", nil},
+		{"guaranteed", guaranteed, nil, SwapNotBurstable, "0", nil},
+		{"best effort", Pod{Containers: []Container{ctr("app", nil, nil)}}, nil, SwapNotBurstable, "0", nil},
+		{"no memory request", nomem, nil, SwapNoMemoryRequest, "0", nil},
+		{"request equals limit in a Burstable pod", equal, nil, SwapRequestEqualsLimit, "0", nil},
+		{"request above node memory", big, nil, SwapInvalidCapacity, "0", nil},
+		{"node memory unknown", burstable, func(c *SwapConfig) { c.NodeMemory = 0 }, SwapInvalidCapacity, "0", nil},
+	} {
+		cf := cfg
+		if c.edit != nil {
+			c.edit(&cf)
+		}
+		d, err := ContainerSwap(c.pod, c.pod.Containers[0], cf, QOSOptions{})
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if d.Reason != c.reason || d.SwapMax != c.max || d.Limit != 0 || !cmp.Equal(d.MemorySwapLimit, c.v1) || d.Message == "" {
+			t.Errorf("%s: %+v, want reason %v swap.max %q", c.name, d, c.reason, c.max)
+		}
+		if d.Behavior != NoSwap {
+			t.Errorf("%s: behavior %v", c.name, d.Behavior)
+		}
+	}
+	if _, err := ContainerSwap(burstable, burstable.Containers[0], SwapConfig{Behavior: UnlimitedSwap}, QOSOptions{}); err == nil || !strings.Contains(err.Error(), "kubernetes#122745") {
+		t.Errorf("UnlimitedSwap: %v", err)
+	}
+	if _, err := ContainerSwap(burstable, burstable.Containers[0], SwapConfig{Behavior: "Some"}, QOSOptions{}); !errors.Is(err, ErrInvalidInput) {
+		t.Errorf("unknown behavior: %v", err)
+	}
+}
+
+// The seeds' alpha behaviour (1.22): memory+swap capped at the memory
+// limit (v1: any mix; v2: no swap), or unlimited.
+func TestContainerSwapLegacy(t *testing.T) {
+	g := Pod{Containers: []Container{ctr("app", rl("memory", "1Gi"), rl("memory", "1Gi"))}}
+	for _, c := range []struct {
+		behavior SwapBehavior
+		version  Version
+		want     SwapDecision
+	}{
+		{"", V1, SwapDecision{Behavior: LimitedSwap, Reason: SwapLegacy, MemorySwapLimit: i64(1 << 30)}},
+		{LimitedSwap, V2, SwapDecision{Behavior: LimitedSwap, Reason: SwapLegacy, MemorySwapLimit: i64(1 << 30), SwapMax: "0"}},
+		{UnlimitedSwap, V1, SwapDecision{Behavior: UnlimitedSwap, Limit: -1, Reason: SwapLegacy, MemorySwapLimit: i64(-1)}},
+		{UnlimitedSwap, V2, SwapDecision{Behavior: UnlimitedSwap, Limit: -1, Reason: SwapLegacy, MemorySwapLimit: i64(-1), SwapMax: "max"}},
+	} {
+		d, err := ContainerSwap(g, g.Containers[0], SwapConfig{Behavior: c.behavior, Version: c.version, Legacy: true}, QOSOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Message = ""
+		if diff := cmp.Diff(c.want, d); diff != "" {
+			t.Errorf("%q %v (-want +got):\n%s", c.behavior, c.version, diff)
+		}
+	}
+	if _, err := ContainerSwap(g, g.Containers[0], SwapConfig{Behavior: NoSwap, Legacy: true}, QOSOptions{}); !errors.Is(err, ErrInvalidInput) {
+		t.Errorf("NoSwap under Legacy: %v", err)
+	}
+}
