@@ -243,23 +243,10 @@ type PodCgroup struct {
 // ErrInvalidName.
 func ParsePodCgroup(path string) (PodCgroup, error) {
 	parts := strings.Split(strings.Trim(path, "/"), "/")
-	start := -1
-	for i, p := range parts {
-		if p == KubepodsComponent || p == KubepodsComponent+sliceSuffix {
-			start = i
-			break
-		}
-	}
-	if start < 0 {
-		return PodCgroup{}, wrap(ErrInvalidName, "path "+quote(path)+" has no kubepods component")
-	}
 	out := PodCgroup{Driver: DriverCgroupfs, QOSClass: Guaranteed}
-	if strings.HasSuffix(parts[start], sliceSuffix) {
-		out.Driver = DriverSystemd
-	}
-	rest := parts[start+1:]
 	// In the systemd form each level is a slice whose name repeats its
-	// parents; only the last "-"-separated part is new.
+	// parents ("kubepods-burstable.slice"); only the last "-"-separated part
+	// is the level's own component.
 	leaf := func(p string) string {
 		if out.Driver == DriverSystemd {
 			p = strings.TrimSuffix(p, sliceSuffix)
@@ -269,6 +256,25 @@ func ParsePodCgroup(path string) (PodCgroup, error) {
 		}
 		return p
 	}
+	start := -1
+	for i, p := range parts {
+		if p == KubepodsComponent {
+			start = i
+			break
+		}
+		if strings.HasSuffix(p, sliceSuffix) {
+			out.Driver = DriverSystemd
+			if leaf(p) == KubepodsComponent {
+				start = i
+				break
+			}
+			out.Driver = DriverCgroupfs
+		}
+	}
+	if start < 0 {
+		return PodCgroup{}, wrap(ErrInvalidName, "path "+quote(path)+" has no kubepods component")
+	}
+	rest := parts[start+1:]
 	if len(rest) > 0 {
 		switch leaf(rest[0]) {
 		case BurstableComponent:
