@@ -198,7 +198,7 @@ func TestQOSTree(t *testing.T) {
 	}
 	uid := "6c1a4e95-6bb6-11e6-bc26-28d2444e470d"
 	for _, c := range []struct {
-		class              QOSClass
+		class             QOSClass
 		cgroupfs, systemd string
 	}{
 		{Guaranteed, "/kubepods/pod" + uid, "/kubepods.slice/kubepods-pod6c1a4e95_6bb6_11e6_bc26_28d2444e470d.slice"},
