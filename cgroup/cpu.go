@@ -243,10 +243,42 @@ func (f WeightFormula) Weight(shares uint64) uint64 {
 	return 1 + (shares-2)*9999/262142
 }
 
-func quadraticWeight(shares uint64) uint64 {
+// quadraticWeightFormula is the quadratic formula as runc and crun compute
+// it, in float64. Weight uses a table derived from it (see
+// quadraticFirstShares); the tests check the two agree on every shares
+// value.
+func quadraticWeightFormula(shares uint64) uint64 {
 	l := math.Log2(float64(shares))
 	exp := (l*l+125*l)/612.0 - 7.0/34.0
 	return uint64(math.Ceil(math.Pow(10, exp)))
+}
+
+// quadraticBlock is the log2 of the shares step of quadraticCoarse.
+const quadraticBlock = 4
+
+// quadraticCoarse[b] is the quadratic weight of shares b<<quadraticBlock
+// (of MinShares for b = 0); Weight starts there and walks up the
+// breakpoints, a few steps at most because the curve rises by less than
+// one weight per share.
+var quadraticCoarse = func() [MaxShares>>quadraticBlock + 1]uint16 {
+	var c [MaxShares>>quadraticBlock + 1]uint16
+	w := MinWeight
+	for b := range c {
+		s := max(uint64(b)<<quadraticBlock, MinShares)
+		for w < MaxWeight && uint64(quadraticFirstShares[w+1-2]) <= s {
+			w++
+		}
+		c[b] = uint16(w)
+	}
+	return c
+}()
+
+func quadraticWeight(shares uint64) uint64 {
+	w := uint64(quadraticCoarse[shares>>quadraticBlock])
+	for w < MaxWeight && uint64(quadraticFirstShares[w+1-2]) <= shares {
+		w++
+	}
+	return w
 }
 
 // Shares converts cpu.weight back to cpu.shares. 0 gives 0, weights are
@@ -269,25 +301,13 @@ func (f WeightFormula) Shares(weight uint64) uint64 {
 	return (weight-1)*262142/9999 + 2
 }
 
-// quadraticShares finds the smallest s in [2, 262144] with
-// quadraticWeight(s) >= weight, starting from the closed-form solution of
-// the exponent equation and correcting the floating-point guess by steps.
+// quadraticShares returns the smallest shares value >= MinShares whose
+// quadratic weight is at least weight.
 func quadraticShares(weight uint64) uint64 {
 	if weight <= MinWeight {
 		return MinShares
 	}
-	// weight(s) >= w  <=>  10^exp(s) > w-1  <=>  exp(s) > log10(w-1).
-	y := math.Log10(float64(weight-1)) + 7.0/34.0
-	l := (-125 + math.Sqrt(125*125+4*612*y)) / 2
-	s := uint64(math.Exp2(l))
-	s = min(max(s, MinShares), MaxShares)
-	for s > MinShares && WeightQuadratic.Weight(s-1) >= weight {
-		s--
-	}
-	for s < MaxShares && WeightQuadratic.Weight(s) < weight {
-		s++
-	}
-	return s
+	return uint64(quadraticFirstShares[weight-2])
 }
 
 // WeightChecked is Weight with shares outside [MinShares, MaxShares]
