@@ -47,11 +47,16 @@
 // state machine that says until when a losing leader may still work, and
 // the API server identity lease names and their garbage collection.
 //
+// cgroup: what the kubelet computes about cgroups, from plain numbers. The
+// cgroup version and what v2 needs from a host, cgroupfs and systemd names
+// of the QoS tree, milliCPU to shares, CFS quota and both cpu.weight
+// formulas, QoS classes and the values of pod and QoS cgroups, MemoryQoS,
+// swap eligibility, node allocatable, and the cgroup file formats.
+//
 // The layout in DESIGN.md plans further packages, each added as its issue
-// lands: eviction/pressure (kubelet
-// node-pressure eviction), gc (owner-reference, image and container
-// garbage collection), cgroup (cgroup names and values) and cri (runtime
-// interfaces, pod sync decisions, back-off).
+// lands: eviction/pressure (kubelet node-pressure eviction), gc
+// (owner-reference, image and container garbage collection) and cri
+// (runtime interfaces, pod sync decisions, back-off).
 //
 // # Rules every package follows
 //
