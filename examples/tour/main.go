@@ -3,7 +3,7 @@
 //
 //	go run ./examples/tour
 //
-// Today it covers the taints, conditions, eviction and shutdown packages; each package
+// Today it covers the taints, conditions, eviction, shutdown and cgroup packages; each package
 // adds its scenario here as it lands. The output is the same on every run.
 package main
 
@@ -14,6 +14,9 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/conditions"
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/shutdown"
@@ -47,7 +50,11 @@ func run(w io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(w)
-	return tourShutdown(w)
+	if err := tourShutdown(w); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	return tourCgroup(w)
 }
 
 func tourTaints(w io.Writer) error {
@@ -327,3 +334,44 @@ func tourShutdown(w io.Writer) error {
 }
 
 func ptr(v int64) *int64 { return &v }
+
+func tourCgroup(w io.Writer) error {
+	fmt.Fprintln(w, "== cgroup: a Burstable pod (250m/1Gi requested, 500m/2Gi limit) on a cgroup v2 node with 40Gi of memory and 5Gi of swap")
+	q := resource.MustParse
+	app := cgroup.Container{Name: "app", Resources: cgroup.Resources{
+		Requests: cgroup.ResourceList{cgroup.ResourceCPU: q("250m"), cgroup.ResourceMemory: q("1Gi")},
+		Limits:   cgroup.ResourceList{cgroup.ResourceCPU: q("500m"), cgroup.ResourceMemory: q("2Gi")},
+	}}
+	p := cgroup.Pod{UID: "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0", Containers: []cgroup.Container{app}}
+	class := cgroup.PodQOS(p, cgroup.QOSOptions{})
+	root, err := cgroup.NodeAllocatableRoot("/", true)
+	if err != nil {
+		return err
+	}
+	name, err := cgroup.PodName(root, class, p.UID)
+	if err != nil {
+		return err
+	}
+	for _, d := range []cgroup.Driver{cgroup.DriverCgroupfs, cgroup.DriverSystemd} {
+		path, err := d.Path(name)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "  %-8s %s\n", d, path)
+	}
+	memQoS := cgroup.DefaultMemoryQoSConfig()
+	rc := cgroup.ResourceConfigForPod(p, cgroup.PodConfigOptions{CPUPeriod: uint64(cgroup.QuotaPeriod), MemoryQoS: &memQoS})
+	shares := *rc.CPUShares
+	fmt.Fprintf(w, "  QoS %s: cpu.shares %d -> cpu.weight %d (kubelet, linear; %d under runc 1.3.2+), cpu.max %q, memory.max %d\n",
+		class, shares, cgroup.WeightLinear.Weight(shares), cgroup.WeightQuadratic.Weight(shares),
+		cgroup.FormatCPUMax(*rc.CPUQuota, int64(*rc.CPUPeriod)), *rc.Memory)
+	mv := memQoS.Container(class, app.Resources.Requests.Memory(), app.Resources.Limits.Memory(), 0)
+	fmt.Fprintf(w, "  MemoryQoS: memory.high %d (request + 0.9 x (limit - request), whole 4KiB pages)\n", mv.High)
+	swap, err := cgroup.ContainerSwap(p, app, cgroup.SwapConfig{Behavior: cgroup.LimitedSwap, Version: cgroup.V2, Controller: true,
+		NodeMemory: 40 << 30, NodeSwap: 5 << 30}, cgroup.QOSOptions{})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "  swap: %s, memory.swap.max %s\n", swap.Reason, swap.SwapMax)
+	return nil
+}

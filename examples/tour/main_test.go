@@ -52,6 +52,14 @@ func TestTourVerdicts(t *testing.T) {
 		`\+165s phase 10000 started: kill shop/search \(30s\)`,
 		`\+185s phase 100000 started: kill shop/payments \(10s\)`,
 		`\+190s inhibitor lock released`,
+		// cgroup: 250m -> 256 shares; linear weight 1 + 254*9999/262142 = 10,
+		// quadratic ceil(10^((64+1000)/612 - 7/34)) = 35; quota 500m of 100ms;
+		// memory.high floor(1Gi*1.9/4096)*4096; swap 1Gi/40Gi*5Gi.
+		`systemd  /kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod0f1e2d3c_4b5a_6978_8796_a5b4c3d2e1f0.slice`,
+		`cgroupfs /kubepods/burstable/pod0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0`,
+		`cpu.shares 256 -> cpu.weight 10 \(kubelet, linear; 35 under runc 1.3.2\+\), cpu.max "50000 100000", memory.max 2147483648`,
+		`memory.high 2040107008`,
+		`swap: Granted, memory.swap.max 134217728`,
 	} {
 		if !regexp.MustCompile(want).MatchString(a.String()) {
 			t.Errorf("output lacks %q:\n%s", want, a.String())
