@@ -158,19 +158,10 @@ func (c MemoryQoSConfig) Container(class QOSClass, request, limit, allocatable i
 	return v
 }
 
-// QOSProtection sets the QoS-level protection files of out from the
-// summed memory requests of the Guaranteed (g) and Burstable (b) pods. v2
-// protection is hierarchical, so each parent covers its children:
-//
-//   - ReservationLegacyMin (upstream before 1.36): kubepods memory.min =
-//     g + b, burstable memory.min = b;
-//   - ReservationTiered: kubepods memory.min = g and memory.low = b,
-//     burstable memory.low = b (this library's reading of the hierarchy rule
-//     for the tiered policy);
-//   - ReservationNone: nothing.
-//
-// Zero sums are not written.
-func (c MemoryQoSConfig) QOSProtection(g, b int64, out *QOSCgroupConfigs) {
+// qosProtection sets the QoS-level protection files of out from the
+// summed memory requests of the Guaranteed (g) and Burstable (b) pods; see
+// QOSConfigs.
+func (c MemoryQoSConfig) qosProtection(g, b int64, out *QOSCgroupConfigs) {
 	set := func(rc *ResourceConfig, file string, v int64) {
 		if v <= 0 {
 			return

@@ -1,6 +1,7 @@
 package cgroup
 
 import (
+	"cmp"
 	"errors"
 	"strconv"
 	"strings"
@@ -21,15 +22,13 @@ func (r Release) String() string {
 
 // Compare returns -1, 0 or +1 as r is older than, equal to or newer than o.
 func (r Release) Compare(o Release) int {
-	for _, d := range [3]int{r.Major - o.Major, r.Minor - o.Minor, r.Patch - o.Patch} {
-		if d < 0 {
-			return -1
-		}
-		if d > 0 {
-			return 1
-		}
+	if c := cmp.Compare(r.Major, o.Major); c != 0 {
+		return c
 	}
-	return 0
+	if c := cmp.Compare(r.Minor, o.Minor); c != 0 {
+		return c
+	}
+	return cmp.Compare(r.Patch, o.Patch)
 }
 
 // AtLeast reports whether r is o or newer.

@@ -162,7 +162,15 @@ type QOSCgroupConfigs struct {
 //     A is 0 or unknown): burstable limit = A - G*p/100 and besteffort limit
 //     = that - B*p/100, G and B the summed memory requests of the
 //     Guaranteed and Burstable pods (not floored at zero, as upstream);
-//   - with MemoryQoS: see MemoryQoSConfig.QOSProtection.
+//   - with MemoryQoS, memory protection from the summed memory requests of
+//     the Guaranteed (G) and Burstable (B) pods, per MemoryQoS.Policy:
+//     ReservationLegacyMin (upstream before 1.36) writes kubepods memory.min
+//     = G + B and burstable memory.min = B; ReservationTiered writes
+//     kubepods memory.min = G and memory.low = B and burstable memory.low =
+//     B (this library's reading of the v2 rule that a parent's protection
+//     must cover its children; upstream's tiered QoS-level values are not in
+//     the reference); ReservationNone writes nothing. Zero sums are not
+//     written.
 func QOSConfigs(pods []Pod, opts QOSConfigOptions) QOSCgroupConfigs {
 	var burstableMilliCPU, guaranteedMem, burstableMem int64
 	for i := range pods {
@@ -197,7 +205,7 @@ func QOSConfigs(pods []Pod, opts QOSConfigOptions) QOSCgroupConfigs {
 		}
 	}
 	if opts.MemoryQoS != nil {
-		opts.MemoryQoS.QOSProtection(guaranteedMem, burstableMem, &out)
+		opts.MemoryQoS.qosProtection(guaranteedMem, burstableMem, &out)
 	}
 	return out
 }
@@ -243,9 +251,13 @@ type EvictionReservation struct {
 }
 
 // Bytes returns the amount r reserves out of capacity.
+// A percentage that is negative or NaN reserves nothing.
 func (r EvictionReservation) Bytes(capacity resource.Quantity) int64 {
 	if r.Quantity != nil {
 		return r.Quantity.Value()
+	}
+	if !(r.Percentage > 0) {
+		return 0
 	}
 	return int64(float64(capacity.Value()) * float64(r.Percentage))
 }
