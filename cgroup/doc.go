@@ -36,7 +36,7 @@
 //	name, err := cgroup.PodName(root, class, pod.UID)
 //	if err != nil { ... }
 //	path, _ := cgroup.DriverSystemd.Path(name)
-//	rc := cgroup.ResourceConfigForPod(pod, cgroup.PodConfigOptions{CPUPeriod: uint64(cgroup.QuotaPeriod)})
+//	rc := cgroup.ResourceConfigForPod(pod, cgroup.PodConfigOptions{}) // kubelet defaults; see PodConfigOptions.Validate
 //	weight := cgroup.WeightLinear.Weight(*rc.CPUShares) // on cgroup v2
 //
 // and for each container, its swap:

@@ -24,6 +24,9 @@ var (
 	// capacity that is not positive, a request above capacity, a page size
 	// that is not positive, an unknown enum value).
 	ErrInvalidInput = errors.New("cgroup: invalid input")
+	// ErrRequirement: a host does not meet (or is not known to meet) a
+	// cgroup v2 requirement; wraps every error of Report.Err.
+	ErrRequirement = errors.New("cgroup: cgroup v2 requirement not met")
 )
 
 func wrap(sentinel error, detail string) error { return errdetail.New(sentinel, detail) }

@@ -103,7 +103,7 @@ func FuzzConversions(f *testing.F) {
 		if s := MilliCPUToShares(m); s < MinShares || s > MaxShares {
 			t.Fatalf("shares %d", s)
 		}
-		if q := MilliCPUToQuota(m, period); m != 0 && q < MinQuotaPeriod && period >= 0 && m > 0 {
+		if q := MilliCPUToQuota(m, period); m > 0 && period >= 0 && q < MinQuotaPeriod {
 			t.Fatalf("quota %d for %d at %d", q, m, period)
 		}
 		_ = QuotaToMilliCPU(m, period)

@@ -124,8 +124,14 @@ func (v MemoryValues) Unified() map[string]string {
 //
 // With a request of 100Mi, a limit of 200Mi, factor 0.9 and 4 KiB pages,
 // memory.high is 199229440.
+//
+// A config that fails Validate writes nothing and says why in HighSkipped.
 func (c MemoryQoSConfig) Container(class QOSClass, request, limit, allocatable int64) MemoryValues {
 	var v MemoryValues
+	if err := c.Validate(); err != nil {
+		v.HighSkipped = err.Error()
+		return v
+	}
 	if file, ok := c.Policy.protectionFile(class); ok && request > 0 {
 		if file == MemoryMinFile {
 			v.Min = request
@@ -133,12 +139,8 @@ func (c MemoryQoSConfig) Container(class QOSClass, request, limit, allocatable i
 			v.Low = request
 		}
 	}
-	switch {
-	case request == limit && (limit > 0 || c.SkipBestEffortHigh):
+	if request == limit && (limit > 0 || c.SkipBestEffortHigh) {
 		v.HighSkipped = "request equals limit"
-		return v
-	case c.PageSize <= 0:
-		v.HighSkipped = "page size is not positive"
 		return v
 	}
 	top := limit

@@ -66,6 +66,19 @@ func TestMemoryQoSContainer(t *testing.T) {
 	}
 }
 
+// A config that does not validate writes nothing rather than a
+// memory.high above the limit.
+func TestMemoryQoSInvalidConfigWritesNothing(t *testing.T) {
+	v := MemoryQoSConfig{ThrottlingFactor: 2, PageSize: 4096, Policy: ReservationLegacyMin}.Container(Burstable, 100, 200, 0)
+	if v.Min != 0 || v.High != 0 || !strings.Contains(v.HighSkipped, "ThrottlingFactor 2 is not in (0, 1]") {
+		t.Errorf("got %+v", v)
+	}
+	v = MemoryQoSConfig{ThrottlingFactor: 0.9, PageSize: 0}.Container(Burstable, 100, 200, 0)
+	if v.High != 0 || !strings.Contains(v.HighSkipped, "PageSize 0 is not positive") {
+		t.Errorf("page size 0: %+v", v)
+	}
+}
+
 func TestMemoryQoSValidate(t *testing.T) {
 	if err := DefaultMemoryQoSConfig().Validate(); err != nil {
 		t.Fatal(err)

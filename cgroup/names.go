@@ -253,11 +253,8 @@ func ExpandSlice(slice string) (string, error) {
 // "-a.slice") is ErrInvalidName; upstream would return a name with an empty
 // component.
 func ParseSystemd(path string) (Name, error) {
-	base := path
-	if i := strings.LastIndexByte(strings.TrimRight(path, "/"), '/'); i >= 0 {
-		base = path[i+1:]
-	}
-	base = strings.TrimRight(base, "/")
+	base := strings.TrimRight(path, "/")
+	base = base[strings.LastIndexByte(base, '/')+1:]
 	base = strings.TrimSuffix(base, sliceSuffix)
 	if base == "" || base == "-" {
 		return Name{}, nil

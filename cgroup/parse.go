@@ -244,35 +244,23 @@ type PodCgroup struct {
 func ParsePodCgroup(path string) (PodCgroup, error) {
 	parts := strings.Split(strings.Trim(path, "/"), "/")
 	out := PodCgroup{Driver: DriverCgroupfs, QOSClass: Guaranteed}
-	// In the systemd form each level is a slice whose name repeats its
-	// parents ("kubepods-burstable.slice"); only the last "-"-separated part
-	// is the level's own component.
-	leaf := func(p string) string {
-		if out.Driver == DriverSystemd {
-			p = strings.TrimSuffix(p, sliceSuffix)
-			if i := strings.LastIndexByte(p, '-'); i >= 0 {
-				p = p[i+1:]
-			}
-		}
-		return p
-	}
 	start := -1
 	for i, p := range parts {
 		if p == KubepodsComponent {
 			start = i
 			break
 		}
-		if strings.HasSuffix(p, sliceSuffix) {
-			out.Driver = DriverSystemd
-			if leaf(p) == KubepodsComponent {
-				start = i
-				break
-			}
-			out.Driver = DriverCgroupfs
+		if strings.HasSuffix(p, sliceSuffix) && sliceLeaf(p) == KubepodsComponent {
+			start, out.Driver = i, DriverSystemd
+			break
 		}
 	}
 	if start < 0 {
 		return PodCgroup{}, wrap(ErrInvalidName, "path "+quote(path)+" has no kubepods component")
+	}
+	leaf := func(p string) string { return p }
+	if out.Driver == DriverSystemd {
+		leaf = sliceLeaf
 	}
 	rest := parts[start+1:]
 	if len(rest) > 0 {
@@ -301,6 +289,14 @@ func ParsePodCgroup(path string) (PodCgroup, error) {
 		out.ContainerID = id
 	}
 	return out, nil
+}
+
+// sliceLeaf returns the component a systemd slice adds to its parent: the
+// last "-"-separated part of the name without ".slice"
+// ("kubepods-burstable.slice" -> "burstable"), still escaped.
+func sliceLeaf(slice string) string {
+	s := strings.TrimSuffix(slice, sliceSuffix)
+	return s[strings.LastIndexByte(s, '-')+1:]
 }
 
 // ContainerScope returns the systemd scope a runtime puts a container in:

@@ -258,11 +258,7 @@ func defaultList(reqs, lims ResourceList) ResourceList {
 func PodRequests(p Pod, opts QOSOptions) ResourceList {
 	out := aggregate(p, func(r Resources) ResourceList { return r.Requests }, nil)
 	if opts.PodLevelResources && p.Resources != nil {
-		for name, q := range p.Resources.Requests {
-			if qosResource(name) {
-				out[name] = q.DeepCopy()
-			}
-		}
+		setPodLevel(out, p.Resources.Requests)
 	}
 	addList(out, p.Overhead)
 	return out
@@ -278,11 +274,7 @@ func PodLimits(p Pod, opts QOSOptions) ResourceList {
 func podLimits(p Pod, opts QOSOptions, each func(ResourceList)) ResourceList {
 	out := aggregate(p, func(r Resources) ResourceList { return r.Limits }, each)
 	if opts.PodLevelResources && p.Resources != nil {
-		for name, q := range p.Resources.Limits {
-			if qosResource(name) {
-				out[name] = q.DeepCopy()
-			}
-		}
+		setPodLevel(out, p.Resources.Limits)
 	}
 	for name, q := range p.Overhead {
 		if v, ok := out[name]; ok {
@@ -291,6 +283,16 @@ func podLimits(p Pod, opts QOSOptions, each func(ResourceList)) ResourceList {
 		}
 	}
 	return out
+}
+
+// setPodLevel replaces the cpu and memory of dst with the pod-level values
+// in src.
+func setPodLevel(dst, src ResourceList) {
+	for name, q := range src {
+		if qosResource(name) {
+			dst[name] = q.DeepCopy()
+		}
+	}
 }
 
 func aggregate(p Pod, pick func(Resources) ResourceList, each func(ResourceList)) ResourceList {

@@ -1,6 +1,7 @@
 package cgroup
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -288,5 +289,23 @@ func TestFit(t *testing.T) {
 	}
 	if got := Fit(rl("cpu", "1"), nil, rl("nvidia.com/gpu", "1")); len(got) != 1 || got[0].Resource != "nvidia.com/gpu" {
 		t.Errorf("missing resource = %+v", got)
+	}
+}
+
+func TestPodConfigOptions(t *testing.T) {
+	g := rl("cpu", "250m", "memory", "512Mi")
+	rc := ResourceConfigForPod(Pod{Containers: []Container{ctr("a", g, g)}}, PodConfigOptions{})
+	if *rc.CPUPeriod != 100000 || *rc.CPUQuota != 25000 {
+		t.Errorf("zero options: period %d quota %d, want the 100ms default", *rc.CPUPeriod, *rc.CPUQuota)
+	}
+	if err := (PodConfigOptions{}).Validate(); err != nil {
+		t.Errorf("zero options: %v", err)
+	}
+	bad := MemoryQoSConfig{ThrottlingFactor: 0, PageSize: 4096}
+	err := PodConfigOptions{CPUPeriod: 500, MemoryQoS: &bad}.Validate()
+	for _, want := range []string{"CPUPeriod 500us is outside 1000..1000000", "ThrottlingFactor 0 is not in (0, 1]"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("missing %q in %v", want, err)
+		}
 	}
 }

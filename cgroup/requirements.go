@@ -184,9 +184,6 @@ func (r Report) Err() error {
 	return errors.Join(errs...)
 }
 
-// ErrRequirement wraps every error of Report.Err.
-var ErrRequirement = errors.New("cgroup: cgroup v2 requirement not met")
-
 // CheckRequirements checks h against what the Kubernetes docs list for
 // cgroup v2 (Linux 5.8+, containerd 1.4+ or CRI-O 1.20+, the systemd
 // driver on both kubelet and runtime) and, when h.MemoryQoS, Linux 5.9+. It

@@ -1,6 +1,7 @@
 package cgroup
 
 import (
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,20 +42,35 @@ type ResourceConfig struct {
 }
 
 // PodConfigOptions are the kubelet settings ResourceConfigForPod depends
-// on. The zero value is the kubelet default except for CPUPeriod, which
-// must be set (QuotaPeriod unless customCPUCFSQuotaPeriod is used).
+// on. The zero value is the kubelet default.
 type PodConfigOptions struct {
 	QOSOptions
 	// DisableCPUQuota is cpuCFSQuota=false: the quota becomes NoQuota.
 	DisableCPUQuota bool
-	// CPUPeriod is the CFS period in microseconds (cpuCFSQuotaPeriod).
-	// Upstream ignores it and uses QuotaPeriod unless the
-	// CPUCFSQuotaPeriod gate is on; pass QuotaPeriod to reproduce that.
+	// CPUPeriod is the CFS period in microseconds (cpuCFSQuotaPeriod); 0
+	// means QuotaPeriod. Upstream ignores the setting and uses QuotaPeriod
+	// unless the CPUCFSQuotaPeriod gate is on; leave it 0 to reproduce that.
 	CPUPeriod uint64
 	// MemoryQoS, when non-nil, turns the MemoryQoS feature on with this
 	// configuration: the pod cgroup gets memory protection per
 	// MemoryQoS.Policy.
 	MemoryQoS *MemoryQoSConfig
+}
+
+// Validate reports a CPUPeriod outside 1ms..1s (other than 0) and an
+// invalid MemoryQoS, all at once, as the kubelet's configuration
+// validation would.
+func (o PodConfigOptions) Validate() error {
+	var errs []error
+	if o.CPUPeriod != 0 && (o.CPUPeriod < uint64(MinQuotaPeriod) || o.CPUPeriod > uint64(MaxQuotaPeriod)) {
+		errs = append(errs, wrap(ErrOutOfRange, "CPUPeriod "+strconv.FormatUint(o.CPUPeriod, 10)+"us is outside 1000..1000000"))
+	}
+	if o.MemoryQoS != nil {
+		if err := o.MemoryQoS.Validate(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // ResourceConfigForPod returns the values of a pod's own cgroup as the
@@ -68,6 +84,9 @@ type PodConfigOptions struct {
 //   - BestEffort: shares MinShares and nothing else;
 //   - huge page limits from the huge page requests;
 //   - with MemoryQoS, memory.min (or memory.low) from the memory request.
+//
+// Options are used as given; check them once with
+// PodConfigOptions.Validate.
 func ResourceConfigForPod(p Pod, opts PodConfigOptions) ResourceConfig {
 	reqs := PodRequests(p, opts.QOSOptions)
 	cpuDeclared, memDeclared := true, true
@@ -88,12 +107,15 @@ func ResourceConfigForPod(p Pod, opts PodConfigOptions) ResourceConfig {
 		}
 	}
 
+	period := opts.CPUPeriod
+	if period == 0 {
+		period = uint64(QuotaPeriod)
+	}
 	shares := MilliCPUToShares(reqs.MilliCPU())
-	quota := MilliCPUToQuota(lims.MilliCPU(), int64(opts.CPUPeriod))
+	quota := MilliCPUToQuota(lims.MilliCPU(), int64(period))
 	if opts.DisableCPUQuota {
 		quota = NoQuota
 	}
-	period := opts.CPUPeriod
 	memory := lims.Memory()
 
 	var out ResourceConfig
