@@ -1,0 +1,380 @@
+package gc
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/nodelife/nodelife/internal/clock"
+)
+
+// Pod GC controller defaults (kube-controller-manager).
+const (
+	// DefaultTerminatedPodThreshold is --terminated-pod-gc-threshold.
+	DefaultTerminatedPodThreshold = 12500
+	// DefaultQuarantine is how long a node missing from the node list
+	// stays quarantined before its pods count as orphaned.
+	DefaultQuarantine = 40 * time.Second
+	// PodGCPeriod is how often the controller runs.
+	PodGCPeriod = 20 * time.Second
+	// TaintNodeOutOfService is the taint key of non-graceful node shutdown.
+	TaintNodeOutOfService = "node.kubernetes.io/out-of-service"
+)
+
+// PodPhase is a pod's status.phase, with core/v1's values.
+type PodPhase string
+
+// The pod phases.
+const (
+	PodPending   PodPhase = "Pending"
+	PodRunning   PodPhase = "Running"
+	PodSucceeded PodPhase = "Succeeded"
+	PodFailed    PodPhase = "Failed"
+	PodUnknown   PodPhase = "Unknown"
+)
+
+// Pod is what the pod GC controller looks at in a pod.
+type Pod struct {
+	// Namespace, Name and UID identify the pod.
+	Namespace, Name, UID string
+	// NodeName is spec.nodeName; "" for an unscheduled pod.
+	NodeName string
+	// Phase is status.phase.
+	Phase PodPhase
+	// Reason is status.reason ("Evicted" for a pod the kubelet evicted).
+	Reason string
+	// CreationTimestamp is metadata.creationTimestamp.
+	CreationTimestamp time.Time
+	// DeletionTimestamp is metadata.deletionTimestamp; nil when the pod is
+	// not being deleted.
+	DeletionTimestamp *time.Time
+}
+
+// terminated reports upstream's isPodTerminated: any phase but Pending,
+// Running and Unknown, so an empty phase counts.
+func (p *Pod) terminated() bool {
+	return p.Phase != PodPending && p.Phase != PodRunning && p.Phase != PodUnknown
+}
+
+// evicted reports phase Failed with reason Evicted.
+func (p *Pod) evicted() bool { return p.Phase == PodFailed && p.Reason == "Evicted" }
+
+// Taint is a node taint, as core/v1.
+type Taint struct {
+	// Key, Value and Effect are the taint's fields.
+	Key, Value, Effect string
+}
+
+// Node is what the pod GC controller looks at in a node.
+type Node struct {
+	// Name is the node's name.
+	Name string
+	// Ready is the status of the Ready condition: "True", "False",
+	// "Unknown", or "" when there is none; only "True" is ready.
+	Ready string
+	// Taints is spec.taints.
+	Taints []Taint
+}
+
+// outOfService reports whether the node is not ready and has the
+// out-of-service taint key (any value or effect).
+func (n *Node) outOfService() bool {
+	if n.Ready == "True" {
+		return false
+	}
+	return slices.ContainsFunc(n.Taints, func(t Taint) bool { return t.Key == TaintNodeOutOfService })
+}
+
+// PodGCConfig configures the pod GC controller.
+type PodGCConfig struct {
+	// TerminatedPodThreshold is --terminated-pod-gc-threshold: the number
+	// of terminated pods kept; 0 or less disables only that step.
+	TerminatedPodThreshold int
+	// Quarantine is how long a node must be missing before its pods are
+	// orphaned (40s upstream, not configurable there); 0 means
+	// DefaultQuarantine.
+	Quarantine time.Duration
+}
+
+// DefaultPodGCConfig returns upstream's settings: threshold 12500,
+// quarantine 40s.
+func DefaultPodGCConfig() PodGCConfig {
+	return PodGCConfig{TerminatedPodThreshold: DefaultTerminatedPodThreshold, Quarantine: DefaultQuarantine}
+}
+
+// Validate returns an error for a negative Quarantine.
+func (c PodGCConfig) Validate() error {
+	if c.Quarantine < 0 {
+		return wrap(ErrInvalidPolicy, fmt.Sprintf("Quarantine %v must not be negative", c.Quarantine))
+	}
+	return nil
+}
+
+// PodGCReason says which step deletes a pod; the values are the labels of
+// upstream's force-delete metrics.
+type PodGCReason string
+
+// The pod GC steps, in the order they run.
+const (
+	// PodGCTerminated: more terminated pods than the threshold.
+	PodGCTerminated PodGCReason = "terminated"
+	// PodGCOutOfService: terminating on a not-ready node with the
+	// out-of-service taint.
+	PodGCOutOfService PodGCReason = "terminating-out-of-service"
+	// PodGCOrphaned: bound to a node that was deleted.
+	PodGCOrphaned PodGCReason = "orphaned"
+	// PodGCUnscheduled: terminating and never scheduled.
+	PodGCUnscheduled PodGCReason = "terminating-unscheduled"
+)
+
+// PodCondition is a condition the pod GC writes into the pod's status.
+type PodCondition struct {
+	// Type, Status, Reason and Message are the condition's fields.
+	Type, Status, Reason, Message string
+}
+
+// PodDeletion is one pod to force delete.
+type PodDeletion struct {
+	// Pod is the pod.
+	Pod Pod
+	// Reason is the step that deletes it.
+	Reason PodGCReason
+	// SetFailed asks to patch status.phase to Failed first: the phase is
+	// neither Succeeded nor Failed.
+	SetFailed bool
+	// Condition, when not nil, goes into the same status patch (orphaned
+	// pods: DisruptionTarget, reason DeletionByPodGC).
+	Condition *PodCondition
+	// Message says why, for a log line.
+	Message string
+}
+
+// GracePeriodSeconds is the grace period of every pod GC deletion.
+const GracePeriodSeconds = 0
+
+// PodGCInput is what one pod GC run sees.
+type PodGCInput struct {
+	// Pods are all pods (the pod lister's content).
+	Pods []Pod
+	// Nodes are all nodes (the node lister's content).
+	Nodes []Node
+	// NodeExists, when not nil, is the live GET of a node that the node
+	// list lacks after its quarantine: only a node it reports absent
+	// orphans its pods; an error keeps them for the next run. Nil trusts
+	// the node list.
+	NodeExists func(name string) (bool, error)
+}
+
+// PodGCPlan is one pod GC run.
+type PodGCPlan struct {
+	// Deletions lists the pods to force delete, step by step (terminated,
+	// out-of-service, orphaned, unscheduled); each pod appears once, under
+	// the first step that picks it.
+	Deletions []PodDeletion
+	// DeletedNodes are the nodes found deleted this run, by name.
+	DeletedNodes []string
+	// Quarantined lists the nodes still in quarantine, by name.
+	Quarantined []string
+	// Next is the end of the earliest quarantine still running; zero when
+	// none. The controller runs every PodGCPeriod regardless.
+	Next time.Time
+}
+
+// PodGC is the pod GC controller as a synchronous state machine: its only
+// state is the quarantine of nodes missing from the node list.
+type PodGC struct {
+	cfg     PodGCConfig
+	missing map[string]time.Time
+	last    time.Time
+}
+
+// NewPodGC returns a pod GC with no node in quarantine, or the error of
+// cfg.Validate.
+func NewPodGC(cfg PodGCConfig) (*PodGC, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg.Quarantine = cmp.Or(cfg.Quarantine, DefaultQuarantine)
+	return &PodGC{cfg: cfg, missing: map[string]time.Time{}}, nil
+}
+
+// Step is one run of the pod GC controller at now (a now earlier than one
+// already seen counts as that time). Its steps, in order:
+//
+//  1. Terminated pods (phase not Pending, Running or Unknown): when there
+//     are more than TerminatedPodThreshold (> 0), the excess goes, evicted
+//     pods first, then oldest, then by name.
+//  2. Terminating pods (deletionTimestamp set) on a node that is not Ready
+//     and carries the out-of-service taint key; pods on nodes missing from
+//     the list are skipped.
+//  3. Orphaned pods: a node a pod is bound to but the node list lacks is
+//     quarantined; once the quarantine has run (40s) and the node is still
+//     missing (and NodeExists, if set, says absent) every pod on it goes,
+//     marked Failed with condition DisruptionTarget (reason
+//     DeletionByPodGC, message "PodGC: node no longer exists") when not
+//     terminal yet.
+//  4. Terminating pods that are not scheduled.
+//
+// Every deletion has grace period 0 and, for a pod neither Succeeded nor
+// Failed, a status patch to Failed first. Upstream sorts only steps 1 and 2
+// and may pick a pod twice in one run (the second delete finds it gone);
+// here every step uses the step-1 order, ending with namespace and UID, and
+// a pod is deleted once. Duplicate pods (namespace and name) or nodes
+// return an error and change nothing.
+func (g *PodGC) Step(now time.Time, in PodGCInput) (PodGCPlan, error) {
+	var plan PodGCPlan
+	nodes := make(map[string]*Node, len(in.Nodes))
+	for i := range in.Nodes {
+		if _, dup := nodes[in.Nodes[i].Name]; dup {
+			return plan, wrap(ErrInvalidInput, fmt.Sprintf("duplicate node %q", in.Nodes[i].Name))
+		}
+		nodes[in.Nodes[i].Name] = &in.Nodes[i]
+	}
+	if err := checkPods(in.Pods); err != nil {
+		return plan, err
+	}
+	now = clock.Clamp(&g.last, now, true)
+
+	picked := make([]bool, len(in.Pods))
+	add := func(idx []int, reason PodGCReason, cond *PodCondition, msg func(p *Pod) string) {
+		slices.SortFunc(idx, func(a, b int) int { return comparePodsForDeletion(&in.Pods[a], &in.Pods[b]) })
+		for _, i := range idx {
+			if picked[i] {
+				continue
+			}
+			picked[i] = true
+			p := &in.Pods[i]
+			d := PodDeletion{Pod: *p, Reason: reason, Message: msg(p)}
+			if p.Phase != PodSucceeded && p.Phase != PodFailed {
+				d.SetFailed, d.Condition = true, cond
+			}
+			plan.Deletions = append(plan.Deletions, d)
+		}
+	}
+
+	// 1. Terminated pods above the threshold.
+	if t := g.cfg.TerminatedPodThreshold; t > 0 {
+		var idx []int
+		for i := range in.Pods {
+			if in.Pods[i].terminated() {
+				idx = append(idx, i)
+			}
+		}
+		if n := len(idx) - t; n > 0 {
+			slices.SortFunc(idx, func(a, b int) int { return comparePodsForDeletion(&in.Pods[a], &in.Pods[b]) })
+			add(idx[:n], PodGCTerminated, nil, func(*Pod) string {
+				return fmt.Sprintf("%d terminated pods, above the threshold %d: deleting the %d evicted or oldest", len(idx), t, n)
+			})
+		}
+	}
+
+	// 2. Terminating pods on out-of-service nodes.
+	var idx []int
+	for i := range in.Pods {
+		p := &in.Pods[i]
+		if n, ok := nodes[p.NodeName]; ok && p.DeletionTimestamp != nil && n.outOfService() {
+			idx = append(idx, i)
+		}
+	}
+	add(idx, PodGCOutOfService, nil, func(p *Pod) string {
+		return fmt.Sprintf("terminating on node %s, which is not ready and has the %s taint", p.NodeName, TaintNodeOutOfService)
+	})
+
+	// 3. Orphaned pods.
+	deleted := g.discoverDeleted(now, in, nodes)
+	plan.DeletedNodes = deleted
+	if len(deleted) > 0 {
+		idx = idx[:0]
+		for i := range in.Pods {
+			if _, ok := slices.BinarySearch(deleted, in.Pods[i].NodeName); ok {
+				idx = append(idx, i)
+			}
+		}
+		add(idx, PodGCOrphaned, &PodCondition{Type: "DisruptionTarget", Status: "True", Reason: "DeletionByPodGC", Message: "PodGC: node no longer exists"},
+			func(p *Pod) string { return fmt.Sprintf("node %s no longer exists", p.NodeName) })
+	}
+
+	// 4. Unscheduled terminating pods.
+	idx = idx[:0]
+	for i := range in.Pods {
+		if p := &in.Pods[i]; p.DeletionTimestamp != nil && p.NodeName == "" {
+			idx = append(idx, i)
+		}
+	}
+	add(idx, PodGCUnscheduled, nil, func(*Pod) string { return "terminating and not scheduled to any node" })
+
+	for name, since := range g.missing {
+		plan.Quarantined = append(plan.Quarantined, name)
+		if end := since.Add(g.cfg.Quarantine); plan.Next.IsZero() || end.Before(plan.Next) {
+			plan.Next = end
+		}
+	}
+	slices.Sort(plan.Quarantined)
+	return plan, nil
+}
+
+// discoverDeleted quarantines the nodes pods are bound to that the list
+// lacks, and returns, sorted, those whose quarantine is over and that are
+// still missing. A node whose quarantine is over leaves the quarantine
+// either way: if it goes missing again, a new quarantine starts.
+func (g *PodGC) discoverDeleted(now time.Time, in PodGCInput, nodes map[string]*Node) []string {
+	for i := range in.Pods {
+		name := in.Pods[i].NodeName
+		if _, ok := nodes[name]; name == "" || ok {
+			continue
+		}
+		if _, ok := g.missing[name]; !ok {
+			g.missing[name] = now
+		}
+	}
+	var ready []string
+	for name, since := range g.missing {
+		if !since.Add(g.cfg.Quarantine).After(now) {
+			ready = append(ready, name)
+		}
+	}
+	slices.Sort(ready)
+	deleted := ready[:0]
+	for _, name := range ready {
+		delete(g.missing, name)
+		if _, ok := nodes[name]; ok {
+			continue
+		}
+		if in.NodeExists != nil {
+			if exists, err := in.NodeExists(name); err != nil || exists {
+				continue
+			}
+		}
+		deleted = append(deleted, name)
+	}
+	return deleted
+}
+
+// comparePodsForDeletion is upstream's byEvictionAndCreationTimestamp:
+// evicted first, then older, then by name; namespace and UID make it total.
+func comparePodsForDeletion(a, b *Pod) int {
+	if ea, eb := a.evicted(), b.evicted(); ea != eb {
+		if ea {
+			return -1
+		}
+		return 1
+	}
+	return cmp.Or(a.CreationTimestamp.Compare(b.CreationTimestamp), strings.Compare(a.Name, b.Name),
+		strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.UID, b.UID))
+}
+
+// checkPods rejects two pods with one namespace and name.
+func checkPods(pods []Pod) error {
+	type key struct{ ns, name string }
+	seen := make(map[key]struct{}, len(pods))
+	for i := range pods {
+		k := key{pods[i].Namespace, pods[i].Name}
+		if _, dup := seen[k]; dup {
+			return wrap(ErrInvalidInput, fmt.Sprintf("duplicate pod %s/%s", k.ns, k.name))
+		}
+		seen[k] = struct{}{}
+	}
+	return nil
+}
