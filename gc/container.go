@@ -165,11 +165,11 @@ func (in *ContainerGCInput) removed(uid string) bool {
 func (in *ContainerGCInput) goneMessage(uid string) string {
 	switch s, ok := in.Pods[uid]; {
 	case !ok:
-		return "pod " + uid + " is unknown to the pod workers, which have synced every source"
+		return "the pod is unknown to the pod workers, which have synced every source"
 	case s == PodTerminated:
-		return "pod " + uid + " is terminated and every unused container goes (delete-all mode)"
+		return "the pod is terminated and every unused container goes (delete-all mode)"
 	default:
-		return "pod " + uid + " was deleted or evicted"
+		return "the pod was deleted or evicted"
 	}
 }
 
@@ -238,14 +238,45 @@ type ContainerPlan struct {
 // olderContainer orders containers oldest first; among equal creation
 // times the smaller ID counts as older.
 func olderContainer(a, b *Container) int {
-	return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID, b.ID))
+	if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+		return c
+	}
+	return strings.Compare(a.ID, b.ID)
 }
 
-// unit is one evict unit: a run of evictable containers of one (pod UID,
+// dead is an evictable container with its creation time unpacked, so that
+// sorting compares integers rather than time.Time values.
+type dead struct {
+	c    *Container
+	sec  int64
+	nsec int32
+}
+
+// olderDead is olderContainer on unpacked times.
+func olderDead(a, b dead) int {
+	if a.sec != b.sec {
+		return cmp.Compare(a.sec, b.sec)
+	}
+	if a.nsec != b.nsec {
+		return cmp.Compare(a.nsec, b.nsec)
+	}
+	return strings.Compare(a.c.ID, b.c.ID)
+}
+
+// unit is one evict unit: the evictable containers of one (pod UID,
 // container name), newest first.
 type unit struct {
-	cs      []*Container
+	cs      []dead
 	removed bool
+}
+
+// pending is a removal decided but not yet written out: the plan is built
+// once its length is known, so that a million removals are not copied
+// while the slice grows.
+type pending struct {
+	c      *Container
+	reason ContainerReason
+	msg    string
 }
 
 // PlanContainers is one run of the kubelet's container GC
@@ -273,10 +304,15 @@ func PlanContainers(p ContainerPolicy, in ContainerGCInput, now time.Time) (Cont
 	if err := p.Validate(); err != nil {
 		return plan, err
 	}
-	if err := checkIDs(in.Containers, in.Sandboxes); err != nil {
+	if err := checkContainerIDs(in.Containers); err != nil {
 		return plan, err
 	}
-	units := p.evictUnits(&in, now)
+	sandboxes, err := sandboxIndex(in.Sandboxes)
+	if err != nil {
+		return plan, err
+	}
+	units, n := p.evictUnits(&in, now)
+	out := make([]pending, 0, n)
 
 	// Pods gone: everything of theirs.
 	if in.AllSourcesReady {
@@ -286,14 +322,15 @@ func PlanContainers(p ContainerPolicy, in ContainerGCInput, now time.Time) (Cont
 				live = append(live, u)
 				continue
 			}
+			msg := in.goneMessage(u.cs[0].c.PodUID)
 			for i := len(u.cs) - 1; i >= 0; i-- {
-				plan.Containers = append(plan.Containers, removal(u.cs[i], ReasonPodRemoved, in.goneMessage(u.cs[i].PodUID)))
+				out = append(out, pending{u.cs[i].c, ReasonPodRemoved, msg})
 			}
 		}
 		units = live
 	}
 	if p.MaxPerPodContainer >= 0 {
-		trimUnits(&plan, units, p.MaxPerPodContainer, ReasonMaxPerPodContainer,
+		out = trimUnits(out, units, p.MaxPerPodContainer, ReasonMaxPerPodContainer,
 			fmt.Sprintf("keeping the newest %d dead containers per pod and container name (MaxPerPodContainer)", p.MaxPerPodContainer))
 	}
 	total := 0
@@ -302,70 +339,138 @@ func PlanContainers(p ContainerPolicy, in ContainerGCInput, now time.Time) (Cont
 	}
 	if p.MaxContainers >= 0 && total > p.MaxContainers {
 		perUnit := max(p.MaxContainers/len(units), 1)
-		trimUnits(&plan, units, perUnit, ReasonMaxContainersPerUnit,
+		out = trimUnits(out, units, perUnit, ReasonMaxContainersPerUnit,
 			fmt.Sprintf("more than MaxContainers %d dead containers: keeping the newest %d per pod and container name", p.MaxContainers, perUnit))
-		var rest []*Container
+		rest := make([]dead, 0, len(units)*perUnit)
 		for _, u := range units {
 			rest = append(rest, u.cs...)
 		}
 		if len(rest) > p.MaxContainers {
-			slices.SortFunc(rest, olderContainer)
+			slices.SortFunc(rest, olderDead)
 			n := len(rest) - p.MaxContainers
-			for _, c := range rest[:n] {
-				plan.Containers = append(plan.Containers, removal(c, ReasonMaxContainers,
-					fmt.Sprintf("more than MaxContainers %d dead containers on the node: removing the oldest", p.MaxContainers)))
+			msg := fmt.Sprintf("more than MaxContainers %d dead containers on the node: removing the oldest", p.MaxContainers)
+			for _, d := range rest[:n] {
+				out = append(out, pending{d.c, ReasonMaxContainers, msg})
 			}
 			rest = rest[n:]
 		}
 		total = len(rest)
 	}
 	plan.Kept = total
-	plan.Sandboxes = planSandboxes(&in)
+	if len(out) > 0 {
+		plan.Containers = make([]ContainerRemoval, len(out))
+		for i, r := range out {
+			plan.Containers[i] = removal(r.c, r.reason, r.msg)
+		}
+	}
+	plan.Sandboxes = planSandboxes(&in, sandboxes)
 	return plan, nil
 }
 
 // evictUnits groups the evictable containers into units sorted by (pod
-// UID, name), each newest first.
-func (p ContainerPolicy) evictUnits(in *ContainerGCInput, now time.Time) []unit {
+// UID, name), each newest first, and returns them with the number of
+// evictable containers. Grouping goes through a map of pods (the few
+// container names of a pod are chained and scanned in place) and a
+// counting pass, so that only pods, the names within each, and the
+// containers within each unit are sorted.
+func (p ContainerPolicy) evictUnits(in *ContainerGCInput, now time.Time) ([]unit, int) {
 	newest := now.Add(-p.MinAge)
-	idx := make([]*Container, 0, len(in.Containers))
+	podOf := make(map[string]int32, len(in.Pods))
+	var podUID []string   // per pod
+	var podFirst []int32  // per pod: its first unit
+	var unitName []string // per unit
+	var unitNext []int32  // per unit: the next unit of its pod, or -1
+	var counts []int32    // per unit
+	unitOf := make([]int32, len(in.Containers))
+	n := 0
 	for i := range in.Containers {
 		c := &in.Containers[i]
 		if c.State == ContainerRunning || c.CreatedAt.After(newest) {
+			unitOf[i] = -1
 			continue
 		}
-		idx = append(idx, c)
-	}
-	slices.SortFunc(idx, func(a, b *Container) int {
-		if c := cmp.Or(strings.Compare(a.PodUID, b.PodUID), strings.Compare(a.Name, b.Name)); c != 0 {
-			return c
+		pi, ok := podOf[c.PodUID]
+		if !ok {
+			pi = int32(len(podUID))
+			podOf[c.PodUID] = pi
+			podUID = append(podUID, c.PodUID)
+			podFirst = append(podFirst, -1)
 		}
-		return olderContainer(b, a)
-	})
-	var units []unit
-	for start := 0; start < len(idx); {
-		end := start + 1
-		for end < len(idx) && idx[end].PodUID == idx[start].PodUID && idx[end].Name == idx[start].Name {
-			end++
+		u := podFirst[pi]
+		for u >= 0 && unitName[u] != c.Name {
+			u = unitNext[u]
 		}
-		units = append(units, unit{cs: idx[start:end:end], removed: in.removed(idx[start].PodUID)})
-		start = end
+		if u < 0 {
+			u = int32(len(unitName))
+			unitName = append(unitName, c.Name)
+			unitNext = append(unitNext, podFirst[pi])
+			counts = append(counts, 0)
+			podFirst[pi] = u
+		}
+		unitOf[i] = u
+		counts[u]++
+		n++
 	}
-	return units
+	pods := make([]int32, len(podUID))
+	for i := range pods {
+		pods[i] = int32(i)
+	}
+	slices.SortFunc(pods, func(a, b int32) int { return strings.Compare(podUID[a], podUID[b]) })
+	// Lay the units out in (pod UID, name) order in one array.
+	order := make([]int32, 0, len(unitName))
+	units := make([]unit, 0, len(unitName))
+	start := make([]int32, len(unitName))
+	var off int32
+	for _, pi := range pods {
+		first := len(order)
+		for u := podFirst[pi]; u >= 0; u = unitNext[u] {
+			order = append(order, u)
+		}
+		mine := order[first:]
+		if len(mine) > 1 {
+			slices.SortFunc(mine, func(a, b int32) int { return strings.Compare(unitName[a], unitName[b]) })
+		}
+		removed := in.removed(podUID[pi])
+		for _, u := range mine {
+			start[u] = off
+			off += counts[u]
+			units = append(units, unit{removed: removed})
+		}
+	}
+	all := make([]dead, n)
+	fill := slices.Clone(start)
+	for i := range in.Containers {
+		u := unitOf[i]
+		if u < 0 {
+			continue
+		}
+		c := &in.Containers[i]
+		all[fill[u]] = dead{c: c, sec: c.CreatedAt.Unix(), nsec: int32(c.CreatedAt.Nanosecond())}
+		fill[u]++
+	}
+	for k, u := range order {
+		cs := all[start[u] : start[u]+counts[u] : start[u]+counts[u]]
+		if len(cs) > 1 {
+			slices.SortFunc(cs, func(a, b dead) int { return olderDead(b, a) })
+		}
+		units[k].cs = cs
+	}
+	return units, n
 }
 
-// trimUnits removes all but the newest keep containers of each unit,
-// oldest first.
-func trimUnits(plan *ContainerPlan, units []unit, keep int, reason ContainerReason, msg string) {
+// trimUnits appends to out all but the newest keep containers of each
+// unit, oldest first, and cuts the units down.
+func trimUnits(out []pending, units []unit, keep int, reason ContainerReason, msg string) []pending {
 	for k := range units {
 		u := &units[k]
 		for i := len(u.cs) - 1; i >= keep; i-- {
-			plan.Containers = append(plan.Containers, removal(u.cs[i], reason, msg))
+			out = append(out, pending{u.cs[i].c, reason, msg})
 		}
 		if len(u.cs) > keep {
 			u.cs = u.cs[:keep]
 		}
 	}
+	return out
 }
 
 func removal(c *Container, reason ContainerReason, msg string) ContainerRemoval {
@@ -376,50 +481,59 @@ func removal(c *Container, reason ContainerReason, msg string) ContainerRemoval 
 	return r
 }
 
-// planSandboxes applies the sandbox rules.
-func planSandboxes(in *ContainerGCInput) []SandboxRemoval {
+// planSandboxes applies the sandbox rules; index maps sandbox IDs to
+// their position in in.Sandboxes.
+func planSandboxes(in *ContainerGCInput, index map[string]int) []SandboxRemoval {
 	if len(in.Sandboxes) == 0 {
 		return nil
 	}
-	referenced := make(map[string]bool, len(in.Containers))
+	referenced := make([]bool, len(in.Sandboxes))
 	for i := range in.Containers {
-		referenced[in.Containers[i].SandboxID] = true
+		if j, ok := index[in.Containers[i].SandboxID]; ok {
+			referenced[j] = true
+		}
 	}
-	idx := make([]*Sandbox, len(in.Sandboxes))
-	for i := range in.Sandboxes {
-		idx[i] = &in.Sandboxes[i]
+	idx := make([]int, len(in.Sandboxes))
+	for i := range idx {
+		idx[i] = i
 	}
+	ss := in.Sandboxes
 	// By pod, newest first.
-	slices.SortFunc(idx, func(a, b *Sandbox) int {
+	slices.SortFunc(idx, func(i, j int) int {
+		a, b := &ss[i], &ss[j]
 		if c := strings.Compare(a.PodUID, b.PodUID); c != 0 {
 			return c
 		}
-		return cmp.Or(b.CreatedAt.Compare(a.CreatedAt), strings.Compare(b.ID, a.ID))
+		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(b.ID, a.ID)
 	})
 	var out []SandboxRemoval
 	for start := 0; start < len(idx); {
+		uid := ss[idx[start]].PodUID
 		end := start + 1
-		for end < len(idx) && idx[end].PodUID == idx[start].PodUID {
+		for end < len(idx) && ss[idx[end]].PodUID == uid {
 			end++
 		}
 		keep, reason, msg := 1, ReasonOlderSandbox, "an inactive sandbox older than the pod's newest sandbox"
-		if uid := idx[start].PodUID; in.removed(uid) {
+		if in.removed(uid) {
 			keep, reason, msg = 0, ReasonPodRemoved, in.goneMessage(uid)
 		}
 		for i := end - 1; i >= start+keep; i-- {
-			s := idx[i]
-			if s.State == SandboxReady || referenced[s.ID] {
+			j := idx[i]
+			if ss[j].State == SandboxReady || referenced[j] {
 				continue
 			}
-			out = append(out, SandboxRemoval{Sandbox: *s, Reason: reason, Message: msg})
+			out = append(out, SandboxRemoval{Sandbox: ss[j], Reason: reason, Message: msg})
 		}
 		start = end
 	}
 	return out
 }
 
-// checkIDs rejects empty and duplicate container and sandbox IDs.
-func checkIDs(cs []Container, ss []Sandbox) error {
+// checkContainerIDs rejects empty and duplicate container IDs.
+func checkContainerIDs(cs []Container) error {
 	seen := make(map[string]struct{}, len(cs))
 	for i := range cs {
 		if cs[i].ID == "" {
@@ -430,17 +544,23 @@ func checkIDs(cs []Container, ss []Sandbox) error {
 		}
 		seen[cs[i].ID] = struct{}{}
 	}
-	clear(seen)
+	return nil
+}
+
+// sandboxIndex maps sandbox IDs to their index in ss, rejecting empty and
+// duplicate IDs.
+func sandboxIndex(ss []Sandbox) (map[string]int, error) {
+	index := make(map[string]int, len(ss))
 	for i := range ss {
 		if ss[i].ID == "" {
-			return wrap(ErrInvalidInput, fmt.Sprintf("sandbox %d has an empty ID", i))
+			return nil, wrap(ErrInvalidInput, fmt.Sprintf("sandbox %d has an empty ID", i))
 		}
-		if _, dup := seen[ss[i].ID]; dup {
-			return wrap(ErrInvalidInput, fmt.Sprintf("duplicate sandbox ID %q", ss[i].ID))
+		if _, dup := index[ss[i].ID]; dup {
+			return nil, wrap(ErrInvalidInput, fmt.Sprintf("duplicate sandbox ID %q", ss[i].ID))
 		}
-		seen[ss[i].ID] = struct{}{}
+		index[ss[i].ID] = i
 	}
-	return nil
+	return index, nil
 }
 
 // ContainerDeathPlan is the kubelet's fast path when the PLEG reports that
@@ -454,7 +574,7 @@ func ContainerDeathPlan(p ContainerPolicy, died string, podContainers []Containe
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	if err := checkIDs(podContainers, nil); err != nil {
+	if err := checkContainerIDs(podContainers); err != nil {
 		return nil, err
 	}
 	keep := max(p.MaxPerPodContainer, 1)

@@ -10,8 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// dead is an exited container of pod uid named name, created d before t0.
-func dead(id, uid, name string, d time.Duration) Container {
+// deadC is an exited container of pod uid named name, created d before t0.
+func deadC(id, uid, name string, d time.Duration) Container {
 	return Container{ID: id, PodUID: uid, Name: name, SandboxID: "sb-" + uid, State: ContainerExited, CreatedAt: ago(d)}
 }
 
@@ -44,8 +44,8 @@ func TestPlanContainers(t *testing.T) {
 			name:   "MaxPerPodContainer 1 keeps the newest per unit, removing the oldest first",
 			policy: DefaultContainerPolicy(),
 			in: ContainerGCInput{Containers: []Container{
-				dead("c2", "p", "app", 2*time.Minute), dead("c1", "p", "app", 3*time.Minute), dead("c3", "p", "app", time.Minute),
-				dead("s1", "p", "sidecar", time.Minute),
+				deadC("c2", "p", "app", 2*time.Minute), deadC("c1", "p", "app", 3*time.Minute), deadC("c3", "p", "app", time.Minute),
+				deadC("s1", "p", "sidecar", time.Minute),
 			}, Pods: map[string]PodState{"p": PodActive}, AllSourcesReady: true, PodsSynced: true},
 			want: []removal{{"c1", ReasonMaxPerPodContainer}, {"c2", ReasonMaxPerPodContainer}},
 			kept: 2,
@@ -55,8 +55,8 @@ func TestPlanContainers(t *testing.T) {
 			policy: ContainerPolicy{MinAge: time.Minute, MaxPerPodContainer: 0, MaxContainers: -1},
 			in: ContainerGCInput{Containers: []Container{
 				{ID: "running", PodUID: "p", Name: "app", State: ContainerRunning, CreatedAt: ago(time.Hour)},
-				dead("exactly", "p", "app", time.Minute),
-				dead("too-young", "p", "app", time.Minute-time.Second),
+				deadC("exactly", "p", "app", time.Minute),
+				deadC("too-young", "p", "app", time.Minute-time.Second),
 			}, Pods: map[string]PodState{"p": PodActive}},
 			want: []removal{{"exactly", ReasonMaxPerPodContainer}},
 		},
@@ -64,9 +64,9 @@ func TestPlanContainers(t *testing.T) {
 			name:   "a deleted or evicted pod loses every dead container (MinAge still applies)",
 			policy: ContainerPolicy{MinAge: time.Minute, MaxPerPodContainer: 5, MaxContainers: -1},
 			in: ContainerGCInput{Containers: []Container{
-				dead("b", "gone", "app", 2*time.Minute), dead("a", "gone", "app", 3*time.Minute),
-				dead("young", "gone", "app", 30*time.Second),
-				dead("x", "live", "app", 2*time.Minute),
+				deadC("b", "gone", "app", 2*time.Minute), deadC("a", "gone", "app", 3*time.Minute),
+				deadC("young", "gone", "app", 30*time.Second),
+				deadC("x", "live", "app", 2*time.Minute),
 			}, Pods: map[string]PodState{"gone": PodRemoved, "live": PodActive}, AllSourcesReady: true},
 			want: []removal{{"a", ReasonPodRemoved}, {"b", ReasonPodRemoved}},
 			kept: 1,
@@ -75,7 +75,7 @@ func TestPlanContainers(t *testing.T) {
 			name:   "until all sources are ready a removed pod's containers are only trimmed",
 			policy: DefaultContainerPolicy(),
 			in: ContainerGCInput{Containers: []Container{
-				dead("b", "gone", "app", 2*time.Minute), dead("a", "gone", "app", 3*time.Minute),
+				deadC("b", "gone", "app", 2*time.Minute), deadC("a", "gone", "app", 3*time.Minute),
 			}, Pods: map[string]PodState{"gone": PodRemoved}},
 			want: []removal{{"a", ReasonMaxPerPodContainer}},
 			kept: 1,
@@ -83,27 +83,27 @@ func TestPlanContainers(t *testing.T) {
 		{
 			name:   "a pod unknown to synced pod workers counts as removed",
 			policy: DefaultContainerPolicy(),
-			in: ContainerGCInput{Containers: []Container{dead("a", "unknown", "app", time.Minute)},
+			in: ContainerGCInput{Containers: []Container{deadC("a", "unknown", "app", time.Minute)},
 				PodsSynced: true, AllSourcesReady: true},
 			want: []removal{{"a", ReasonPodRemoved}},
 		},
 		{
 			name:   "a pod unknown before the pod workers synced counts as live",
 			policy: DefaultContainerPolicy(),
-			in:     ContainerGCInput{Containers: []Container{dead("a", "unknown", "app", time.Minute)}, AllSourcesReady: true},
+			in:     ContainerGCInput{Containers: []Container{deadC("a", "unknown", "app", time.Minute)}, AllSourcesReady: true},
 			kept:   1,
 		},
 		{
 			name:   "a terminated pod keeps its newest dead container...",
 			policy: DefaultContainerPolicy(),
-			in: ContainerGCInput{Containers: []Container{dead("a", "done", "app", time.Minute)},
+			in: ContainerGCInput{Containers: []Container{deadC("a", "done", "app", time.Minute)},
 				Pods: map[string]PodState{"done": PodTerminated}, AllSourcesReady: true},
 			kept: 1,
 		},
 		{
 			name:   "...except in the eviction manager's delete-all mode",
 			policy: DefaultContainerPolicy(),
-			in: ContainerGCInput{Containers: []Container{dead("a", "done", "app", time.Minute)},
+			in: ContainerGCInput{Containers: []Container{deadC("a", "done", "app", time.Minute)},
 				Pods: map[string]PodState{"done": PodTerminated}, AllSourcesReady: true, EvictNonDeletedPods: true},
 			want: []removal{{"a", ReasonPodRemoved}},
 		},
@@ -114,11 +114,11 @@ func TestPlanContainers(t *testing.T) {
 			name:   "MaxContainers conflict: 8 units, 10 dead, Max 6",
 			policy: ContainerPolicy{MaxPerPodContainer: -1, MaxContainers: 6},
 			in: ContainerGCInput{Containers: []Container{
-				dead("u1-old", "u1", "c", 100*time.Minute), dead("u1-new", "u1", "c", 10*time.Minute),
-				dead("u2-old", "u2", "c", 90*time.Minute), dead("u2-new", "u2", "c", 9*time.Minute),
-				dead("u3", "u3", "c", 80*time.Minute), dead("u4", "u4", "c", 70*time.Minute),
-				dead("u5", "u5", "c", 8*time.Minute), dead("u6", "u6", "c", 7*time.Minute),
-				dead("u7", "u7", "c", 6*time.Minute), dead("u8", "u8", "c", 5*time.Minute),
+				deadC("u1-old", "u1", "c", 100*time.Minute), deadC("u1-new", "u1", "c", 10*time.Minute),
+				deadC("u2-old", "u2", "c", 90*time.Minute), deadC("u2-new", "u2", "c", 9*time.Minute),
+				deadC("u3", "u3", "c", 80*time.Minute), deadC("u4", "u4", "c", 70*time.Minute),
+				deadC("u5", "u5", "c", 8*time.Minute), deadC("u6", "u6", "c", 7*time.Minute),
+				deadC("u7", "u7", "c", 6*time.Minute), deadC("u8", "u8", "c", 5*time.Minute),
 			}, AllSourcesReady: true},
 			want: []removal{
 				{"u1-old", ReasonMaxContainersPerUnit}, {"u2-old", ReasonMaxContainersPerUnit},
@@ -134,7 +134,7 @@ func TestPlanContainers(t *testing.T) {
 				var cs []Container
 				for u := 0; u < 4; u++ {
 					for i := 0; i < 6; i++ {
-						cs = append(cs, dead(fmt.Sprintf("u%d-%d", u, i), fmt.Sprintf("u%d", u), "c", time.Duration(10*u+i+1)*time.Minute))
+						cs = append(cs, deadC(fmt.Sprintf("u%d-%d", u, i), fmt.Sprintf("u%d", u), "c", time.Duration(10*u+i+1)*time.Minute))
 					}
 				}
 				return ContainerGCInput{Containers: cs}
@@ -149,8 +149,8 @@ func TestPlanContainers(t *testing.T) {
 			name:   "MaxContainers 0 removes everything, oldest first at the end",
 			policy: ContainerPolicy{MaxPerPodContainer: 2, MaxContainers: 0},
 			in: ContainerGCInput{Containers: []Container{
-				dead("a1", "a", "c", 5*time.Minute), dead("a2", "a", "c", 4*time.Minute), dead("a3", "a", "c", 3*time.Minute),
-				dead("b1", "b", "c", 6*time.Minute),
+				deadC("a1", "a", "c", 5*time.Minute), deadC("a2", "a", "c", 4*time.Minute), deadC("a3", "a", "c", 3*time.Minute),
+				deadC("b1", "b", "c", 6*time.Minute),
 			}},
 			want: []removal{
 				{"a1", ReasonMaxPerPodContainer},
@@ -161,7 +161,7 @@ func TestPlanContainers(t *testing.T) {
 		{
 			name:   "equal creation times: the smaller ID counts as older",
 			policy: DefaultContainerPolicy(),
-			in:     ContainerGCInput{Containers: []Container{dead("y", "p", "c", time.Minute), dead("x", "p", "c", time.Minute)}},
+			in:     ContainerGCInput{Containers: []Container{deadC("y", "p", "c", time.Minute), deadC("x", "p", "c", time.Minute)}},
 			want:   []removal{{"x", ReasonMaxPerPodContainer}},
 			kept:   1,
 		},
@@ -187,17 +187,17 @@ func TestPlanContainers(t *testing.T) {
 }
 
 func TestPlanContainersUnknownStateStopsFirst(t *testing.T) {
-	u := dead("u", "p", "c", 2*time.Minute)
+	u := deadC("u", "p", "c", 2*time.Minute)
 	u.State = ContainerUnknown
-	plan, err := PlanContainers(DefaultContainerPolicy(), ContainerGCInput{Containers: []Container{u, dead("e", "p", "c", time.Minute)}}, t0)
+	plan, err := PlanContainers(DefaultContainerPolicy(), ContainerGCInput{Containers: []Container{u, deadC("e", "p", "c", time.Minute)}}, t0)
 	mustNil(t, err)
 	if len(plan.Containers) != 1 || !plan.Containers[0].StopFirst || !strings.Contains(plan.Containers[0].Message, "unknown state") {
 		t.Errorf("%+v", plan.Containers)
 	}
 	// A created (never started) container is evictable and not stopped.
-	cr := dead("cr", "p", "c", 3*time.Minute)
+	cr := deadC("cr", "p", "c", 3*time.Minute)
 	cr.State = ContainerCreated
-	plan, err = PlanContainers(DefaultContainerPolicy(), ContainerGCInput{Containers: []Container{cr, dead("e", "p", "c", time.Minute)}}, t0)
+	plan, err = PlanContainers(DefaultContainerPolicy(), ContainerGCInput{Containers: []Container{cr, deadC("e", "p", "c", time.Minute)}}, t0)
 	mustNil(t, err)
 	if len(plan.Containers) != 1 || plan.Containers[0].Container.ID != "cr" || plan.Containers[0].StopFirst {
 		t.Errorf("created: %+v", plan.Containers)
@@ -261,13 +261,13 @@ func TestPlanContainersBadInput(t *testing.T) {
 
 func TestContainerDeathPlan(t *testing.T) {
 	pod := []Container{
-		dead("app-1", "p", "app", 30*time.Minute),
-		dead("app-3", "p", "app", 10*time.Minute),
-		dead("app-2", "p", "app", 20*time.Minute),
+		deadC("app-1", "p", "app", 30*time.Minute),
+		deadC("app-3", "p", "app", 10*time.Minute),
+		deadC("app-2", "p", "app", 20*time.Minute),
 		{ID: "app-run", PodUID: "p", Name: "app", State: ContainerRunning, CreatedAt: ago(time.Minute)},
 		{ID: "app-unknown", PodUID: "p", Name: "app", State: ContainerUnknown, CreatedAt: ago(time.Hour)},
-		dead("side-1", "p", "side", 25*time.Minute),
-		dead("side-2", "p", "side", 15*time.Minute),
+		deadC("side-1", "p", "side", 25*time.Minute),
+		deadC("side-2", "p", "side", 15*time.Minute),
 	}
 	for _, c := range []struct {
 		name      string

@@ -264,44 +264,94 @@ func (p ImagePlan) Err() error {
 	return errors.New(p.Events[0].Message)
 }
 
+// candidate is an image that may be deleted, with its two times as
+// nanoseconds since the Unix epoch (the zero time as MinInt64) when every
+// time of the run fits, so that sorting compares integers.
+type candidate struct {
+	lastUsed, firstDetected int64
+	r                       *ImageRecord
+}
+
+// minNano and maxNano bound the times UnixNano represents (years 1678 to
+// 2262).
+var (
+	minNano = time.Unix(0, math.MinInt64+1)
+	maxNano = time.Unix(0, math.MaxInt64)
+)
+
+// nanoKey returns t as an order-preserving int64, and false for a time
+// outside the years 1678 to 2262 other than the zero time.
+func nanoKey(t time.Time) (int64, bool) {
+	if t.IsZero() {
+		return math.MinInt64, true
+	}
+	if t.Before(minNano) || t.After(maxNano) {
+		return 0, false
+	}
+	return t.UnixNano(), true
+}
+
 // compareEviction orders images as the kubelet's eviction order: least
 // recently used first, then first detected first; ID and handler make the
 // order total (upstream's sort has no further tie-break).
-func compareEviction(a, b *ImageRecord) int {
-	if c := a.LastUsed.Compare(b.LastUsed); c != 0 {
+func compareEviction(a, b candidate) int {
+	if a.lastUsed != b.lastUsed {
+		return cmp.Compare(a.lastUsed, b.lastUsed)
+	}
+	if a.firstDetected != b.firstDetected {
+		return cmp.Compare(a.firstDetected, b.firstDetected)
+	}
+	return compareEvictionSlow(a, b)
+}
+
+// compareEvictionSlow is compareEviction on the records' times, for runs
+// with times nanoKey cannot represent.
+func compareEvictionSlow(a, b candidate) int {
+	if c := a.r.LastUsed.Compare(b.r.LastUsed); c != 0 {
 		return c
 	}
-	if c := a.FirstDetected.Compare(b.FirstDetected); c != 0 {
+	if c := a.r.FirstDetected.Compare(b.r.FirstDetected); c != 0 {
 		return c
 	}
-	return cmp.Or(strings.Compare(a.ID, b.ID), strings.Compare(a.RuntimeHandler, b.RuntimeHandler))
+	if c := strings.Compare(a.r.ID, b.r.ID); c != 0 {
+		return c
+	}
+	return strings.Compare(a.r.RuntimeHandler, b.r.RuntimeHandler)
 }
 
 // candidates returns the records upstream may delete (neither in use nor
 // pinned), in eviction order, after checking the input.
-func (p ImagePolicy) candidates(records []ImageRecord) ([]*ImageRecord, error) {
+func (p ImagePolicy) candidates(records []ImageRecord) ([]candidate, bool, error) {
 	seen := make(map[string]struct{}, len(records))
-	c := make([]*ImageRecord, 0, len(records))
+	c := make([]candidate, 0, len(records))
+	fast := true
 	for i := range records {
 		r := &records[i]
 		if r.ID == "" {
-			return nil, wrap(ErrInvalidInput, fmt.Sprintf("image record %d has an empty ID", i))
+			return nil, false, wrap(ErrInvalidInput, fmt.Sprintf("image record %d has an empty ID", i))
 		}
 		if r.Size < 0 {
-			return nil, wrap(ErrInvalidInput, fmt.Sprintf("image %q has negative size %d", r.ID, r.Size))
+			return nil, false, wrap(ErrInvalidInput, fmt.Sprintf("image %q has negative size %d", r.ID, r.Size))
 		}
 		k := p.key(r.ID, r.RuntimeHandler)
 		if _, dup := seen[k]; dup {
-			return nil, wrap(ErrInvalidInput, fmt.Sprintf("duplicate image record %q", k))
+			return nil, false, wrap(ErrInvalidInput, fmt.Sprintf("duplicate image record %q", k))
 		}
 		seen[k] = struct{}{}
 		if r.InUse || r.Pinned {
 			continue
 		}
-		c = append(c, r)
+		lu, ok1 := nanoKey(r.LastUsed)
+		fd, ok2 := nanoKey(r.FirstDetected)
+		fast = fast && ok1 && ok2
+		c = append(c, candidate{lastUsed: lu, firstDetected: fd, r: r})
 	}
-	slices.SortFunc(c, compareEviction)
-	return c, nil
+	if fast {
+		slices.SortFunc(c, compareEviction)
+	} else {
+		slices.SortFunc(c, compareEvictionSlow)
+	}
+	return c, fast, nil
 }
 
 // PlanImages is one run of the kubelet's image GC (GarbageCollect) at now,
@@ -331,20 +381,20 @@ func PlanImages(p ImagePolicy, records []ImageRecord, fs FsStats, beganGC, now t
 	if fs.Capacity < 0 || fs.Available < 0 {
 		return plan, wrap(ErrInvalidInput, fmt.Sprintf("image filesystem capacity %d and available %d must not be negative", fs.Capacity, fs.Available))
 	}
-	cands, err := p.candidates(records)
+	cands, fast, err := p.candidates(records)
 	if err != nil {
 		return plan, err
 	}
 	if p.MaxAge > 0 && now.Sub(beganGC) > p.MaxAge {
 		plan.AgePass = true
 		kept := cands[:0]
-		for _, r := range cands {
-			if idle := now.Sub(r.LastUsed); idle > p.MaxAge {
-				plan.Deletions = append(plan.Deletions, ImageDeletion{Image: *r, Reason: ImageReasonAge,
-					Message: fmt.Sprintf("image %s unused for %v, longer than imageMaximumGCAge %v", r.ID, idleString(r.LastUsed, idle), p.MaxAge)})
+		msg := fmt.Sprintf("unused for longer than imageMaximumGCAge %v", p.MaxAge)
+		for _, c := range cands {
+			if now.Sub(c.r.LastUsed) > p.MaxAge {
+				plan.Deletions = append(plan.Deletions, ImageDeletion{Image: *c.r, Reason: ImageReasonAge, Message: msg})
 				continue
 			}
-			kept = append(kept, r)
+			kept = append(kept, c)
 		}
 		cands = kept
 	}
@@ -359,7 +409,8 @@ func PlanImages(p ImagePolicy, records []ImageRecord, fs FsStats, beganGC, now t
 	}
 	plan.SpacePass = true
 	plan.AmountToFree = mulDiv(capacity, int64(100-p.LowThresholdPercent), 100) - available
-	plan.Freed = p.walk(&plan, cands, plan.AmountToFree, now, "to bring image filesystem usage from %d%% down to the low threshold %d%%")
+	plan.Freed = p.walk(&plan, cands, fast, plan.AmountToFree, now,
+		fmt.Sprintf("least recently used, freeing space to bring image filesystem usage from %d%% down to the low threshold %d%%", plan.UsagePercent, p.LowThresholdPercent))
 	if plan.Freed < plan.AmountToFree {
 		plan.Events = append(plan.Events, Event{Type: EventTypeWarning, Reason: EventFreeDiskSpaceFailed,
 			Message: fmt.Sprintf("Failed to garbage collect required amount of images. Attempted to free %d bytes, but only found %d bytes eligible to free.", plan.AmountToFree, plan.Freed)})
@@ -367,39 +418,51 @@ func PlanImages(p ImagePolicy, records []ImageRecord, fs FsStats, beganGC, now t
 	return plan, nil
 }
 
-// idleString describes how long an image has been unused.
-func idleString(lastUsed time.Time, idle time.Duration) string {
-	if lastUsed.IsZero() {
-		return "ever (never seen in use)"
-	}
-	return idle.String()
-}
-
 // walk is upstream's freeSpace: it appends the space-pass deletions to
 // plan (and the eligible images left over to plan.Spare) and returns the
 // bytes they free. It stops once the total reaches target, checked after
 // each deletion.
-func (p ImagePolicy) walk(plan *ImagePlan, cands []*ImageRecord, target int64, now time.Time, why string) int64 {
+func (p ImagePolicy) walk(plan *ImagePlan, cands []candidate, fast bool, target int64, now time.Time, msg string) int64 {
+	// Used before now, and first detected at least MinAge before now; on
+	// the keys when they represent every time involved (Sub saturates only
+	// beyond 292 years, where both forms agree as MinAge is at most that).
+	nowKey, ok1 := nanoKey(now)
+	cutKey, ok2 := nanoKey(now.Add(-p.MinAge))
+	fast = fast && ok1 && ok2 && !now.IsZero() && !now.Add(-p.MinAge).IsZero()
+	eligible := func(c *candidate) bool {
+		if fast {
+			return c.lastUsed < nowKey && c.firstDetected <= cutKey
+		}
+		return c.r.LastUsed.Before(now) && now.Sub(c.r.FirstDetected) >= p.MinAge
+	}
+	// Count first, so that the deletions are laid out once: at cluster
+	// scale the plan is most of the cost.
 	var freed int64
-	done := false
-	for _, r := range cands {
-		if !r.LastUsed.Before(now) || now.Sub(r.FirstDetected) < p.MinAge {
-			continue
+	take, spare := 0, 0
+	for i := range cands {
+		switch c := &cands[i]; {
+		case !eligible(c):
+		case take > 0 && freed >= target:
+			spare++
+		default:
+			take++
+			freed = addSat(freed, c.r.Size)
 		}
-		d := ImageDeletion{Image: *r, Reason: ImageReasonSpace}
-		if done {
-			d.Message = fmt.Sprintf("image %s is eligible, not needed to reach the target", r.ID)
-			plan.Spare = append(plan.Spare, d)
-			continue
+	}
+	plan.Deletions = slices.Grow(plan.Deletions, take)
+	if spare > 0 {
+		plan.Spare = make([]ImageDeletion, 0, spare)
+	}
+	spareMsg := fmt.Sprintf("eligible, not needed to free %d bytes", target)
+	for i := range cands {
+		switch c := &cands[i]; {
+		case !eligible(c):
+		case take == 0:
+			plan.Spare = append(plan.Spare, ImageDeletion{Image: *c.r, Reason: ImageReasonSpace, Message: spareMsg})
+		default:
+			take--
+			plan.Deletions = append(plan.Deletions, ImageDeletion{Image: *c.r, Reason: ImageReasonSpace, Message: msg})
 		}
-		if why != "" {
-			d.Message = fmt.Sprintf("image %s, least recently used, freeing %d bytes "+why, r.ID, r.Size, plan.UsagePercent, p.LowThresholdPercent)
-		} else {
-			d.Message = fmt.Sprintf("image %s is unused, unpinned and at least imageMinimumGCAge %v old", r.ID, p.MinAge)
-		}
-		plan.Deletions = append(plan.Deletions, d)
-		freed = addSat(freed, r.Size)
-		done = freed >= target
 	}
 	return freed
 }
@@ -414,13 +477,14 @@ func PlanUnusedImages(p ImagePolicy, records []ImageRecord, now time.Time) (Imag
 	if err := p.Validate(); err != nil {
 		return plan, err
 	}
-	cands, err := p.candidates(records)
+	cands, fast, err := p.candidates(records)
 	if err != nil {
 		return plan, err
 	}
 	plan.SpacePass = true
 	plan.AmountToFree = math.MaxInt64
-	plan.Freed = p.walk(&plan, cands, math.MaxInt64, now, "")
+	plan.Freed = p.walk(&plan, cands, fast, math.MaxInt64, now,
+		fmt.Sprintf("unused, unpinned and at least imageMinimumGCAge %v old (delete-all-unused mode)", p.MinAge))
 	return plan, nil
 }
 

@@ -237,20 +237,23 @@ func (g *PodGC) Step(now time.Time, in PodGCInput) (PodGCPlan, error) {
 	}
 	now = clock.Clamp(&g.last, now, true)
 
+	// The deletions are collected as indices and written out once their
+	// number is known: at cluster scale the plan is most of the cost.
+	type pick struct {
+		i      int
+		reason PodGCReason
+		cond   *PodCondition
+		msg    string
+	}
 	picked := make([]bool, len(in.Pods))
-	add := func(idx []int, reason PodGCReason, cond *PodCondition, msg func(p *Pod) string) {
-		slices.SortFunc(idx, func(a, b int) int { return comparePodsForDeletion(&in.Pods[a], &in.Pods[b]) })
+	var picks []pick
+	// add picks the pods idx, in order, skipping those already picked.
+	add := func(idx []int, reason PodGCReason, cond *PodCondition, msg string) {
 		for _, i := range idx {
-			if picked[i] {
-				continue
+			if !picked[i] {
+				picked[i] = true
+				picks = append(picks, pick{i, reason, cond, msg})
 			}
-			picked[i] = true
-			p := &in.Pods[i]
-			d := PodDeletion{Pod: *p, Reason: reason, Message: msg(p)}
-			if p.Phase != PodSucceeded && p.Phase != PodFailed {
-				d.SetFailed, d.Condition = true, cond
-			}
-			plan.Deletions = append(plan.Deletions, d)
 		}
 	}
 
@@ -263,10 +266,9 @@ func (g *PodGC) Step(now time.Time, in PodGCInput) (PodGCPlan, error) {
 			}
 		}
 		if n := len(idx) - t; n > 0 {
-			slices.SortFunc(idx, func(a, b int) int { return comparePodsForDeletion(&in.Pods[a], &in.Pods[b]) })
-			add(idx[:n], PodGCTerminated, nil, func(*Pod) string {
-				return fmt.Sprintf("%d terminated pods, above the threshold %d: deleting the %d evicted or oldest", len(idx), t, n)
-			})
+			sortForDeletion(in.Pods, idx)
+			add(idx[:n], PodGCTerminated, nil,
+				fmt.Sprintf("%d terminated pods, above the threshold %d: deleting the %d evicted or oldest", len(idx), t, n))
 		}
 	}
 
@@ -278,9 +280,8 @@ func (g *PodGC) Step(now time.Time, in PodGCInput) (PodGCPlan, error) {
 			idx = append(idx, i)
 		}
 	}
-	add(idx, PodGCOutOfService, nil, func(p *Pod) string {
-		return fmt.Sprintf("terminating on node %s, which is not ready and has the %s taint", p.NodeName, TaintNodeOutOfService)
-	})
+	sortForDeletion(in.Pods, idx)
+	add(idx, PodGCOutOfService, nil, "terminating on a node that is not ready and has the "+TaintNodeOutOfService+" taint")
 
 	// 3. Orphaned pods.
 	deleted := g.discoverDeleted(now, in, nodes)
@@ -292,8 +293,9 @@ func (g *PodGC) Step(now time.Time, in PodGCInput) (PodGCPlan, error) {
 				idx = append(idx, i)
 			}
 		}
+		sortForDeletion(in.Pods, idx)
 		add(idx, PodGCOrphaned, &PodCondition{Type: "DisruptionTarget", Status: "True", Reason: "DeletionByPodGC", Message: "PodGC: node no longer exists"},
-			func(p *Pod) string { return fmt.Sprintf("node %s no longer exists", p.NodeName) })
+			"its node no longer exists")
 	}
 
 	// 4. Unscheduled terminating pods.
@@ -303,8 +305,20 @@ func (g *PodGC) Step(now time.Time, in PodGCInput) (PodGCPlan, error) {
 			idx = append(idx, i)
 		}
 	}
-	add(idx, PodGCUnscheduled, nil, func(*Pod) string { return "terminating and not scheduled to any node" })
+	sortForDeletion(in.Pods, idx)
+	add(idx, PodGCUnscheduled, nil, "terminating and not scheduled to any node")
 
+	if len(picks) > 0 {
+		plan.Deletions = make([]PodDeletion, len(picks))
+		for k, pk := range picks {
+			p := &in.Pods[pk.i]
+			d := PodDeletion{Pod: *p, Reason: pk.reason, Message: pk.msg}
+			if p.Phase != PodSucceeded && p.Phase != PodFailed {
+				d.SetFailed, d.Condition = true, pk.cond
+			}
+			plan.Deletions[k] = d
+		}
+	}
 	for name, since := range g.missing {
 		plan.Quarantined = append(plan.Quarantined, name)
 		if end := since.Add(g.cfg.Quarantine); plan.Next.IsZero() || end.Before(plan.Next) {
@@ -352,6 +366,44 @@ func (g *PodGC) discoverDeleted(now time.Time, in PodGCInput, nodes map[string]*
 	return deleted
 }
 
+// sortForDeletion sorts idx, indices into pods, by comparePodsForDeletion,
+// comparing extracted keys (evicted, creation time in nanoseconds) first
+// so that a large sort does not chase pointers.
+func sortForDeletion(pods []Pod, idx []int) {
+	if len(idx) < 2 {
+		return
+	}
+	type key struct {
+		evicted bool
+		created int64
+		i       int
+	}
+	keys := make([]key, len(idx))
+	fast := true
+	for k, i := range idx {
+		t, ok := nanoKey(pods[i].CreationTimestamp)
+		fast = fast && ok
+		keys[k] = key{pods[i].evicted(), t, i}
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		if fast {
+			if a.evicted != b.evicted {
+				if a.evicted {
+					return -1
+				}
+				return 1
+			}
+			if a.created != b.created {
+				return cmp.Compare(a.created, b.created)
+			}
+		}
+		return comparePodsForDeletion(&pods[a.i], &pods[b.i])
+	})
+	for k := range keys {
+		idx[k] = keys[k].i
+	}
+}
+
 // comparePodsForDeletion is upstream's byEvictionAndCreationTimestamp:
 // evicted first, then older, then by name; namespace and UID make it total.
 func comparePodsForDeletion(a, b *Pod) int {
@@ -361,8 +413,16 @@ func comparePodsForDeletion(a, b *Pod) int {
 		}
 		return 1
 	}
-	return cmp.Or(a.CreationTimestamp.Compare(b.CreationTimestamp), strings.Compare(a.Name, b.Name),
-		strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.UID, b.UID))
+	if c := a.CreationTimestamp.Compare(b.CreationTimestamp); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Name, b.Name); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
+		return c
+	}
+	return strings.Compare(a.UID, b.UID)
 }
 
 // checkPods rejects two pods with one namespace and name.

@@ -35,6 +35,10 @@ func genImageRecords(t *rapid.T) []ImageRecord {
 			Pinned:        rapid.IntRange(0, 5).Draw(t, "pinned") == 0,
 			FirstDetected: ago(time.Duration(rapid.IntRange(0, 40).Draw(t, "detectedMin")) * time.Minute),
 		}
+		if rapid.IntRange(0, 9).Draw(t, "farDetected") == 0 {
+			// Outside the years UnixNano represents: the planner's slow path.
+			r.FirstDetected = t0.AddDate(rapid.IntRange(-700, -300).Draw(t, "farYears"), 0, 0)
+		}
 		switch rapid.IntRange(0, 3).Draw(t, "use") {
 		case 0: // never used
 		case 1:
@@ -399,6 +403,10 @@ func TestPropertyPodGC(t *testing.T) {
 				NodeName:          rapid.SampledFrom([]string{"", "ready", "oos", "gone"}).Draw(t, "node"),
 				Phase:             rapid.SampledFrom([]PodPhase{"", PodPending, PodRunning, PodSucceeded, PodFailed, PodUnknown}).Draw(t, "phase"),
 				CreationTimestamp: ago(time.Duration(rapid.IntRange(0, 5).Draw(t, "ageMin")) * time.Minute)}
+			if rapid.IntRange(0, 19).Draw(t, "farCreated") == 0 {
+				p.CreationTimestamp = time.Time{} // the zero time, or a year UnixNano cannot hold
+				p.CreationTimestamp = p.CreationTimestamp.AddDate(rapid.IntRange(0, 1500).Draw(t, "year"), 0, 0)
+			}
 			if p.Phase == PodFailed && rapid.Bool().Draw(t, "evicted") {
 				p.Reason = "Evicted"
 			}
