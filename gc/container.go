@@ -274,7 +274,12 @@ type unit struct {
 // once its length is known, so that a million removals are not copied
 // while the slice grows.
 type pending struct {
-	c      *Container
+	c    *Container
+	kind uint8 // index into the plan's table of reasons and messages
+}
+
+// why is a reason and its message.
+type why struct {
 	reason ContainerReason
 	msg    string
 }
@@ -313,6 +318,16 @@ func PlanContainers(p ContainerPolicy, in ContainerGCInput, now time.Time) (Cont
 	}
 	units, n := p.evictUnits(&in, now)
 	out := make([]pending, 0, n)
+	var table []why
+	kind := func(w why) uint8 {
+		for i := range table {
+			if table[i] == w {
+				return uint8(i)
+			}
+		}
+		table = append(table, w)
+		return uint8(len(table) - 1)
+	}
 
 	// Pods gone: everything of theirs.
 	if in.AllSourcesReady {
@@ -322,16 +337,16 @@ func PlanContainers(p ContainerPolicy, in ContainerGCInput, now time.Time) (Cont
 				live = append(live, u)
 				continue
 			}
-			msg := in.goneMessage(u.cs[0].c.PodUID)
+			k := kind(why{ReasonPodRemoved, in.goneMessage(u.cs[0].c.PodUID)})
 			for i := len(u.cs) - 1; i >= 0; i-- {
-				out = append(out, pending{u.cs[i].c, ReasonPodRemoved, msg})
+				out = append(out, pending{u.cs[i].c, k})
 			}
 		}
 		units = live
 	}
 	if p.MaxPerPodContainer >= 0 {
-		out = trimUnits(out, units, p.MaxPerPodContainer, ReasonMaxPerPodContainer,
-			fmt.Sprintf("keeping the newest %d dead containers per pod and container name (MaxPerPodContainer)", p.MaxPerPodContainer))
+		out = trimUnits(out, units, p.MaxPerPodContainer, kind(why{ReasonMaxPerPodContainer,
+			fmt.Sprintf("keeping the newest %d dead containers per pod and container name (MaxPerPodContainer)", p.MaxPerPodContainer)}))
 	}
 	total := 0
 	for _, u := range units {
@@ -339,8 +354,8 @@ func PlanContainers(p ContainerPolicy, in ContainerGCInput, now time.Time) (Cont
 	}
 	if p.MaxContainers >= 0 && total > p.MaxContainers {
 		perUnit := max(p.MaxContainers/len(units), 1)
-		out = trimUnits(out, units, perUnit, ReasonMaxContainersPerUnit,
-			fmt.Sprintf("more than MaxContainers %d dead containers: keeping the newest %d per pod and container name", p.MaxContainers, perUnit))
+		out = trimUnits(out, units, perUnit, kind(why{ReasonMaxContainersPerUnit,
+			fmt.Sprintf("more than MaxContainers %d dead containers: keeping the newest %d per pod and container name", p.MaxContainers, perUnit)}))
 		rest := make([]dead, 0, len(units)*perUnit)
 		for _, u := range units {
 			rest = append(rest, u.cs...)
@@ -348,9 +363,9 @@ func PlanContainers(p ContainerPolicy, in ContainerGCInput, now time.Time) (Cont
 		if len(rest) > p.MaxContainers {
 			slices.SortFunc(rest, olderDead)
 			n := len(rest) - p.MaxContainers
-			msg := fmt.Sprintf("more than MaxContainers %d dead containers on the node: removing the oldest", p.MaxContainers)
+			k := kind(why{ReasonMaxContainers, fmt.Sprintf("more than MaxContainers %d dead containers on the node: removing the oldest", p.MaxContainers)})
 			for _, d := range rest[:n] {
-				out = append(out, pending{d.c, ReasonMaxContainers, msg})
+				out = append(out, pending{d.c, k})
 			}
 			rest = rest[n:]
 		}
@@ -360,7 +375,7 @@ func PlanContainers(p ContainerPolicy, in ContainerGCInput, now time.Time) (Cont
 	if len(out) > 0 {
 		plan.Containers = make([]ContainerRemoval, len(out))
 		for i, r := range out {
-			plan.Containers[i] = removal(r.c, r.reason, r.msg)
+			plan.Containers[i] = removal(r.c, table[r.kind].reason, table[r.kind].msg)
 		}
 	}
 	plan.Sandboxes = planSandboxes(&in, sandboxes)
@@ -460,11 +475,11 @@ func (p ContainerPolicy) evictUnits(in *ContainerGCInput, now time.Time) ([]unit
 
 // trimUnits appends to out all but the newest keep containers of each
 // unit, oldest first, and cuts the units down.
-func trimUnits(out []pending, units []unit, keep int, reason ContainerReason, msg string) []pending {
+func trimUnits(out []pending, units []unit, keep int, kind uint8) []pending {
 	for k := range units {
 		u := &units[k]
 		for i := len(u.cs) - 1; i >= keep; i-- {
-			out = append(out, pending{u.cs[i].c, reason, msg})
+			out = append(out, pending{u.cs[i].c, kind})
 		}
 		if len(u.cs) > keep {
 			u.cs = u.cs[:keep]
@@ -532,19 +547,52 @@ func planSandboxes(in *ContainerGCInput, index map[string]int) []SandboxRemoval 
 	return out
 }
 
-// checkContainerIDs rejects empty and duplicate container IDs.
-func checkContainerIDs(cs []Container) error {
-	seen := make(map[string]struct{}, len(cs))
+// checkContainerIDs rejects empty and duplicate container IDs. It keys a
+// map by a 64-bit FNV-1a hash of each ID and compares the IDs themselves
+// only when hashes collide: a map of a million strings costs the garbage
+// collector far more than one of integers.
+func checkContainerIDs(cs []Container) error { return checkContainerIDsHashed(cs, fnv64) }
+
+// checkContainerIDsHashed is checkContainerIDs with the hash function
+// given, so that tests can force collisions.
+func checkContainerIDsHashed(cs []Container, hash func(string) uint64) error {
+	first := make(map[uint64]int32, len(cs))
+	var more map[uint64][]int32 // further IDs with an already-seen hash
 	for i := range cs {
-		if cs[i].ID == "" {
+		id := cs[i].ID
+		if id == "" {
 			return wrap(ErrInvalidInput, fmt.Sprintf("container %d has an empty ID", i))
 		}
-		if _, dup := seen[cs[i].ID]; dup {
-			return wrap(ErrInvalidInput, fmt.Sprintf("duplicate container ID %q", cs[i].ID))
+		h := hash(id)
+		j, seen := first[h]
+		if !seen {
+			first[h] = int32(i)
+			continue
 		}
-		seen[cs[i].ID] = struct{}{}
+		if cs[j].ID == id {
+			return wrap(ErrInvalidInput, fmt.Sprintf("duplicate container ID %q", id))
+		}
+		for _, k := range more[h] {
+			if cs[k].ID == id {
+				return wrap(ErrInvalidInput, fmt.Sprintf("duplicate container ID %q", id))
+			}
+		}
+		if more == nil {
+			more = map[uint64][]int32{}
+		}
+		more[h] = append(more[h], int32(i))
 	}
 	return nil
+}
+
+// fnv64 is the 64-bit FNV-1a hash of s.
+func fnv64(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
 }
 
 // sandboxIndex maps sandbox IDs to their index in ss, rejecting empty and

@@ -315,3 +315,19 @@ func TestEnumStrings(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckContainerIDsHashCollisions(t *testing.T) {
+	same := func(string) uint64 { return 7 } // every ID collides
+	mustNil(t, checkContainerIDsHashed([]Container{{ID: "a"}, {ID: "b"}, {ID: "c"}}, same))
+	for _, cs := range [][]Container{
+		{{ID: "a"}, {ID: "b"}, {ID: "a"}},
+		{{ID: "a"}, {ID: "b"}, {ID: "c"}, {ID: "b"}},
+	} {
+		if err := checkContainerIDsHashed(cs, same); !errors.Is(err, ErrInvalidInput) || !strings.Contains(err.Error(), "duplicate container ID") {
+			t.Errorf("%v: %v", cs, err)
+		}
+	}
+	if fnv64("") != 14695981039346656037 || fnv64("a") != 0xaf63dc4c8601ec8c {
+		t.Errorf("fnv64 test vectors: %x %x", fnv64(""), fnv64("a"))
+	}
+}
