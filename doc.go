@@ -53,10 +53,15 @@
 // formulas, QoS classes and the values of pod and QoS cgroups, MemoryQoS,
 // swap eligibility, node allocatable, and the cgroup file formats.
 //
+// gc: cleanup decisions. The kubelet's image GC (when usage crosses the
+// high threshold, which images go, least recently used first), dead
+// container and sandbox trimming, the pod GC controller's four steps, and
+// the finished-Job TTL, CSR cleaner and node Lease collectors.
+//
 // The layout in DESIGN.md plans further packages, each added as its issue
-// lands: eviction/pressure (kubelet node-pressure eviction), gc
-// (owner-reference, image and container garbage collection) and cri
-// (runtime interfaces, pod sync decisions, back-off).
+// lands: eviction/pressure (kubelet node-pressure eviction), the
+// owner-reference graph in gc (cascading deletion) and cri (runtime
+// interfaces, pod sync decisions, back-off).
 //
 // # Rules every package follows
 //
