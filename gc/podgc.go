@@ -4,10 +4,10 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/nodelife/nodelife/internal/clock"
+	"github.com/nodelife/nodelife/internal/podorder"
 )
 
 // Pod GC controller defaults (kube-controller-manager).
@@ -404,25 +404,12 @@ func sortForDeletion(pods []Pod, idx []int) {
 	}
 }
 
-// comparePodsForDeletion is upstream's byEvictionAndCreationTimestamp:
-// evicted first, then older, then by name; namespace and UID make it total.
+// comparePodsForDeletion is upstream's byEvictionAndCreationTimestamp
+// (see internal/podorder).
 func comparePodsForDeletion(a, b *Pod) int {
-	if ea, eb := a.evicted(), b.evicted(); ea != eb {
-		if ea {
-			return -1
-		}
-		return 1
-	}
-	if c := a.CreationTimestamp.Compare(b.CreationTimestamp); c != 0 {
-		return c
-	}
-	if c := strings.Compare(a.Name, b.Name); c != 0 {
-		return c
-	}
-	if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
-		return c
-	}
-	return strings.Compare(a.UID, b.UID)
+	return podorder.Compare(
+		podorder.Key{Evicted: a.evicted(), Created: a.CreationTimestamp, Name: a.Name, Namespace: a.Namespace, UID: a.UID},
+		podorder.Key{Evicted: b.evicted(), Created: b.CreationTimestamp, Name: b.Name, Namespace: b.Namespace, UID: b.UID})
 }
 
 // checkPods rejects two pods with one namespace and name.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/nodelife/nodelife/conditions"
 	"github.com/nodelife/nodelife/internal/enum"
+	"github.com/nodelife/nodelife/internal/podorder"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -255,24 +256,10 @@ func (c OutOfServiceConfig) decideVolume(v AttachedVolume, p OutOfServicePlan, n
 // "Evicted".
 func IsEvicted(p *Pod) bool { return p.Phase == PodFailed && p.Reason == "Evicted" }
 
-// compareForDeletion orders pods as upstream's byEvictionAndCreationTimestamp:
-// evicted first, then older, then by name; namespace and UID break the
-// remaining ties.
+// compareForDeletion orders pods as upstream's byEvictionAndCreationTimestamp
+// (see internal/podorder).
 func compareForDeletion(a, b *Pod) int {
-	if ea, eb := IsEvicted(a), IsEvicted(b); ea != eb {
-		if ea {
-			return -1
-		}
-		return 1
-	}
-	if c := a.CreationTimestamp.Compare(b.CreationTimestamp); c != 0 {
-		return c
-	}
-	if c := strings.Compare(a.Name, b.Name); c != 0 {
-		return c
-	}
-	if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
-		return c
-	}
-	return strings.Compare(a.UID, b.UID)
+	return podorder.Compare(
+		podorder.Key{Evicted: IsEvicted(a), Created: a.CreationTimestamp, Name: a.Name, Namespace: a.Namespace, UID: a.UID},
+		podorder.Key{Evicted: IsEvicted(b), Created: b.CreationTimestamp, Name: b.Name, Namespace: b.Namespace, UID: b.UID})
 }
