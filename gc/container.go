@@ -1,7 +1,6 @@
 package gc
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -235,30 +234,17 @@ type ContainerPlan struct {
 	Kept int
 }
 
-// olderContainer orders containers oldest first; among equal creation
-// times the smaller ID counts as older.
-func olderContainer(a, b *Container) int {
-	if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
-		return c
-	}
-	return strings.Compare(a.ID, b.ID)
-}
-
-// dead is an evictable container with its creation time unpacked, so that
-// sorting compares integers rather than time.Time values.
+// dead is an evictable container with its creation time unpacked.
 type dead struct {
-	c    *Container
-	sec  int64
-	nsec int32
+	c       *Container
+	created instant
 }
 
-// olderDead is olderContainer on unpacked times.
+// olderDead orders containers oldest first; among equal creation times the
+// smaller ID counts as older.
 func olderDead(a, b dead) int {
-	if a.sec != b.sec {
-		return cmp.Compare(a.sec, b.sec)
-	}
-	if a.nsec != b.nsec {
-		return cmp.Compare(a.nsec, b.nsec)
+	if c := a.created.compare(b.created); c != 0 {
+		return c
 	}
 	return strings.Compare(a.c.ID, b.c.ID)
 }
@@ -460,7 +446,7 @@ func (p ContainerPolicy) evictUnits(in *ContainerGCInput, now time.Time) ([]unit
 			continue
 		}
 		c := &in.Containers[i]
-		all[fill[u]] = dead{c: c, sec: c.CreatedAt.Unix(), nsec: int32(c.CreatedAt.Nanosecond())}
+		all[fill[u]] = dead{c: c, created: at(c.CreatedAt)}
 		fill[u]++
 	}
 	for k, u := range order {
@@ -636,24 +622,24 @@ func ContainerDeathPlan(p ContainerPolicy, died string, podContainers []Containe
 		}
 		name = podContainers[i].Name
 	}
-	var cands []*Container
+	var cands []dead
 	for i := range podContainers {
 		c := &podContainers[i]
 		if c.State == ContainerExited && (removeAll || c.Name == name) {
-			cands = append(cands, c)
+			cands = append(cands, dead{c: c, created: at(c.CreatedAt)})
 		}
 	}
 	if len(cands) <= keep {
 		return nil, nil
 	}
-	slices.SortFunc(cands, olderContainer)
+	slices.SortFunc(cands, olderDead)
 	msg := fmt.Sprintf("container %s died: keeping the newest %d exited instances of %q", died, keep, name)
 	if removeAll {
 		msg = "the pod was deleted or evicted: removing all its exited containers"
 	}
 	out := make([]ContainerRemoval, 0, len(cands)-keep)
-	for _, c := range cands[:len(cands)-keep] {
-		out = append(out, ContainerRemoval{Container: *c, Reason: ReasonContainerDied, Message: msg})
+	for _, d := range cands[:len(cands)-keep] {
+		out = append(out, ContainerRemoval{Container: *d.c, Reason: ReasonContainerDied, Message: msg})
 	}
 	return out, nil
 }

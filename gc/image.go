@@ -264,53 +264,25 @@ func (p ImagePlan) Err() error {
 	return errors.New(p.Events[0].Message)
 }
 
-// candidate is an image that may be deleted, with its two times as
-// nanoseconds since the Unix epoch (the zero time as MinInt64) when every
-// time of the run fits, so that sorting compares integers.
+// candidate is an image that may be deleted, with its times unpacked as
+// instants are, the fields laid out to fit 32 bytes (the sort moves them).
 type candidate struct {
-	lastUsed, firstDetected int64
-	r                       *ImageRecord
+	luSec, fdSec   int64
+	luNsec, fdNsec int32
+	r              *ImageRecord
 }
 
-// minNano and maxNano bound the times UnixNano represents (years 1678 to
-// 2262).
-var (
-	minNano = time.Unix(0, math.MinInt64+1)
-	maxNano = time.Unix(0, math.MaxInt64)
-)
-
-// nanoKey returns t as an order-preserving int64, and false for a time
-// outside the years 1678 to 2262 other than the zero time.
-func nanoKey(t time.Time) (int64, bool) {
-	if t.IsZero() {
-		return math.MinInt64, true
-	}
-	if t.Before(minNano) || t.After(maxNano) {
-		return 0, false
-	}
-	return t.UnixNano(), true
-}
+func (c *candidate) lastUsed() instant      { return instant{c.luSec, c.luNsec} }
+func (c *candidate) firstDetected() instant { return instant{c.fdSec, c.fdNsec} }
 
 // compareEviction orders images as the kubelet's eviction order: least
 // recently used first, then first detected first; ID and handler make the
 // order total (upstream's sort has no further tie-break).
 func compareEviction(a, b candidate) int {
-	if a.lastUsed != b.lastUsed {
-		return cmp.Compare(a.lastUsed, b.lastUsed)
-	}
-	if a.firstDetected != b.firstDetected {
-		return cmp.Compare(a.firstDetected, b.firstDetected)
-	}
-	return compareEvictionSlow(a, b)
-}
-
-// compareEvictionSlow is compareEviction on the records' times, for runs
-// with times nanoKey cannot represent.
-func compareEvictionSlow(a, b candidate) int {
-	if c := a.r.LastUsed.Compare(b.r.LastUsed); c != 0 {
+	if c := a.lastUsed().compare(b.lastUsed()); c != 0 {
 		return c
 	}
-	if c := a.r.FirstDetected.Compare(b.r.FirstDetected); c != 0 {
+	if c := a.firstDetected().compare(b.firstDetected()); c != 0 {
 		return c
 	}
 	if c := strings.Compare(a.r.ID, b.r.ID); c != 0 {
@@ -321,37 +293,30 @@ func compareEvictionSlow(a, b candidate) int {
 
 // candidates returns the records upstream may delete (neither in use nor
 // pinned), in eviction order, after checking the input.
-func (p ImagePolicy) candidates(records []ImageRecord) ([]candidate, bool, error) {
+func (p ImagePolicy) candidates(records []ImageRecord) ([]candidate, error) {
 	seen := make(map[string]struct{}, len(records))
 	c := make([]candidate, 0, len(records))
-	fast := true
 	for i := range records {
 		r := &records[i]
 		if r.ID == "" {
-			return nil, false, wrap(ErrInvalidInput, fmt.Sprintf("image record %d has an empty ID", i))
+			return nil, wrap(ErrInvalidInput, fmt.Sprintf("image record %d has an empty ID", i))
 		}
 		if r.Size < 0 {
-			return nil, false, wrap(ErrInvalidInput, fmt.Sprintf("image %q has negative size %d", r.ID, r.Size))
+			return nil, wrap(ErrInvalidInput, fmt.Sprintf("image %q has negative size %d", r.ID, r.Size))
 		}
 		k := p.key(r.ID, r.RuntimeHandler)
 		if _, dup := seen[k]; dup {
-			return nil, false, wrap(ErrInvalidInput, fmt.Sprintf("duplicate image record %q", k))
+			return nil, wrap(ErrInvalidInput, fmt.Sprintf("duplicate image record %q", k))
 		}
 		seen[k] = struct{}{}
 		if r.InUse || r.Pinned {
 			continue
 		}
-		lu, ok1 := nanoKey(r.LastUsed)
-		fd, ok2 := nanoKey(r.FirstDetected)
-		fast = fast && ok1 && ok2
-		c = append(c, candidate{lastUsed: lu, firstDetected: fd, r: r})
+		lu, fd := at(r.LastUsed), at(r.FirstDetected)
+		c = append(c, candidate{luSec: lu.sec, fdSec: fd.sec, luNsec: lu.nsec, fdNsec: fd.nsec, r: r})
 	}
-	if fast {
-		slices.SortFunc(c, compareEviction)
-	} else {
-		slices.SortFunc(c, compareEvictionSlow)
-	}
-	return c, fast, nil
+	slices.SortFunc(c, compareEviction)
+	return c, nil
 }
 
 // PlanImages is one run of the kubelet's image GC (GarbageCollect) at now,
@@ -381,7 +346,7 @@ func PlanImages(p ImagePolicy, records []ImageRecord, fs FsStats, beganGC, now t
 	if fs.Capacity < 0 || fs.Available < 0 {
 		return plan, wrap(ErrInvalidInput, fmt.Sprintf("image filesystem capacity %d and available %d must not be negative", fs.Capacity, fs.Available))
 	}
-	cands, fast, err := p.candidates(records)
+	cands, err := p.candidates(records)
 	if err != nil {
 		return plan, err
 	}
@@ -409,7 +374,7 @@ func PlanImages(p ImagePolicy, records []ImageRecord, fs FsStats, beganGC, now t
 	}
 	plan.SpacePass = true
 	plan.AmountToFree = mulDiv(capacity, int64(100-p.LowThresholdPercent), 100) - available
-	plan.Freed = p.walk(&plan, cands, fast, plan.AmountToFree, now,
+	plan.Freed = p.walk(&plan, cands, plan.AmountToFree, now,
 		fmt.Sprintf("least recently used, freeing space to bring image filesystem usage from %d%% down to the low threshold %d%%", plan.UsagePercent, p.LowThresholdPercent))
 	if plan.Freed < plan.AmountToFree {
 		plan.Events = append(plan.Events, Event{Type: EventTypeWarning, Reason: EventFreeDiskSpaceFailed,
@@ -422,18 +387,14 @@ func PlanImages(p ImagePolicy, records []ImageRecord, fs FsStats, beganGC, now t
 // plan (and the eligible images left over to plan.Spare) and returns the
 // bytes they free. It stops once the total reaches target, checked after
 // each deletion.
-func (p ImagePolicy) walk(plan *ImagePlan, cands []candidate, fast bool, target int64, now time.Time, msg string) int64 {
-	// Used before now, and first detected at least MinAge before now; on
-	// the keys when they represent every time involved (Sub saturates only
-	// beyond 292 years, where both forms agree as MinAge is at most that).
-	nowKey, ok1 := nanoKey(now)
-	cutKey, ok2 := nanoKey(now.Add(-p.MinAge))
-	fast = fast && ok1 && ok2 && !now.IsZero() && !now.Add(-p.MinAge).IsZero()
+func (p ImagePolicy) walk(plan *ImagePlan, cands []candidate, target int64, now time.Time, msg string) int64 {
+	// Used before now, and first detected at least MinAge before now:
+	// now - firstDetected >= MinAge is firstDetected <= now - MinAge, since
+	// MinAge (at most 292 years) is never above the saturated difference
+	// time.Sub would give.
+	nowAt, cutoff := at(now), at(now.Add(-p.MinAge))
 	eligible := func(c *candidate) bool {
-		if fast {
-			return c.lastUsed < nowKey && c.firstDetected <= cutKey
-		}
-		return c.r.LastUsed.Before(now) && now.Sub(c.r.FirstDetected) >= p.MinAge
+		return c.lastUsed().compare(nowAt) < 0 && c.firstDetected().compare(cutoff) <= 0
 	}
 	// Count first, so that the deletions are laid out once: at cluster
 	// scale the plan is most of the cost.
@@ -477,13 +438,13 @@ func PlanUnusedImages(p ImagePolicy, records []ImageRecord, now time.Time) (Imag
 	if err := p.Validate(); err != nil {
 		return plan, err
 	}
-	cands, fast, err := p.candidates(records)
+	cands, err := p.candidates(records)
 	if err != nil {
 		return plan, err
 	}
 	plan.SpacePass = true
-	plan.AmountToFree = math.MaxInt64
-	plan.Freed = p.walk(&plan, cands, fast, math.MaxInt64, now,
+	plan.AmountToFree = math.MaxInt64 // no target: every eligible image
+	plan.Freed = p.walk(&plan, cands, math.MaxInt64, now,
 		fmt.Sprintf("unused, unpinned and at least imageMinimumGCAge %v old (delete-all-unused mode)", p.MinAge))
 	return plan, nil
 }

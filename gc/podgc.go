@@ -367,35 +367,30 @@ func (g *PodGC) discoverDeleted(now time.Time, in PodGCInput, nodes map[string]*
 }
 
 // sortForDeletion sorts idx, indices into pods, by comparePodsForDeletion,
-// comparing extracted keys (evicted, creation time in nanoseconds) first
-// so that a large sort does not chase pointers.
+// comparing extracted keys (evicted, creation time) first so that a large
+// sort does not chase pointers.
 func sortForDeletion(pods []Pod, idx []int) {
 	if len(idx) < 2 {
 		return
 	}
 	type key struct {
 		evicted bool
-		created int64
+		created instant
 		i       int
 	}
 	keys := make([]key, len(idx))
-	fast := true
 	for k, i := range idx {
-		t, ok := nanoKey(pods[i].CreationTimestamp)
-		fast = fast && ok
-		keys[k] = key{pods[i].evicted(), t, i}
+		keys[k] = key{pods[i].evicted(), at(pods[i].CreationTimestamp), i}
 	}
 	slices.SortFunc(keys, func(a, b key) int {
-		if fast {
-			if a.evicted != b.evicted {
-				if a.evicted {
-					return -1
-				}
-				return 1
+		if a.evicted != b.evicted {
+			if a.evicted {
+				return -1
 			}
-			if a.created != b.created {
-				return cmp.Compare(a.created, b.created)
-			}
+			return 1
+		}
+		if c := a.created.compare(b.created); c != 0 {
+			return c
 		}
 		return comparePodsForDeletion(&pods[a.i], &pods[b.i])
 	})

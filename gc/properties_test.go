@@ -328,7 +328,7 @@ func TestPropertyContainerPlan(t *testing.T) {
 				continue
 			}
 			k := key{c.PodUID, c.Name}
-			if n, ok := newest[k]; !ok || olderContainer(&n, &c) < 0 {
+			if n, ok := newest[k]; !ok || c.CreatedAt.After(n.CreatedAt) || (c.CreatedAt.Equal(n.CreatedAt) && c.ID > n.ID) {
 				newest[k] = c
 			}
 			if _, gone := got[c.ID]; !gone {
