@@ -1,0 +1,463 @@
+package gc
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// OwnerGCComponent is the event source of the owner-reference collector.
+const OwnerGCComponent = "garbage-collector-controller"
+
+// EventOwnerRefInvalidNamespace is the collector's only event: a dependent
+// refers by UID to an observed namespaced owner in another namespace (or
+// a cluster-scoped dependent to a namespaced owner).
+const EventOwnerRefInvalidNamespace = "OwnerRefInvalidNamespace"
+
+// OwnerOptions configures the owner-reference collector. The zero value is
+// upstream's behaviour with the built-in kinds of DefaultKindScopes.
+type OwnerOptions struct {
+	// Scopes resolves an owner reference's apiVersion and kind; nil means
+	// DefaultKindScopes().Lookup. A kind it does not know pins every
+	// dependent that refers to it (upstream requeues such a dependent
+	// forever and never deletes it).
+	Scopes ScopeLookup
+	// ForegroundBlockingOnly makes a foreground deletion reach only the
+	// dependents that block it: a reference without blockOwnerDeletion
+	// to an owner being deleted in the foreground counts as solid, so
+	// such a dependent stays until the owner is gone and is then collected
+	// with its own policy. Upstream deletes every dependent of a
+	// foreground-deleting owner at once (kubernetes#121113, open; PR
+	// kubernetes#121114 closed unmerged).
+	ForegroundBlockingOnly bool
+}
+
+// RefState is the classification of one owner reference, upstream's
+// classifyReferences plus the cases it answers with an error.
+type RefState uint8
+
+// The owner reference states.
+const (
+	// RefSolid: the object at the reference's coordinates has its UID and
+	// is not being deleted in the foreground. The dependent stays.
+	RefSolid RefState = iota
+	// RefWaiting: the owner is being deleted in the foreground
+	// (deletionTimestamp and foregroundDeletion).
+	RefWaiting
+	// RefDangling: nothing with the reference's UID is at its coordinates
+	// (the owner is gone, its name was reused by another UID, or the UID
+	// belongs to an object in another namespace, of another kind or name).
+	RefDangling
+	// RefUnresolvable: a cluster-scoped dependent refers to a namespaced
+	// kind. Upstream forgets the dependent: never deleted, never retried.
+	RefUnresolvable
+	// RefUnknownKind: the apiVersion/kind is not served. Upstream retries
+	// the dependent forever and never deletes it.
+	RefUnknownKind
+	// RefInvalid: the reference breaks the API server's validation (empty
+	// apiVersion, kind, name or uid, or a malformed apiVersion), so real
+	// objects never carry it. Treated like RefUnknownKind: the dependent
+	// is pinned, and a warning names the reference.
+	RefInvalid
+)
+
+var refStateNames = [...]string{"Solid", "Waiting", "Dangling", "Unresolvable", "UnknownKind", "Invalid"}
+
+// String returns the state's name, e.g. "Dangling".
+func (s RefState) String() string {
+	if int(s) < len(refStateNames) {
+		return refStateNames[s]
+	}
+	return fmt.Sprintf("RefState(%d)", s)
+}
+
+// refBlocking is set in refInfo when the reference has
+// blockOwnerDeletion=true; the low bits hold the RefState.
+const refBlocking = 0x80
+
+// ObjectEvent is an event recorded on an object (its involvedObject).
+type ObjectEvent struct {
+	// Object is the involved object.
+	Object ObjectRef
+	Event
+}
+
+// OwnerWarning reports input the collector works around: a reference the
+// API server would have rejected, an unknown kind, a self-reference.
+type OwnerWarning struct {
+	// Object is the object whose references are in question.
+	Object ObjectRef
+	// Reason is one of the OwnerReason warning values.
+	Reason OwnerReason
+	// Message names the reference and the problem.
+	Message string
+}
+
+// OwnerGraph is a snapshot of the owner-reference graph: every observed
+// object with its references classified. It is immutable, so any number
+// of goroutines may plan and explain from it (upstream's graph is written
+// by one goroutine while workers read it, kubernetes#135621).
+//
+// UIDs are interned to dense indices; references and the reverse
+// (dependent) edges are flat arrays, so the graph costs a few tens of
+// bytes per object beyond the input.
+type OwnerGraph struct {
+	objs  []Object
+	opts  OwnerOptions
+	byUID map[types.UID]int32
+
+	// refStart[i]..refStart[i+1] index object i's references in refOwner
+	// and refInfo. refOwner is the index of the observed object with the
+	// reference's UID, or -1.
+	refStart []int32
+	refOwner []int32
+	refInfo  []uint8
+
+	// depStart[i]..depStart[i+1] index depRef: the references (by index)
+	// whose UID is object i's, in reference order.
+	depStart []int32
+	depRef   []int32
+
+	warnings []OwnerWarning
+	events   []ObjectEvent
+}
+
+// NewOwnerGraph builds the graph of objects and classifies every owner
+// reference. objects is not copied and must not change while the graph is
+// in use. An object with an empty UID, or two with the same UID, is an
+// ErrInvalidInput error; malformed references, unknown kinds and
+// self-references are warnings (see Warnings).
+func NewOwnerGraph(objects []Object, opts OwnerOptions) (*OwnerGraph, error) {
+	n := len(objects)
+	if n >= math.MaxInt32 {
+		return nil, wrap(ErrInvalidInput, fmt.Sprintf("%d objects is more than a graph holds", n))
+	}
+	lookup := opts.Scopes
+	if lookup == nil {
+		lookup = DefaultKindScopes().Lookup
+	}
+	g := &OwnerGraph{objs: objects, opts: opts, byUID: make(map[types.UID]int32, n)}
+	var dups []types.UID
+	total := 0
+	for i := range objects {
+		u := objects[i].UID
+		if u == "" {
+			return nil, wrap(ErrInvalidInput, fmt.Sprintf("object %d (%s) has an empty UID", i, objects[i].Ref()))
+		}
+		if _, ok := g.byUID[u]; ok {
+			dups = append(dups, u)
+			continue
+		}
+		g.byUID[u] = int32(i)
+		total += len(objects[i].OwnerReferences)
+	}
+	if len(dups) > 0 {
+		return nil, duplicateError(objects, dups)
+	}
+	if total >= math.MaxInt32 {
+		return nil, wrap(ErrInvalidInput, fmt.Sprintf("%d owner references is more than a graph holds", total))
+	}
+
+	g.refStart = make([]int32, n+1)
+	g.refOwner = make([]int32, total)
+	g.refInfo = make([]uint8, total)
+	g.depStart = make([]int32, n+1)
+	memo := scopeMemo{lookup: lookup}
+	j := int32(0)
+	for i := range objects {
+		g.refStart[i] = j
+		o := &objects[i]
+		controllers := 0
+		for k := range o.OwnerReferences {
+			r := &o.OwnerReferences[k]
+			owner := int32(-1)
+			if idx, ok := g.byUID[r.UID]; ok && r.UID != "" {
+				owner = idx
+				g.depStart[idx+1]++
+			}
+			state := g.classify(o, r, owner, &memo)
+			info := uint8(state)
+			if r.BlockOwnerDeletion != nil && *r.BlockOwnerDeletion {
+				info |= refBlocking
+			}
+			g.refOwner[j], g.refInfo[j] = owner, info
+			j++
+			if r.Controller != nil && *r.Controller {
+				controllers++
+			}
+			g.noteReference(o, r, owner, state)
+		}
+		if controllers > 1 {
+			g.warn(o, OwnerReasonMultipleControllers, fmt.Sprintf("%d owner references have controller=true; the API server allows one", controllers))
+		}
+	}
+	g.refStart[n] = j
+
+	// Reverse edges by counting sort: depStart holds counts shifted by
+	// one, turned into offsets; refs are then placed in reference order.
+	for i := 1; i <= n; i++ {
+		g.depStart[i] += g.depStart[i-1]
+	}
+	g.depRef = make([]int32, g.depStart[n])
+	fill := make([]int32, n)
+	copy(fill, g.depStart[:n])
+	for r, owner := range g.refOwner {
+		if owner >= 0 {
+			g.depRef[fill[owner]] = int32(r)
+			fill[owner]++
+		}
+	}
+
+	slices.SortStableFunc(g.warnings, func(a, b OwnerWarning) int {
+		if c := compareRefs(&a.Object, &b.Object); c != 0 {
+			return c
+		}
+		if c := strings.Compare(string(a.Reason), string(b.Reason)); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Message, b.Message)
+	})
+	slices.SortStableFunc(g.events, func(a, b ObjectEvent) int {
+		if c := compareRefs(&a.Object, &b.Object); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Message, b.Message)
+	})
+	return g, nil
+}
+
+func duplicateError(objects []Object, dups []types.UID) error {
+	slices.Sort(dups)
+	dups = slices.Compact(dups)
+	u := dups[0]
+	var holders []string
+	for i := range objects {
+		if objects[i].UID == u {
+			holders = append(holders, objects[i].Ref().String())
+		}
+	}
+	slices.Sort(holders)
+	msg := fmt.Sprintf("UID %q is held by %d objects (%s)", u, len(holders), strings.Join(holders, ", "))
+	if len(dups) > 1 {
+		msg += fmt.Sprintf(" and %d more UIDs are duplicated", len(dups)-1)
+	}
+	return wrap(ErrInvalidInput, msg)
+}
+
+// scopeMemo remembers the last answer of the scope lookup: consecutive
+// references usually name the same kind.
+type scopeMemo struct {
+	lookup           ScopeLookup
+	apiVersion, kind string
+	scope            Scope
+	valid            bool
+}
+
+func (m *scopeMemo) get(apiVersion, kind string) Scope {
+	if m.valid && m.apiVersion == apiVersion && m.kind == kind {
+		return m.scope
+	}
+	m.apiVersion, m.kind, m.scope, m.valid = apiVersion, kind, m.lookup(apiVersion, kind), true
+	return m.scope
+}
+
+// refValid reports whether the API server would accept the reference.
+func refValid(r *metav1.OwnerReference) bool {
+	if r.Kind == "" || r.Name == "" || r.UID == "" {
+		return false
+	}
+	_, _, ok := parseAPIVersion(r.APIVersion)
+	return ok
+}
+
+// classify is upstream's per-reference check (isDangling and the
+// classification after it) against the snapshot instead of live GETs:
+// the identity at the reference's coordinates is the observed object
+// with its UID if, and only if, that object sits at those coordinates.
+func (g *OwnerGraph) classify(d *Object, r *metav1.OwnerReference, owner int32, memo *scopeMemo) RefState {
+	if !refValid(r) {
+		return RefInvalid
+	}
+	scope := memo.get(r.APIVersion, r.Kind)
+	switch scope {
+	case ScopeNamespaced:
+		if d.Namespace == "" {
+			return RefUnresolvable
+		}
+	case ScopeCluster:
+	default:
+		return RefUnknownKind
+	}
+	if owner < 0 {
+		return RefDangling
+	}
+	o := &g.objs[owner]
+	if !atCoordinates(o, r, d, scope) {
+		return RefDangling
+	}
+	if o.deletingDependents() && !(g.opts.ForegroundBlockingOnly && (r.BlockOwnerDeletion == nil || !*r.BlockOwnerDeletion)) {
+		return RefWaiting
+	}
+	return RefSolid
+}
+
+// atCoordinates reports whether o is what a GET at r's coordinates from
+// dependent d returns: same API group (any served version reaches the same
+// object), the kind or its lowercase form, the name, and the dependent's
+// namespace for a namespaced kind or none for a cluster-scoped one.
+func atCoordinates(o *Object, r *metav1.OwnerReference, d *Object, scope Scope) bool {
+	ns := ""
+	if scope == ScopeNamespaced {
+		ns = d.Namespace
+	}
+	return o.Name == r.Name && o.Namespace == ns && apiGroup(o.APIVersion) == apiGroup(r.APIVersion) &&
+		(o.Kind == r.Kind || lowerEqual(r.Kind, o.Kind))
+}
+
+// noteReference records the warnings and the event one reference causes.
+func (g *OwnerGraph) noteReference(d *Object, r *metav1.OwnerReference, owner int32, state RefState) {
+	switch state {
+	case RefInvalid:
+		g.warn(d, OwnerReasonInvalidOwnerRef, fmt.Sprintf("owner reference %s is invalid (%s); the object is never collected", describeRef(r), refProblem(r)))
+	case RefUnknownKind:
+		g.warn(d, OwnerReasonUnknownOwnerKind, fmt.Sprintf("owner reference %s names a kind that is not served; the object is never collected while it is there", describeRef(r)))
+	case RefUnresolvable:
+		g.warn(d, OwnerReasonNamespacedOwnerOfClusterScoped, fmt.Sprintf("owner reference %s: cluster-scoped objects cannot refer to namespaced owners; the object is never collected", describeRef(r)))
+	}
+	if r.UID == d.UID {
+		g.warn(d, OwnerReasonSelfOwner, fmt.Sprintf("owner reference %s is the object itself; it is its own solid owner and is never collected", describeRef(r)))
+	}
+	if owner >= 0 {
+		o := &g.objs[owner]
+		if o.Namespace != "" && o.Namespace != d.Namespace {
+			g.events = append(g.events, ObjectEvent{Object: d.Ref(), Event: Event{
+				Type:    EventTypeWarning,
+				Reason:  EventOwnerRefInvalidNamespace,
+				Message: fmt.Sprintf("ownerRef [%s/%s, namespace: %s, name: %s, uid: %s] does not exist in namespace %q", r.APIVersion, r.Kind, d.Namespace, r.Name, r.UID, d.Namespace),
+			}})
+		}
+	}
+}
+
+func (g *OwnerGraph) warn(d *Object, reason OwnerReason, msg string) {
+	g.warnings = append(g.warnings, OwnerWarning{Object: d.Ref(), Reason: reason, Message: msg})
+}
+
+// describeRef prints a reference as "apiVersion/Kind name (uid u)".
+func describeRef(r *metav1.OwnerReference) string {
+	return fmt.Sprintf("%s/%s %s (uid %q)", r.APIVersion, r.Kind, r.Name, r.UID)
+}
+
+func refProblem(r *metav1.OwnerReference) string {
+	var p []string
+	if _, _, ok := parseAPIVersion(r.APIVersion); !ok {
+		p = append(p, fmt.Sprintf("apiVersion %q does not parse", r.APIVersion))
+	}
+	if r.Kind == "" {
+		p = append(p, "empty kind")
+	}
+	if r.Name == "" {
+		p = append(p, "empty name")
+	}
+	if r.UID == "" {
+		p = append(p, "empty uid")
+	}
+	return strings.Join(p, ", ")
+}
+
+// Len returns the number of observed objects.
+func (g *OwnerGraph) Len() int { return len(g.objs) }
+
+// Warnings returns the warnings of the build, ordered by object.
+func (g *OwnerGraph) Warnings() []OwnerWarning { return slices.Clone(g.warnings) }
+
+// Events returns the OwnerRefInvalidNamespace events, ordered by object.
+// Upstream emits one when its graph builder first sees the mismatch;
+// this returns one per offending reference of the snapshot.
+func (g *OwnerGraph) Events() []ObjectEvent { return slices.Clone(g.events) }
+
+// Virtual returns the owners that are referenced but not observed (the
+// graph's virtual nodes, whose references are dangling unless their kind
+// is unknown), one per UID with the coordinates of the first referencing
+// object in the collector's order.
+func (g *OwnerGraph) Virtual() []ObjectRef {
+	first := map[types.UID]ObjectRef{}
+	for i := range g.objs {
+		d := &g.objs[i]
+		for k := range d.OwnerReferences {
+			r := &d.OwnerReferences[k]
+			if _, ok := g.byUID[r.UID]; ok {
+				continue
+			}
+			v := ObjectRef{APIVersion: r.APIVersion, Kind: r.Kind, Namespace: d.Namespace, Name: r.Name, UID: r.UID}
+			if old, ok := first[r.UID]; !ok || compareRefs(&v, &old) < 0 {
+				first[r.UID] = v
+			}
+		}
+	}
+	out := make([]ObjectRef, 0, len(first))
+	for _, v := range first {
+		out = append(out, v)
+	}
+	slices.SortFunc(out, func(a, b ObjectRef) int { return compareRefs(&a, &b) })
+	return out
+}
+
+func (g *OwnerGraph) state(j int32) RefState     { return RefState(g.refInfo[j] &^ refBlocking) }
+func (g *OwnerGraph) blocking(j int32) bool      { return g.refInfo[j]&refBlocking != 0 }
+func (g *OwnerGraph) hasDependents(i int32) bool { return g.depStart[i+1] > g.depStart[i] }
+
+// refObject returns the object holding reference j.
+func (g *OwnerGraph) refObject(j int32) int32 {
+	// refStart is non-decreasing; find the last i with refStart[i] <= j.
+	lo, hi := 0, len(g.objs)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if g.refStart[mid+1] <= j {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return int32(lo)
+}
+
+// blockingDependents returns the dependents of i holding a blocking
+// reference to its UID, each once, in object order.
+func (g *OwnerGraph) blockingDependents(i int32) []int32 {
+	var out []int32
+	for _, j := range g.depRef[g.depStart[i]:g.depStart[i+1]] {
+		if g.blocking(j) {
+			d := g.refObject(j)
+			if len(out) == 0 || out[len(out)-1] != d {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
+
+func (g *OwnerGraph) hasBlockingDependents(i int32) bool {
+	for _, j := range g.depRef[g.depStart[i]:g.depStart[i+1]] {
+		if g.blocking(j) {
+			return true
+		}
+	}
+	return false
+}
+
+// dependents returns the objects with a reference to i's UID, each once.
+func (g *OwnerGraph) dependents(i int32) []int32 {
+	var out []int32
+	for _, j := range g.depRef[g.depStart[i]:g.depStart[i+1]] {
+		d := g.refObject(j)
+		if len(out) == 0 || out[len(out)-1] != d {
+			out = append(out, d)
+		}
+	}
+	return out
+}
