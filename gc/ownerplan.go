@@ -282,7 +282,11 @@ func (g *OwnerGraph) anyDependentDeletingDependents(i int32) bool {
 // returns the resulting actions, each list ordered by object (namespace,
 // name, kind, apiVersion, UID), so the plan does not depend on the order
 // of the input.
-func (g *OwnerGraph) Plan() OwnerPlan {
+func (g *OwnerGraph) Plan() OwnerPlan { return g.plan(true) }
+
+// plan builds the plan; the cycle and deadlock reports, events and
+// warnings only when full.
+func (g *OwnerGraph) plan(full bool) OwnerPlan {
 	var p OwnerPlan
 	for i := range g.objs {
 		d := g.decide(int32(i))
@@ -301,10 +305,12 @@ func (g *OwnerGraph) Plan() OwnerPlan {
 	slices.SortStableFunc(p.FinalizerRemovals, func(a, b FinalizerRemoval) int { return byObject(&a.Object, &b.Object) })
 	slices.SortStableFunc(p.Deletions, func(a, b OwnerDeletion) int { return byObject(&a.Object, &b.Object) })
 	slices.SortStableFunc(p.Held, func(a, b OwnerHold) int { return byObject(&a.Object, &b.Object) })
-	p.Events = g.Events()
-	p.Warnings = g.Warnings()
-	p.Cycles = g.Cycles()
-	p.Deadlocks = g.Deadlocks()
+	if full {
+		p.Events = g.Events()
+		p.Warnings = g.Warnings()
+		p.Cycles = g.Cycles()
+		p.Deadlocks = g.Deadlocks()
+	}
 	return p
 }
 
