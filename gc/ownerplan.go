@@ -300,7 +300,11 @@ func (g *OwnerGraph) plan(full bool) OwnerPlan {
 		if c := byObject(&a.Object, &b.Object); c != 0 {
 			return c
 		}
-		return strings.Compare(string(a.Reason), string(b.Reason))
+		if c := strings.Compare(string(a.Reason), string(b.Reason)); c != 0 {
+			return c
+		}
+		// Two owners orphaning the same dependent: by owner UID.
+		return slices.Compare(a.RemoveOwners, b.RemoveOwners)
 	})
 	slices.SortStableFunc(p.FinalizerRemovals, func(a, b FinalizerRemoval) int { return byObject(&a.Object, &b.Object) })
 	slices.SortStableFunc(p.Deletions, func(a, b OwnerDeletion) int { return byObject(&a.Object, &b.Object) })
