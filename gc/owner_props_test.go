@@ -144,7 +144,9 @@ func naiveValid(r metav1.OwnerReference) bool {
 	return okVersion && r.Kind != "" && r.Name != "" && r.UID != ""
 }
 
-func isBlocking(r metav1.OwnerReference) bool { return r.BlockOwnerDeletion != nil && *r.BlockOwnerDeletion }
+func isBlocking(r metav1.OwnerReference) bool {
+	return r.BlockOwnerDeletion != nil && *r.BlockOwnerDeletion
+}
 
 func (w naiveOwners) classify(d *Object, r metav1.OwnerReference) RefState {
 	if !naiveValid(r) {

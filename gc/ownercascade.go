@@ -123,12 +123,12 @@ func PlanCascade(objects []Object, target types.UID, policy metav1.DeletionPropa
 	if err != nil {
 		return res, err
 	}
-	ti, ok := g.byUID[target]
+	ti, ok := g.lookup(target)
 	if !ok {
 		return res, wrap(ErrInvalidInput, fmt.Sprintf("no object has UID %q", target))
 	}
 	c := cascade{state: slices.Clone(objects), res: &res}
-	c.index(c.state)
+	c.reset(g)
 	c.delete(0, ti, policy, OwnerReasonDeleteRequested, fmt.Sprintf("delete requested with %s propagation", policy))
 	c.compact()
 
@@ -151,7 +151,7 @@ func PlanCascade(objects []Object, target types.UID, policy metav1.DeletionPropa
 			return res, wrap(ErrInvalidInput, fmt.Sprintf("cascade did not settle after %d rounds", limit))
 		}
 		res.Rounds = round
-		c.index(c.state)
+		c.reset(g)
 		c.apply(round, &p)
 		c.compact()
 	}
@@ -168,20 +168,25 @@ func PlanCascade(objects []Object, target types.UID, policy metav1.DeletionPropa
 var deletionMarker = &metav1.Time{}
 
 type cascade struct {
-	state       []Object
-	byUID       map[types.UID]int32
+	state []Object
+	// g is the round's graph, over a snapshot with the order of state:
+	// its lookup gives indices into state.
+	g           *OwnerGraph
 	removed     []bool
 	refsChanged []bool
 	res         *CascadeResult
 }
 
-func (c *cascade) index(state []Object) {
-	c.byUID = make(map[types.UID]int32, len(state))
-	for i := range state {
-		c.byUID[state[i].UID] = int32(i)
-	}
-	c.removed = make([]bool, len(state))
-	c.refsChanged = make([]bool, len(state))
+func (c *cascade) reset(g *OwnerGraph) {
+	c.g = g
+	c.removed = make([]bool, len(c.state))
+	c.refsChanged = make([]bool, len(c.state))
+}
+
+// at returns the index in state of an object the round's plan names.
+func (c *cascade) at(u types.UID) int32 {
+	i, _ := c.g.lookup(u)
+	return i
 }
 
 func (c *cascade) step(s CascadeStep) { c.res.Steps = append(c.res.Steps, s) }
@@ -221,7 +226,7 @@ func (c *cascade) removeIfDone(round int, i int32) {
 func (c *cascade) apply(round int, p *OwnerPlan) {
 	for k := range p.Patches {
 		pt := &p.Patches[k]
-		i := c.byUID[pt.Object.UID]
+		i := c.at(pt.Object.UID)
 		o := &c.state[i]
 		refs := make([]metav1.OwnerReference, 0, len(o.OwnerReferences))
 		changed := false
@@ -250,7 +255,7 @@ func (c *cascade) apply(round int, p *OwnerPlan) {
 	}
 	for k := range p.FinalizerRemovals {
 		fr := &p.FinalizerRemovals[k]
-		i := c.byUID[fr.Object.UID]
+		i := c.at(fr.Object.UID)
 		o := &c.state[i]
 		fins := make([]string, 0, len(o.Finalizers))
 		for _, f := range o.Finalizers {
@@ -264,7 +269,7 @@ func (c *cascade) apply(round int, p *OwnerPlan) {
 	}
 	for k := range p.Deletions {
 		d := &p.Deletions[k]
-		i := c.byUID[d.Object.UID]
+		i := c.at(d.Object.UID)
 		if c.refsChanged[i] || c.removed[i] {
 			continue
 		}

@@ -29,6 +29,9 @@ func (g *OwnerGraph) Cycles() [][]ObjectRef {
 // until someone edits a reference or a finalizer.
 func (g *OwnerGraph) Deadlocks() [][]ObjectRef {
 	n := len(g.objs)
+	if !slices.ContainsFunc(g.objs, func(o Object) bool { return o.deletingDependents() }) {
+		return nil
+	}
 	start := make([]int32, n+1)
 	var adj []int32
 	for i := 0; i < n; i++ {

@@ -62,7 +62,7 @@ type Explanation struct {
 // Explain explains the collector's decision for the object with uid. It
 // reports false if no object has the UID and none refers to it.
 func (g *OwnerGraph) Explain(uid types.UID) (Explanation, bool) {
-	i, ok := g.byUID[uid]
+	i, ok := g.lookup(uid)
 	if !ok {
 		return g.explainVirtual(uid)
 	}

@@ -2,6 +2,7 @@ package gc
 
 import (
 	"fmt"
+	"hash/maphash"
 	"math"
 	"slices"
 	"strings"
@@ -108,7 +109,7 @@ type OwnerWarning struct {
 type OwnerGraph struct {
 	objs  []Object
 	opts  OwnerOptions
-	byUID map[types.UID]int32
+	byUID uidIndex
 
 	// refStart[i]..refStart[i+1] index object i's references in refOwner
 	// and refInfo. refOwner is the index of the observed object with the
@@ -140,21 +141,15 @@ func NewOwnerGraph(objects []Object, opts OwnerOptions) (*OwnerGraph, error) {
 	if lookup == nil {
 		lookup = DefaultKindScopes().Lookup
 	}
-	g := &OwnerGraph{objs: objects, opts: opts, byUID: make(map[types.UID]int32, n)}
-	var dups []types.UID
 	total := 0
 	for i := range objects {
-		u := objects[i].UID
-		if u == "" {
+		if objects[i].UID == "" {
 			return nil, wrap(ErrInvalidInput, fmt.Sprintf("object %d (%s) has an empty UID", i, objects[i].Ref()))
 		}
-		if _, ok := g.byUID[u]; ok {
-			dups = append(dups, u)
-			continue
-		}
-		g.byUID[u] = int32(i)
 		total += len(objects[i].OwnerReferences)
 	}
+	index, dups := newUIDIndex(objects)
+	g := &OwnerGraph{objs: objects, opts: opts, byUID: index}
 	if len(dups) > 0 {
 		return nil, duplicateError(objects, dups)
 	}
@@ -167,6 +162,10 @@ func NewOwnerGraph(objects []Object, opts OwnerOptions) (*OwnerGraph, error) {
 	g.refInfo = make([]uint8, total)
 	g.depStart = make([]int32, n+1)
 	memo := scopeMemo{lookup: lookup}
+	// Listings group dependents by owner (a ReplicaSet's pods sort
+	// together), so the previous reference's owner is checked before the
+	// UID table.
+	lastOwner := int32(-1)
 	j := int32(0)
 	for i := range objects {
 		g.refStart[i] = j
@@ -175,9 +174,14 @@ func NewOwnerGraph(objects []Object, opts OwnerOptions) (*OwnerGraph, error) {
 		for k := range o.OwnerReferences {
 			r := &o.OwnerReferences[k]
 			owner := int32(-1)
-			if idx, ok := g.byUID[r.UID]; ok && r.UID != "" {
+			if lastOwner >= 0 && objects[lastOwner].UID == r.UID {
+				owner = lastOwner
+			} else if idx, ok := g.lookup(r.UID); ok {
 				owner = idx
-				g.depStart[idx+1]++
+			}
+			if owner >= 0 {
+				g.depStart[owner+1]++
+				lastOwner = owner
 			}
 			state := g.classify(o, r, owner, &memo)
 			info := uint8(state)
@@ -390,7 +394,7 @@ func (g *OwnerGraph) Virtual() []ObjectRef {
 		d := &g.objs[i]
 		for k := range d.OwnerReferences {
 			r := &d.OwnerReferences[k]
-			if _, ok := g.byUID[r.UID]; ok {
+			if _, ok := g.lookup(r.UID); ok {
 				continue
 			}
 			v := ObjectRef{APIVersion: r.APIVersion, Kind: r.Kind, Namespace: d.Namespace, Name: r.Name, UID: r.UID}
@@ -405,6 +409,94 @@ func (g *OwnerGraph) Virtual() []ObjectRef {
 	}
 	slices.SortFunc(out, func(a, b ObjectRef) int { return compareRefs(&a, &b) })
 	return out
+}
+
+// lookup returns the index of the object with UID u.
+func (g *OwnerGraph) lookup(u types.UID) (int32, bool) { return g.byUID.find(g.objs, u) }
+
+// uidIndex maps UIDs to object indices: open addressing with linear
+// probing over a power-of-two table of uint64 slots, each the low half of
+// the UID's hash (a tag compared before any string) over index + 1 (0 is
+// empty); the slot is the hash's top bits. Unlike a map[types.UID]int32
+// it holds no pointers, so the runtime's collector never scans it.
+type uidIndex struct {
+	seed  maphash.Seed
+	slots []uint64
+	shift uint
+}
+
+// newUIDIndex indexes objs (whose UIDs are non-empty) and returns the
+// UIDs held by more than one object. Objects are inserted in the order of
+// their slot's top bits, so that at a million objects the inserts walk
+// the table region by region instead of missing the cache on each one.
+func newUIDIndex(objs []Object) (uidIndex, []types.UID) {
+	n := len(objs)
+	bits := uint(3)
+	for 1<<bits < 2*n {
+		bits++
+	}
+	x := uidIndex{seed: maphash.MakeSeed(), slots: make([]uint64, 1<<bits), shift: 64 - bits}
+	hashes := make([]uint64, n)
+	for i := range objs {
+		hashes[i] = maphash.String(x.seed, string(objs[i].UID))
+	}
+	var dups []types.UID
+	insert := func(i int32) {
+		h := hashes[i]
+		tag := h << 32
+		for s := h >> x.shift; ; s = (s + 1) & (uint64(len(x.slots)) - 1) {
+			switch v := x.slots[s]; {
+			case v == 0:
+				x.slots[s] = tag | uint64(i+1)
+				return
+			case v&^0xffffffff == tag && objs[int32(v)-1].UID == objs[i].UID:
+				dups = append(dups, objs[i].UID)
+				return
+			}
+		}
+	}
+	const partBits = 8
+	if bits <= partBits+4 {
+		for i := range objs {
+			insert(int32(i))
+		}
+		return x, dups
+	}
+	// Counting sort of the objects by the top partBits of their hash.
+	var start [1<<partBits + 1]int32
+	for _, h := range hashes {
+		start[h>>(64-partBits)+1]++
+	}
+	for p := 1; p < len(start); p++ {
+		start[p] += start[p-1]
+	}
+	order := make([]int32, n)
+	for i, h := range hashes {
+		p := h >> (64 - partBits)
+		order[start[p]] = int32(i)
+		start[p]++
+	}
+	for _, i := range order {
+		insert(i)
+	}
+	return x, dups
+}
+
+// find returns the index of the object with UID u.
+func (x *uidIndex) find(objs []Object, u types.UID) (int32, bool) {
+	if u == "" {
+		return -1, false
+	}
+	h := maphash.String(x.seed, string(u))
+	tag := h << 32
+	for s := h >> x.shift; ; s = (s + 1) & (uint64(len(x.slots)) - 1) {
+		switch v := x.slots[s]; {
+		case v == 0:
+			return -1, false
+		case v&^0xffffffff == tag && objs[int32(v)-1].UID == u:
+			return int32(v) - 1, true
+		}
+	}
 }
 
 func (g *OwnerGraph) state(j int32) RefState     { return RefState(g.refInfo[j] &^ refBlocking) }
