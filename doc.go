@@ -53,15 +53,19 @@
 // formulas, QoS classes and the values of pod and QoS cgroups, MemoryQoS,
 // swap eligibility, node allocatable, and the cgroup file formats.
 //
-// gc: cleanup decisions. The kubelet's image GC (when usage crosses the
-// high threshold, which images go, least recently used first), dead
-// container and sandbox trimming, the pod GC controller's four steps, and
-// the finished-Job TTL, CSR cleaner and node Lease collectors.
+// gc: cleanup decisions. The garbage collector's owner-reference graph
+// (each reference solid, dangling or waiting; keep, patch or delete with
+// which propagation policy; orphaning and foreground finalizers; a whole
+// cascade under Background, Foreground or Orphan; owner cycles,
+// foreground deadlocks and Explain), the kubelet's image GC (when usage
+// crosses the high threshold, which images go, least recently used
+// first), dead container and sandbox trimming, the pod GC controller's
+// four steps, and the finished-Job TTL, CSR cleaner and node Lease
+// collectors.
 //
 // The layout in DESIGN.md plans further packages, each added as its issue
-// lands: eviction/pressure (kubelet node-pressure eviction), the
-// owner-reference graph in gc (cascading deletion) and cri (runtime
-// interfaces, pod sync decisions, back-off).
+// lands: eviction/pressure (kubelet node-pressure eviction) and cri
+// (runtime interfaces, pod sync decisions, back-off).
 //
 // # Rules every package follows
 //

@@ -1,6 +1,13 @@
 // Package gc holds the cleanup decisions of the kubelet and the control
 // plane's collectors, as pure planners:
 //
+//   - owner references: NewOwnerGraph (a snapshot of objects with every
+//     owner reference classified), OwnerGraph.Plan (the garbage
+//     collector of kube-controller-manager on every object: deletes with their
+//     propagation policy, reference patches, finalizer removals, held
+//     objects, the OwnerRefInvalidNamespace event), PlanCascade (a delete
+//     with Background, Foreground or Orphan propagation run to the end),
+//     Cycles and Deadlocks (what is never collected) and Explain;
 //   - images: ImagePolicy (kubelet defaults and validation), DetectImages
 //     (the image manager's records from a runtime listing), PlanImages (the
 //     age pass and the space pass of one GC run, with upstream's events)
@@ -22,6 +29,20 @@
 //
 // # Usage
 //
+// A controller, or a policy test, over a metadata snapshot:
+//
+//	objs = append(objs, gc.FromMeta("apps/v1", "ReplicaSet", &rs.ObjectMeta))
+//	g, err := gc.NewOwnerGraph(objs, gc.OwnerOptions{Scopes: myKinds.Lookup})
+//	plan := g.Plan()
+//	// apply plan.Patches, then plan.FinalizerRemovals, then plan.Deletions
+//	// (each with its Preconditions and Policy); post plan.Events
+//	e, _ := g.Explain(uid) // why is this object still here?
+//
+// What would "kubectl delete deployment web --cascade=foreground" do?
+//
+//	res, err := gc.PlanCascade(objs, webUID, metav1.DeletePropagationForeground, gc.OwnerOptions{})
+//	for _, s := range res.Steps { fmt.Println(s) }
+//
 // A custom kubelet, every 5 minutes:
 //
 //	records = gc.DetectImages(policy, records, runtimeImages, containerImageRefs, now)
@@ -42,6 +63,31 @@
 //	// for each deletion: patch status to Failed (and Condition) if SetFailed, delete with grace 0
 //
 // # Semantics
+//
+// Owner references. Each reference of a live object is classified as
+// upstream's attemptToDelete does with live GETs, here against the
+// snapshot: the owner is the object at the reference's coordinates (its
+// API group, kind or lowercase kind, name, and the dependent's namespace
+// for a namespaced kind or none for a cluster-scoped one) and counts only
+// if it has the reference's UID. So a reused name, an owner in another
+// namespace and a UID borrowed by another kind all dangle; a dangling
+// owner in another namespace also raises OwnerRefInvalidNamespace. An
+// owner being deleted with foregroundDeletion is waiting; anything else
+// that exists, even an owner being deleted otherwise, is solid. Then: a
+// solid owner keeps the object (dangling and waiting references are
+// patched out); waiting owners and dependents mean a foreground delete
+// (after making the object's references non-blocking if a dependent
+// deletes in the foreground too, upstream's cycle heuristic); otherwise
+// the object is deleted with the policy its own finalizers imply (orphan,
+// foregroundDeletion, else Background). The first reference to a kind
+// the Scopes lookup does not know pins the object (upstream retries
+// forever); a cluster-scoped object pointing at a namespaced kind is
+// never collected. An object deleting in the foreground loses the
+// finalizer when no dependent holds a blockOwnerDeletion reference to
+// it; one deleting with the orphan finalizer first has its UID removed
+// from every dependent. Owner cycles whose members all exist are never
+// collected, which Cycles reports; two foreground deletions blocking each
+// other wait forever, which Deadlocks reports.
 //
 // Image GC. Records remember when each image was first detected and last
 // seen used by any container, running or exited. An image in use or pinned
@@ -88,4 +134,7 @@
 // EvictNonDeletedPods is the eviction manager's delete-all-unused mode.
 // NodeLeaseConfig.OwnerlessAfter collects heartbeat Leases that never got
 // an owner reference, which upstream keeps forever.
+// OwnerOptions.ForegroundBlockingOnly limits a foreground deletion to the
+// dependents that block it, as kubernetes#121113 asks; OwnerOptions.Scopes
+// is the REST mapper's answer for custom kinds.
 package gc

@@ -499,3 +499,110 @@ func containsUID(list []types.UID, u types.UID) bool {
 	}
 	return false
 }
+
+// naiveComponents returns the cycles of edges (vertex -> successors) as
+// sorted UID lists: vertices that reach themselves, grouped by mutual
+// reachability, found by a search from every vertex.
+func naiveComponents(n int, edges func(v int) []int, uid func(int) string) []string {
+	reach := make([][]bool, n)
+	for s := 0; s < n; s++ {
+		reach[s] = make([]bool, n)
+		stack := edges(s)
+		for len(stack) > 0 {
+			v := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if !reach[s][v] {
+				reach[s][v] = true
+				stack = append(stack, edges(v)...)
+			}
+		}
+	}
+	seen := map[string]bool{}
+	var out []string
+	for v := 0; v < n; v++ {
+		if !reach[v][v] {
+			continue
+		}
+		var members []string
+		for w := 0; w < n; w++ {
+			if reach[v][w] && reach[w][v] {
+				members = append(members, uid(w))
+			}
+		}
+		sort.Strings(members)
+		k := strings.Join(members, ",")
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func componentUIDs(cs [][]ObjectRef) []string {
+	var out []string
+	for _, c := range cs {
+		var u []string
+		for _, r := range c {
+			u = append(u, string(r.UID))
+		}
+		sort.Strings(u)
+		out = append(out, strings.Join(u, ","))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestPropertyOwnerCyclesMatchNaive: Cycles are the groups of mutually
+// reachable objects along solid references, Deadlocks those along
+// "deleting in the foreground, waits for a blocking dependent deleting in
+// the foreground" (objects that orphan first excluded).
+func TestPropertyOwnerCyclesMatchNaive(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		objs := genOwnerObjects(t, false)
+		opts := genOwnerOptions(t)
+		g, err := NewOwnerGraph(objs, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := naiveOwners{objs, opts}
+		index := map[types.UID]int{}
+		for i := range objs {
+			index[objs[i].UID] = i
+		}
+		uid := func(i int) string { return string(objs[i].UID) }
+		solid := func(v int) []int {
+			var out []int
+			for _, r := range objs[v].OwnerReferences {
+				if w.classify(&objs[v], r) == RefSolid {
+					out = append(out, index[r.UID])
+				}
+			}
+			return out
+		}
+		fgOnly := func(o *Object) bool {
+			return o.DeletionTimestamp != nil && hasString(o.Finalizers, FinalizerForeground) && !hasString(o.Finalizers, FinalizerOrphan)
+		}
+		waits := func(v int) []int {
+			if !fgOnly(&objs[v]) {
+				return nil
+			}
+			var out []int
+			for d := range objs {
+				for _, r := range objs[d].OwnerReferences {
+					if r.UID == objs[v].UID && isBlocking(r) && fgOnly(&objs[d]) {
+						out = append(out, d)
+					}
+				}
+			}
+			return out
+		}
+		if diff := cmp.Diff(naiveComponents(len(objs), solid, uid), componentUIDs(g.Cycles())); diff != "" {
+			t.Fatalf("cycles (-naive +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(naiveComponents(len(objs), waits, uid), componentUIDs(g.Deadlocks())); diff != "" {
+			t.Fatalf("deadlocks (-naive +got):\n%s", diff)
+		}
+	})
+}

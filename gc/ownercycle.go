@@ -11,14 +11,50 @@ import "slices"
 // Upstream has no such report. Members are ordered by object, cycles by
 // their first member.
 func (g *OwnerGraph) Cycles() [][]ObjectRef {
-	adj := make([]int32, len(g.refOwner))
+	// Only an object with a solid owner and a solid dependent can be on a
+	// cycle; most graphs have none, and Tarjan runs on those alone.
+	n := len(g.objs)
+	in := make([]bool, n)
 	for j, owner := range g.refOwner {
-		adj[j] = -1
 		if g.state(int32(j)) == RefSolid {
-			adj[j] = owner
+			in[owner] = true
 		}
 	}
-	return g.componentRefs(tarjan(len(g.objs), g.refStart, adj))
+	dense := make(map[int32]int32)
+	var members []int32
+	for i := 0; i < n; i++ {
+		if !in[i] {
+			continue
+		}
+		for j := g.refStart[i]; j < g.refStart[i+1]; j++ {
+			if g.state(j) == RefSolid && in[g.refOwner[j]] {
+				dense[int32(i)] = int32(len(members))
+				members = append(members, int32(i))
+				break
+			}
+		}
+	}
+	if len(members) == 0 {
+		return nil
+	}
+	start := make([]int32, len(members)+1)
+	var adj []int32
+	for k, i := range members {
+		start[k] = int32(len(adj))
+		for j := g.refStart[i]; j < g.refStart[i+1]; j++ {
+			if w, ok := dense[g.refOwner[j]]; ok && g.state(j) == RefSolid {
+				adj = append(adj, w)
+			}
+		}
+	}
+	start[len(members)] = int32(len(adj))
+	comps := tarjan(len(members), start, adj)
+	for _, c := range comps {
+		for k, v := range c {
+			c[k] = members[v]
+		}
+	}
+	return g.componentRefs(comps)
 }
 
 // Deadlocks returns the foreground deletions that wait on each other

@@ -131,7 +131,9 @@ type OwnerGraph struct {
 // reference. objects is not copied and must not change while the graph is
 // in use. An object with an empty UID, or two with the same UID, is an
 // ErrInvalidInput error; malformed references, unknown kinds and
-// self-references are warnings (see Warnings).
+// self-references are warnings (see Warnings). Two objects at the same
+// coordinates with different UIDs, which a cluster cannot hold, are not
+// detected: a reference resolves to the one with its UID.
 func NewOwnerGraph(objects []Object, opts OwnerOptions) (*OwnerGraph, error) {
 	n := len(objects)
 	if n >= math.MaxInt32 {
@@ -201,20 +203,22 @@ func NewOwnerGraph(objects []Object, opts OwnerOptions) (*OwnerGraph, error) {
 	}
 	g.refStart[n] = j
 
-	// Reverse edges by counting sort: depStart holds counts shifted by
-	// one, turned into offsets; refs are then placed in reference order.
+	// Reverse edges by counting sort: depStart[i+1] holds i's count, made
+	// into end offsets; placing the references backwards moves each
+	// depStart[i+1] down to i+1's start, leaving references in order.
 	for i := 1; i <= n; i++ {
 		g.depStart[i] += g.depStart[i-1]
 	}
 	g.depRef = make([]int32, g.depStart[n])
-	fill := make([]int32, n)
-	copy(fill, g.depStart[:n])
-	for r, owner := range g.refOwner {
-		if owner >= 0 {
-			g.depRef[fill[owner]] = int32(r)
-			fill[owner]++
+	for r := len(g.refOwner) - 1; r >= 0; r-- {
+		if owner := g.refOwner[r]; owner >= 0 {
+			g.depStart[owner+1]--
+			g.depRef[g.depStart[owner+1]] = int32(r)
 		}
 	}
+	// Now depStart[i+1] is i's start; shift to the usual form.
+	copy(g.depStart[:n], g.depStart[1:n+1])
+	g.depStart[n] = int32(len(g.depRef))
 
 	slices.SortStableFunc(g.warnings, func(a, b OwnerWarning) int {
 		if c := compareRefs(&a.Object, &b.Object); c != 0 {
