@@ -2,6 +2,7 @@ package gc
 
 import (
 	"errors"
+	"hash/maphash"
 	"strings"
 	"testing"
 
@@ -478,5 +479,32 @@ func TestFromMeta(t *testing.T) {
 	}
 	if got := FromMeta("v1", "Pod", nil); got.Kind != "Pod" || got.UID != "" {
 		t.Errorf("FromMeta(nil) = %+v", got)
+	}
+}
+
+// TestOwnerGraphHashCollisions forces every UID onto one hash: the
+// index's tags all match, so duplicates, lookups and the classifying
+// pass's re-lookup must compare the UIDs themselves.
+func TestOwnerGraphHashCollisions(t *testing.T) {
+	saved := hashUID
+	defer func() { hashUID = saved }()
+	for _, h := range []uint64{0, 42 << 40} {
+		hashUID = func(maphash.Seed, types.UID) uint64 { return h }
+		objs := append(deploymentChain(), mk("v1", "Pod", "default", "stray", "ps", ownedBy("apps/v1", "ReplicaSet", "gone", "gone")))
+		g := mustGraph(t, objs, OwnerOptions{})
+		if diff := cmp.Diff([]string{"delete stray Background"}, summary(g.Plan())); diff != "" {
+			t.Errorf("hash %x: plan (-want +got):\n%s", h, diff)
+		}
+		for _, o := range objs {
+			if i, ok := g.lookup(o.UID); !ok || g.objs[i].UID != o.UID {
+				t.Errorf("hash %x: lookup(%s) = %d, %v", h, o.UID, i, ok)
+			}
+		}
+		if e, _ := g.Explain("rs1"); len(e.Dependents) != 2 {
+			t.Errorf("hash %x: rs1 dependents %v", h, e.Dependents)
+		}
+		if _, err := NewOwnerGraph(append(objs, mk("v1", "Pod", "default", "twin", "pa")), OwnerOptions{}); !errors.Is(err, ErrInvalidInput) {
+			t.Errorf("hash %x: duplicate not detected: %v", h, err)
+		}
 	}
 }

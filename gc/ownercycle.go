@@ -65,7 +65,7 @@ func (g *OwnerGraph) Cycles() [][]ObjectRef {
 // until someone edits a reference or a finalizer.
 func (g *OwnerGraph) Deadlocks() [][]ObjectRef {
 	n := len(g.objs)
-	if !slices.ContainsFunc(g.objs, func(o Object) bool { return o.deletingDependents() }) {
+	if !g.anyForeground {
 		return nil
 	}
 	start := make([]int32, n+1)

@@ -125,6 +125,9 @@ type OwnerGraph struct {
 
 	warnings []OwnerWarning
 	events   []ObjectEvent
+	// anyForeground: some object is deleting in the foreground (without
+	// that, there is no deadlock to look for).
+	anyForeground bool
 }
 
 // NewOwnerGraph builds the graph of objects and classifies every owner
@@ -143,54 +146,58 @@ func NewOwnerGraph(objects []Object, opts OwnerOptions) (*OwnerGraph, error) {
 	if lookup == nil {
 		lookup = DefaultKindScopes().Lookup
 	}
+	// One pass over the objects checks the UIDs, hashes them and places
+	// their references: at a million objects each pass over the input
+	// costs more than the work done in it.
+	seed := maphash.MakeSeed()
+	hashes := make([]uint64, n)
+	refStart := make([]int32, n+1)
 	total := 0
 	for i := range objects {
-		if objects[i].UID == "" {
-			return nil, wrap(ErrInvalidInput, fmt.Sprintf("object %d (%s) has an empty UID", i, objects[i].Ref()))
+		o := &objects[i]
+		if o.UID == "" {
+			return nil, wrap(ErrInvalidInput, fmt.Sprintf("object %d (%s) has an empty UID", i, o.Ref()))
 		}
-		total += len(objects[i].OwnerReferences)
+		hashes[i] = hashUID(seed, o.UID)
+		refStart[i] = int32(total)
+		if total += len(o.OwnerReferences); total >= math.MaxInt32 {
+			return nil, wrap(ErrInvalidInput, "more owner references than a graph holds (2^31-1)")
+		}
 	}
-	index, dups := newUIDIndex(objects)
-	g := &OwnerGraph{objs: objects, opts: opts, byUID: index}
+	refStart[n] = int32(total)
+	index, dups := newUIDIndex(objects, seed, hashes)
 	if len(dups) > 0 {
 		return nil, duplicateError(objects, dups)
 	}
-	if total >= math.MaxInt32 {
-		return nil, wrap(ErrInvalidInput, fmt.Sprintf("%d owner references is more than a graph holds", total))
-	}
-
-	g.refStart = make([]int32, n+1)
+	g := &OwnerGraph{objs: objects, opts: opts, byUID: index, refStart: refStart}
 	g.refOwner = make([]int32, total)
 	g.refInfo = make([]uint8, total)
 	g.depStart = make([]int32, n+1)
+	g.resolveOwners()
+
 	memo := scopeMemo{lookup: lookup}
-	// Listings group dependents by owner (a ReplicaSet's pods sort
-	// together), so the previous reference's owner is checked before the
-	// UID table.
-	lastOwner := int32(-1)
 	j := int32(0)
 	for i := range objects {
-		g.refStart[i] = j
 		o := &objects[i]
+		g.anyForeground = g.anyForeground || o.deletingDependents()
 		controllers := 0
 		for k := range o.OwnerReferences {
 			r := &o.OwnerReferences[k]
-			owner := int32(-1)
-			if lastOwner >= 0 && objects[lastOwner].UID == r.UID {
-				owner = lastOwner
-			} else if idx, ok := g.lookup(r.UID); ok {
-				owner = idx
+			owner := g.refOwner[j]
+			if owner >= 0 && objects[owner].UID != r.UID {
+				// Another UID with the same tag: look up properly.
+				owner, _ = g.lookup(r.UID)
+				g.refOwner[j] = owner
 			}
 			if owner >= 0 {
 				g.depStart[owner+1]++
-				lastOwner = owner
 			}
 			state := g.classify(o, r, owner, &memo)
 			info := uint8(state)
 			if r.BlockOwnerDeletion != nil && *r.BlockOwnerDeletion {
 				info |= refBlocking
 			}
-			g.refOwner[j], g.refInfo[j] = owner, info
+			g.refInfo[j] = info
 			j++
 			if r.Controller != nil && *r.Controller {
 				controllers++
@@ -201,7 +208,6 @@ func NewOwnerGraph(objects []Object, opts OwnerOptions) (*OwnerGraph, error) {
 			g.warn(o, OwnerReasonMultipleControllers, fmt.Sprintf("%d owner references have controller=true; the API server allows one", controllers))
 		}
 	}
-	g.refStart[n] = j
 
 	// Reverse edges by counting sort: depStart[i+1] holds i's count, made
 	// into end offsets; placing the references backwards moves each
@@ -418,6 +424,10 @@ func (g *OwnerGraph) Virtual() []ObjectRef {
 // lookup returns the index of the object with UID u.
 func (g *OwnerGraph) lookup(u types.UID) (int32, bool) { return g.byUID.find(g.objs, u) }
 
+// hashUID is the UID hash of the index; tests replace it to force
+// collisions.
+var hashUID = func(seed maphash.Seed, u types.UID) uint64 { return maphash.String(seed, string(u)) }
+
 // uidIndex maps UIDs to object indices: open addressing with linear
 // probing over a power-of-two table of uint64 slots, each the low half of
 // the UID's hash (a tag compared before any string) over index + 1 (0 is
@@ -429,24 +439,20 @@ type uidIndex struct {
 	shift uint
 }
 
-// newUIDIndex indexes objs (whose UIDs are non-empty) and returns the
-// UIDs held by more than one object. Objects are inserted in the order of
-// their slot's top bits, so that at a million objects the inserts walk
-// the table region by region instead of missing the cache on each one.
-func newUIDIndex(objs []Object) (uidIndex, []types.UID) {
+// newUIDIndex indexes objs (whose UIDs are non-empty and hashed with
+// seed in hashes) and returns the UIDs held by more than one object.
+// Objects are inserted in hashOrder, so that at a million objects the
+// inserts walk the table region by region instead of missing the cache on
+// each one.
+func newUIDIndex(objs []Object, seed maphash.Seed, hashes []uint64) (uidIndex, []types.UID) {
 	n := len(objs)
 	bits := uint(3)
 	for 1<<bits < 2*n {
 		bits++
 	}
-	x := uidIndex{seed: maphash.MakeSeed(), slots: make([]uint64, 1<<bits), shift: 64 - bits}
-	hashes := make([]uint64, n)
-	for i := range objs {
-		hashes[i] = maphash.String(x.seed, string(objs[i].UID))
-	}
+	x := uidIndex{seed: seed, slots: make([]uint64, 1<<bits), shift: 64 - bits}
 	var dups []types.UID
-	insert := func(i int32) {
-		h := hashes[i]
+	insert := func(h uint64, i int32) {
 		tag := h << 32
 		for s := h >> x.shift; ; s = (s + 1) & (uint64(len(x.slots)) - 1) {
 			switch v := x.slots[s]; {
@@ -459,14 +465,35 @@ func newUIDIndex(objs []Object) (uidIndex, []types.UID) {
 			}
 		}
 	}
-	const partBits = 8
-	if bits <= partBits+4 {
-		for i := range objs {
-			insert(int32(i))
-		}
-		return x, dups
+	sorted, order := partitionHashes(hashes, nil)
+	for k, h := range sorted {
+		insert(h, order[k])
 	}
-	// Counting sort of the objects by the top partBits of their hash.
+	return x, dups
+}
+
+// partitionHashes returns hashes and their tags (the index of each
+// hash, or tags[index] when tags is given) ordered by the hashes' top 8
+// bits: a counting sort into fresh arrays, so that walking the result is
+// sequential and probing a table in its order touches the table region by
+// region. Short inputs, which fit the cache anyway, keep their order.
+func partitionHashes(hashes []uint64, tags []int32) ([]uint64, []int32) {
+	tagOf := func(i int) int32 {
+		if tags != nil {
+			return tags[i]
+		}
+		return int32(i)
+	}
+	outH := make([]uint64, len(hashes))
+	outT := make([]int32, len(hashes))
+	const partBits = 8
+	if len(hashes) < 1<<12 {
+		copy(outH, hashes)
+		for i := range outT {
+			outT[i] = tagOf(i)
+		}
+		return outH, outT
+	}
 	var start [1<<partBits + 1]int32
 	for _, h := range hashes {
 		start[h>>(64-partBits)+1]++
@@ -474,16 +501,67 @@ func newUIDIndex(objs []Object) (uidIndex, []types.UID) {
 	for p := 1; p < len(start); p++ {
 		start[p] += start[p-1]
 	}
-	order := make([]int32, n)
 	for i, h := range hashes {
 		p := h >> (64 - partBits)
-		order[start[p]] = int32(i)
+		outH[start[p]], outT[start[p]] = h, tagOf(i)
 		start[p]++
 	}
-	for _, i := range order {
-		insert(i)
+	return outH, outT
+}
+
+// resolveOwners sets refOwner[j] to the index of the object whose UID
+// hash matches reference j's (the table's 32-bit tag and slot), or -1; the
+// classifying pass confirms the UID itself and looks up again on a
+// mismatch. A reference with the UID of the one before it shares its
+// owner (listings keep an owner's dependents together); the others are
+// probed in partitionHashes order, so that at a million objects the
+// probes walk the table region by region instead of missing the cache on
+// each one.
+func (g *OwnerGraph) resolveOwners() {
+	const sameAsPrevious = -2
+	var hashes []uint64
+	var refs []int32 // reference index of each probe
+	var prev types.UID
+	j := int32(0)
+	for i := range g.objs {
+		for k := range g.objs[i].OwnerReferences {
+			u := g.objs[i].OwnerReferences[k].UID
+			switch {
+			case u == "":
+				g.refOwner[j] = -1
+			case j > 0 && u == prev:
+				g.refOwner[j] = sameAsPrevious
+			default:
+				hashes = append(hashes, hashUID(g.byUID.seed, u))
+				refs = append(refs, j)
+			}
+			prev = u
+			j++
+		}
 	}
-	return x, dups
+	sorted, order := partitionHashes(hashes, refs)
+	for k, h := range sorted {
+		g.refOwner[order[k]] = g.byUID.probe(h)
+	}
+	for j := range g.refOwner {
+		if g.refOwner[j] == sameAsPrevious {
+			g.refOwner[j] = g.refOwner[j-1]
+		}
+	}
+}
+
+// probe returns the first object whose slot tag matches hash h, or -1
+// (the caller compares the UID).
+func (x *uidIndex) probe(h uint64) int32 {
+	tag := h << 32
+	for s := h >> x.shift; ; s = (s + 1) & (uint64(len(x.slots)) - 1) {
+		switch v := x.slots[s]; {
+		case v == 0:
+			return -1
+		case v&^0xffffffff == tag:
+			return int32(v) - 1
+		}
+	}
 }
 
 // find returns the index of the object with UID u.
@@ -491,7 +569,7 @@ func (x *uidIndex) find(objs []Object, u types.UID) (int32, bool) {
 	if u == "" {
 		return -1, false
 	}
-	h := maphash.String(x.seed, string(u))
+	h := hashUID(x.seed, u)
 	tag := h << 32
 	for s := h >> x.shift; ; s = (s + 1) & (uint64(len(x.slots)) - 1) {
 		switch v := x.slots[s]; {
