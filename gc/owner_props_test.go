@@ -307,14 +307,20 @@ func genOwnerOptions(t *rapid.T) OwnerOptions {
 	return OwnerOptions{ForegroundBlockingOnly: rapid.Bool().Draw(t, "blockingOnly")}
 }
 
+// drawOwnerGraph draws a snapshot and options and builds the graph.
+func drawOwnerGraph(t *rapid.T) ([]Object, OwnerOptions, *OwnerGraph) {
+	objs := genOwnerObjects(t, false)
+	opts := genOwnerOptions(t)
+	g, err := NewOwnerGraph(objs, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objs, opts, g
+}
+
 func TestPropertyOwnerPlanMatchesNaive(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		objs := genOwnerObjects(t, false)
-		opts := genOwnerOptions(t)
-		g, err := NewOwnerGraph(objs, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		objs, opts, g := drawOwnerGraph(t)
 		want := naiveOwners{objs, opts}.plan()
 		if diff := cmp.Diff(want, summary(g.Plan())); diff != "" {
 			t.Fatalf("plan differs from the naive reference (-naive +plan):\n%s", diff)
@@ -327,12 +333,7 @@ func TestPropertyOwnerPlanMatchesNaive(t *testing.T) {
 // with the reference's UID and that is not deleting in the foreground.
 func TestPropertyOwnerNeverDeletesVerifiedOwned(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		objs := genOwnerObjects(t, false)
-		opts := genOwnerOptions(t)
-		g, err := NewOwnerGraph(objs, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		objs, opts, g := drawOwnerGraph(t)
 		w := naiveOwners{objs, opts}
 		byUID := map[types.UID]*Object{}
 		for i := range objs {
@@ -560,12 +561,7 @@ func componentUIDs(cs [][]ObjectRef) []string {
 // the foreground" (objects that orphan first excluded).
 func TestPropertyOwnerCyclesMatchNaive(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		objs := genOwnerObjects(t, false)
-		opts := genOwnerOptions(t)
-		g, err := NewOwnerGraph(objs, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		objs, opts, g := drawOwnerGraph(t)
 		w := naiveOwners{objs, opts}
 		index := map[types.UID]int{}
 		for i := range objs {

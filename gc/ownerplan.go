@@ -295,9 +295,8 @@ func (g *OwnerGraph) plan(full bool) OwnerPlan {
 		}
 		g.addToPlan(&p, int32(i), d)
 	}
-	byObject := func(a, b *ObjectRef) int { return compareRefs(a, b) }
 	slices.SortStableFunc(p.Patches, func(a, b RefPatch) int {
-		if c := byObject(&a.Object, &b.Object); c != 0 {
+		if c := compareRefs(&a.Object, &b.Object); c != 0 {
 			return c
 		}
 		if c := strings.Compare(string(a.Reason), string(b.Reason)); c != 0 {
@@ -306,9 +305,9 @@ func (g *OwnerGraph) plan(full bool) OwnerPlan {
 		// Two owners orphaning the same dependent: by owner UID.
 		return slices.Compare(a.RemoveOwners, b.RemoveOwners)
 	})
-	slices.SortStableFunc(p.FinalizerRemovals, func(a, b FinalizerRemoval) int { return byObject(&a.Object, &b.Object) })
-	slices.SortStableFunc(p.Deletions, func(a, b OwnerDeletion) int { return byObject(&a.Object, &b.Object) })
-	slices.SortStableFunc(p.Held, func(a, b OwnerHold) int { return byObject(&a.Object, &b.Object) })
+	slices.SortStableFunc(p.FinalizerRemovals, func(a, b FinalizerRemoval) int { return compareRefs(&a.Object, &b.Object) })
+	slices.SortStableFunc(p.Deletions, func(a, b OwnerDeletion) int { return compareRefs(&a.Object, &b.Object) })
+	slices.SortStableFunc(p.Held, func(a, b OwnerHold) int { return compareRefs(&a.Object, &b.Object) })
 	if full {
 		p.Events = g.Events()
 		p.Warnings = g.Warnings()
