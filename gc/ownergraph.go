@@ -210,8 +210,9 @@ func NewOwnerGraph(objects []Object, opts OwnerOptions) (*OwnerGraph, error) {
 	}
 
 	// Reverse edges by counting sort: depStart[i+1] holds i's count, made
-	// into end offsets; placing the references backwards moves each
-	// depStart[i+1] down to i+1's start, leaving references in order.
+	// into i's end offset; placing the references backwards moves each
+	// depStart[i+1] down to i's start and leaves each owner's references
+	// in reference order.
 	for i := 1; i <= n; i++ {
 		g.depStart[i] += g.depStart[i-1]
 	}
