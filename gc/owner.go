@@ -94,8 +94,14 @@ func hasString(list []string, s string) bool {
 // ObjectRef identifies an object: upstream's objectReference (the owner
 // reference coordinates plus a namespace).
 type ObjectRef struct {
-	APIVersion, Kind, Namespace, Name string
-	UID                               types.UID
+	// APIVersion and Kind are the object's type; for a virtual owner,
+	// those its reference names.
+	APIVersion, Kind string
+	// Namespace is empty for a cluster-scoped object (upstream gives a
+	// virtual owner its first dependent's namespace, and so does Explain).
+	Namespace string
+	Name      string
+	UID       types.UID
 }
 
 // String prints the reference as "Kind namespace/name" ("Kind name" for a

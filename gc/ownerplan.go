@@ -106,7 +106,11 @@ const (
 // Preconditions are the preconditions of the collector's delete: the UID,
 // and the resourceVersion that was inspected when it is non-empty.
 type Preconditions struct {
-	UID             types.UID
+	// UID is metadata.uid: the delete never hits a new object of the same
+	// name.
+	UID types.UID
+	// ResourceVersion is the inspected metadata.resourceVersion; empty
+	// when the object had none, and then only the UID is checked.
 	ResourceVersion string
 }
 
