@@ -3,8 +3,8 @@
 //
 //	go run ./examples/tour
 //
-// Today it covers the taints, conditions, eviction, shutdown and cgroup packages; each package
-// adds its scenario here as it lands. The output is the same on every run.
+// Today it covers the taints, conditions, eviction, shutdown, gc (cascading deletion) and
+// cgroup packages; each package adds its scenario here as it lands. The output is the same on every run.
 package main
 
 import (
@@ -15,10 +15,13 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	apitypes "k8s.io/apimachinery/pkg/types"
 
 	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/conditions"
 	"github.com/nodelife/nodelife/eviction"
+	"github.com/nodelife/nodelife/gc"
 	"github.com/nodelife/nodelife/shutdown"
 	"github.com/nodelife/nodelife/taints"
 )
@@ -54,7 +57,55 @@ func run(w io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(w)
+	if err := tourCascade(w); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
 	return tourCgroup(w)
+}
+
+// tourCascade deletes a Deployment under each propagation policy and
+// prints the garbage collector's cascade round by round.
+func tourCascade(w io.Writer) error {
+	fmt.Fprintln(w, "== gc: kubectl delete deployment web --cascade=<policy> (web -> ReplicaSet web-5d8f -> pods web-5d8f-a, web-5d8f-b)")
+	yes := true
+	ctl := func(apiVersion, kind, name, uid string) []metav1.OwnerReference {
+		return []metav1.OwnerReference{{APIVersion: apiVersion, Kind: kind, Name: name, UID: apitypes.UID(uid), Controller: &yes, BlockOwnerDeletion: &yes}}
+	}
+	objs := []gc.Object{
+		{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "shop", Name: "web", UID: "d-1"},
+		{APIVersion: "apps/v1", Kind: "ReplicaSet", Namespace: "shop", Name: "web-5d8f", UID: "rs-1", OwnerReferences: ctl("apps/v1", "Deployment", "web", "d-1")},
+		{APIVersion: "v1", Kind: "Pod", Namespace: "shop", Name: "web-5d8f-a", UID: "pod-a", OwnerReferences: ctl("apps/v1", "ReplicaSet", "web-5d8f", "rs-1")},
+		{APIVersion: "v1", Kind: "Pod", Namespace: "shop", Name: "web-5d8f-b", UID: "pod-b", OwnerReferences: ctl("apps/v1", "ReplicaSet", "web-5d8f", "rs-1")},
+	}
+	for _, policy := range []metav1.DeletionPropagation{metav1.DeletePropagationBackground, metav1.DeletePropagationForeground, metav1.DeletePropagationOrphan} {
+		res, err := gc.PlanCascade(objs, "d-1", policy, gc.OwnerOptions{})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "  %s (%d collector rounds):\n", policy, res.Rounds)
+		for _, s := range res.Steps {
+			detail := ""
+			switch s.Op {
+			case gc.OpDelete:
+				detail = fmt.Sprintf(" (%s) %s", s.Policy, s.Reason)
+			case gc.OpRemoveFinalizer:
+				detail = " " + s.Finalizer
+			case gc.OpRemoveRefs:
+				detail = fmt.Sprintf(" %v", s.Owners)
+			}
+			fmt.Fprintf(w, "    round %d: %s %s%s\n", s.Round, s.Op, s.Object, detail)
+		}
+		kept := []string{"nothing"}
+		if len(res.Remaining) > 0 {
+			kept = kept[:0]
+		}
+		for _, o := range res.Remaining {
+			kept = append(kept, o.Ref().String())
+		}
+		fmt.Fprintf(w, "    left: %s\n", strings.Join(kept, ", "))
+	}
+	return nil
 }
 
 func tourTaints(w io.Writer) error {

@@ -52,6 +52,19 @@ func TestTourVerdicts(t *testing.T) {
 		`\+165s phase 10000 started: kill shop/search \(30s\)`,
 		`\+185s phase 100000 started: kill shop/payments \(10s\)`,
 		`\+190s inhibitor lock released`,
+		// gc: background removes each level as its owner reference
+		// dangles; foreground removes bottom-up, the Deployment last, after
+		// four rounds; orphan strips the ReplicaSet's reference and removes
+		// only the Deployment.
+		`Background \(2 collector rounds\)`,
+		`round 1: Delete ReplicaSet shop/web-5d8f \(Background\) AllOwnersGone`,
+		`Foreground \(4 collector rounds\)`,
+		`round 1: Delete ReplicaSet shop/web-5d8f \(Foreground\) OwnersDeletingDependents`,
+		`round 3: RemoveFinalizer ReplicaSet shop/web-5d8f foregroundDeletion`,
+		`round 4: Removed Deployment shop/web`,
+		`Orphan \(1 collector rounds\)`,
+		`round 1: RemoveRefs ReplicaSet shop/web-5d8f \[d-1\]`,
+		`left: ReplicaSet shop/web-5d8f, Pod shop/web-5d8f-a, Pod shop/web-5d8f-b`,
 		// cgroup: 250m -> 256 shares; linear weight 1 + 254*9999/262142 = 10,
 		// quadratic ceil(10^((64+1000)/612 - 7/34)) = 35; quota 500m of 100ms;
 		// memory.high floor(1Gi*1.9/4096)*4096; swap 1Gi/40Gi*5Gi.
