@@ -82,6 +82,11 @@ func (o *Object) deletingDependents() bool {
 	return o.DeletionTimestamp != nil && hasString(o.Finalizers, FinalizerForeground)
 }
 
+// blocks reports whether r has blockOwnerDeletion=true.
+func blocks(r *metav1.OwnerReference) bool {
+	return r.BlockOwnerDeletion != nil && *r.BlockOwnerDeletion
+}
+
 func hasString(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {

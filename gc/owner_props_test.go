@@ -2,6 +2,7 @@ package gc
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -426,7 +427,7 @@ func TestPropertyCascadeForegroundBackgroundSameSet(t *testing.T) {
 			case OpRemoveRefs:
 				var kept []metav1.OwnerReference
 				for _, r := range refs[u] {
-					if !containsUID(s.Owners, r.UID) {
+					if !slices.Contains(s.Owners, r.UID) {
 						kept = append(kept, r)
 					}
 				}
@@ -490,15 +491,6 @@ func TestPropertyCascadeSettles(t *testing.T) {
 			t.Fatalf("final snapshot still plans %v", summary(p))
 		}
 	})
-}
-
-func containsUID(list []types.UID, u types.UID) bool {
-	for _, x := range list {
-		if x == u {
-			return true
-		}
-	}
-	return false
 }
 
 // naiveComponents returns the cycles of edges (vertex -> successors) as

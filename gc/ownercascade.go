@@ -235,7 +235,7 @@ func (c *cascade) apply(round int, p *OwnerPlan) {
 				changed = true
 				continue
 			}
-			if pt.Unblock && r.BlockOwnerDeletion != nil && *r.BlockOwnerDeletion {
+			if pt.Unblock && blocks(&r) {
 				f := false
 				r.BlockOwnerDeletion = &f
 				changed = true

@@ -123,7 +123,7 @@ func (g *OwnerGraph) explainVirtual(uid types.UID) (Explanation, bool) {
 				continue
 			}
 			refers = true
-			blocking = blocking || (r.BlockOwnerDeletion != nil && *r.BlockOwnerDeletion)
+			blocking = blocking || blocks(r)
 			v := ObjectRef{APIVersion: r.APIVersion, Kind: r.Kind, Namespace: d.Namespace, Name: r.Name, UID: uid}
 			if !found || compareRefs(&v, &e.Object) < 0 {
 				e.Object = v
@@ -226,7 +226,7 @@ func (e Explanation) String() string {
 	fmt.Fprintf(&b, ": %s\n", e.Message)
 	for _, o := range e.Owners {
 		blocking := ""
-		if o.Ref.BlockOwnerDeletion != nil && *o.Ref.BlockOwnerDeletion {
+		if blocks(&o.Ref) {
 			blocking = ", blocking"
 		}
 		fmt.Fprintf(&b, "  owner %s/%s %s (uid %s%s): %s: %s\n", o.Ref.APIVersion, o.Ref.Kind, o.Ref.Name, o.Ref.UID, blocking, o.State, o.Detail)

@@ -194,7 +194,7 @@ func NewOwnerGraph(objects []Object, opts OwnerOptions) (*OwnerGraph, error) {
 			}
 			state := g.classify(o, r, owner, &memo)
 			info := uint8(state)
-			if r.BlockOwnerDeletion != nil && *r.BlockOwnerDeletion {
+			if blocks(r) {
 				info |= refBlocking
 			}
 			g.refInfo[j] = info
@@ -314,7 +314,7 @@ func (g *OwnerGraph) classify(d *Object, r *metav1.OwnerReference, owner int32, 
 	if !atCoordinates(o, r, d, scope) {
 		return RefDangling
 	}
-	if o.deletingDependents() && !(g.opts.ForegroundBlockingOnly && (r.BlockOwnerDeletion == nil || !*r.BlockOwnerDeletion)) {
+	if o.deletingDependents() && !(g.opts.ForegroundBlockingOnly && !blocks(r)) {
 		return RefWaiting
 	}
 	return RefSolid
@@ -603,18 +603,7 @@ func (g *OwnerGraph) refObject(j int32) int32 {
 
 // blockingDependents returns the dependents of i holding a blocking
 // reference to its UID, each once, in object order.
-func (g *OwnerGraph) blockingDependents(i int32) []int32 {
-	var out []int32
-	for _, j := range g.depRef[g.depStart[i]:g.depStart[i+1]] {
-		if g.blocking(j) {
-			d := g.refObject(j)
-			if len(out) == 0 || out[len(out)-1] != d {
-				out = append(out, d)
-			}
-		}
-	}
-	return out
-}
+func (g *OwnerGraph) blockingDependents(i int32) []int32 { return g.dependentsOf(i, true) }
 
 func (g *OwnerGraph) hasBlockingDependents(i int32) bool {
 	for _, j := range g.depRef[g.depStart[i]:g.depStart[i+1]] {
@@ -626,11 +615,18 @@ func (g *OwnerGraph) hasBlockingDependents(i int32) bool {
 }
 
 // dependents returns the objects with a reference to i's UID, each once.
-func (g *OwnerGraph) dependents(i int32) []int32 {
+func (g *OwnerGraph) dependents(i int32) []int32 { return g.dependentsOf(i, false) }
+
+// dependentsOf returns the objects with a reference (a blocking one if
+// blockingOnly) to i's UID, each once, in object order: depRef lists an
+// owner's references in reference order, so one object's are adjacent.
+func (g *OwnerGraph) dependentsOf(i int32, blockingOnly bool) []int32 {
 	var out []int32
 	for _, j := range g.depRef[g.depStart[i]:g.depStart[i+1]] {
-		d := g.refObject(j)
-		if len(out) == 0 || out[len(out)-1] != d {
+		if blockingOnly && !g.blocking(j) {
+			continue
+		}
+		if d := g.refObject(j); len(out) == 0 || out[len(out)-1] != d {
 			out = append(out, d)
 		}
 	}
