@@ -3,6 +3,7 @@ package cri
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -59,7 +60,8 @@ type VersionError struct {
 // = Unimplemented desc = unknown service runtime.v1.RuntimeService`.
 func (e *VersionError) Error() string {
 	svc, grpc := serviceNames(e.Service)
-	return fmt.Sprintf("validate service connection: validate CRI v1 %s API for endpoint %q: rpc error: code = Unimplemented desc = unknown service runtime.v1.%s", svc, e.Endpoint, grpc)
+	return "validate service connection: validate CRI v1 " + svc + " API for endpoint " + quote(e.Endpoint) +
+		": rpc error: code = Unimplemented desc = unknown service runtime.v1." + grpc
 }
 
 // serviceNames returns the word the kubelet's messages use for a CRI
@@ -70,6 +72,9 @@ func serviceNames(service string) (word, grpc string) {
 	}
 	return "runtime", "RuntimeService"
 }
+
+// quote quotes as %q does.
+func quote(s string) string { return strconv.Quote(s) }
 
 // Is matches ErrNoCommonVersion.
 func (e *VersionError) Is(target error) bool { return target == ErrNoCommonVersion }
