@@ -186,3 +186,5 @@ func TestFakeRuntime(t *testing.T) {
 		t.Errorf("v1alpha2-only fake: %v", err)
 	}
 }
+
+func fmtSeconds(s int) time.Duration { return time.Duration(s) * time.Second }
