@@ -110,7 +110,15 @@ type BackoffDecision struct {
 // t the container's finish time it is the reset rule; with t now it is
 // the rule by which GC drops idle entries.
 func (c BackoffConfig) Expired(e BackoffEntry, t time.Time) bool {
-	return t.Sub(e.LastUpdate) > time.Duration(c.ResetFactor)*c.Max
+	span := c.Max
+	if c.ResetFactor > 1 && c.Max > 0 {
+		if c.Max > math.MaxInt64/time.Duration(c.ResetFactor) {
+			span = math.MaxInt64
+		} else {
+			span = time.Duration(c.ResetFactor) * c.Max
+		}
+	}
+	return t.Sub(e.LastUpdate) > span
 }
 
 // Decide is the kubelet's doBackOff for a container whose newest exited
@@ -118,7 +126,8 @@ func (c BackoffConfig) Expired(e BackoffEntry, t time.Time) bool {
 // not expired at finishedAt, and now - finishedAt < Delay; otherwise the
 // entry advances (Next): a missing or expired entry restarts at Initial,
 // else the delay doubles up to Max, and LastUpdate becomes now. A now
-// before the entry's LastUpdate is clamped to it (time never goes back).
+// before the entry's LastUpdate is clamped to it (time never goes back), and a
+// finishedAt after now counts as just finished.
 func (c BackoffConfig) Decide(e BackoffEntry, finishedAt, now time.Time) (BackoffDecision, error) {
 	if err := c.Validate(); err != nil {
 		return BackoffDecision{Entry: e}, err
@@ -127,7 +136,8 @@ func (c BackoffConfig) Decide(e BackoffEntry, finishedAt, now time.Time) (Backof
 	now = clock.Clamp(&last, now, false)
 	fresh := e.Delay <= 0 || c.Expired(e, finishedAt)
 	if !fresh {
-		if ran := now.Sub(finishedAt); ran < e.Delay {
+		// A finish time after now counts as just finished.
+		if ran := max(now.Sub(finishedAt), 0); ran < e.Delay {
 			return BackoffDecision{InBackoff: true, Remaining: e.Delay - ran, Entry: e}, nil
 		}
 	}

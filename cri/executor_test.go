@@ -3,6 +3,7 @@ package cri_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -188,3 +189,62 @@ func TestFakeRuntime(t *testing.T) {
 }
 
 func fmtSeconds(s int) time.Duration { return time.Duration(s) * time.Second }
+
+func BenchmarkExecuteContainerPlan(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		containers := make([]gc.Container, n)
+		plan := gc.ContainerPlan{Containers: make([]gc.ContainerRemoval, n)}
+		for i := range containers {
+			containers[i] = gc.Container{ID: fmt.Sprintf("c%07d", i), PodUID: fmt.Sprintf("pod%d", i/10), Name: "app", State: gc.ContainerExited, CreatedAt: t0}
+			plan.Containers[i] = gc.ContainerRemoval{Container: containers[i], StopFirst: i%10 == 0, Reason: gc.ReasonPodRemoved}
+		}
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				rt, _ := fake.New(containers, nil, nil, 0)
+				b.StartTimer()
+				res := cri.ExecuteContainerPlan(context.Background(), rt, plan, cri.ExecOptions{})
+				if len(res.Removed) != n {
+					b.Fatalf("removed %d", len(res.Removed))
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkExecuteImagePlan(b *testing.B) {
+	const n = 10000
+	images := make([]gc.Image, n)
+	plan := gc.ImagePlan{SpacePass: true}
+	for i := range images {
+		images[i] = gc.Image{ID: fmt.Sprintf("sha256:%064d", i), Size: 1 << 20}
+		d := gc.ImageDeletion{Image: gc.ImageRecord{ID: images[i].ID, Size: images[i].Size}, Reason: gc.ImageReasonSpace}
+		if i < n/2 {
+			plan.Deletions = append(plan.Deletions, d)
+		} else {
+			plan.Spare = append(plan.Spare, d)
+		}
+	}
+	plan.AmountToFree = int64(n/2) << 20
+	b.Run(fmt.Sprintf("n=%d/every-tenth-fails", n), func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			rt, _ := fake.New(nil, nil, images, 1<<40)
+			k := 0
+			rt.FailWith(func(cri.Op, string) error {
+				k++
+				if k%10 == 0 {
+					return errors.New("busy")
+				}
+				return nil
+			})
+			b.StartTimer()
+			res := cri.ExecuteImagePlan(context.Background(), rt, plan, cri.ExecOptions{})
+			if res.Freed < plan.AmountToFree {
+				b.Fatalf("freed %d", res.Freed)
+			}
+		}
+	})
+}

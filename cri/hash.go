@@ -2,6 +2,7 @@ package cri
 
 import (
 	"encoding/json"
+	"strconv"
 )
 
 // HashContainer returns the kubelet's hash of a container spec as of
@@ -31,8 +32,7 @@ func HashContainer(name, image string) uint64 {
 	}
 	// The common case, without allocating: the JSON is the two strings
 	// verbatim between fixed punctuation.
-	h := newSpewHash()
-	h.bytes(`{"image":"`)
+	h := imagePrefix
 	h.bytes(image)
 	h.bytes(`","name":"`)
 	h.bytes(name)
@@ -103,21 +103,38 @@ func newSpewHash() spewHash {
 	return spewHash{h: h, first: true}
 }
 
-func (s *spewHash) bytes(b string) {
-	for i := 0; i < len(b); i++ {
-		if !s.first {
-			s.h.byte(' ')
-		}
-		s.first = false
-		c := b[i]
-		if c >= 100 {
-			s.h.byte('0' + c/100)
-		}
-		if c >= 10 {
-			s.h.byte('0' + c/10%10)
-		}
-		s.h.byte('0' + c%10)
+// spewDigits[c] is " " followed by c in decimal: how spew renders a byte
+// after the first.
+var spewDigits = func() (t [256]string) {
+	for c := range t {
+		t[c] = " " + strconv.Itoa(c)
 	}
+	return t
+}()
+
+// imagePrefix is the hash state after `([]uint8)[` and the rendering of
+// `{"image":"`, the constant start of every name-and-image hash.
+var imagePrefix = func() spewHash {
+	h := newSpewHash()
+	h.bytes(`{"image":"`)
+	return h
+}()
+
+func (s *spewHash) bytes(b string) {
+	i := 0
+	if s.first && len(b) > 0 {
+		s.h.write(spewDigits[b[0]][1:])
+		s.first = false
+		i = 1
+	}
+	h := s.h
+	for ; i < len(b); i++ {
+		d := spewDigits[b[i]]
+		for j := 0; j < len(d); j++ {
+			h = (h ^ fnv32a(d[j])) * fnvPrime32
+		}
+	}
+	s.h = h
 }
 
 func (s *spewHash) sum() uint64 {

@@ -674,24 +674,46 @@ func reversed[T any](s []T) []T {
 }
 
 // checkPod rejects empty and duplicate container names (init, regular and
-// ephemeral containers share one namespace of names).
+// ephemeral containers share one namespace of names). Small pods are
+// checked pairwise, without allocating; large ones through a sorted copy.
 func checkPod(pod *Pod) error {
-	n := len(pod.InitContainers) + len(pod.Containers) + len(pod.EphemeralContainers)
-	names := make([]string, 0, n)
-	for _, list := range [][]Container{pod.InitContainers, pod.Containers, pod.EphemeralContainers} {
-		for i := range list {
-			if list[i].Name == "" {
-				return wrap(ErrInvalidInput, fmt.Sprintf("pod %s: a container has an empty name", pod))
+	lists := [3][]Container{pod.InitContainers, pod.Containers, pod.EphemeralContainers}
+	n := len(lists[0]) + len(lists[1]) + len(lists[2])
+	name := func(k int) string {
+		for _, l := range lists {
+			if k < len(l) {
+				return l[k].Name
 			}
-			names = append(names, list[i].Name)
+			k -= len(l)
+		}
+		return ""
+	}
+	dup := func(s string) error {
+		return wrap(ErrInvalidInput, fmt.Sprintf("pod %s: container name %q is used twice", pod.String(), s))
+	}
+	for k := 0; k < n; k++ {
+		if name(k) == "" {
+			return wrap(ErrInvalidInput, "pod " + pod.String() + ": a container has an empty name")
 		}
 	}
-	if n > 1 {
-		slices.Sort(names)
-		for i := 1; i < n; i++ {
-			if names[i] == names[i-1] {
-				return wrap(ErrInvalidInput, fmt.Sprintf("pod %s: container name %q is used twice", pod, names[i]))
+	if n <= 16 {
+		for a := 0; a < n; a++ {
+			for b := a + 1; b < n; b++ {
+				if name(a) == name(b) {
+					return dup(name(a))
+				}
 			}
+		}
+		return nil
+	}
+	names := make([]string, n)
+	for k := range names {
+		names[k] = name(k)
+	}
+	slices.Sort(names)
+	for k := 1; k < n; k++ {
+		if names[k] == names[k-1] {
+			return dup(names[k])
 		}
 	}
 	return nil
