@@ -63,9 +63,16 @@
 // four steps, and the finished-Job TTL, CSR cleaner and node Lease
 // collectors.
 //
-// The layout in DESIGN.md plans further packages, each added as its issue
-// lands: eviction/pressure (kubelet node-pressure eviction) and cri
-// (runtime interfaces, pod sync decisions, back-off).
+// cri: the seam to a container runtime. Small runtime, image and version
+// interfaces a caller implements over a CRI client (cri/fake implements
+// them in memory), the kubelet's CRI v1 start-up check, executors that
+// apply the gc image and container plans, and the kubelet's per-pod
+// runtime decisions: which sandbox to create and which containers to start
+// or kill on a sync, the container hash, the crash-loop back-off and the
+// probe worker.
+//
+// The layout in DESIGN.md plans one further package, added when its issue
+// lands: eviction/pressure (kubelet node-pressure eviction).
 //
 // # Rules every package follows
 //

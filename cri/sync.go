@@ -693,7 +693,7 @@ func checkPod(pod *Pod) error {
 	}
 	for k := 0; k < n; k++ {
 		if name(k) == "" {
-			return wrap(ErrInvalidInput, "pod " + pod.String() + ": a container has an empty name")
+			return wrap(ErrInvalidInput, "pod "+pod.String()+": a container has an empty name")
 		}
 	}
 	if n <= 16 {
