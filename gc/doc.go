@@ -24,8 +24,8 @@
 //
 // Nothing here lists, stops or removes anything, or reads the clock: the
 // caller passes what the runtime and the API server report and the time,
-// and executes the plan (the planned package cri will have executors for
-// the image and container plans).
+// and executes the plan (package cri has executors for the image and
+// container plans: cri.ExecuteImagePlan, cri.ExecuteContainerPlan).
 //
 // # Usage
 //
