@@ -2,6 +2,7 @@ package cri
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -44,36 +45,24 @@ func TestBackoffSequence(t *testing.T) {
 	got := crashLoop(t, DefaultBackoffConfig(), s, 8)
 	// The first restart is immediate: there is no entry yet.
 	want := []time.Duration{0, 10 * s, 20 * s, 40 * s, 80 * s, 160 * s, 300 * s, 300 * s}
-	if !equalDurations(got, want) {
+	if !slices.Equal(got, want) {
 		t.Errorf("default: %v, want %v", got, want)
 	}
 	got = crashLoop(t, ReducedDecayBackoffConfig(), s, 8)
 	want = []time.Duration{0, 1 * s, 2 * s, 4 * s, 8 * s, 16 * s, 32 * s, 60 * s}
-	if !equalDurations(got, want) {
+	if !slices.Equal(got, want) {
 		t.Errorf("reduced decay: %v, want %v", got, want)
 	}
 	got = crashLoop(t, DefaultBackoffConfig().WithMaxRestartPeriod(5*s), s, 4)
 	want = []time.Duration{0, 5 * s, 5 * s, 5 * s} // initial lowered to the max
-	if !equalDurations(got, want) {
+	if !slices.Equal(got, want) {
 		t.Errorf("max 5s: %v, want %v", got, want)
 	}
 	got = crashLoop(t, DefaultBackoffConfig().WithMaxRestartPeriod(45*s), s, 5)
 	want = []time.Duration{0, 10 * s, 20 * s, 40 * s, 45 * s}
-	if !equalDurations(got, want) {
+	if !slices.Equal(got, want) {
 		t.Errorf("max 45s: %v, want %v", got, want)
 	}
-}
-
-func equalDurations(a, b []time.Duration) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestBackoffBoundaries(t *testing.T) {

@@ -168,6 +168,18 @@ func ExecuteImagePlan(ctx context.Context, images ImageService, plan gc.ImagePla
 	return res
 }
 
+// interrupt records the context's end and lists the containers and
+// sandboxes not reached as skipped.
+func (r *ExecResult) interrupt(ctx context.Context, cs []gc.ContainerRemoval, ss []gc.SandboxRemoval) {
+	r.Interrupted = ctx.Err()
+	for _, c := range cs {
+		r.Skipped = append(r.Skipped, Skipped{ItemContainer, c.Container.ID, whyCanceled})
+	}
+	for _, s := range ss {
+		r.Skipped = append(r.Skipped, Skipped{ItemSandbox, s.Sandbox.ID, whyCanceled})
+	}
+}
+
 // ExecuteContainerPlan removes the plan's containers, then its sandboxes,
 // through the runtime service, in order, as the kubelet's container GC
 // does: a container marked StopFirst (CONTAINER_UNKNOWN) is stopped first
@@ -179,13 +191,7 @@ func ExecuteContainerPlan(ctx context.Context, rt RuntimeService, plan gc.Contai
 	var res ExecResult
 	for i, r := range plan.Containers {
 		if ctx.Err() != nil {
-			res.Interrupted = ctx.Err()
-			for _, rest := range plan.Containers[i:] {
-				res.Skipped = append(res.Skipped, Skipped{ItemContainer, rest.Container.ID, whyCanceled})
-			}
-			for _, rest := range plan.Sandboxes {
-				res.Skipped = append(res.Skipped, Skipped{ItemSandbox, rest.Sandbox.ID, whyCanceled})
-			}
+			res.interrupt(ctx, plan.Containers[i:], plan.Sandboxes)
 			return res
 		}
 		id := r.Container.ID
@@ -203,10 +209,7 @@ func ExecuteContainerPlan(ctx context.Context, rt RuntimeService, plan gc.Contai
 	}
 	for i, s := range plan.Sandboxes {
 		if ctx.Err() != nil {
-			res.Interrupted = ctx.Err()
-			for _, rest := range plan.Sandboxes[i:] {
-				res.Skipped = append(res.Skipped, Skipped{ItemSandbox, rest.Sandbox.ID, whyCanceled})
-			}
+			res.interrupt(ctx, nil, plan.Sandboxes[i:])
 			return res
 		}
 		id := s.Sandbox.ID

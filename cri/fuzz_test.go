@@ -91,8 +91,8 @@ func FuzzComputePodActions(f *testing.F) {
 func FuzzBackoffDecide(f *testing.F) {
 	f.Add(int64(10e9), int64(300e9), 2, int64(40e9), int64(0), int64(100e9), int64(139e9))
 	f.Add(int64(1), int64(1<<62), 1, int64(1<<62), int64(-1<<62), int64(1<<62), int64(-5))
-	f.Fuzz(func(t *testing.T, initial, max int64, factor int, delay, last, finished, now int64) {
-		c := BackoffConfig{Initial: time.Duration(initial), Max: time.Duration(max), ResetFactor: factor}
+	f.Fuzz(func(t *testing.T, initial, maxDelay int64, factor int, delay, last, finished, now int64) {
+		c := BackoffConfig{Initial: time.Duration(initial), Max: time.Duration(maxDelay), ResetFactor: factor}
 		e := BackoffEntry{Delay: time.Duration(delay), LastUpdate: time.Unix(0, last)}
 		d, err := c.Decide(e, time.Unix(0, finished), time.Unix(0, now))
 		if err != nil {
@@ -104,15 +104,8 @@ func FuzzBackoffDecide(f *testing.F) {
 			}
 			return
 		}
-		if d.Entry.Delay < c.Initial || d.Entry.Delay > max64(c.Max, c.Initial) {
+		if d.Entry.Delay < c.Initial || d.Entry.Delay > max(c.Max, c.Initial) {
 			t.Fatalf("delay %v outside [%v, %v]", d.Entry.Delay, c.Initial, c.Max)
 		}
 	})
-}
-
-func max64(a, b time.Duration) time.Duration {
-	if a > b {
-		return a
-	}
-	return b
 }

@@ -3,6 +3,7 @@ package cri
 import (
 	"fmt"
 	"slices"
+	"time"
 )
 
 // SyncOptions select upstream variants of the pod sync decisions. The zero
@@ -179,13 +180,16 @@ func newView(pod *Pod, st *PodStatus, opts SyncOptions) view {
 	return v
 }
 
-// newerStatus reports whether a is newer than b: later CreatedAt, then the
-// greater ID (upstream's sort leaves ties to chance).
-func newerStatus(a, b *ContainerStatus) bool {
-	if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+// newerStatus reports whether a is newer than b (newer).
+func newerStatus(a, b *ContainerStatus) bool { return newer(a.CreatedAt, a.ID, b.CreatedAt, b.ID) }
+
+// newer orders runtime objects newest first: the later creation time, then
+// the greater ID (upstream's sorts leave ties to chance).
+func newer(aCreated time.Time, aID string, bCreated time.Time, bID string) bool {
+	if c := aCreated.Compare(bCreated); c != 0 {
 		return c > 0
 	}
-	return a.ID > b.ID
+	return aID > bID
 }
 
 // find returns the newest instance of the named container, or nil
@@ -255,7 +259,7 @@ func sandboxDecision(pod *Pod, sandboxes []SandboxStatus) (create bool, attempt 
 		if s.State == SandboxReady {
 			ready++
 		}
-		if c := s.CreatedAt.Compare(sandboxes[newest].CreatedAt); c > 0 || (c == 0 && s.ID > sandboxes[newest].ID) {
+		if newer(s.CreatedAt, s.ID, sandboxes[newest].CreatedAt, sandboxes[newest].ID) {
 			newest = i
 		}
 	}
