@@ -194,12 +194,5 @@ func BackoffEventMessage(pod Pod, containerName string) string {
 // the one whose FinishedAt the kubelet's back-off counts from, or nil when
 // none has exited (then there is no back-off).
 func LastExited(status PodStatus, name string) *ContainerStatus {
-	var best *ContainerStatus
-	for i := range status.Containers {
-		s := &status.Containers[i]
-		if s.Name == name && s.State == ContainerExited && (best == nil || newerStatus(s, best)) {
-			best = s
-		}
-	}
-	return best
+	return newestInstance(status.Containers, name, true)
 }

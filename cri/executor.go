@@ -101,7 +101,8 @@ const whyCanceled = "the context ended before it was reached"
 type ExecOptions struct {
 	// StopTimeout is the grace a container in CONTAINER_UNKNOWN state gets
 	// when it is stopped before removal (the kubelet kills it without its
-	// pod, with its minimum grace period of 2s). Zero means 2s.
+	// pod, with its minimum grace period of 2s). Zero or negative means
+	// 2s.
 	StopTimeout time.Duration
 	// NoSpares: do not replace failed space-pass deletions with the plan's
 	// spare images (upstream moves on to the next candidate, so spares are

@@ -251,13 +251,17 @@ type ProbeWorker struct {
 
 // NewProbeWorker returns a worker for a probe of type t with the given
 // spec, in a pod with the given restart policy (empty means Always). An
-// invalid spec returns an error.
+// invalid spec or an unknown policy returns an error.
 func NewProbeWorker(t ProbeType, spec ProbeSpec, policy RestartPolicy) (*ProbeWorker, error) {
 	if err := spec.Validate(t); err != nil {
 		return nil, err
 	}
-	if policy == "" {
+	switch policy {
+	case "":
 		policy = RestartPolicyAlways
+	case RestartPolicyAlways, RestartPolicyOnFailure, RestartPolicyNever:
+	default:
+		return nil, wrap(ErrInvalidConfig, fmt.Sprintf("unsupported restart policy %q (Always, OnFailure or Never)", policy))
 	}
 	return &ProbeWorker{typ: t, spec: spec.withDefaults(), restartPolicy: policy}, nil
 }

@@ -53,6 +53,9 @@ func TestProbeSpecValidate(t *testing.T) {
 	if err := (ProbeSpec{SuccessThreshold: 3}).Validate(Startup); err == nil {
 		t.Error("startup SuccessThreshold 3 accepted")
 	}
+	if _, err := NewProbeWorker(Liveness, ProbeSpec{}, "Sometimes"); !errors.Is(err, ErrInvalidConfig) || !strings.Contains(err.Error(), `"Sometimes"`) {
+		t.Errorf("unknown restart policy: %v", err)
+	}
 	if _, err := NewProbeWorker(ProbeType(7), ProbeSpec{}, ""); err == nil {
 		t.Error("unknown probe type accepted")
 	}

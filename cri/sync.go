@@ -201,10 +201,16 @@ func (v *view) find(name string) *ContainerStatus {
 		}
 		return nil
 	}
+	return newestInstance(v.status, name, false)
+}
+
+// newestInstance returns the newest instance of the named container, only
+// among exited ones when exited is set, or nil.
+func newestInstance(status []ContainerStatus, name string, exited bool) *ContainerStatus {
 	var best *ContainerStatus
-	for i := range v.status {
-		c := &v.status[i]
-		if c.Name == name && (best == nil || newerStatus(c, best)) {
+	for i := range status {
+		c := &status[i]
+		if c.Name == name && (!exited || c.State == ContainerExited) && (best == nil || newerStatus(c, best)) {
 			best = c
 		}
 	}
@@ -321,9 +327,11 @@ func hasRestartableInit(pod *Pod) bool {
 // starts, the pod is killed.
 //
 // Not modelled: in-place resize (InPlacePodVerticalScaling) and the
-// per-container restart rules (ContainerRestartRules, alpha). Empty or
-// duplicate container names in the spec return an error and no actions;
-// the input is not modified.
+// per-container restart rules (ContainerRestartRules, alpha). An unknown
+// restart policy, a restart policy on a regular or ephemeral container or
+// other than Always on an init container, and empty or duplicate container
+// names return an error naming the value and no actions; the input is not
+// modified.
 func ComputePodActions(pod Pod, status PodStatus, opts SyncOptions) (PodActions, error) {
 	var a PodActions
 	if err := checkPod(&pod); err != nil {
@@ -524,31 +532,45 @@ func (v *view) legacyInitActions(a *PodActions) bool {
 	}
 	c := &v.pod.InitContainers[next]
 	if failed != nil && !v.restartOnFailure() {
-		a.KillPod = true
-		a.KillPodMessage = msgKillPodInitFailed
+		a.killForInitFailure()
 		return false
 	}
 	start := ContainerStart{next, c.Name, StartNextInit, "the init containers before it have completed"}
 	if failed != nil {
-		start.Reason, start.Message = StartInitFailed, fmt.Sprintf("init container %s failed (%s); the restart policy retries it", c.Name, exitWords(failed))
+		start.Reason, start.Message = StartInitFailed, initFailedMessage(c.Name, failed)
 		if failed.State == ContainerUnknown {
 			a.ContainersToKill = append(a.ContainersToKill, ContainerKill{failed.ID, c.Name, true, KillUnknown,
-				fmt.Sprintf("Init container is in %q state, try killing it before restart", stateWord(failed.State))})
+				unknownInitMessage(failed)})
 		}
 	}
 	a.InitContainersToStart = []ContainerStart{start}
 	return false
 }
 
-// exitWords describes how a failed init container ended.
-func exitWords(s *ContainerStatus) string {
+// initFailedMessage says how a failed init container ended and that it is
+// retried.
+func initFailedMessage(name string, s *ContainerStatus) string {
+	how := fmt.Sprintf("exit code %d", s.ExitCode)
 	switch {
 	case s.State == ContainerUnknown:
-		return `state "unknown"`
+		how = `state "unknown"`
 	case s.Reason != "":
-		return fmt.Sprintf("exit code %d, reason %s", s.ExitCode, s.Reason)
+		how = fmt.Sprintf("exit code %d, reason %s", s.ExitCode, s.Reason)
 	}
-	return fmt.Sprintf("exit code %d", s.ExitCode)
+	return fmt.Sprintf("init container %s failed (%s); the restart policy retries it", name, how)
+}
+
+// unknownInitMessage is the kubelet's message for killing an init
+// container in an unknown state before its restart.
+func unknownInitMessage(s *ContainerStatus) string {
+	return fmt.Sprintf("Init container is in %q state, try killing it before restart", stateWord(s.State))
+}
+
+// killForInitFailure kills the pod because an init container failed under
+// the Never policy.
+func (a *PodActions) killForInitFailure() {
+	a.KillPod = true
+	a.KillPodMessage = msgKillPodInitFailed
 }
 
 // initActions is upstream's computeInitContainerActions: it appends the
@@ -638,20 +660,18 @@ loop:
 			}
 			if initFailed(s) {
 				if !restartOnFailure {
-					a.KillPod = true
-					a.KillPodMessage = msgKillPodInitFailed
+					a.killForInitFailure()
 					starts = nil
 					break loop
 				}
-				start(i, StartInitFailed, fmt.Sprintf("init container %s failed (%s); the restart policy retries it", c.Name, exitWords(s)))
+				start(i, StartInitFailed, initFailedMessage(c.Name, s))
 				break
 			}
 			next(i)
 		default: // unknown
-			msg := fmt.Sprintf("Init container is in %q state, try killing it before restart", stateWord(s.State))
+			msg := unknownInitMessage(s)
 			if !sidecar && !restartOnFailure {
-				a.KillPod = true
-				a.KillPodMessage = msgKillPodInitFailed
+				a.killForInitFailure()
 				starts = nil
 				break loop
 			}
@@ -677,8 +697,10 @@ func reversed[T any](s []T) []T {
 	return s
 }
 
-// checkPod rejects empty and duplicate container names (init, regular and
-// ephemeral containers share one namespace of names). Small pods are
+// checkPod rejects an unknown restart policy, a restart policy other than
+// Always on an init container or any on another container, and empty and
+// duplicate container names (init, regular and ephemeral containers share
+// one namespace of names). Small pods are
 // checked pairwise, without allocating; large ones through a sorted copy.
 func checkPod(pod *Pod) error {
 	lists := [3][]Container{pod.InitContainers, pod.Containers, pod.EphemeralContainers}
@@ -694,6 +716,23 @@ func checkPod(pod *Pod) error {
 	}
 	dup := func(s string) error {
 		return wrap(ErrInvalidInput, fmt.Sprintf("pod %s: container name %q is used twice", pod.String(), s))
+	}
+	switch pod.RestartPolicy {
+	case "", RestartPolicyAlways, RestartPolicyOnFailure, RestartPolicyNever:
+	default:
+		return wrap(ErrInvalidInput, fmt.Sprintf("pod %s: unsupported restart policy %q (Always, OnFailure or Never)", pod.String(), pod.RestartPolicy))
+	}
+	for i := range pod.InitContainers {
+		if p := pod.InitContainers[i].RestartPolicy; p != "" && p != RestartPolicyAlways {
+			return wrap(ErrInvalidInput, fmt.Sprintf("pod %s: init container %q has restart policy %q; only Always (a sidecar) is allowed", pod.String(), pod.InitContainers[i].Name, p))
+		}
+	}
+	for _, l := range lists[1:] {
+		for i := range l {
+			if l[i].RestartPolicy != "" {
+				return wrap(ErrInvalidInput, fmt.Sprintf("pod %s: container %q has restart policy %q; per-container restart rules (ContainerRestartRules, alpha) are not modelled", pod.String(), l[i].Name, l[i].RestartPolicy))
+			}
+		}
 	}
 	for k := 0; k < n; k++ {
 		if name(k) == "" {

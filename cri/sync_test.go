@@ -437,6 +437,23 @@ func TestComputePodActionsBadInput(t *testing.T) {
 	}
 }
 
+func TestComputePodActionsBadRestartPolicies(t *testing.T) {
+	for _, c := range []struct {
+		edit func(*Pod)
+		want string
+	}{
+		{func(p *Pod) { p.RestartPolicy = "Sometimes" }, `unsupported restart policy "Sometimes"`},
+		{func(p *Pod) { p.InitContainers = []Container{{Name: "i", RestartPolicy: RestartPolicyNever}} }, `init container "i" has restart policy "Never"`},
+		{func(p *Pod) { p.Containers[0].RestartPolicy = RestartPolicyAlways }, `container "foo" has restart policy "Always"`},
+	} {
+		p := testPod("")
+		c.edit(&p)
+		if _, err := ComputePodActions(p, PodStatus{}, SyncOptions{}); !errors.Is(err, ErrInvalidInput) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("got %v, want %q", err, c.want)
+		}
+	}
+}
+
 func TestComputePodActionsManyInstances(t *testing.T) {
 	// More than 16 instances takes the indexed lookup; the decision must
 	// not change.
