@@ -1,0 +1,616 @@
+package pressure
+
+import (
+	"errors"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/internal/clock"
+	"github.com/nodelife/nodelife/internal/enum"
+)
+
+// Config configures the eviction manager. Field names follow the
+// KubeletConfiguration; DefaultConfig returns upstream's defaults.
+type Config struct {
+	// Thresholds are the parsed thresholds (ParseThresholdConfig); the
+	// containerfs ones are derived from Layout by NewManager.
+	Thresholds []Threshold
+	// Layout is the node's filesystem layout.
+	Layout Layout
+	// PressureTransitionPeriod (evictionPressureTransitionPeriod, 5m) is
+	// how long a pressure condition stays reported after the last
+	// observation that met one of its thresholds. Zero, which only the
+	// command line can set, never reports a condition.
+	PressureTransitionPeriod time.Duration
+	// MaxPodGracePeriodSeconds (evictionMaxPodGracePeriod, 0) is the grace
+	// period a soft threshold's eviction gives the pod. Upstream passes it
+	// as is: a negative value does not defer to the pod's own period
+	// (kubernetes#118172) but reaches the runtime, and 0 kills at once.
+	MaxPodGracePeriodSeconds int64
+	// LocalStorageCapacityIsolation (localStorageCapacityIsolation, true)
+	// evicts pods over their emptyDir size limits and ephemeral-storage
+	// limits before any threshold is acted on.
+	LocalStorageCapacityIsolation bool
+	// DisableSeparateDiskGC turns the KubeletSeparateDiskGC feature off;
+	// NewManager then refuses LayoutSplit, as upstream's cycle does.
+	DisableSeparateDiskGC bool
+	// SoftGracePodAware is not upstream behaviour: a soft eviction gives
+	// the pod min(MaxPodGracePeriodSeconds, its own grace period), and a
+	// negative maximum gives it its own grace period, as the flag's help
+	// text promises (kubernetes#118172, #64530; open PR #141017).
+	SoftGracePodAware bool
+	// Rank changes the pod ranking from upstream's.
+	Rank RankOptions
+}
+
+// DefaultConfig returns upstream's defaults on Linux: the default hard
+// thresholds with the allocatable copy, a single-disk layout, a 5m
+// transition period, a 0 s maximum soft grace period and local storage
+// isolation on.
+func DefaultConfig() Config {
+	ths, _ := DefaultSettings("linux").Parse()
+	return Config{
+		Thresholds:                    ths,
+		Layout:                        LayoutSingle,
+		PressureTransitionPeriod:      DefaultPressureTransitionPeriod,
+		LocalStorageCapacityIsolation: true,
+	}
+}
+
+// Validate returns every problem with the config, each naming the field
+// and the value.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(sentinel error, msg string) { errs = append(errs, wrap(sentinel, msg)) }
+	for i, t := range c.Thresholds {
+		field := "Thresholds[" + strconv.Itoa(i) + "]"
+		if !t.Signal.Valid() {
+			bad(ErrUnsupportedSignal, field+".Signal "+strconv.Quote(string(t.Signal)))
+		}
+		if t.Operator != OpLessThan && t.Operator != "" {
+			bad(ErrInvalidThreshold, field+".Operator "+strconv.Quote(string(t.Operator))+" is not LessThan")
+		}
+		if err := checkValue(t.Value, false); err != "" {
+			bad(ErrInvalidThreshold, field+".Value "+t.Value.String()+": "+err)
+		}
+		if t.GracePeriod < 0 {
+			bad(ErrInvalidGracePeriod, field+".GracePeriod "+t.GracePeriod.String()+" must be >= 0")
+		}
+		if t.MinReclaim != nil {
+			if err := checkValue(*t.MinReclaim, true); err != "" {
+				bad(ErrInvalidMinReclaim, field+".MinReclaim "+t.MinReclaim.String()+": "+err)
+			}
+		}
+	}
+	if !c.Layout.valid() {
+		bad(ErrInvalidConfig, "Layout "+c.Layout.String()+" is not single, imagefs or split")
+	}
+	if c.PressureTransitionPeriod < 0 {
+		bad(ErrInvalidConfig, "PressureTransitionPeriod "+c.PressureTransitionPeriod.String()+" must be >= 0")
+	}
+	if c.Layout == LayoutSplit && c.DisableSeparateDiskGC {
+		errs = append(errs, ErrSplitWithoutSeparateDiskGC)
+	}
+	return errors.Join(errs...)
+}
+
+// checkValue returns what is wrong with a threshold or min-reclaim value,
+// or "".
+func checkValue(v ThresholdValue, reclaim bool) string {
+	if v.Quantity != nil {
+		if v.Quantity.Sign() < 0 || (!reclaim && v.Quantity.Sign() == 0) {
+			return "quantity must be positive"
+		}
+		return ""
+	}
+	p := v.Percentage
+	switch {
+	case p != p:
+		return "percentage is NaN"
+	case p < 0 || p > 1:
+		return "percentage must be between 0% and 100%"
+	case reclaim && p == 0:
+		return "percentage must be positive"
+	}
+	return ""
+}
+
+// ReclaimKind is a node-level reclaim the kubelet runs before evicting.
+type ReclaimKind int
+
+const (
+	// ReclaimContainers deletes every dead container and sandbox
+	// (containerGC.DeleteAllUnusedContainers; see gc.PlanContainers with
+	// all-unused semantics).
+	ReclaimContainers ReclaimKind = iota
+	// ReclaimImages deletes every unused image
+	// (imageGC.DeleteUnusedImages; see gc.PlanUnusedImages).
+	ReclaimImages
+)
+
+// String returns "DeleteAllUnusedContainers" or "DeleteUnusedImages".
+func (k ReclaimKind) String() string {
+	return enum.Name(k, "ReclaimKind", "DeleteAllUnusedContainers", "DeleteUnusedImages")
+}
+
+// ReclaimFor returns the node-level reclaims the kubelet runs, in order,
+// for pressure on signal under a layout (upstream's
+// buildSignalToNodeReclaimFuncs):
+//
+//   - LayoutSingle: every disk signal deletes unused containers, then
+//     unused images;
+//   - LayoutImageFs: nodefs signals reclaim nothing (kubernetes#129616);
+//     imagefs and containerfs delete containers, then images;
+//   - LayoutSplit: nodefs and containerfs delete containers; imagefs
+//     deletes images.
+//
+// Memory and pid signals reclaim nothing.
+func ReclaimFor(s Signal, l Layout) []ReclaimKind {
+	both := []ReclaimKind{ReclaimContainers, ReclaimImages}
+	switch s {
+	case SignalNodeFsAvailable, SignalNodeFsInodesFree:
+		switch l {
+		case LayoutImageFs:
+			return nil
+		case LayoutSplit:
+			return []ReclaimKind{ReclaimContainers}
+		}
+		return both
+	case SignalImageFsAvailable, SignalImageFsInodesFree:
+		if l == LayoutSplit {
+			return []ReclaimKind{ReclaimImages}
+		}
+		return both
+	case SignalContainerFsAvailable, SignalContainerFsInodesFree:
+		if l == LayoutSplit {
+			return []ReclaimKind{ReclaimContainers}
+		}
+		return both
+	}
+	return nil
+}
+
+// State is what the manager remembers between steps.
+type State struct {
+	// FirstObserved maps the index of each threshold met (ignoring grace)
+	// at the last step to when it was first met in its current run. One
+	// step without it met removes it, restarting a soft grace period.
+	FirstObserved map[int]time.Time
+	// ConditionLastObserved maps each pressure condition to the last step
+	// at which one of its thresholds was met. Entries are never removed.
+	ConditionLastObserved map[conditions.Type]time.Time
+	// Actionable are the indexes of the thresholds whose grace period had
+	// passed at the last step, in acting order; they stay met until the
+	// minimum reclaim is freed too.
+	Actionable []int
+	// LastObservations are the observations of the last step, used to
+	// skip signals whose stats have not been refreshed.
+	LastObservations Observations
+	// Conditions are the conditions reported at the last step.
+	Conditions []conditions.Type
+	// Last is the latest time seen; earlier times are clamped to it.
+	Last time.Time
+}
+
+func (s State) clone() State {
+	out := s
+	out.FirstObserved = make(map[int]time.Time, len(s.FirstObserved))
+	for k, v := range s.FirstObserved {
+		out.FirstObserved[k] = v
+	}
+	out.ConditionLastObserved = make(map[conditions.Type]time.Time, len(s.ConditionLastObserved))
+	for k, v := range s.ConditionLastObserved {
+		out.ConditionLastObserved[k] = v
+	}
+	out.Actionable = slices.Clone(s.Actionable)
+	out.Conditions = slices.Clone(s.Conditions)
+	out.LastObservations = make(Observations, len(s.LastObservations))
+	for k, v := range s.LastObservations {
+		out.LastObservations[k] = v
+	}
+	return out
+}
+
+// Manager is the kubelet's eviction manager as a synchronous state
+// machine: Step takes the observations, the active pods and the time, and
+// returns what to do. It is not safe for concurrent use.
+type Manager struct {
+	cfg        Config
+	thresholds []Threshold
+	warnings   []Warning
+	state      State
+}
+
+// NewManager validates the config and derives the containerfs thresholds
+// from the layout (UpdateContainerFsThresholds, which upstream runs at its
+// first cycle).
+func NewManager(cfg Config) (*Manager, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	ths, warnings := UpdateContainerFsThresholds(cfg.Thresholds, cfg.Layout)
+	cfg.Thresholds = slices.Clone(cfg.Thresholds)
+	m := &Manager{cfg: cfg, thresholds: ths, warnings: append(warnings, cfg.Warnings()...)}
+	m.state = State{FirstObserved: map[int]time.Time{}, ConditionLastObserved: map[conditions.Type]time.Time{}, LastObservations: Observations{}}
+	return m, nil
+}
+
+// Thresholds returns the thresholds the manager evaluates: the configured
+// ones with the containerfs ones derived. State and results index this
+// slice.
+func (m *Manager) Thresholds() []Threshold { return slices.Clone(m.thresholds) }
+
+// Warnings returns the strict-validation warnings about the config.
+func (m *Manager) Warnings() []Warning { return slices.Clone(m.warnings) }
+
+// State returns a copy of the manager's state.
+func (m *Manager) State() State { return m.state.clone() }
+
+// SetState replaces the state, for a manager restored from a snapshot.
+func (m *Manager) SetState(s State) { m.state = s.clone() }
+
+// Conditions returns the pressure conditions reported at the last step.
+func (m *Manager) Conditions() []conditions.Type { return slices.Clone(m.state.Conditions) }
+
+// DecisionKind says what a step decided.
+type DecisionKind int
+
+const (
+	// DecideNothing: no threshold to act on, or nothing that can be done.
+	DecideNothing DecisionKind = iota
+	// DecideReclaim: run the node-level reclaims first; if Reclaimed then
+	// reports the pressure gone, stop, otherwise carry out Evict.
+	DecideReclaim
+	// DecideEvict: evict Evict.Pod.
+	DecideEvict
+	// DecideLocalStorage: evict the pods in LocalStorage, each over an
+	// emptyDir or ephemeral-storage limit.
+	DecideLocalStorage
+)
+
+// String returns "Nothing", "Reclaim", "Evict" or "LocalStorage".
+func (k DecisionKind) String() string {
+	return enum.Name(k, "DecisionKind", "Nothing", "Reclaim", "Evict", "LocalStorage")
+}
+
+// Eviction is one pod to evict, with everything the kubelet sends along.
+type Eviction struct {
+	// Pod is the pod to evict (an element of the pods given to Step).
+	Pod *Pod
+	// Signal is the signal acted on ("" for a local-storage eviction).
+	Signal Signal
+	// Resource is the starved resource.
+	Resource Resource
+	// Hard reports a hard threshold (or a local-storage limit).
+	Hard bool
+	// GracePeriodSeconds overrides the pod's grace period: 1 for hard
+	// thresholds and local storage, MaxPodGracePeriodSeconds for soft ones
+	// (see Config.SoftGracePodAware).
+	GracePeriodSeconds int64
+	// Status is the status to write.
+	Status PodStatus
+	// Event is the Warning event "Evicted" to record on the pod, with
+	// Annotations.
+	Event Event
+	// Annotations are the event annotations (offending containers,
+	// starved resource); empty for a pod without stats and for local
+	// storage.
+	Annotations map[string]string
+}
+
+// Decision is what a step decided.
+type Decision struct {
+	// Kind says which fields are set.
+	Kind DecisionKind
+	// Threshold is the threshold acted on (Reclaim and Evict).
+	Threshold *Threshold
+	// Reclaim are the node-level reclaims to run first, in order.
+	Reclaim []ReclaimKind
+	// Evict is the pod to evict, for DecideEvict, and for DecideReclaim
+	// when Reclaimed reports the reclaim was not enough. Nil when no pod
+	// can be evicted (none active, or all critical).
+	Evict *Eviction
+	// LocalStorage are the local-storage evictions, in pod order.
+	LocalStorage []Eviction
+	// Ranked is the ranking the eviction was chosen from.
+	Ranked []Ranked
+	// Message says what was decided, in a sentence.
+	Message string
+}
+
+// Result is the outcome of one step.
+type Result struct {
+	// Met are the thresholds met at this step ignoring grace periods,
+	// including those still short of their minimum reclaim.
+	Met []Threshold
+	// Actionable are the met thresholds whose grace period has passed, in
+	// acting order (memory, allocatable memory, pid, nodefs, imagefs,
+	// containerfs; hard before soft; then configuration order).
+	Actionable []Threshold
+	// Conditions are the pressure conditions to report now, in the order
+	// MemoryPressure, DiskPressure, PIDPressure.
+	Conditions []conditions.Type
+	// Decision is what to do.
+	Decision Decision
+	// NodeEvent is the node event to record ("EvictionThresholdMet"),
+	// set when a threshold is acted on.
+	NodeEvent *Event
+	// Next is when to step again: MonitoringPeriod from now, or after an
+	// eviction as soon as the pod is cleaned up and at the latest
+	// PodCleanupTimeout from now.
+	Next time.Time
+}
+
+// Step runs one eviction cycle (upstream's synchronize) at now:
+//
+//  1. thresholds met by obs, plus those acted on last time that are still
+//     short of their minimum reclaim;
+//  2. first-observed times (a threshold not met loses its time) and the
+//     conditions' last-observed times; a condition is reported while
+//     now - last < PressureTransitionPeriod;
+//  3. actionable thresholds: met for at least their grace period;
+//  4. of those, the ones whose observation is newer than the last step's;
+//  5. with local storage isolation, pods over their emptyDir or
+//     ephemeral-storage limits are evicted and nothing else is done;
+//  6. the first actionable threshold is acted on: node-level reclaim for
+//     its signal and layout, then one pod, the first non-critical one in
+//     the ranking.
+//
+// pods are the active pods. A now earlier than a time already seen is
+// treated as that time. Inputs are not modified.
+func (m *Manager) Step(obs Observations, pods []Pod, now time.Time) Result {
+	st := m.state.clone()
+	now = clock.Clamp(&st.Last, now, true)
+	res := Result{Next: now.Add(MonitoringPeriod)}
+	if len(m.thresholds) == 0 && !m.cfg.LocalStorageCapacityIsolation {
+		m.state = st
+		res.Conditions = slices.Clone(st.Conditions)
+		return res
+	}
+
+	// 1. met, with the min-reclaim hysteresis of the last actionable set.
+	met := make([]int, 0, len(m.thresholds))
+	isMet := make([]bool, len(m.thresholds))
+	for i := range m.thresholds {
+		if o, ok := obs[m.thresholds[i].Signal]; ok && m.thresholds[i].met(o, false) {
+			met = append(met, i)
+			isMet[i] = true
+		}
+	}
+	for _, i := range st.Actionable {
+		if i >= len(m.thresholds) || isMet[i] {
+			continue
+		}
+		if o, ok := obs[m.thresholds[i].Signal]; ok && m.thresholds[i].met(o, true) {
+			met = append(met, i)
+			isMet[i] = true
+		}
+	}
+
+	// 2. first-observed and condition times.
+	first := make(map[int]time.Time, len(met))
+	for _, i := range met {
+		t, ok := st.FirstObserved[i]
+		if !ok {
+			t = now
+		}
+		first[i] = t
+		st.ConditionLastObserved[m.thresholds[i].Signal.Condition()] = now
+	}
+	st.FirstObserved = first
+	st.Conditions = st.Conditions[:0]
+	for _, c := range [...]conditions.Type{conditions.MemoryPressure, conditions.DiskPressure, conditions.PIDPressure} {
+		if last, ok := st.ConditionLastObserved[c]; ok && now.Sub(last) < m.cfg.PressureTransitionPeriod {
+			st.Conditions = append(st.Conditions, c)
+		}
+	}
+	res.Conditions = slices.Clone(st.Conditions)
+
+	// 3. actionable, in acting order.
+	var actionable []int
+	for _, i := range met {
+		if now.Sub(first[i]) >= m.thresholds[i].GracePeriod {
+			actionable = append(actionable, i)
+		}
+	}
+	slices.SortFunc(actionable, m.actingOrder)
+	slices.Sort(met)
+	for _, i := range met {
+		res.Met = append(res.Met, m.thresholds[i])
+	}
+	for _, i := range actionable {
+		res.Actionable = append(res.Actionable, m.thresholds[i])
+	}
+	st.Actionable = actionable
+
+	// 4. fresh observations only.
+	var fresh []Threshold
+	for _, i := range actionable {
+		t := m.thresholds[i]
+		o := obs[t.Signal]
+		if last, ok := st.LastObservations[t.Signal]; !ok || o.Time.IsZero() || o.Time.After(last.Time) {
+			fresh = append(fresh, t)
+		}
+	}
+	st.LastObservations = make(Observations, len(obs))
+	for k, v := range obs {
+		st.LastObservations[k] = v
+	}
+	m.state = st
+
+	// 5. local storage.
+	if m.cfg.LocalStorageCapacityIsolation {
+		if ev := m.localStorageEvictions(pods); len(ev) > 0 {
+			res.Decision = Decision{Kind: DecideLocalStorage, LocalStorage: ev,
+				Message: strconv.Itoa(len(ev)) + " pod(s) over their local storage limits are evicted"}
+			res.Next = now.Add(PodCleanupTimeout)
+			return res
+		}
+	}
+	if len(fresh) == 0 {
+		res.Decision.Message = "no resources are starved"
+		return res
+	}
+
+	// 6. act on the first threshold.
+	t := fresh[0]
+	r := t.Signal.Resource()
+	res.NodeEvent = &Event{Type: EventTypeWarning, Reason: ReasonEvictionThresholdMet, Message: "Attempting to reclaim " + string(r)}
+	d := Decision{Kind: DecideEvict, Threshold: &t, Reclaim: ReclaimFor(t.Signal, m.cfg.Layout)}
+	if len(d.Reclaim) > 0 {
+		d.Kind = DecideReclaim
+	}
+	ranked, _ := Rank(t.Signal, m.cfg.Layout, pods, m.cfg.Rank)
+	d.Ranked = ranked
+	for _, rk := range ranked {
+		if rk.Critical {
+			continue
+		}
+		ev := m.eviction(t, rk.Pod, fresh, obs)
+		d.Evict = &ev
+		break
+	}
+	switch {
+	case len(pods) == 0:
+		d.Message = "eviction thresholds have been met, but no pods are active to evict"
+	case d.Evict == nil:
+		d.Message = "unable to evict any pods from the node: every active pod is critical"
+	default:
+		d.Message = "must evict pod " + d.Evict.Pod.String() + " to reclaim " + string(r)
+		if d.Kind == DecideReclaim {
+			d.Message = "reclaim " + string(r) + " at node level first; if that is not enough, evict pod " + d.Evict.Pod.String()
+		}
+		res.Next = now.Add(PodCleanupTimeout)
+	}
+	if d.Evict == nil && d.Kind == DecideEvict {
+		d.Kind = DecideNothing
+	}
+	res.Decision = d
+	return res
+}
+
+// actingOrder orders actionable thresholds: by signal (memory first, see
+// signalOrder), hard before soft, then by configuration position.
+// Upstream's order is memory first and otherwise unspecified.
+func (m *Manager) actingOrder(a, b int) int {
+	ta, tb := &m.thresholds[a], &m.thresholds[b]
+	if c := ta.Signal.index() - tb.Signal.index(); c != 0 {
+		return c
+	}
+	if c := cmpTrueFirst(ta.IsHard(), tb.IsHard()); c != 0 {
+		return c
+	}
+	return a - b
+}
+
+// eviction builds the eviction of p for threshold t.
+func (m *Manager) eviction(t Threshold, p *Pod, fresh []Threshold, obs Observations) Eviction {
+	r := t.Signal.Resource()
+	msg, ann := evictionMessage(r, p, fresh, obs)
+	grace := ImmediateEvictionGracePeriodSeconds
+	if !t.IsHard() {
+		grace = m.cfg.MaxPodGracePeriodSeconds
+		if m.cfg.SoftGracePodAware {
+			own := p.gracePeriod()
+			if grace < 0 || own < grace {
+				grace = own
+			}
+		}
+	}
+	return Eviction{
+		Pod: p, Signal: t.Signal, Resource: r, Hard: t.IsHard(), GracePeriodSeconds: grace,
+		Status: PodStatus{Phase: PhaseFailed, Reason: Reason, Message: msg,
+			Conditions: []PodCondition{{Type: ConditionDisruptionTarget, Status: "True", Reason: ReasonTerminationByKubelet, Message: msg}}},
+		Event:       Event{Type: EventTypeWarning, Reason: Reason, Message: msg},
+		Annotations: ann,
+	}
+}
+
+// Reclaimed reports whether the node-level reclaim of a DecideReclaim
+// decision was enough (upstream's reclaimNodeLevelResources): no
+// configured threshold, grace periods ignored and minimum reclaims
+// enforced, is met by fresh, the observations taken after the reclaim.
+// When it returns false, carry out the decision's Evict.
+func (m *Manager) Reclaimed(fresh Observations) bool {
+	for i := range m.thresholds {
+		if o, ok := fresh[m.thresholds[i].Signal]; ok && m.thresholds[i].met(o, true) {
+			return false
+		}
+	}
+	return true
+}
+
+// localStorageEvictions returns the pods over an emptyDir size limit, the
+// pod's ephemeral-storage limit or a container's, checked in that order
+// per pod (upstream's localStorageEviction). Pods without stats and
+// critical pods are skipped.
+func (m *Manager) localStorageEvictions(pods []Pod) []Eviction {
+	var out []Eviction
+	for i := range pods {
+		p := &pods[i]
+		if p.Stats == nil || p.IsCritical() {
+			continue
+		}
+		msg := m.localStorageViolation(p)
+		if msg == "" {
+			continue
+		}
+		out = append(out, Eviction{
+			Pod: p, Resource: ResourceEphemeralStorage, Hard: true, GracePeriodSeconds: ImmediateEvictionGracePeriodSeconds,
+			Status: PodStatus{Phase: PhaseFailed, Reason: Reason, Message: msg},
+			Event:  Event{Type: EventTypeWarning, Reason: Reason, Message: msg},
+		})
+	}
+	return out
+}
+
+// localStorageViolation returns the message for the pod's first local
+// storage violation, or "".
+func (m *Manager) localStorageViolation(p *Pod) string {
+	st := p.Stats
+	for _, v := range p.Volumes {
+		if v.EmptyDirSizeLimit == nil || v.EmptyDirSizeLimit.Sign() != 1 {
+			continue
+		}
+		for j := range st.Volumes {
+			// Upstream reads every volume reading's UsedBytes without a nil
+			// check; a missing one is skipped here.
+			if st.Volumes[j].Name == v.Name && st.Volumes[j].UsedBytes != nil {
+				if v.EmptyDirSizeLimit.CmpInt64(int64(*st.Volumes[j].UsedBytes)) < 0 {
+					return emptyDirMessage(v.Name, *v.EmptyDirSizeLimit)
+				}
+				break
+			}
+		}
+	}
+	if limit, found := p.aggregate(ResourceEphemeralStorage, true); found {
+		if !p.Overhead.EphemeralStorage.IsZero() {
+			limit.Add(p.Overhead.EphemeralStorage)
+		}
+		if limit.CmpInt64(int64(val(st.EphemeralStorageUsedBytes))) < 0 {
+			return podEphemeralMessage(limit)
+		}
+	}
+	for i := range st.Containers {
+		cs := &st.Containers[i]
+		var c *Container
+		for j := range p.Containers {
+			if p.Containers[j].Name == cs.Name {
+				c = &p.Containers[j]
+			}
+		}
+		if c == nil || c.Limits.EphemeralStorage.IsZero() {
+			continue
+		}
+		used := fsBytes(cs.Logs)
+		if m.cfg.Layout != LayoutImageFs {
+			used += fsBytes(cs.Rootfs)
+		}
+		if c.Limits.EphemeralStorage.CmpInt64(int64(used)) < 0 {
+			return containerEphemeralMessage(cs.Name, c.Limits.EphemeralStorage)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,228 @@
+package pressure
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Ranked is one pod's place in an eviction ranking, with what put it there.
+type Ranked struct {
+	// Pod is the ranked pod (an element of the input slice, not a copy).
+	Pod *Pod
+	// Index is the pod's position in the input slice.
+	Index int
+	// HasStats is false for a pod without a stats reading; such pods rank
+	// first (for pid.available, first within their priority).
+	HasStats bool
+	// Exceeds: usage is above the request (memory and disk signals; for
+	// inodes, which have no request, any use).
+	Exceeds bool
+	// Priority is the pod's priority (nil counts as 0); lower goes first.
+	Priority int32
+	// Usage is what the signal counts of the pod: working set, disk bytes
+	// or inodes over Parts, or the process count. Memory and disk bytes are
+	// in milli-units (bytes x 1000), inodes and processes x 1000 too.
+	Usage int64
+	// Request is the effective request compared with Usage (milli-units).
+	Request int64
+	// Excess is Usage minus the request the last comparator subtracts;
+	// larger goes first. For inode signals upstream subtracts the
+	// ephemeral-storage byte request (see Config.InodeExcessIgnoresByteRequest).
+	Excess int64
+	// Parts are the filesystem parts counted for a disk signal.
+	Parts FsParts
+	// Critical pods are ranked but never evicted.
+	Critical bool
+}
+
+// Explain returns a sentence saying why the pod ranks where it does.
+func (r Ranked) Explain(s Signal) string {
+	var b strings.Builder
+	b.WriteString(r.Pod.String())
+	if r.Critical {
+		b.WriteString(" (critical: never evicted)")
+	}
+	if !r.HasStats {
+		b.WriteString(": no stats, ranked first")
+		if s == SignalPIDAvailable {
+			b.WriteString(" within priority ")
+			b.WriteString(strconv.Itoa(int(r.Priority)))
+		}
+		return b.String()
+	}
+	b.WriteString(": priority ")
+	b.WriteString(strconv.Itoa(int(r.Priority)))
+	if s == SignalPIDAvailable {
+		b.WriteString(", ")
+		b.WriteString(strconv.FormatInt(r.Usage/1000, 10))
+		b.WriteString(" processes")
+		return b.String()
+	}
+	b.WriteString(", usage ")
+	b.WriteString(formatMilli(r.Usage))
+	if r.Parts != 0 {
+		b.WriteString(" (")
+		b.WriteString(r.Parts.String())
+		b.WriteString(")")
+	}
+	if r.Exceeds {
+		b.WriteString(" exceeds request ")
+	} else {
+		b.WriteString(" within request ")
+	}
+	b.WriteString(formatMilli(r.Request))
+	b.WriteString(", excess ")
+	b.WriteString(formatMilli(r.Excess))
+	return b.String()
+}
+
+// formatMilli prints a milli-unit amount in whole units, with a fraction
+// only when there is one.
+func formatMilli(m int64) string {
+	s := strconv.FormatInt(m/1000, 10)
+	if f := m % 1000; f != 0 {
+		if f < 0 {
+			f = -f
+			if m > -1000 {
+				s = "-" + s
+			}
+		}
+		s += "." + strings.TrimRight(strconv.FormatInt(1000+f, 10)[1:], "0")
+	}
+	return s
+}
+
+// RankOptions change the ranking from upstream's.
+type RankOptions struct {
+	// InodeExcessIgnoresByteRequest makes the last comparator of the inode
+	// signals compare inode use alone. Upstream subtracts the pod's
+	// ephemeral-storage byte request from its inode count (a quirk with no
+	// upstream issue).
+	InodeExcessIgnoresByteRequest bool
+}
+
+// Rank orders pods for eviction under pressure on signal, first to evict
+// first, as upstream's rank functions do:
+//
+//   - memory.available and allocatableMemory.available: usage above
+//     request first, then lower priority, then larger working set minus
+//     memory request;
+//   - disk signals (the parts counted depend on the layout, see
+//     DiskParts): usage above request first, then lower priority, then
+//     larger usage minus ephemeral-storage request;
+//   - pid.available: lower priority, then more processes.
+//
+// A pod without stats goes first in every comparator but priority. QoS
+// class plays no part (kubernetes#78561). Pods that tie on all of that are
+// ordered by namespace, name and UID, so the result never depends on the
+// input order (upstream's sort is unstable there). Critical pods are
+// ranked like the others and marked. It returns an ErrUnsupportedSignal
+// error for an unknown signal and an ErrInvalidConfig one for an unknown
+// layout.
+func Rank(s Signal, l Layout, pods []Pod, opts RankOptions) ([]Ranked, error) {
+	if !s.Valid() {
+		return nil, wrap(ErrUnsupportedSignal, "unsupported eviction signal "+strconv.Quote(string(s)))
+	}
+	if !l.valid() {
+		return nil, wrap(ErrInvalidConfig, "layout "+l.String()+" is not single, imagefs or split")
+	}
+	out := make([]Ranked, len(pods))
+	for i := range pods {
+		out[i] = rankKey(s, l, &pods[i], i, opts)
+	}
+	slices.SortFunc(out, rankCompare(s))
+	return out, nil
+}
+
+// rankKey computes what the comparators look at, once per pod.
+func rankKey(s Signal, l Layout, p *Pod, i int, opts RankOptions) Ranked {
+	r := Ranked{Pod: p, Index: i, HasStats: p.Stats != nil, Priority: p.priority(), Critical: p.IsCritical()}
+	if !r.HasStats {
+		return r
+	}
+	res := s.Resource()
+	switch res {
+	case ResourceMemory:
+		r.Usage = milliOf(val(p.Stats.WorkingSetBytes))
+		r.Request = p.Request(ResourceMemory)
+		r.Excess = subSat(r.Usage, r.Request)
+	case ResourcePIDs:
+		r.Usage = milliOf(val(p.Stats.ProcessCount))
+	default:
+		r.Parts = DiskParts(s, l)
+		inodes := res == ResourceInodes
+		r.Usage = milliOf(diskUsage(p, r.Parts, inodes))
+		r.Request = p.Request(res) // 0 for inodes
+		sub := p.Request(ResourceEphemeralStorage)
+		if inodes && opts.InodeExcessIgnoresByteRequest {
+			sub = 0
+		}
+		r.Excess = subSat(r.Usage, sub)
+	}
+	r.Exceeds = r.Usage > r.Request && res != ResourcePIDs
+	return r
+}
+
+// rankCompare returns the comparator chain for the signal's resource.
+func rankCompare(s Signal) func(a, b Ranked) int {
+	if s.Resource() == ResourcePIDs {
+		return func(a, b Ranked) int {
+			if c := cmpInt(a.Priority, b.Priority); c != 0 {
+				return c
+			}
+			if c := cmpTrueFirst(!a.HasStats, !b.HasStats); c != 0 {
+				return c
+			}
+			if c := cmpInt(b.Usage, a.Usage); c != 0 {
+				return c
+			}
+			return tieBreak(a.Pod, b.Pod)
+		}
+	}
+	return func(a, b Ranked) int {
+		if c := cmpTrueFirst(!a.HasStats, !b.HasStats); c != 0 {
+			return c
+		}
+		if c := cmpTrueFirst(a.Exceeds, b.Exceeds); c != 0 {
+			return c
+		}
+		if c := cmpInt(a.Priority, b.Priority); c != 0 {
+			return c
+		}
+		if c := cmpInt(b.Excess, a.Excess); c != 0 {
+			return c
+		}
+		return tieBreak(a.Pod, b.Pod)
+	}
+}
+
+func cmpTrueFirst(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return -1
+	}
+	return 1
+}
+
+func cmpInt[T int32 | int64](a, b T) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func tieBreak(a, b *Pod) int {
+	if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Name, b.Name); c != 0 {
+		return c
+	}
+	return strings.Compare(a.UID, b.UID)
+}
