@@ -400,7 +400,7 @@ func (m *Manager) Step(obs Observations, pods []Pod, now time.Time) Result {
 		st.ConditionLastObserved[m.thresholds[i].Signal.Condition()] = now
 	}
 	st.FirstObserved = first
-	st.Conditions = st.Conditions[:0]
+	st.Conditions = nil
 	for _, c := range [...]conditions.Type{conditions.MemoryPressure, conditions.DiskPressure, conditions.PIDPressure} {
 		if last, ok := st.ConditionLastObserved[c]; ok && now.Sub(last) < m.cfg.PressureTransitionPeriod {
 			st.Conditions = append(st.Conditions, c)

@@ -1,0 +1,193 @@
+package pressure
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestRankMemory pins rankMemoryPressure: no stats first, then usage
+// above request, then lower priority, then usage minus request; QoS plays
+// no part.
+func TestRankMemory(t *testing.T) {
+	pods := []Pod{
+		memPod("f", 0, "200Mi", 200*mi), // equal: not above request
+		memPod("d", -10, "1Gi", 500*mi), // within request, lowest priority
+		memPod("c", 1000, "1Gi", 2*gi),  // above by 1Gi, high priority
+		memPod("b", 0, "", 50*mi),       // BestEffort, above by 50Mi
+		memPod("a", 0, "100Mi", 200*mi), // above by 100Mi
+		memPod("e", 5000, "1Gi", -1),    // no stats
+	}
+	for _, sig := range []Signal{SignalMemoryAvailable, SignalAllocatableMemoryAvailable} {
+		got, err := Rank(sig, LayoutSingle, pods, RankOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := names(got); !slices.Equal(n, []string{"e", "a", "b", "c", "d", "f"}) {
+			t.Errorf("%s: %v", sig, n)
+		}
+		if a := got[1]; !a.Exceeds || a.Excess != 100*mi*1000 || a.Request != 100*mi*1000 || a.Usage != 200*mi*1000 {
+			t.Errorf("a: %+v", a)
+		}
+	}
+}
+
+// TestRankPID pins rankPIDPressure: priority first, then (no stats first)
+// more processes.
+func TestRankPID(t *testing.T) {
+	pid := func(name string, prio int32, procs int64) Pod {
+		p := Pod{Name: name, Priority: &prio}
+		if procs >= 0 {
+			p.Stats = &PodStats{ProcessCount: u64(uint64(procs))}
+		}
+		return p
+	}
+	pods := []Pod{pid("p1", 0, 10), pid("p2", 0, 50), pid("p3", -1, 1), pid("p4", 0, -1), pid("p5", 100, -1)}
+	got, _ := Rank(SignalPIDAvailable, LayoutSingle, pods, RankOptions{})
+	if n := names(got); !slices.Equal(n, []string{"p3", "p4", "p2", "p1", "p5"}) {
+		t.Fatal(n)
+	}
+}
+
+// diskPods: x writes to its rootfs, y to a local volume, z to logs and a
+// non-local volume.
+func diskPods() []Pod {
+	x := Pod{Name: "x", Volumes: []Volume{{Name: "cache", Local: true}},
+		Stats: &PodStats{Containers: []ContainerStats{{Name: "c", Rootfs: &FsUsage{UsedBytes: u64(10 * gi)}, Logs: &FsUsage{UsedBytes: u64(mi)}}},
+			Volumes: []VolumeStats{{Name: "cache", FsUsage: FsUsage{UsedBytes: u64(2 * mi)}}}}}
+	y := Pod{Name: "y", Volumes: []Volume{{Name: "data", Local: true}},
+		Containers: []Container{{Name: "c", Requests: Resources{EphemeralStorage: qv("50Mi")}}},
+		Stats: &PodStats{Containers: []ContainerStats{{Name: "c"}},
+			Volumes: []VolumeStats{{Name: "data", FsUsage: FsUsage{UsedBytes: u64(100 * mi)}}}}}
+	z := Pod{Name: "z", Volumes: []Volume{{Name: "nfs"}},
+		Containers: []Container{{Name: "c", Requests: Resources{EphemeralStorage: qv("10Mi")}}},
+		Stats: &PodStats{Containers: []ContainerStats{{Name: "c", Logs: &FsUsage{UsedBytes: u64(5 * mi)}}},
+			Volumes: []VolumeStats{{Name: "nfs", FsUsage: FsUsage{UsedBytes: u64(gi)}}}}}
+	return []Pod{z, y, x}
+}
+
+// TestRankDisk pins rankDiskPressureFunc with the filesystem parts of
+// buildSignalToRankFunc per layout.
+func TestRankDisk(t *testing.T) {
+	for _, tc := range []struct {
+		s      Signal
+		layout Layout
+		want   []string
+	}{
+		// All parts: x 10Gi+3Mi above 0; y 100Mi above 50Mi; z 5Mi within 10Mi.
+		{SignalNodeFsAvailable, LayoutSingle, []string{"x", "y", "z"}},
+		{SignalImageFsAvailable, LayoutSingle, []string{"x", "y", "z"}},
+		// Logs + volumes: y excess 50Mi beats x excess 3Mi.
+		{SignalNodeFsAvailable, LayoutImageFs, []string{"y", "x", "z"}},
+		// Rootfs + images: x above; z (-10Mi) before y (-50Mi).
+		{SignalImageFsAvailable, LayoutImageFs, []string{"x", "z", "y"}},
+		{SignalContainerFsAvailable, LayoutImageFs, []string{"x", "z", "y"}},
+		// Split: nodefs counts rootfs too; imagefs counts images only, so
+		// no pod uses anything and the smaller request goes first.
+		{SignalNodeFsAvailable, LayoutSplit, []string{"x", "y", "z"}},
+		{SignalImageFsAvailable, LayoutSplit, []string{"x", "z", "y"}},
+	} {
+		got, err := Rank(tc.s, tc.layout, diskPods(), RankOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := names(got); !slices.Equal(n, tc.want) {
+			t.Errorf("%s %s: %v, want %v", tc.s, tc.layout, n, tc.want)
+		}
+	}
+}
+
+// TestRankInodes: inodes have no request, so any use exceeds it; the last
+// comparator subtracts the byte request (upstream quirk) unless
+// InodeExcessIgnoresByteRequest.
+func TestRankInodes(t *testing.T) {
+	ino := func(name string, inodes uint64, req string) Pod {
+		p := Pod{Name: name, Containers: []Container{{Name: "c"}},
+			Stats: &PodStats{Containers: []ContainerStats{{Name: "c", Rootfs: &FsUsage{InodesUsed: u64(inodes)}}}}}
+		if req != "" {
+			p.Containers[0].Requests.EphemeralStorage = qv(req)
+		}
+		return p
+	}
+	pods := []Pod{ino("i1", 100, "1Mi"), ino("i2", 50, ""), ino("i0", 0, "")}
+	got, _ := Rank(SignalNodeFsInodesFree, LayoutSingle, pods, RankOptions{})
+	if n := names(got); !slices.Equal(n, []string{"i2", "i1", "i0"}) || !got[0].Exceeds || got[2].Exceeds {
+		t.Errorf("upstream: %v", n)
+	}
+	got, _ = Rank(SignalNodeFsInodesFree, LayoutSingle, pods, RankOptions{InodeExcessIgnoresByteRequest: true})
+	if n := names(got); !slices.Equal(n, []string{"i1", "i2", "i0"}) {
+		t.Errorf("fixed: %v", n)
+	}
+}
+
+// TestRankTieBreak: fully tied pods are ordered by namespace, name, UID.
+func TestRankTieBreak(t *testing.T) {
+	pods := []Pod{
+		{Name: "b", Namespace: "ns1"}, {Name: "a", Namespace: "ns2"},
+		{Name: "a", Namespace: "ns1", UID: "2"}, {Name: "a", Namespace: "ns1", UID: "1"},
+	}
+	got, _ := Rank(SignalMemoryAvailable, LayoutSingle, pods, RankOptions{})
+	var keys []string
+	for _, r := range got {
+		keys = append(keys, r.Pod.Namespace+"/"+r.Pod.Name+"/"+r.Pod.UID)
+	}
+	if !slices.Equal(keys, []string{"ns1/a/1", "ns1/a/2", "ns1/b/", "ns2/a/"}) {
+		t.Fatal(keys)
+	}
+	if _, err := Rank("swap.available", LayoutSingle, pods, RankOptions{}); err == nil {
+		t.Fatal("unknown signal accepted")
+	}
+	if _, err := Rank(SignalMemoryAvailable, Layout(7), pods, RankOptions{}); err == nil {
+		t.Fatal("unknown layout accepted")
+	}
+}
+
+// TestPodRequest pins GetResourceRequestQuantity: sidecars add to the
+// regular containers and to every later init container; pod-level
+// requests replace the containers'; overhead only on a non-zero request.
+func TestPodRequest(t *testing.T) {
+	p := Pod{
+		Containers: []Container{{Requests: Resources{Memory: qv("100Mi")}}, {Requests: Resources{Memory: qv("50Mi")}}},
+		InitContainers: []Container{
+			{Sidecar: true, Requests: Resources{Memory: qv("30Mi")}},
+			{Requests: Resources{Memory: qv("400Mi")}},
+		},
+		Overhead: Resources{Memory: qv("10Mi"), EphemeralStorage: qv("1Gi")},
+	}
+	// containers 150 + sidecar 30 = 180; init needs 400 + 30 = 430; + 10.
+	if got := p.Request(ResourceMemory); got != 440*mi*1000 {
+		t.Errorf("memory %d", got/1000/mi)
+	}
+	if got := p.Request(ResourceEphemeralStorage); got != 0 {
+		t.Errorf("overhead added to a zero request: %d", got)
+	}
+	p.PodLevel = &Resources{Memory: qv("1Gi")}
+	if got := p.Request(ResourceMemory); got != (gi+10*mi)*1000 {
+		t.Errorf("pod level %d", got)
+	}
+	if got := p.Request(ResourceInodes); got != 0 {
+		t.Error(got)
+	}
+	// "500m" of memory is half a byte: two of them make one byte.
+	half := Pod{Containers: []Container{{Requests: Resources{Memory: qv("500m")}}, {Requests: Resources{Memory: qv("500m")}}}}
+	if got := half.Request(ResourceMemory); got != 1000 {
+		t.Errorf("fractional %d", got)
+	}
+}
+
+func TestIsCritical(t *testing.T) {
+	for _, tc := range []struct {
+		p    Pod
+		want bool
+	}{
+		{Pod{}, false},
+		{Pod{Static: true}, true},
+		{Pod{Mirror: true}, true},
+		{Pod{Priority: i32(1999999999)}, false},
+		{Pod{Priority: i32(2000000000)}, true},
+		{Pod{Priority: i32(2000001000)}, true},
+	} {
+		if tc.p.IsCritical() != tc.want {
+			t.Errorf("%+v", tc.p)
+		}
+	}
+}
