@@ -261,10 +261,10 @@ func parseMinimumReclaims(m map[string]string) (map[Signal]ThresholdValue, error
 // Parse(FormatThresholds(ths)) gives the same thresholds for any ths that
 // came from a parse. Thresholds with a zero grace period go to
 // EvictionHard (a second one for the same signal, which a soft "0s"
-// threshold makes, goes to EvictionSoft with grace "0s");
-// allocatableMemory.available thresholds are not written, and set
-// EnforceNodeAllocatable to ["pods"] instead; the first minimum reclaim
-// seen for a signal is written.
+// threshold makes, goes to EvictionSoft with grace "0s"). When ths ends
+// with the allocatableMemory.available copies of its hard memory.available
+// thresholds, they are not written and EnforceNodeAllocatable is ["pods"].
+// The first minimum reclaim seen for a signal is written.
 func FormatThresholds(ths []Threshold) Settings {
 	s := Settings{
 		EvictionHard:            map[string]string{},
@@ -272,12 +272,12 @@ func FormatThresholds(ths []Threshold) Settings {
 		EvictionSoftGracePeriod: map[string]string{},
 		EvictionMinimumReclaim:  map[string]string{},
 	}
+	if n := allocatableCopies(ths); n > 0 {
+		ths = ths[:len(ths)-n]
+		s.EnforceNodeAllocatable = []string{NodeAllocatableEnforcementKey}
+	}
 	for _, t := range ths {
 		key := string(t.Signal)
-		if t.Signal == SignalAllocatableMemoryAvailable {
-			s.EnforceNodeAllocatable = []string{NodeAllocatableEnforcementKey}
-			continue
-		}
 		if _, taken := s.EvictionHard[key]; t.IsHard() && !taken {
 			s.EvictionHard[key] = t.Value.String()
 		} else {
@@ -289,6 +289,30 @@ func FormatThresholds(ths []Threshold) Settings {
 		}
 	}
 	return s
+}
+
+// allocatableCopies returns how many thresholds at the end of ths are the
+// allocatable copies addAllocatableThresholds appends, or 0 when the tail
+// is not exactly those copies.
+func allocatableCopies(ths []Threshold) int {
+	var mem []Threshold
+	for _, t := range ths {
+		if t.Signal == SignalMemoryAvailable && t.IsHard() {
+			mem = append(mem, t)
+		}
+	}
+	n := len(mem)
+	if n == 0 || n > len(ths)-n {
+		return 0
+	}
+	tail := ths[len(ths)-n:]
+	for i, c := range tail {
+		m := mem[i]
+		if c.Signal != SignalAllocatableMemoryAvailable || !c.IsHard() || c.Operator != m.Operator || !c.Value.equal(m.Value) || c.MinReclaim != m.MinReclaim {
+			return 0
+		}
+	}
+	return n
 }
 
 // ParseThresholdFlag parses an --eviction-hard or --eviction-soft value,

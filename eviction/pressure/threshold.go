@@ -74,7 +74,8 @@ func (v ThresholdValue) equal(o ThresholdValue) bool {
 
 // formatPercent prints a parsed percentage so that parsing the text gives
 // the same float32 back: the parser computes float32(x)/100, so this looks
-// for the shortest x near p*100 that maps to p.
+// for the shortest x near p*100 that maps to p. 0 and 1 print as "0.0%"
+// and "100.0%".
 func formatPercent(p float32) string {
 	c := float32(float64(p) * 100)
 	best, found := strconv.FormatFloat(float64(c), 'g', -1, 32), c/100 == p
@@ -86,6 +87,11 @@ func formatPercent(p float32) string {
 		if s := strconv.FormatFloat(float64(y), 'g', -1, 32); !found || len(s) < len(best) {
 			best, found = s, true
 		}
+	}
+	// "0%" and "100%" written exactly disable a threshold; a kept 0 or 1
+	// must not print as them.
+	if best == "0" || best == "100" {
+		best += ".0"
 	}
 	return best + "%"
 }
