@@ -16,9 +16,8 @@ package pressure
 // no operator, which is never met; so does this function, with a warning.
 // ths is not modified.
 func UpdateContainerFsThresholds(ths []Threshold, layout Layout) ([]Threshold, []Warning) {
-	var nodeFs, imageFs [2][2]*Threshold // [inodes][soft]
-	var existing [2][2]int               // index of the user's containerfs thresholds, -1 if none
-	existing = [2][2]int{{-1, -1}, {-1, -1}}
+	var nodeFs, imageFs [2][2]*Threshold      // [inodes][soft]
+	existing := [2][2]int{{-1, -1}, {-1, -1}} // index of the user's containerfs thresholds, -1 if none
 	out := append([]Threshold(nil), ths...)
 	var warnings []Warning
 	for i := range out {

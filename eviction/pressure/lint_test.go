@@ -50,7 +50,7 @@ func TestConfigValidateAndWarnings(t *testing.T) {
 		`Thresholds[1].Value 150%: percentage must be between 0% and 100%`,
 		`Thresholds[1].GracePeriod -1s must be >= 0`,
 		`Thresholds[2].Value NaN%: percentage is NaN`,
-		`Thresholds[2].MinReclaim 0%: percentage must be positive`,
+		`Thresholds[2].MinReclaim 0.0%: percentage must be positive`,
 		`Thresholds[3].Value 0: quantity must be positive`,
 		`Layout Layout(5)`,
 		`PressureTransitionPeriod -1m0s must be >= 0`,

@@ -23,7 +23,7 @@ func TestEvictionMessage(t *testing.T) {
 			{Name: "app", WorkingSetBytes: u64(300 * mi), Rootfs: &FsUsage{UsedBytes: u64(gi)}, Logs: &FsUsage{UsedBytes: u64(512 * mi)}},
 			{Name: "idle", WorkingSetBytes: u64(10 * mi)},
 			{Name: "proxy", WorkingSetBytes: u64(20 * mi), Rootfs: &FsUsage{UsedBytes: u64(mi)}}, // no logs reading: no disk usage
-			{Name: "debugger", WorkingSetBytes: u64(gi)},                                          // ephemeral: not in the spec
+			{Name: "debugger", WorkingSetBytes: u64(gi)},                                         // ephemeral: not in the spec
 		}}}
 	obs := Observations{
 		SignalMemoryAvailable:  {Available: 50 * mi, Capacity: 4 * gi},

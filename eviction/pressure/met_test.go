@@ -56,7 +56,7 @@ func TestMet(t *testing.T) {
 func TestObserve(t *testing.T) {
 	obs := Observe(NodeStats{
 		Memory:            &MemoryStats{Time: t0, AvailableBytes: u64(300), WorkingSetBytes: u64(700)},
-		AllocatableMemory: &MemoryStats{AvailableBytes: u64(10)}, // no working set: skipped
+		AllocatableMemory: &MemoryStats{AvailableBytes: u64(10)},                                                  // no working set: skipped
 		NodeFs:            &FsStats{Time: t0, AvailableBytes: u64(5), CapacityBytes: u64(50), InodesFree: u64(7)}, // no inodes
 		ImageFs:           &FsStats{AvailableBytes: u64(1), CapacityBytes: u64(2), InodesFree: u64(3), Inodes: u64(4)},
 		Rlimit:            &RlimitStats{MaxPID: i64(100), NumOfRunningProcesses: i64(120)},
@@ -162,9 +162,9 @@ func TestUpdateContainerFsThresholds(t *testing.T) {
 		want   string
 		zero   int
 	}{
-		{LayoutSingle, "containerfs.available<10% minReclaim=1Gi; containerfs.available<20% grace=1m0s minReclaim=1Gi; containerfs.inodesFree<5%; containerfs.inodesFree<0% operator=\"\"", 1},
-		{LayoutSplit, "containerfs.available<10% minReclaim=1Gi; containerfs.available<20% grace=1m0s minReclaim=1Gi; containerfs.inodesFree<5%; containerfs.inodesFree<0% operator=\"\"", 1},
-		{LayoutImageFs, "containerfs.available<15%; containerfs.available<25% grace=2m0s; containerfs.inodesFree<4%; containerfs.inodesFree<0% operator=\"\"", 1},
+		{LayoutSingle, "containerfs.available<10% minReclaim=1Gi; containerfs.available<20% grace=1m0s minReclaim=1Gi; containerfs.inodesFree<5%; containerfs.inodesFree<0.0% operator=\"\"", 1},
+		{LayoutSplit, "containerfs.available<10% minReclaim=1Gi; containerfs.available<20% grace=1m0s minReclaim=1Gi; containerfs.inodesFree<5%; containerfs.inodesFree<0.0% operator=\"\"", 1},
+		{LayoutImageFs, "containerfs.available<15%; containerfs.available<25% grace=2m0s; containerfs.inodesFree<4%; containerfs.inodesFree<0.0% operator=\"\"", 1},
 	} {
 		got, warnings := UpdateContainerFsThresholds(ths, tc.layout)
 		if s := thresholdStrings(got); s != base+tc.want {
@@ -178,7 +178,7 @@ func TestUpdateContainerFsThresholds(t *testing.T) {
 	user := []Threshold{{Signal: SignalContainerFsAvailable, Operator: OpLessThan, Value: ThresholdValue{Quantity: q("1Gi")}},
 		{Signal: SignalNodeFsAvailable, Operator: OpLessThan, Value: ThresholdValue{Percentage: 0.1}}}
 	got, warnings := UpdateContainerFsThresholds(user, LayoutSingle)
-	if s := thresholdStrings(got); !strings.HasPrefix(s, "containerfs.available<10%; nodefs.available<10%; containerfs.available<0% operator=") {
+	if s := thresholdStrings(got); !strings.HasPrefix(s, "containerfs.available<10%; nodefs.available<10%; containerfs.available<0.0% operator=") {
 		t.Error(s)
 	}
 	if warnings[0].Reason != ReasonContainerFsOverwritten || !strings.Contains(warnings[0].Message, "found containerfs.available for hard eviction. ignoring") {

@@ -24,9 +24,9 @@ func TestParseThresholdValues(t *testing.T) {
 		{val: "0.5%", want: "memory.available<0.5%"},
 		{val: "0%", want: ""},
 		{val: "100%", want: ""},
-		{val: "0.0%", want: "memory.available<0%"},    // kept, never met
-		{val: "100.0%", want: "memory.available<100%"}, // kept
-		{val: "10%%", want: "memory.available<10%"},    // all '%' stripped
+		{val: "0.0%", want: "memory.available<0.0%"},     // kept, never met
+		{val: "100.0%", want: "memory.available<100.0%"}, // kept
+		{val: "10%%", want: "memory.available<10%"},      // all '%' stripped
 		{val: "-5%", wantErr: ErrInvalidThreshold, errText: "eviction percentage threshold memory.available must be >= 0%: -5%"},
 		{val: "101%", wantErr: ErrInvalidThreshold, errText: "eviction percentage threshold memory.available must be <= 100%: 101%"},
 		{val: "abc%", wantErr: ErrInvalidThreshold, errText: `memory.available="abc%"`},
@@ -79,9 +79,9 @@ func TestParsePercentageIsFloat32(t *testing.T) {
 
 func TestParseUnsupportedSignal(t *testing.T) {
 	for _, tc := range []struct {
-		name                            string
-		hard, soft, grace, reclaim      map[string]string
-		field                           string
+		name                       string
+		hard, soft, grace, reclaim map[string]string
+		field                      string
 	}{
 		{name: "hard", hard: map[string]string{"swap.available": "1Gi"}, field: "evictionHard"},
 		{name: "soft", soft: map[string]string{"memory.free": "1Gi"}, field: "evictionSoft"},
@@ -188,7 +188,7 @@ func TestParseOrderAndAllocatableCopy(t *testing.T) {
 		map[string]string{"nodefs.available": "10%", "memory.available": "100Mi"},
 		map[string]string{"memory.available": "1Gi"},
 		map[string]string{"memory.available": "1m30s", "imagefs.available": "5m"}, // imagefs: ignored
-		map[string]string{"memory.available": "200Mi", "pid.available": "10"},    // pid: ignored
+		map[string]string{"memory.available": "200Mi", "pid.available": "10"},     // pid: ignored
 	)
 	if err != nil {
 		t.Fatal(err)
