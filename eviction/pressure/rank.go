@@ -1,6 +1,7 @@
 package pressure
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 	"strings"
@@ -168,13 +169,13 @@ func rankKey(s Signal, l Layout, p *Pod, i int, opts RankOptions) Ranked {
 func rankCompare(s Signal) func(a, b Ranked) int {
 	if s.Resource() == ResourcePIDs {
 		return func(a, b Ranked) int {
-			if c := cmpInt(a.Priority, b.Priority); c != 0 {
+			if c := cmp.Compare(a.Priority, b.Priority); c != 0 {
 				return c
 			}
 			if c := cmpTrueFirst(!a.HasStats, !b.HasStats); c != 0 {
 				return c
 			}
-			if c := cmpInt(b.Usage, a.Usage); c != 0 {
+			if c := cmp.Compare(b.Usage, a.Usage); c != 0 {
 				return c
 			}
 			return tieBreak(a.Pod, b.Pod)
@@ -187,10 +188,10 @@ func rankCompare(s Signal) func(a, b Ranked) int {
 		if c := cmpTrueFirst(a.Exceeds, b.Exceeds); c != 0 {
 			return c
 		}
-		if c := cmpInt(a.Priority, b.Priority); c != 0 {
+		if c := cmp.Compare(a.Priority, b.Priority); c != 0 {
 			return c
 		}
-		if c := cmpInt(b.Excess, a.Excess); c != 0 {
+		if c := cmp.Compare(b.Excess, a.Excess); c != 0 {
 			return c
 		}
 		return tieBreak(a.Pod, b.Pod)
@@ -205,16 +206,6 @@ func cmpTrueFirst(a, b bool) int {
 		return -1
 	}
 	return 1
-}
-
-func cmpInt[T int32 | int64](a, b T) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func tieBreak(a, b *Pod) int {
