@@ -128,12 +128,64 @@ func Rank(s Signal, l Layout, pods []Pod, opts RankOptions) ([]Ranked, error) {
 	if !l.valid() {
 		return nil, wrap(ErrInvalidConfig, "layout "+l.String()+" is not single, imagefs or split")
 	}
-	out := make([]Ranked, len(pods))
+	keyed := make([]Ranked, len(pods))
+	keys := make([]sortKey, len(pods))
+	pid := s == SignalPIDAvailable
 	for i := range pods {
-		out[i] = rankKey(s, l, &pods[i], i, opts)
+		keyed[i] = rankKey(s, l, &pods[i], i, opts)
+		keys[i] = packKey(&keyed[i], pid, int32(i))
 	}
-	slices.SortFunc(out, rankCompare(s))
+	slices.SortFunc(keys, func(a, b sortKey) int {
+		if a.k1 != b.k1 {
+			return cmp.Compare(a.k1, b.k1)
+		}
+		if a.k2 != b.k2 {
+			return cmp.Compare(a.k2, b.k2)
+		}
+		return tieBreak(&pods[a.i], &pods[b.i])
+	})
+	out := make([]Ranked, len(pods))
+	for j, k := range keys {
+		out[j] = keyed[k.i]
+	}
 	return out, nil
+}
+
+// sortKey packs a Ranked's comparator chain into two integers, so that the
+// sort compares integers and reaches the name tie-break only on full ties.
+// rankCompare is the same order written field by field.
+type sortKey struct {
+	k1, k2 uint64
+	i      int32
+}
+
+// packKey: for memory and disk, k1 = has stats, not exceeding, priority
+// (each bit group ordered so smaller goes first) and k2 = excess,
+// descending; for pids, k1 = priority then has stats, k2 = usage,
+// descending.
+func packKey(r *Ranked, pid bool, i int32) sortKey {
+	prio := uint64(uint32(r.Priority) ^ 1<<31) // order-preserving
+	desc := func(v int64) uint64 { return ^(uint64(v) ^ 1<<63) }
+	k := sortKey{i: i}
+	if pid {
+		k.k1 = prio << 1
+		if r.HasStats {
+			k.k1 |= 1
+			k.k2 = desc(r.Usage)
+		} else {
+			k.k2 = desc(0)
+		}
+		return k
+	}
+	k.k1 = prio
+	if r.HasStats {
+		k.k1 |= 1 << 62
+	}
+	if !r.Exceeds {
+		k.k1 |= 1 << 61
+	}
+	k.k2 = desc(r.Excess)
+	return k
 }
 
 // rankKey computes what the comparators look at, once per pod.
