@@ -208,3 +208,63 @@ func ExampleReclaimFor() {
 	// imagefs [] logs+local volumes
 	// split [DeleteAllUnusedContainers] rootfs+logs+local volumes
 }
+
+func ExampleSignal() {
+	for _, s := range pressure.Signals() {
+		fmt.Println(s, s.Resource(), s.Condition())
+	}
+	fmt.Println(pressure.Signal("swap.available").Valid())
+	// Output:
+	// memory.available memory MemoryPressure
+	// allocatableMemory.available memory MemoryPressure
+	// pid.available pids PIDPressure
+	// nodefs.available ephemeral-storage DiskPressure
+	// nodefs.inodesFree inodes DiskPressure
+	// imagefs.available ephemeral-storage DiskPressure
+	// imagefs.inodesFree inodes DiskPressure
+	// containerfs.available ephemeral-storage DiskPressure
+	// containerfs.inodesFree inodes DiskPressure
+	// false
+}
+
+func ExampleNewManager() {
+	cfg := pressure.DefaultConfig()
+	cfg.MaxPodGracePeriodSeconds = -1
+	m, err := pressure.NewManager(cfg)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(len(m.Thresholds()), "thresholds with the containerfs copies")
+	for _, w := range m.Warnings() {
+		fmt.Println(w.Reason)
+	}
+	cfg.PressureTransitionPeriod = -time.Second
+	_, err = pressure.NewManager(cfg)
+	fmt.Println(err)
+	// The defaults have no soft nodefs thresholds, so the two soft
+	// containerfs copies are zero-valued, as upstream's.
+	// Output:
+	// 10 thresholds with the containerfs copies
+	// ZeroValuedContainerFsCopy
+	// ZeroValuedContainerFsCopy
+	// NegativeMaxPodGracePeriod
+	// pressure: invalid config: PressureTransitionPeriod -1s must be >= 0
+}
+
+func ExamplePod_Request() {
+	p := pressure.Pod{
+		Containers:     []pressure.Container{{Name: "app", Requests: pressure.Resources{Memory: resource.MustParse("256Mi")}}},
+		InitContainers: []pressure.Container{{Name: "migrate", Requests: pressure.Resources{Memory: resource.MustParse("1Gi")}}},
+		Overhead:       pressure.Resources{Memory: resource.MustParse("64Mi")},
+	}
+	fmt.Println(p.Request(pressure.ResourceMemory)/1000>>20, "Mi")
+	// Output:
+	// 1088 Mi
+}
+
+func ExampleIsEvicted() {
+	fmt.Println(pressure.IsEvicted("Failed", "Evicted"), pressure.IsEvicted("Failed", "Error"))
+	// Output:
+	// true false
+}

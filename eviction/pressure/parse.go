@@ -199,6 +199,7 @@ func parsePercentage(val string) (float32, error) {
 
 type nanError struct{}
 
+// Error says what was refused.
 func (nanError) Error() string { return "NaN is not a percentage" }
 
 var errNaN error = nanError{}
