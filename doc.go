@@ -71,8 +71,13 @@
 // or kill on a sync, the container hash, the crash-loop back-off and the
 // probe worker.
 //
-// The layout in DESIGN.md plans one further package, added when its issue
-// lands: eviction/pressure (kubelet node-pressure eviction).
+// eviction/pressure: the kubelet's node-pressure eviction. The eviction
+// signals and the threshold grammar of --eviction-hard and friends with
+// upstream's defaults and errors, observations from node stats, a
+// synchronous eviction manager (grace and transition periods, minimum
+// reclaim, node-level reclaim by filesystem layout, one pod per cycle with
+// its status and message), the pod ranking per signal, admission under
+// pressure, and what-if plans of how many pods must go.
 //
 // # Rules every package follows
 //

@@ -207,9 +207,9 @@ func rankKey(s Signal, l Layout, p *Pod, i int, opts RankOptions) Ranked {
 		inodes := res == ResourceInodes
 		r.Usage = milliOf(diskUsage(p, r.Parts, inodes))
 		r.Request = p.Request(res) // 0 for inodes
-		sub := p.Request(ResourceEphemeralStorage)
-		if inodes && opts.InodeExcessIgnoresByteRequest {
-			sub = 0
+		sub := r.Request
+		if inodes && !opts.InodeExcessIgnoresByteRequest {
+			sub = p.Request(ResourceEphemeralStorage)
 		}
 		r.Excess = subSat(r.Usage, sub)
 	}
