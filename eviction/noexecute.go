@@ -10,6 +10,8 @@ import (
 
 	"github.com/nodelife/nodelife/internal/enum"
 	"github.com/nodelife/nodelife/taints"
+
+	"github.com/nodelife/nodelife/internal/podorder"
 )
 
 // Anchor says what a pod's tolerationSeconds count from.
@@ -499,11 +501,5 @@ func pack(s string, skip int) uint64 {
 
 // comparePods orders pods by namespace, name and UID.
 func comparePods(a, b *Pod) int {
-	if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
-		return c
-	}
-	if c := strings.Compare(a.Name, b.Name); c != 0 {
-		return c
-	}
-	return strings.Compare(a.UID, b.UID)
+	return podorder.CompareIdentity(a.Namespace, a.Name, a.UID, b.Namespace, b.Name, b.UID)
 }

@@ -341,13 +341,12 @@ func DiskParts(s Signal, l Layout) FsParts {
 		}
 		return all
 	case SignalContainerFsAvailable, SignalContainerFsInodesFree:
-		switch l {
-		case LayoutImageFs:
-			return PartRootfs | PartImages
-		case LayoutSplit:
-			return PartLogs | PartLocalVolumes | PartRootfs
+		// containerfs counts what the filesystem holding the writable
+		// layers counts: imagefs with a dedicated imagefs, else nodefs.
+		if l == LayoutImageFs {
+			return DiskParts(SignalImageFsAvailable, l)
 		}
-		return all
+		return DiskParts(SignalNodeFsAvailable, l)
 	}
 	return 0
 }

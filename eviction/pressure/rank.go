@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/nodelife/nodelife/internal/podorder"
 )
 
 // Ranked is one pod's place in an eviction ranking, with what put it there.
@@ -260,12 +262,8 @@ func cmpTrueFirst(a, b bool) int {
 	return 1
 }
 
+// tieBreak orders pods that tie on every comparator by namespace, name
+// and UID.
 func tieBreak(a, b *Pod) int {
-	if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
-		return c
-	}
-	if c := strings.Compare(a.Name, b.Name); c != 0 {
-		return c
-	}
-	return strings.Compare(a.UID, b.UID)
+	return podorder.CompareIdentity(a.Namespace, a.Name, a.UID, b.Namespace, b.Name, b.UID)
 }

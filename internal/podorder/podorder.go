@@ -1,6 +1,8 @@
-// Package podorder holds the order in which the control plane force
-// deletes pods, shared by the pod GC (package gc) and the out-of-service
-// planner (package shutdown), whose pod types differ.
+// Package podorder holds the pod orders two or more packages share: the
+// order in which the control plane force deletes pods (the pod GC of
+// package gc and the out-of-service planner of package shutdown), and the
+// namespace/name/UID tie-break that makes the eviction orders of packages
+// eviction and eviction/pressure total.
 package podorder
 
 import (
@@ -37,4 +39,15 @@ func Compare(a, b Key) int {
 		return c
 	}
 	return strings.Compare(a.UID, b.UID)
+}
+
+// CompareIdentity orders two pods by namespace, then name, then UID.
+func CompareIdentity(aNamespace, aName, aUID, bNamespace, bName, bUID string) int {
+	if c := strings.Compare(aNamespace, bNamespace); c != 0 {
+		return c
+	}
+	if c := strings.Compare(aName, bName); c != 0 {
+		return c
+	}
+	return strings.Compare(aUID, bUID)
 }

@@ -27,3 +27,19 @@ func TestCompare(t *testing.T) {
 		t.Errorf("got %v, want %v", got, want)
 	}
 }
+
+func TestCompareIdentity(t *testing.T) {
+	for _, tc := range []struct {
+		a, b [3]string
+		want int
+	}{
+		{[3]string{"a", "z", "z"}, [3]string{"b", "a", "a"}, -1},
+		{[3]string{"a", "b", "a"}, [3]string{"a", "a", "z"}, 1},
+		{[3]string{"a", "a", "1"}, [3]string{"a", "a", "2"}, -1},
+		{[3]string{"a", "a", "1"}, [3]string{"a", "a", "1"}, 0},
+	} {
+		if got := CompareIdentity(tc.a[0], tc.a[1], tc.a[2], tc.b[0], tc.b[1], tc.b[2]); got != tc.want {
+			t.Errorf("%v %v: %d", tc.a, tc.b, got)
+		}
+	}
+}
