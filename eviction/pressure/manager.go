@@ -380,7 +380,7 @@ func (m *Manager) Step(obs Observations, pods []Pod, now time.Time) Result {
 		}
 	}
 	for _, i := range st.Actionable {
-		if i >= len(m.thresholds) || isMet[i] {
+		if i < 0 || i >= len(m.thresholds) || isMet[i] { // a restored state may hold any index
 			continue
 		}
 		if o, ok := obs[m.thresholds[i].Signal]; ok && m.thresholds[i].met(o, true) {

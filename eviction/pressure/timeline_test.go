@@ -240,3 +240,14 @@ func TestSoftGrace(t *testing.T) {
 		}
 	}
 }
+
+// TestSetStateOutOfRange: a restored state with indexes the manager does
+// not have is ignored, not a panic.
+func TestSetStateOutOfRange(t *testing.T) {
+	m, _ := NewManager(DefaultConfig())
+	m.SetState(State{Actionable: []int{-1, 99}, FirstObserved: map[int]time.Time{-5: t0}})
+	r := m.Step(Observations{SignalMemoryAvailable: {Available: gi, Capacity: 4 * gi}}, nil, t0)
+	if len(r.Met) != 0 || r.Decision.Kind != DecideNothing {
+		t.Fatalf("%+v", r)
+	}
+}
