@@ -223,14 +223,22 @@ func TestPropertyRankOrder(t *testing.T) {
 				t.Fatalf("position %d: naive %s, Rank %s\nnaive %v\nrank  %v", i, naive[i].UID, got[i].Pod.UID, naive, uids(got))
 			}
 		}
-		cmpf := rankCompare(s)
-		for i := range got {
-			if cmpf(got[i], got[i]) != 0 {
+		// The sort's comparator is a strict weak order (total here, UIDs
+		// being unique): irreflexive, antisymmetric, and consistent with
+		// the sorted result, which with pairwise checks implies
+		// transitivity over the sorted sequence.
+		order := keyOrder(pods)
+		keys := make([]sortKey, len(got))
+		for i, r := range got {
+			keys[i] = packKey(&got[i], s == SignalPIDAvailable, int32(r.Index))
+		}
+		for i := range keys {
+			if order(keys[i], keys[i]) != 0 {
 				t.Fatalf("not irreflexive at %d", i)
 			}
-			for j := range got {
-				c1, c2 := cmpf(got[i], got[j]), cmpf(got[j], got[i])
-				if (c1 < 0) != (c2 > 0) || (i < j && c1 > 0) {
+			for j := range keys {
+				c1, c2 := order(keys[i], keys[j]), order(keys[j], keys[i])
+				if (c1 < 0) != (c2 > 0) || (i < j && c1 >= 0) {
 					t.Fatalf("order broken between %d and %d: %d %d", i, j, c1, c2)
 				}
 			}

@@ -137,15 +137,7 @@ func Rank(s Signal, l Layout, pods []Pod, opts RankOptions) ([]Ranked, error) {
 		keyed[i] = rankKey(s, l, &pods[i], i, opts)
 		keys[i] = packKey(&keyed[i], pid, int32(i))
 	}
-	slices.SortFunc(keys, func(a, b sortKey) int {
-		if a.k1 != b.k1 {
-			return cmp.Compare(a.k1, b.k1)
-		}
-		if a.k2 != b.k2 {
-			return cmp.Compare(a.k2, b.k2)
-		}
-		return tieBreak(&pods[a.i], &pods[b.i])
-	})
+	slices.SortFunc(keys, keyOrder(pods))
 	out := make([]Ranked, len(pods))
 	for j, k := range keys {
 		out[j] = keyed[k.i]
@@ -155,7 +147,6 @@ func Rank(s Signal, l Layout, pods []Pod, opts RankOptions) ([]Ranked, error) {
 
 // sortKey packs a Ranked's comparator chain into two integers, so that the
 // sort compares integers and reaches the name tie-break only on full ties.
-// rankCompare is the same order written field by field.
 type sortKey struct {
 	k1, k2 uint64
 	i      int32
@@ -219,36 +210,17 @@ func rankKey(s Signal, l Layout, p *Pod, i int, opts RankOptions) Ranked {
 	return r
 }
 
-// rankCompare returns the comparator chain for the signal's resource.
-func rankCompare(s Signal) func(a, b Ranked) int {
-	if s.Resource() == ResourcePIDs {
-		return func(a, b Ranked) int {
-			if c := cmp.Compare(a.Priority, b.Priority); c != 0 {
-				return c
-			}
-			if c := cmpTrueFirst(!a.HasStats, !b.HasStats); c != 0 {
-				return c
-			}
-			if c := cmp.Compare(b.Usage, a.Usage); c != 0 {
-				return c
-			}
-			return tieBreak(a.Pod, b.Pod)
+// keyOrder is the ranking order over packed keys of pods: the comparator
+// chain, then namespace, name and UID.
+func keyOrder(pods []Pod) func(a, b sortKey) int {
+	return func(a, b sortKey) int {
+		if a.k1 != b.k1 {
+			return cmp.Compare(a.k1, b.k1)
 		}
-	}
-	return func(a, b Ranked) int {
-		if c := cmpTrueFirst(!a.HasStats, !b.HasStats); c != 0 {
-			return c
+		if a.k2 != b.k2 {
+			return cmp.Compare(a.k2, b.k2)
 		}
-		if c := cmpTrueFirst(a.Exceeds, b.Exceeds); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.Priority, b.Priority); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(b.Excess, a.Excess); c != 0 {
-			return c
-		}
-		return tieBreak(a.Pod, b.Pod)
+		return tieBreak(&pods[a.i], &pods[b.i])
 	}
 }
 
