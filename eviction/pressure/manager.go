@@ -2,6 +2,7 @@ package pressure
 
 import (
 	"errors"
+	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -122,8 +123,8 @@ type ReclaimKind int
 
 const (
 	// ReclaimContainers deletes every dead container and sandbox
-	// (containerGC.DeleteAllUnusedContainers; see gc.PlanContainers with
-	// all-unused semantics).
+	// (containerGC.DeleteAllUnusedContainers; gc.PlanContainers with
+	// ContainerGCInput.EvictNonDeletedPods set).
 	ReclaimContainers ReclaimKind = iota
 	// ReclaimImages deletes every unused image
 	// (imageGC.DeleteUnusedImages; see gc.PlanUnusedImages).
@@ -196,21 +197,20 @@ type State struct {
 
 func (s State) clone() State {
 	out := s
-	out.FirstObserved = make(map[int]time.Time, len(s.FirstObserved))
-	for k, v := range s.FirstObserved {
-		out.FirstObserved[k] = v
-	}
-	out.ConditionLastObserved = make(map[conditions.Type]time.Time, len(s.ConditionLastObserved))
-	for k, v := range s.ConditionLastObserved {
-		out.ConditionLastObserved[k] = v
-	}
+	out.FirstObserved = cloneMap(s.FirstObserved)
+	out.ConditionLastObserved = cloneMap(s.ConditionLastObserved)
+	out.LastObservations = cloneMap(s.LastObservations)
 	out.Actionable = slices.Clone(s.Actionable)
 	out.Conditions = slices.Clone(s.Conditions)
-	out.LastObservations = make(Observations, len(s.LastObservations))
-	for k, v := range s.LastObservations {
-		out.LastObservations[k] = v
-	}
 	return out
+}
+
+// cloneMap copies m; the copy is never nil, so the step can write to it.
+func cloneMap[M ~map[K]V, K comparable, V any](m M) M {
+	if m == nil {
+		return M{}
+	}
+	return maps.Clone(m)
 }
 
 // Manager is the kubelet's eviction manager as a synchronous state
@@ -233,7 +233,7 @@ func NewManager(cfg Config) (*Manager, error) {
 	ths, warnings := UpdateContainerFsThresholds(cfg.Thresholds, cfg.Layout)
 	cfg.Thresholds = slices.Clone(cfg.Thresholds)
 	m := &Manager{cfg: cfg, thresholds: ths, warnings: append(warnings, cfg.Warnings()...)}
-	m.state = State{FirstObserved: map[int]time.Time{}, ConditionLastObserved: map[conditions.Type]time.Time{}, LastObservations: Observations{}}
+	m.state = State{}.clone()
 	return m, nil
 }
 
@@ -316,9 +316,27 @@ type Decision struct {
 	LocalStorage []Eviction
 	// Ranked is the ranking the eviction was chosen from.
 	Ranked []Ranked
+	// Reason says why, as one of the Decision* constants.
+	Reason string
 	// Message says what was decided, in a sentence.
 	Message string
 }
+
+// Decision reasons.
+const (
+	// DecisionNoPressure: no actionable threshold has a fresh observation.
+	DecisionNoPressure = "NoResourcesStarved"
+	// DecisionLocalStorageLimits: pods over local storage limits go.
+	DecisionLocalStorageLimits = "LocalStorageLimitsExceeded"
+	// DecisionReclaimFirst: node-level reclaim first, then maybe Evict.
+	DecisionReclaimFirst = "ReclaimNodeResourcesFirst"
+	// DecisionEvictPod: a pod must be evicted.
+	DecisionEvictPod = "EvictPod"
+	// DecisionNoActivePods: a threshold is acted on but no pod is active.
+	DecisionNoActivePods = "NoActivePods"
+	// DecisionAllPodsCritical: every active pod is critical.
+	DecisionAllPodsCritical = "AllPodsCritical"
+)
 
 // Result is the outcome of one step.
 type Result struct {
@@ -434,23 +452,20 @@ func (m *Manager) Step(obs Observations, pods []Pod, now time.Time) Result {
 			fresh = append(fresh, t)
 		}
 	}
-	st.LastObservations = make(Observations, len(obs))
-	for k, v := range obs {
-		st.LastObservations[k] = v
-	}
+	st.LastObservations = cloneMap(obs)
 	m.state = st
 
 	// 5. local storage.
 	if m.cfg.LocalStorageCapacityIsolation {
 		if ev := m.localStorageEvictions(pods); len(ev) > 0 {
 			res.Decision = Decision{Kind: DecideLocalStorage, LocalStorage: ev,
-				Message: strconv.Itoa(len(ev)) + " pod(s) over their local storage limits are evicted"}
+				Reason: DecisionLocalStorageLimits, Message: strconv.Itoa(len(ev)) + " pod(s) over their local storage limits are evicted"}
 			res.Next = now.Add(PodCleanupTimeout)
 			return res
 		}
 	}
 	if len(fresh) == 0 {
-		res.Decision.Message = "no resources are starved"
+		res.Decision.Reason, res.Decision.Message = DecisionNoPressure, "no resources are starved"
 		return res
 	}
 
@@ -474,13 +489,13 @@ func (m *Manager) Step(obs Observations, pods []Pod, now time.Time) Result {
 	}
 	switch {
 	case len(pods) == 0:
-		d.Message = "eviction thresholds have been met, but no pods are active to evict"
+		d.Reason, d.Message = DecisionNoActivePods, "eviction thresholds have been met, but no pods are active to evict"
 	case d.Evict == nil:
-		d.Message = "unable to evict any pods from the node: every active pod is critical"
+		d.Reason, d.Message = DecisionAllPodsCritical, "unable to evict any pods from the node: every active pod is critical"
 	default:
-		d.Message = "must evict pod " + d.Evict.Pod.String() + " to reclaim " + string(r)
+		d.Reason, d.Message = DecisionEvictPod, "must evict pod "+d.Evict.Pod.String()+" to reclaim "+string(r)
 		if d.Kind == DecideReclaim {
-			d.Message = "reclaim " + string(r) + " at node level first; if that is not enough, evict pod " + d.Evict.Pod.String()
+			d.Reason, d.Message = DecisionReclaimFirst, "reclaim "+string(r)+" at node level first; if that is not enough, evict pod "+d.Evict.Pod.String()
 		}
 		res.Next = now.Add(PodCleanupTimeout)
 	}

@@ -168,7 +168,7 @@ func TestLocalStorageEviction(t *testing.T) {
 		`podlimit: Pod ephemeral local storage usage exceeds the total limit of containers 1536Mi. `,
 		`rootfs: Container a exceeded its local ephemeral storage limit "1Gi". `,
 	}
-	if r.Decision.Kind != DecideLocalStorage || !cmp.Equal(want, got) {
+	if r.Decision.Kind != DecideLocalStorage || r.Decision.Reason != DecisionLocalStorageLimits || !cmp.Equal(want, got) {
 		t.Fatalf("%v\n%s", r.Decision.Kind, cmp.Diff(want, got))
 	}
 	// With a dedicated imagefs the rootfs is not counted (kubernetes#139339).

@@ -191,3 +191,11 @@ func TestIsCritical(t *testing.T) {
 		}
 	}
 }
+
+func TestFormatMilli(t *testing.T) {
+	for m, want := range map[int64]string{0: "0", 1500: "1.5", 2000: "2", -1500: "-1.5", -500: "-0.5", -2000: "-2", 1: "0.001", 120: "0.12"} {
+		if got := formatMilli(m); got != want {
+			t.Errorf("%d: %q, want %q", m, got, want)
+		}
+	}
+}

@@ -175,7 +175,11 @@ func TestStepActingOrder(t *testing.T) {
 		}
 		r := m.Step(tc.obs, pods, t0)
 		d := r.Decision
-		if d.Kind != tc.kind || d.Threshold.Signal != tc.signal || len(d.Reclaim) != tc.reclaim || d.Evict == nil || d.Evict.Pod.Name != "a" {
+		wantReason := DecisionEvictPod
+		if tc.kind == DecideReclaim {
+			wantReason = DecisionReclaimFirst
+		}
+		if d.Kind != tc.kind || d.Reason != wantReason || d.Threshold.Signal != tc.signal || len(d.Reclaim) != tc.reclaim || d.Evict == nil || d.Evict.Pod.Name != "a" {
 			t.Errorf("%s: %+v", tc.layout, d)
 		}
 		if r.NodeEvent == nil || r.NodeEvent.Message != "Attempting to reclaim "+string(tc.signal.Resource()) {
@@ -199,11 +203,11 @@ func TestStepNoEvictablePod(t *testing.T) {
 	obs := Observations{SignalMemoryAvailable: {Available: mi, Capacity: 4 * gi}}
 	crit := memPod("c", CriticalPodPriority, "", gi)
 	r := m.Step(obs, []Pod{crit}, t0)
-	if r.Decision.Kind != DecideNothing || r.Decision.Evict != nil || r.Decision.Message != "unable to evict any pods from the node: every active pod is critical" {
+	if r.Decision.Kind != DecideNothing || r.Decision.Evict != nil || r.Decision.Reason != DecisionAllPodsCritical || r.Decision.Message != "unable to evict any pods from the node: every active pod is critical" {
 		t.Fatalf("%+v", r.Decision)
 	}
 	r = m.Step(obs, nil, t0.Add(time.Second))
-	if r.Decision.Kind != DecideNothing || r.Decision.Message != "eviction thresholds have been met, but no pods are active to evict" {
+	if r.Decision.Kind != DecideNothing || r.Decision.Reason != DecisionNoActivePods || r.Decision.Message != "eviction thresholds have been met, but no pods are active to evict" {
 		t.Fatalf("%+v", r.Decision)
 	}
 }
