@@ -62,6 +62,15 @@ func TestConfigValidateAndWarnings(t *testing.T) {
 	if _, err := NewManager(bad); err == nil {
 		t.Fatal("NewManager accepted an invalid config")
 	}
+	// The parser puts no upper bound on a minimum reclaim percentage, so
+	// neither does Validate (found by FuzzThresholdGrammar).
+	ths, err := Settings{EvictionHard: map[string]string{"nodefs.available": "10%"}, EvictionMinimumReclaim: map[string]string{"nodefs.available": "150%"}}.Parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (Config{Thresholds: ths}).Validate(); err != nil {
+		t.Fatal(err)
+	}
 	split := Config{Layout: LayoutSplit, DisableSeparateDiskGC: true}
 	if _, err := NewManager(split); !errors.Is(err, ErrSplitWithoutSeparateDiskGC) {
 		t.Fatal(err)

@@ -106,14 +106,16 @@ func checkValue(v ThresholdValue, reclaim bool) string {
 		}
 		return ""
 	}
+	// A minimum reclaim percentage has no upper bound; a threshold's is at
+	// most 100%.
 	p := v.Percentage
 	switch {
 	case p != p:
 		return "percentage is NaN"
-	case p < 0 || p > 1:
-		return "percentage must be between 0% and 100%"
-	case reclaim && p == 0:
+	case reclaim && p <= 0:
 		return "percentage must be positive"
+	case p < 0 || (!reclaim && p > 1):
+		return "percentage must be between 0% and 100%"
 	}
 	return ""
 }
