@@ -1,0 +1,54 @@
+package scenario
+
+import (
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/nodelife/nodelife/cgroup"
+)
+
+// Cgroup works out what the kubelet writes for a Burstable pod (250m/1Gi
+// requested, 500m/2Gi limit) on a cgroup v2 node with 40Gi of memory and
+// 5Gi of swap: the pod cgroup's name under the cgroupfs and systemd
+// drivers, its cpu.weight under both shares-to-weight formulas, cpu.max,
+// memory.max, MemoryQoS's memory.high, and the swap limit LimitedSwap
+// grants.
+func Cgroup(Options) (Report, error) {
+	r := Report{Name: "cgroup", Title: "a Burstable pod (250m/1Gi requested, 500m/2Gi limit) on a cgroup v2 node with 40Gi of memory and 5Gi of swap"}
+	q := resource.MustParse
+	app := cgroup.Container{Name: "app", Resources: cgroup.Resources{
+		Requests: cgroup.ResourceList{cgroup.ResourceCPU: q("250m"), cgroup.ResourceMemory: q("1Gi")},
+		Limits:   cgroup.ResourceList{cgroup.ResourceCPU: q("500m"), cgroup.ResourceMemory: q("2Gi")},
+	}}
+	p := cgroup.Pod{UID: "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0", Containers: []cgroup.Container{app}}
+	class := cgroup.PodQOS(p, cgroup.QOSOptions{})
+	root, err := cgroup.NodeAllocatableRoot("/", true)
+	if err != nil {
+		return r, err
+	}
+	name, err := cgroup.PodName(root, class, p.UID)
+	if err != nil {
+		return r, err
+	}
+	for _, d := range []cgroup.Driver{cgroup.DriverCgroupfs, cgroup.DriverSystemd} {
+		path, err := d.Path(name)
+		if err != nil {
+			return r, err
+		}
+		r.fact("path", string(d), "", "%-8s %s", d, path)
+	}
+	memQoS := cgroup.DefaultMemoryQoSConfig()
+	rc := cgroup.ResourceConfigForPod(p, cgroup.PodConfigOptions{CPUPeriod: uint64(cgroup.QuotaPeriod), MemoryQoS: &memQoS})
+	shares := *rc.CPUShares
+	r.fact("values", "pod", string(class), "QoS %s: cpu.shares %d -> cpu.weight %d (kubelet, linear; %d under runc 1.3.2+), cpu.max %q, memory.max %d",
+		class, shares, cgroup.WeightLinear.Weight(shares), cgroup.WeightQuadratic.Weight(shares),
+		cgroup.FormatCPUMax(*rc.CPUQuota, int64(*rc.CPUPeriod)), *rc.Memory)
+	mv := memQoS.Container(class, app.Resources.Requests.Memory(), app.Resources.Limits.Memory(), 0)
+	r.fact("values", "app", "", "MemoryQoS: memory.high %d (request + 0.9 x (limit - request), whole 4KiB pages)", mv.High)
+	swap, err := cgroup.ContainerSwap(p, app, cgroup.SwapConfig{Behavior: cgroup.LimitedSwap, Version: cgroup.V2, Controller: true,
+		NodeMemory: 40 << 30, NodeSwap: 5 << 30}, cgroup.QOSOptions{})
+	if err != nil {
+		return r, err
+	}
+	r.fact("swap", "app", swap.Reason.String(), "swap: %s, memory.swap.max %s", swap.Reason, swap.SwapMax)
+	return r, nil
+}

@@ -1,0 +1,38 @@
+// Package sim is a discrete-event simulation of the node lifecycle: the
+// piece a research scheduler or a policy test suite would vendor to see
+// how nodelife's decisions play out over time across a whole cluster.
+//
+// It composes the packages the way the kubelet and the node lifecycle
+// controller do, on a virtual clock:
+//
+//   - every node runs a kubelet heartbeat (lease.Heartbeat) that renews its
+//     Lease every 10s (with jitter when seeded) and posts Ready
+//     (conditions.SetKubeletConditions) when the API server's copy is not
+//     True;
+//   - every 5s the controller runs a monitor pass (conditions.Monitor), the
+//     condition taints (taints.ReconcileConditionTaints), the NoExecute
+//     tainter (eviction.NoExecuteTainter.Observe) and the zone disruption
+//     planner (eviction.Config.PlanDisruption), in upstream's order;
+//   - every 100ms while nodes are queued, the rate-limited tainting pass
+//     (NoExecuteTainter.Pass);
+//   - whenever a node's NoExecute taints change, its pods are re-planned
+//     (eviction.NoExecuteConfig.PlanNode) and evicted when their
+//     tolerationSeconds run out, or spared when the taint goes first.
+//
+// Outages cut a zone's nodes (or the first few of them) off from the API
+// server for a window of time. Nothing reads a real clock or starts a
+// goroutine; the event queue is ordered by (time, sequence), and the only
+// randomness comes from Config.Seed, so a run is a pure function of its
+// Config: the same Config gives the same Result, byte for byte.
+//
+// # Usage
+//
+//	res, err := sim.Run(sim.Config{Zones: 3, NodesPerZone: 50,
+//		Outages: []sim.Outage{{Zone: "b", From: time.Minute, To: 10 * time.Minute}}})
+//	for _, e := range res.Events { fmt.Println(e.At, e.Kind, e.Object, e.Message) }
+//	svg := res.SVG() // a timeline of node states and evictions per zone
+//
+// The command in examples/simulate runs it from the command line:
+//
+//	go run ./examples/simulate --nodes 5000 --seed 7 --svg timeline.svg
+package sim

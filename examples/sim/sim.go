@@ -1,0 +1,718 @@
+package sim
+
+import (
+	"container/heap"
+	"errors"
+	"fmt"
+	"math/rand"
+	"strconv"
+	"time"
+
+	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/eviction"
+	"github.com/nodelife/nodelife/lease"
+	"github.com/nodelife/nodelife/taints"
+)
+
+// DefaultStart is the virtual wall-clock time a run starts at when
+// Config.Start is zero.
+var DefaultStart = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// Outage cuts nodes off from the API server: their heartbeats and status
+// posts fail from From to To (times since the start).
+type Outage struct {
+	// Zone is the zone's name: "a", "b", ...
+	Zone string
+	// Nodes is how many of the zone's nodes are cut off, counting from its
+	// first; 0 means all of them.
+	Nodes int
+	// From and To bound the outage; To 0 means it lasts to the end.
+	From, To time.Duration
+}
+
+// Config describes a simulated cluster. The zero value is a valid
+// three-zone cluster of 150 nodes, simulated for 15 minutes with upstream
+// defaults and no outage.
+type Config struct {
+	// Zones is the number of zones, named "a", "b", ... (1 to 26; 0 means 3).
+	Zones int
+	// NodesPerZone is the number of nodes in each zone (0 means 50).
+	NodesPerZone int
+	// PodsPerNode is the number of pods on each node (0 means 2; negative
+	// means none).
+	PodsPerNode int
+	// Duration is the simulated time (0 means 15 minutes; at most 24h).
+	Duration time.Duration
+	// Start is the virtual wall-clock time of the start (zero means
+	// DefaultStart).
+	Start time.Time
+	// Seed seeds every random choice: kubelet start offsets within the
+	// first renew interval and the heartbeats' jitter. 0 means none at all:
+	// every kubelet starts at once and renews exactly every 10s.
+	Seed int64
+	// Outages are the connectivity losses to simulate.
+	Outages []Outage
+	// Monitor configures the node health monitor (nil means
+	// conditions.DefaultMonitorConfig).
+	Monitor *conditions.MonitorConfig
+	// Eviction configures zone rates and disruption modes (nil means
+	// eviction.DefaultConfig).
+	Eviction *eviction.Config
+	// NoExecute configures the taint eviction planner (zero value:
+	// upstream).
+	NoExecute eviction.NoExecuteConfig
+	// TolerationSeconds is how long pods tolerate the not-ready and
+	// unreachable NoExecute taints (0 means 300, the DefaultTolerationSeconds
+	// admission plugin's default; negative means forever).
+	TolerationSeconds int64
+	// SampleEvery is the timeline's resolution (0 means 10s).
+	SampleEvery time.Duration
+	// Progress, when set, is called about once per simulated minute with
+	// the simulated time done and the total.
+	Progress func(done, total time.Duration)
+}
+
+// Event is something the simulated controllers did.
+type Event struct {
+	// At is the time since the start.
+	At time.Duration
+	// Kind is one of "outage", "reconnect", "unknown", "ready", "noschedule",
+	// "zone", "taint", "untaint", "evict", "cancel".
+	Kind string
+	// Zone is the zone's name.
+	Zone string
+	// Object is the node, pod or zone the event is about.
+	Object string
+	// Reason is the machine-readable reason nodelife returned.
+	Reason string
+	// Message is a sentence for people.
+	Message string
+}
+
+// ZoneSample is one zone at one point of the timeline.
+type ZoneSample struct {
+	// Zone is the zone's name.
+	Zone string
+	// Ready, NotReady and Unknown count nodes by the API server's Ready
+	// status (no condition counts as Unknown).
+	Ready, NotReady, Unknown int
+	// Tainted counts nodes with a not-ready or unreachable NoExecute taint.
+	Tainted int
+	// Evicted counts the zone's pods evicted so far.
+	Evicted int
+	// State is the zone's disruption state after the last monitor pass.
+	State eviction.ZoneState
+}
+
+// Sample is the cluster at one point of the timeline.
+type Sample struct {
+	At    time.Duration
+	Zones []ZoneSample
+}
+
+// Totals sum a run up.
+type Totals struct {
+	Nodes, Pods                 int
+	Evicted, Tainted, Cancelled int
+	Heartbeats, MonitorPasses   int
+	TaintPasses, QueueEvents    int
+}
+
+// Result is a finished run.
+type Result struct {
+	// Zones are the zone names, in order.
+	Zones []string
+	// Duration is the simulated time.
+	Duration time.Duration
+	// PodsPerZone is the number of pods in each zone at the start.
+	PodsPerZone int
+	// NodesPerZone is the number of nodes in each zone.
+	NodesPerZone int
+	// Events are in the order they happened.
+	Events []Event
+	// Timeline samples the cluster every Config.SampleEvery, from 0 to
+	// Duration.
+	Timeline []Sample
+	// Totals sum the run up.
+	Totals Totals
+}
+
+// ErrInvalidConfig is wrapped by every configuration error.
+var ErrInvalidConfig = errors.New("sim: invalid config")
+
+// withDefaults fills in the zero fields.
+func (c Config) withDefaults() Config {
+	if c.Zones == 0 {
+		c.Zones = 3
+	}
+	if c.NodesPerZone == 0 {
+		c.NodesPerZone = 50
+	}
+	if c.PodsPerNode == 0 {
+		c.PodsPerNode = 2
+	} else if c.PodsPerNode < 0 {
+		c.PodsPerNode = 0
+	}
+	if c.Duration == 0 {
+		c.Duration = 15 * time.Minute
+	}
+	if c.Start.IsZero() {
+		c.Start = DefaultStart
+	}
+	if c.Monitor == nil {
+		m := conditions.DefaultMonitorConfig()
+		c.Monitor = &m
+	}
+	if c.Eviction == nil {
+		e := eviction.DefaultConfig()
+		c.Eviction = &e
+	}
+	if c.TolerationSeconds == 0 {
+		c.TolerationSeconds = taints.DefaultTolerationSeconds
+	}
+	if c.SampleEvery == 0 {
+		c.SampleEvery = 10 * time.Second
+	}
+	return c
+}
+
+// MaxNodes bounds the cluster size a run accepts.
+const MaxNodes = 1_000_000
+
+// Validate returns every problem of the configuration, joined, each naming
+// the field and its value.
+func (c Config) Validate() error {
+	c = c.withDefaults()
+	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrInvalidConfig}, args...)...))
+	}
+	if c.Zones < 1 || c.Zones > 26 {
+		bad("Zones %d is not in [1, 26]", c.Zones)
+	}
+	if c.NodesPerZone < 1 {
+		bad("NodesPerZone %d is not positive", c.NodesPerZone)
+	} else if c.Zones >= 1 && c.Zones <= 26 && c.NodesPerZone > MaxNodes/c.Zones {
+		bad("Zones x NodesPerZone %d x %d is above %d nodes", c.Zones, c.NodesPerZone, MaxNodes)
+	}
+	if c.PodsPerNode > 1000 {
+		bad("PodsPerNode %d is above 1000", c.PodsPerNode)
+	}
+	if c.Duration < 0 || c.Duration > 24*time.Hour {
+		bad("Duration %v is not in (0, 24h]", c.Duration)
+	}
+	if c.SampleEvery < 0 || (c.SampleEvery > 0 && c.SampleEvery < time.Second) {
+		bad("SampleEvery %v is below 1s", c.SampleEvery)
+	}
+	for i, o := range c.Outages {
+		if len(o.Zone) != 1 || o.Zone[0] < 'a' || int(o.Zone[0]-'a') >= c.Zones {
+			bad("Outages[%d].Zone %q is not one of the %d zones", i, o.Zone, c.Zones)
+		}
+		if o.Nodes < 0 || o.Nodes > c.NodesPerZone {
+			bad("Outages[%d].Nodes %d is not in [0, %d]", i, o.Nodes, c.NodesPerZone)
+		}
+		if o.From < 0 {
+			bad("Outages[%d].From %v is negative", i, o.From)
+		}
+		if o.To != 0 && o.To <= o.From {
+			bad("Outages[%d].To %v is not after From %v", i, o.To, o.From)
+		}
+	}
+	if err := c.Monitor.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("%w: Monitor: %w", ErrInvalidConfig, err))
+	}
+	if err := c.Eviction.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("%w: Eviction: %w", ErrInvalidConfig, err))
+	}
+	if err := c.NoExecute.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("%w: NoExecute: %w", ErrInvalidConfig, err))
+	}
+	return errors.Join(errs...)
+}
+
+// The kinds of queued events, in the order same-time events run.
+const (
+	evOutage = iota
+	evHeartbeat
+	evMonitor
+	evTaintPass
+	evEvict
+	evSample
+)
+
+type item struct {
+	at   time.Time
+	seq  uint64
+	kind uint8
+	idx  int32
+}
+
+type queue []item
+
+func (q queue) Len() int { return len(q) }
+func (q queue) Less(i, j int) bool {
+	if !q[i].at.Equal(q[j].at) {
+		return q[i].at.Before(q[j].at)
+	}
+	return q[i].seq < q[j].seq
+}
+func (q queue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *queue) Push(x any)   { *q = append(*q, x.(item)) }
+func (q *queue) Pop() any {
+	old := *q
+	it := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return it
+}
+
+type node struct {
+	name, zone string // zone is the zone key
+	zi         int
+	hb         *lease.Heartbeat
+	lease      *lease.Lease
+	conds      []conditions.Condition
+	taints     []taints.Taint
+	pods       []int
+	scheduled  map[string]eviction.Scheduled
+}
+
+type pod struct {
+	node    int
+	p       eviction.Pod
+	evicted bool
+}
+
+type run struct {
+	cfg      Config
+	end      time.Time
+	q        queue
+	seq      uint64
+	nodes    []node
+	pods     []pod
+	index    map[string]int
+	zones    []string // names
+	zoneKeys []string
+	cut      [][2]time.Time // per node: outage window (zero: none)
+	monitor  *conditions.Monitor
+	tainter  *eviction.NoExecuteTainter
+	prev     map[string]eviction.ZoneStatus
+	states   []eviction.ZoneState
+	evicted  []int
+	passAt   time.Time
+	res      Result
+	cn       []conditions.Node
+	zn       []eviction.ZoneNode
+}
+
+// Run simulates cfg and returns what happened.
+func Run(cfg Config) (Result, error) {
+	if err := cfg.Validate(); err != nil {
+		return Result{}, err
+	}
+	cfg = cfg.withDefaults()
+	r := &run{cfg: cfg, end: cfg.Start.Add(cfg.Duration), index: map[string]int{}}
+	var err error
+	if r.monitor, err = conditions.NewMonitor(*cfg.Monitor); err != nil {
+		return Result{}, err
+	}
+	if r.tainter, err = eviction.NewNoExecuteTainter(*cfg.Eviction, eviction.QueueOptions{}); err != nil {
+		return Result{}, err
+	}
+	var rnd *rand.Rand
+	if cfg.Seed != 0 {
+		rnd = rand.New(rand.NewSource(cfg.Seed))
+	}
+	width := len(strconv.Itoa(cfg.NodesPerZone - 1))
+	if width < 2 {
+		width = 2
+	}
+	var tols []taints.Toleration
+	if cfg.TolerationSeconds > 0 {
+		tols = taints.WithDefaultTolerationSeconds(nil, cfg.TolerationSeconds, cfg.TolerationSeconds)
+	} else {
+		for _, key := range []string{taints.TaintNodeNotReady, taints.TaintNodeUnreachable} {
+			tols = append(tols, taints.Toleration{Key: key, Operator: taints.TolerationOpExists, Effect: taints.TaintEffectNoExecute})
+		}
+	}
+	for z := 0; z < cfg.Zones; z++ {
+		name := string(rune('a' + z))
+		r.zones = append(r.zones, name)
+		r.zoneKeys = append(r.zoneKeys, eviction.ZoneKey(map[string]string{eviction.LabelTopologyRegion: "sim", eviction.LabelTopologyZone: name}))
+	}
+	r.states = make([]eviction.ZoneState, cfg.Zones)
+	r.evicted = make([]int, cfg.Zones)
+	for z := range r.zones {
+		for i := 0; i < cfg.NodesPerZone; i++ {
+			n := node{name: fmt.Sprintf("%s-%0*d", r.zones[z], width, i), zone: r.zoneKeys[z], zi: z}
+			hc := lease.DefaultHeartbeatConfig(n.name)
+			if rnd != nil {
+				hc.Rand = rnd.Float64
+			}
+			if n.hb, err = lease.NewHeartbeat(hc); err != nil {
+				return Result{}, err
+			}
+			idx := len(r.nodes)
+			for k := 0; k < cfg.PodsPerNode; k++ {
+				pi := len(r.pods)
+				r.pods = append(r.pods, pod{node: idx, p: eviction.Pod{Namespace: "shop", Name: fmt.Sprintf("%s-%d", n.name, k), UID: strconv.Itoa(pi), Tolerations: tols}})
+				n.pods = append(n.pods, pi)
+			}
+			r.index[n.name] = idx
+			r.nodes = append(r.nodes, n)
+			var w [2]time.Time
+			for _, o := range cfg.Outages {
+				if o.Zone == r.zones[z] && (o.Nodes == 0 || i < o.Nodes) {
+					w[0] = cfg.Start.Add(o.From)
+					if o.To != 0 {
+						w[1] = cfg.Start.Add(o.To)
+					}
+				}
+			}
+			r.cut = append(r.cut, w)
+			start := cfg.Start
+			if rnd != nil {
+				start = start.Add(time.Duration(rnd.Int63n(int64(hc.RenewInterval()))))
+			}
+			r.push(start, evHeartbeat, idx)
+		}
+	}
+	for i, o := range cfg.Outages {
+		r.push(cfg.Start.Add(o.From), evOutage, i)
+		if o.To != 0 {
+			r.push(cfg.Start.Add(o.To), evOutage, -1-i)
+		}
+	}
+	r.push(cfg.Start, evMonitor, 0)
+	r.push(cfg.Start, evSample, 0)
+	r.res = Result{Zones: r.zones, Duration: cfg.Duration, NodesPerZone: cfg.NodesPerZone, PodsPerZone: cfg.NodesPerZone * cfg.PodsPerNode}
+	r.res.Totals.Nodes, r.res.Totals.Pods = len(r.nodes), len(r.pods)
+	r.cn = make([]conditions.Node, len(r.nodes))
+	r.zn = make([]eviction.ZoneNode, len(r.nodes))
+	r.loop()
+	return r.res, nil
+}
+
+func (r *run) push(at time.Time, kind uint8, idx int) {
+	r.seq++
+	heap.Push(&r.q, item{at: at, seq: r.seq, kind: kind, idx: int32(idx)})
+	r.res.Totals.QueueEvents++
+}
+
+func (r *run) event(now time.Time, kind string, zone int, object, reason, format string, args ...any) {
+	r.res.Events = append(r.res.Events, Event{At: now.Sub(r.cfg.Start), Kind: kind, Zone: r.zones[zone], Object: object, Reason: reason, Message: fmt.Sprintf(format, args...)})
+}
+
+func (r *run) loop() {
+	nextProgress := r.cfg.Start.Add(time.Minute)
+	for r.q.Len() > 0 {
+		it := heap.Pop(&r.q).(item)
+		if it.at.After(r.end) {
+			break
+		}
+		if r.cfg.Progress != nil && !it.at.Before(nextProgress) {
+			r.cfg.Progress(it.at.Sub(r.cfg.Start), r.cfg.Duration)
+			nextProgress = nextProgress.Add(time.Minute)
+		}
+		switch it.kind {
+		case evOutage:
+			r.outage(it.at, int(it.idx))
+		case evHeartbeat:
+			r.heartbeat(it.at, int(it.idx))
+		case evMonitor:
+			r.monitorPass(it.at)
+			r.push(it.at.Add(conditions.DefaultNodeMonitorPeriod), evMonitor, 0)
+		case evTaintPass:
+			if it.at.Equal(r.passAt) {
+				r.taintPass(it.at)
+			}
+		case evEvict:
+			r.evict(it.at, int(it.idx))
+		case evSample:
+			r.sample(it.at)
+			r.push(it.at.Add(r.cfg.SampleEvery), evSample, 0)
+		}
+	}
+	if r.cfg.Progress != nil {
+		r.cfg.Progress(r.cfg.Duration, r.cfg.Duration)
+	}
+}
+
+func (r *run) outage(now time.Time, i int) {
+	start := i >= 0
+	if !start {
+		i = -1 - i
+	}
+	o := r.cfg.Outages[i]
+	z := int(o.Zone[0] - 'a')
+	n := o.Nodes
+	if n == 0 {
+		n = r.cfg.NodesPerZone
+	}
+	if start {
+		r.event(now, "outage", z, r.zones[z], "Outage", "zone %s: %d nodes lose connectivity to the API server", r.zones[z], n)
+	} else {
+		r.event(now, "reconnect", z, r.zones[z], "Reconnect", "zone %s: %d nodes can reach the API server again", r.zones[z], n)
+	}
+}
+
+// isCut reports whether node i cannot reach the API server at now.
+func (r *run) isCut(i int, now time.Time) bool {
+	w := r.cut[i]
+	return !w[0].IsZero() && !now.Before(w[0]) && (w[1].IsZero() || now.Before(w[1]))
+}
+
+var kubeletReady = conditions.KubeletInput{Ready: conditions.ReadyInput{Capacity: []string{"cpu", "memory", "pods"}}}
+
+func (r *run) heartbeat(now time.Time, i int) {
+	n := &r.nodes[i]
+	cut := r.isCut(i, now)
+	s := n.hb.Next(now)
+	for tries := 0; s.Op != lease.OpWait && tries < 16; tries++ {
+		r.res.Totals.Heartbeats++
+		switch {
+		case cut:
+			s = n.hb.Done(now, lease.Failed, nil)
+		case s.Op == lease.OpGet && n.lease == nil:
+			s = n.hb.Done(now, lease.NotFound, nil)
+		case s.Op == lease.OpGet:
+			l := *n.lease
+			s = n.hb.Done(now, lease.OK, &l)
+		default:
+			l := s.Object()
+			n.lease = &l
+			s = n.hb.Done(now, lease.OK, nil)
+		}
+	}
+	if !cut && readyOf(n.conds) != conditions.True {
+		// The kubelet's status sync finds the API server's Ready not what
+		// it computes, and posts.
+		before := readyOf(n.conds)
+		n.conds, _ = conditions.SetKubeletConditions(n.conds, kubeletReady, now)
+		if before != "" {
+			r.event(now, "ready", n.zi, n.name, conditions.ReasonKubeletReady, "%s posts Ready=True again (was %s)", n.name, before)
+		}
+		r.reconcileNoSchedule(now, i)
+	}
+	if s.Op == lease.OpWait && s.At.After(now) {
+		r.push(s.At, evHeartbeat, i)
+	} else {
+		r.push(now.Add(time.Second), evHeartbeat, i)
+	}
+}
+
+// readyOf is the Ready status of conds, "" when there is none.
+func readyOf(conds []conditions.Condition) conditions.Status {
+	if c, ok := conditions.Find(conds, conditions.Ready); ok {
+		return c.Status
+	}
+	return ""
+}
+
+func (r *run) reconcileNoSchedule(now time.Time, i int) {
+	n := &r.nodes[i]
+	add, remove := taints.ReconcileConditionTaints(n.taints, n.conds, false, now)
+	if len(add) == 0 && len(remove) == 0 {
+		return
+	}
+	n.taints = taints.Apply(n.taints, add, remove)
+	for _, t := range add {
+		r.event(now, "noschedule", n.zi, n.name, "ConditionTaint", "%s tainted %s", n.name, t)
+	}
+}
+
+func (r *run) monitorPass(now time.Time) {
+	r.res.Totals.MonitorPasses++
+	observed := make([]conditions.Status, len(r.nodes))
+	for i := range r.nodes {
+		n := &r.nodes[i]
+		observed[i] = readyOf(n.conds)
+		r.cn[i] = conditions.Node{Name: n.name, CreationTimestamp: r.cfg.Start.Add(-time.Hour), Conditions: n.conds, HasLease: n.lease != nil}
+		if n.lease != nil && n.lease.RenewTime != nil {
+			r.cn[i].LeaseRenewTime = *n.lease.RenewTime
+		}
+	}
+	for _, u := range r.monitor.Pass(r.cn, now) {
+		i := r.index[u.Name]
+		n := &r.nodes[i]
+		if u.Health.Write {
+			n.conds = u.Health.Conditions
+			if u.Health.TimedOut {
+				r.event(now, "unknown", n.zi, n.name, conditions.ReasonNodeStatusUnknown, "%s: Ready=Unknown, no heartbeat for %v; pods marked NotReady: %v", n.name, u.Health.GracePeriod, u.Health.MarkPodsNotReady)
+			}
+		}
+	}
+	for i := range r.nodes {
+		n := &r.nodes[i]
+		r.reconcileNoSchedule(now, i)
+		a := r.tainter.Observe(eviction.TaintNode{Name: n.name, Zone: n.zone, Taints: n.taints}, observed[i], now)
+		r.apply(now, i, a)
+		r.zn[i] = eviction.ZoneNode{Name: n.name, Zone: n.zone, Ready: readyOf(n.conds)}
+	}
+	plan, err := r.cfg.Eviction.PlanDisruption(r.prev, r.zn)
+	if err != nil {
+		return // cannot happen: the config was validated
+	}
+	r.prev = plan.Next
+	for _, zp := range plan.Zones {
+		z := r.zoneIndex(zp.Zone)
+		if z < 0 {
+			continue
+		}
+		if zp.SetRate || zp.State != r.states[z] {
+			r.event(now, "zone", z, r.zones[z], zp.Reason, "zone %s: %s -> %s, %d of %d not ready, tainting rate %g/s", r.zones[z], zp.Previous, zp.State, zp.NotReady, zp.Size, zp.Rate)
+		}
+		r.states[z] = zp.State
+	}
+	var all []eviction.TaintNode
+	if plan.StripNoExecuteTaints {
+		for _, n := range r.nodes {
+			all = append(all, eviction.TaintNode{Name: n.name, Zone: n.zone, Taints: n.taints})
+		}
+	}
+	for _, a := range r.tainter.ApplyPlan(plan, all, now) {
+		r.apply(now, r.index[a.Node], a)
+	}
+	if plan.ResetProbes {
+		r.monitor.ResetProbes(now)
+	}
+	r.schedulePass(now)
+}
+
+func (r *run) zoneIndex(key string) int {
+	for z, k := range r.zoneKeys {
+		if k == key {
+			return z
+		}
+	}
+	return -1
+}
+
+// schedulePass queues the next tainting pass, if one is needed before the
+// one already queued.
+func (r *run) schedulePass(now time.Time) {
+	next, ok := r.tainter.NextPass(now)
+	if !ok || (!r.passAt.IsZero() && !r.passAt.Before(now) && !next.Before(r.passAt)) {
+		return
+	}
+	// Passes run on the 100ms grid, as the controller's ticker does.
+	grid := next.Sub(r.cfg.Start)
+	if rem := grid % eviction.NodeTaintPassPeriod; rem != 0 {
+		grid += eviction.NodeTaintPassPeriod - rem
+	}
+	r.passAt = r.cfg.Start.Add(grid)
+	r.push(r.passAt, evTaintPass, 0)
+}
+
+// apply carries out a tainter action on node i.
+func (r *run) apply(now time.Time, i int, a eviction.TaintAction) {
+	if len(a.Add) == 0 && len(a.Remove) == 0 {
+		return
+	}
+	n := &r.nodes[i]
+	n.taints = taints.Apply(n.taints, a.Add, a.Remove)
+	if a.Kind == eviction.TaintActionUntaint {
+		r.event(now, "untaint", n.zi, n.name, a.Reason, "%s: NoExecute taints removed (%s)", n.name, a.Reason)
+	}
+	for _, t := range a.Add {
+		r.event(now, "taint", n.zi, n.name, a.Reason, "%s tainted %s", n.name, t)
+		r.res.Totals.Tainted++
+	}
+	r.replan(now, i)
+}
+
+func (r *run) taintPass(now time.Time) {
+	r.res.Totals.TaintPasses++
+	r.passAt = time.Time{}
+	ups := r.tainter.Pass(now, func(name string) (conditions.Status, bool) {
+		i, ok := r.index[name]
+		if !ok {
+			return "", false
+		}
+		return readyOf(r.nodes[i].conds), true
+	})
+	for _, u := range ups {
+		i := r.index[u.Node]
+		n := &r.nodes[i]
+		n.taints = taints.Apply(n.taints, []taints.Taint{u.Add}, []taints.Taint{u.Remove})
+		r.res.Totals.Tainted++
+		r.event(now, "taint", n.zi, n.name, u.Reason, "%s tainted %s", n.name, u.Add)
+		r.replan(now, i)
+	}
+	r.schedulePass(now)
+}
+
+// replan plans node i's pods against its current taints.
+func (r *run) replan(now time.Time, i int) {
+	n := &r.nodes[i]
+	live := make([]eviction.Pod, 0, len(n.pods))
+	for _, pi := range n.pods {
+		if !r.pods[pi].evicted {
+			live = append(live, r.pods[pi].p)
+		}
+	}
+	for _, d := range r.cfg.NoExecute.PlanNode(n.taints, live, n.scheduled, now) {
+		pi, _ := strconv.Atoi(d.Pod.UID)
+		key := d.Pod.Key()
+		switch d.Action {
+		case eviction.NoExecuteEvictNow:
+			r.remove(now, pi, d.Reason)
+		case eviction.NoExecuteSchedule:
+			if n.scheduled == nil {
+				n.scheduled = map[string]eviction.Scheduled{}
+			}
+			n.scheduled[key] = d.Scheduled
+			r.push(d.At, evEvict, pi)
+		case eviction.NoExecuteCancel:
+			if _, ok := n.scheduled[key]; ok {
+				delete(n.scheduled, key)
+				r.res.Totals.Cancelled++
+				r.event(now, "cancel", n.zi, key, d.Reason, "pod %s: scheduled eviction cancelled (%s)", key, d.Reason)
+			}
+		}
+	}
+}
+
+func (r *run) evict(now time.Time, pi int) {
+	p := &r.pods[pi]
+	n := &r.nodes[p.node]
+	s, ok := n.scheduled[p.p.Key()]
+	if p.evicted || !ok || !s.At.Equal(now) {
+		return // cancelled or re-planned since
+	}
+	delete(n.scheduled, p.p.Key())
+	r.remove(now, pi, eviction.TaintManagerEvictionReason)
+}
+
+func (r *run) remove(now time.Time, pi int, reason string) {
+	p := &r.pods[pi]
+	n := &r.nodes[p.node]
+	p.evicted = true
+	r.evicted[n.zi]++
+	r.res.Totals.Evicted++
+	r.event(now, "evict", n.zi, p.p.Key(), reason, "pod %s on %s deleted (%s)", p.p.Key(), n.name, reason)
+}
+
+func (r *run) sample(now time.Time) {
+	s := Sample{At: now.Sub(r.cfg.Start), Zones: make([]ZoneSample, len(r.zones))}
+	for z := range s.Zones {
+		s.Zones[z] = ZoneSample{Zone: r.zones[z], Evicted: r.evicted[z], State: r.states[z]}
+	}
+	for _, n := range r.nodes {
+		zs := &s.Zones[n.zi]
+		switch readyOf(n.conds) {
+		case conditions.True:
+			zs.Ready++
+		case conditions.False:
+			zs.NotReady++
+		default:
+			zs.Unknown++
+		}
+		for _, t := range n.taints {
+			if t.Effect == taints.TaintEffectNoExecute && (t.Key == taints.TaintNodeUnreachable || t.Key == taints.TaintNodeNotReady) {
+				zs.Tainted++
+				break
+			}
+		}
+	}
+	r.res.Timeline = append(r.res.Timeline, s)
+}
