@@ -51,9 +51,10 @@ func (s *lockServer) do(step lease.ElectionStep) (lease.Outcome, lease.Record, s
 // follower; at +90s the leader shuts down and releases the lock, and a
 // follower takes it at its next try rather than 15s later.
 //
-// Options.Size is the number of candidates (default 2); with more, the
-// losers of the race get a conflict on their update. Options.Seed adds
-// client-go's retry jitter.
+// Options.Size is the number of candidates (default 2), starting 0.5s
+// apart; the first to poll after the lock is free takes it. Requests are
+// instantaneous here, so updates conflict only if a caller wires in
+// latency. Options.Seed adds client-go's retry jitter.
 func LeaderElection(opts Options) (Report, error) {
 	n := opts.Size
 	if n <= 0 {
