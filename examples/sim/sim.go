@@ -38,6 +38,10 @@ type Config struct {
 	Zones int
 	// NodesPerZone is the number of nodes in each zone (0 means 50).
 	NodesPerZone int
+	// Nodes, when positive, is the number of nodes in all instead: they
+	// are spread over the zones, the first Nodes % Zones zones getting one
+	// more.
+	Nodes int
 	// PodsPerNode is the number of pods on each node (0 means 2; negative
 	// means none).
 	PodsPerNode int
@@ -124,10 +128,9 @@ type Result struct {
 	Zones []string
 	// Duration is the simulated time.
 	Duration time.Duration
-	// PodsPerZone is the number of pods in each zone at the start.
-	PodsPerZone int
-	// NodesPerZone is the number of nodes in each zone.
-	NodesPerZone int
+	// ZoneNodes and ZonePods are the number of nodes and pods of each zone
+	// at the start, in zone order.
+	ZoneNodes, ZonePods []int
 	// Events are in the order they happened.
 	Events []Event
 	// Timeline samples the cluster every Config.SampleEvery, from 0 to
@@ -176,6 +179,18 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
+// zoneSize is the number of nodes of zone z.
+func (c Config) zoneSize(z int) int {
+	if c.Nodes <= 0 {
+		return c.NodesPerZone
+	}
+	n := c.Nodes / c.Zones
+	if z < c.Nodes%c.Zones {
+		n++
+	}
+	return n
+}
+
 // MaxNodes bounds the cluster size a run accepts.
 const MaxNodes = 1_000_000
 
@@ -190,10 +205,18 @@ func (c Config) Validate() error {
 	if c.Zones < 1 || c.Zones > 26 {
 		bad("Zones %d is not in [1, 26]", c.Zones)
 	}
-	if c.NodesPerZone < 1 {
+	switch {
+	case c.Nodes < 0:
+		bad("Nodes %d is negative", c.Nodes)
+	case c.Nodes > MaxNodes:
+		bad("Nodes %d is above %d", c.Nodes, MaxNodes)
+	case c.Nodes > 0 && c.Nodes < c.Zones:
+		bad("Nodes %d is fewer than the %d zones", c.Nodes, c.Zones)
+	case c.Nodes > 0:
+	case c.NodesPerZone < 1:
 		bad("NodesPerZone %d is not positive", c.NodesPerZone)
-	} else if c.Zones >= 1 && c.Zones <= 26 && c.NodesPerZone > MaxNodes/c.Zones {
-		bad("Zones x NodesPerZone %d x %d is above %d nodes", c.Zones, c.NodesPerZone, MaxNodes)
+	case c.Zones >= 1 && c.Zones <= 26 && c.NodesPerZone > MaxNodes/c.Zones:
+		bad("Zones x NodesPerZone = %d x %d is above %d nodes", c.Zones, c.NodesPerZone, MaxNodes)
 	}
 	if c.PodsPerNode > 1000 {
 		bad("PodsPerNode %d is above 1000", c.PodsPerNode)
@@ -208,8 +231,8 @@ func (c Config) Validate() error {
 		if len(o.Zone) != 1 || o.Zone[0] < 'a' || int(o.Zone[0]-'a') >= c.Zones {
 			bad("Outages[%d].Zone %q is not one of the %d zones", i, o.Zone, c.Zones)
 		}
-		if o.Nodes < 0 || o.Nodes > c.NodesPerZone {
-			bad("Outages[%d].Nodes %d is not in [0, %d]", i, o.Nodes, c.NodesPerZone)
+		if z := int(o.Zone[0] - 'a'); len(o.Zone) == 1 && z >= 0 && z < c.Zones && (o.Nodes < 0 || o.Nodes > c.zoneSize(z)) {
+			bad("Outages[%d].Nodes %d is not in [0, %d]", i, o.Nodes, c.zoneSize(z))
 		}
 		if o.From < 0 {
 			bad("Outages[%d].From %v is negative", i, o.From)
@@ -322,7 +345,7 @@ func Run(cfg Config) (Result, error) {
 	if cfg.Seed != 0 {
 		rnd = rand.New(rand.NewSource(cfg.Seed))
 	}
-	width := len(strconv.Itoa(cfg.NodesPerZone - 1))
+	width := len(strconv.Itoa(cfg.zoneSize(0) - 1))
 	if width < 2 {
 		width = 2
 	}
@@ -339,10 +362,14 @@ func Run(cfg Config) (Result, error) {
 		r.zones = append(r.zones, name)
 		r.zoneKeys = append(r.zoneKeys, eviction.ZoneKey(map[string]string{eviction.LabelTopologyRegion: "sim", eviction.LabelTopologyZone: name}))
 	}
+	r.res = Result{Zones: r.zones, Duration: cfg.Duration}
 	r.states = make([]eviction.ZoneState, cfg.Zones)
 	r.evicted = make([]int, cfg.Zones)
 	for z := range r.zones {
-		for i := 0; i < cfg.NodesPerZone; i++ {
+		size := cfg.zoneSize(z)
+		r.res.ZoneNodes = append(r.res.ZoneNodes, size)
+		r.res.ZonePods = append(r.res.ZonePods, size*cfg.PodsPerNode)
+		for i := 0; i < size; i++ {
 			n := node{name: fmt.Sprintf("%s-%0*d", r.zones[z], width, i), zone: r.zoneKeys[z], zi: z}
 			hc := lease.DefaultHeartbeatConfig(n.name)
 			if rnd != nil {
@@ -384,7 +411,6 @@ func Run(cfg Config) (Result, error) {
 	}
 	r.push(cfg.Start, evMonitor, 0)
 	r.push(cfg.Start, evSample, 0)
-	r.res = Result{Zones: r.zones, Duration: cfg.Duration, NodesPerZone: cfg.NodesPerZone, PodsPerZone: cfg.NodesPerZone * cfg.PodsPerNode}
 	r.res.Totals.Nodes, r.res.Totals.Pods = len(r.nodes), len(r.pods)
 	r.cn = make([]conditions.Node, len(r.nodes))
 	r.zn = make([]eviction.ZoneNode, len(r.nodes))
@@ -446,7 +472,7 @@ func (r *run) outage(now time.Time, i int) {
 	z := int(o.Zone[0] - 'a')
 	n := o.Nodes
 	if n == 0 {
-		n = r.cfg.NodesPerZone
+		n = r.res.ZoneNodes[z]
 	}
 	if start {
 		r.event(now, "outage", z, r.zones[z], "Outage", "zone %s: %d nodes lose connectivity to the API server", r.zones[z], n)
@@ -526,7 +552,7 @@ func (r *run) monitorPass(now time.Time) {
 	for i := range r.nodes {
 		n := &r.nodes[i]
 		observed[i] = readyOf(n.conds)
-		r.cn[i] = conditions.Node{Name: n.name, CreationTimestamp: r.cfg.Start.Add(-time.Hour), Conditions: n.conds, HasLease: n.lease != nil}
+		r.cn[i] = conditions.Node{Name: n.name, CreationTimestamp: r.cfg.Start, Conditions: n.conds, HasLease: n.lease != nil}
 		if n.lease != nil && n.lease.RenewTime != nil {
 			r.cn[i].LeaseRenewTime = *n.lease.RenewTime
 		}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nodelife/nodelife/examples/sim"
+)
+
+// Without jitter, the default outage gives the tour's numbers (see
+// examples/sim TestNodeTimeline): 50 nodes of zone b tainted one per 10s
+// from +110s, the 40 pods of the 20 tainted by +300s deleted, 60 pending
+// evictions cancelled when the zone is back.
+func TestUnseededSummary(t *testing.T) {
+	var out, errb bytes.Buffer
+	if err := run([]string{"--seed", "0", "--quiet"}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"150 nodes, 300 pods, 15m0s simulated: 50 NoExecute taints, 40 pods evicted, 60 evictions cancelled",
+		"zone b at the end: 50 Ready, 0 NotReady, 0 Unknown, 0 tainted, 40 pods evicted, Normal",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("lacks %q:\n%s", want, out.String())
+		}
+	}
+	if errb.Len() != 0 {
+		t.Errorf("--quiet printed %q", errb.String())
+	}
+}
+
+func TestSeededRunIsRepeatableAndWritesSVG(t *testing.T) {
+	dir := t.TempDir()
+	var a, b, errb bytes.Buffer
+	args := []string{"--nodes", "500", "--seed", "7", "--events", "--svg", filepath.Join(dir, "t.svg")}
+	if err := run(args, &a, &errb); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(args, &b, &errb); err != nil {
+		t.Fatal(err)
+	}
+	if a.String() != b.String() {
+		t.Fatal("two runs with seed 7 printed different output")
+	}
+	if !strings.Contains(errb.String(), "simulate: 15m0s of 15m0s") {
+		t.Errorf("no progress on stderr: %q", errb.String())
+	}
+	svg, err := os.ReadFile(filepath.Join(dir, "t.svg"))
+	if err != nil || !bytes.HasPrefix(svg, []byte("<svg ")) {
+		t.Fatalf("svg: %v %.40q", err, svg)
+	}
+}
+
+func TestParseOutage(t *testing.T) {
+	for spec, want := range map[string]sim.Outage{
+		"b:1m-10m":     {Zone: "b", From: time.Minute, To: 10 * time.Minute},
+		" c:30s-":      {Zone: "c", From: 30 * time.Second},
+		"a/10:0s-2m":   {Zone: "a", Nodes: 10, From: 0, To: 2 * time.Minute},
+		"b:1m30s-1h0m": {Zone: "b", From: 90 * time.Second, To: time.Hour},
+	} {
+		got, err := parseOutage(spec)
+		if err != nil || got != want {
+			t.Errorf("parseOutage(%q) = %+v, %v; want %+v", spec, got, err, want)
+		}
+	}
+	for _, bad := range []string{"b", "b:1m", "b:x-1m", "b:1m-y", "b/x:1m-2m"} {
+		if _, err := parseOutage(bad); err == nil || !strings.Contains(err.Error(), bad) {
+			t.Errorf("parseOutage(%q): error %v should name the spec", bad, err)
+		}
+	}
+	var out, errb bytes.Buffer
+	if err := run([]string{"--outage", "q:1m-2m"}, &out, &errb); err == nil || !strings.Contains(err.Error(), `Outages[0].Zone "q"`) {
+		t.Errorf("an unknown zone: %v", err)
+	}
+}
