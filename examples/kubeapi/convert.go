@@ -1,0 +1,227 @@
+package kubeapi
+
+import (
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/eviction"
+	"github.com/nodelife/nodelife/gc"
+	"github.com/nodelife/nodelife/shutdown"
+	"github.com/nodelife/nodelife/taints"
+)
+
+// timeOf is the time of a metav1.Time pointer, zero for nil.
+func timeOf(t *metav1.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return t.Time
+}
+
+// metaTime is the API form of t: nil for the zero time.
+func metaTime(t time.Time) *metav1.Time {
+	if t.IsZero() {
+		return nil
+	}
+	m := metav1.NewTime(t)
+	return &m
+}
+
+// Taints converts a node's spec.taints.
+func Taints(in []corev1.Taint) []taints.Taint {
+	if in == nil {
+		return nil
+	}
+	out := make([]taints.Taint, len(in))
+	for i, t := range in {
+		out[i] = taints.Taint{Key: t.Key, Value: t.Value, Effect: taints.Effect(t.Effect), TimeAdded: timeOf(t.TimeAdded)}
+	}
+	return out
+}
+
+// FromTaints converts taints back to spec.taints.
+func FromTaints(in []taints.Taint) []corev1.Taint {
+	if in == nil {
+		return nil
+	}
+	out := make([]corev1.Taint, len(in))
+	for i, t := range in {
+		out[i] = corev1.Taint{Key: t.Key, Value: t.Value, Effect: corev1.TaintEffect(t.Effect), TimeAdded: metaTime(t.TimeAdded)}
+	}
+	return out
+}
+
+// Tolerations converts a pod's spec.tolerations. TolerationSeconds
+// pointers are copied, not shared.
+func Tolerations(in []corev1.Toleration) []taints.Toleration {
+	if in == nil {
+		return nil
+	}
+	out := make([]taints.Toleration, len(in))
+	for i, t := range in {
+		out[i] = taints.Toleration{Key: t.Key, Operator: taints.Operator(t.Operator), Value: t.Value, Effect: taints.Effect(t.Effect), TolerationSeconds: copyInt64(t.TolerationSeconds)}
+	}
+	return out
+}
+
+// FromTolerations converts tolerations back to spec.tolerations.
+func FromTolerations(in []taints.Toleration) []corev1.Toleration {
+	if in == nil {
+		return nil
+	}
+	out := make([]corev1.Toleration, len(in))
+	for i, t := range in {
+		out[i] = corev1.Toleration{Key: t.Key, Operator: corev1.TolerationOperator(t.Operator), Value: t.Value, Effect: corev1.TaintEffect(t.Effect), TolerationSeconds: copyInt64(t.TolerationSeconds)}
+	}
+	return out
+}
+
+func copyInt64(p *int64) *int64 {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+// Conditions converts a node's status.conditions.
+func Conditions(in []corev1.NodeCondition) []conditions.Condition {
+	if in == nil {
+		return nil
+	}
+	out := make([]conditions.Condition, len(in))
+	for i, c := range in {
+		out[i] = conditions.Condition{Type: conditions.Type(c.Type), Status: conditions.Status(c.Status),
+			LastHeartbeatTime: c.LastHeartbeatTime.Time, LastTransitionTime: c.LastTransitionTime.Time, Reason: c.Reason, Message: c.Message}
+	}
+	return out
+}
+
+// FromConditions converts conditions back to status.conditions.
+func FromConditions(in []conditions.Condition) []corev1.NodeCondition {
+	if in == nil {
+		return nil
+	}
+	out := make([]corev1.NodeCondition, len(in))
+	for i, c := range in {
+		out[i] = corev1.NodeCondition{Type: corev1.NodeConditionType(c.Type), Status: corev1.ConditionStatus(c.Status),
+			LastHeartbeatTime: metav1.NewTime(c.LastHeartbeatTime), LastTransitionTime: metav1.NewTime(c.LastTransitionTime), Reason: c.Reason, Message: c.Message}
+	}
+	return out
+}
+
+// MonitorNode is what the node health monitor reads of a node and its
+// lease (kube-node-lease/<name>; nil when there is none).
+func MonitorNode(n *corev1.Node, l *coordinationv1.Lease) conditions.Node {
+	out := conditions.Node{Name: n.Name, CreationTimestamp: n.CreationTimestamp.Time, Conditions: Conditions(n.Status.Conditions)}
+	if l != nil {
+		out.HasLease = true
+		if l.Spec.RenewTime != nil {
+			out.LeaseRenewTime = l.Spec.RenewTime.Time
+		}
+	}
+	return out
+}
+
+// readyStatus is the node's Ready status, "" without a Ready condition.
+func readyStatus(n *corev1.Node) conditions.Status {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return conditions.Status(c.Status)
+		}
+	}
+	return ""
+}
+
+// ZoneNode is what the disruption planner reads of a node: its zone key
+// from the topology labels, its Ready status, and whether it carries the
+// node.kubernetes.io/exclude-disruption label.
+func ZoneNode(n *corev1.Node) eviction.ZoneNode {
+	return eviction.ZoneNode{Name: n.Name, Zone: eviction.ZoneKey(n.Labels), Ready: readyStatus(n), Excluded: eviction.IsExcludedFromDisruption(n.Labels)}
+}
+
+// TaintNode is what the NoExecute tainter reads of a node.
+func TaintNode(n *corev1.Node) eviction.TaintNode {
+	return eviction.TaintNode{Name: n.Name, UID: string(n.UID), Zone: eviction.ZoneKey(n.Labels), Taints: Taints(n.Spec.Taints)}
+}
+
+// EvictionPod is what the NoExecute taint-eviction planner reads of a pod.
+func EvictionPod(p *corev1.Pod) eviction.Pod {
+	return eviction.Pod{Namespace: p.Namespace, Name: p.Name, UID: string(p.UID), Tolerations: Tolerations(p.Spec.Tolerations)}
+}
+
+// ShutdownPod is what the graceful and non-graceful shutdown planners read
+// of a pod.
+func ShutdownPod(p *corev1.Pod) shutdown.Pod {
+	out := shutdown.Pod{Namespace: p.Namespace, Name: p.Name, UID: string(p.UID), PriorityClassName: p.Spec.PriorityClassName,
+		Phase: shutdown.PodPhase(p.Status.Phase), CreationTimestamp: p.CreationTimestamp.Time, Reason: p.Status.Reason,
+		Tolerations: Tolerations(p.Spec.Tolerations), TerminationGracePeriodSeconds: copyInt64(p.Spec.TerminationGracePeriodSeconds)}
+	if p.Spec.Priority != nil {
+		v := *p.Spec.Priority
+		out.Priority = &v
+	}
+	if p.DeletionTimestamp != nil {
+		t := p.DeletionTimestamp.Time
+		out.DeletionTimestamp = &t
+	}
+	return out
+}
+
+// CgroupPod is what the cgroup decisions read of a pod: requests, limits,
+// sidecars (init containers with restartPolicy Always), overhead, priority,
+// and the mirror-pod annotation. Pod-level resources (spec.resources,
+// k8s.io/api v0.32 and later) are not in the v0.31 API this module builds
+// against; set cgroup.Pod.Resources yourself when you have them.
+func CgroupPod(p *corev1.Pod) cgroup.Pod {
+	out := cgroup.Pod{UID: string(p.UID), QOSClass: cgroup.QOSClass(p.Status.QOSClass), Overhead: resourceList(p.Spec.Overhead)}
+	for _, c := range p.Spec.InitContainers {
+		cc := cgroup.Container{Name: c.Name, Resources: resources(c.Resources.Requests, c.Resources.Limits)}
+		if c.RestartPolicy != nil {
+			cc.RestartPolicy = string(*c.RestartPolicy)
+		}
+		out.InitContainers = append(out.InitContainers, cc)
+	}
+	for _, c := range p.Spec.Containers {
+		out.Containers = append(out.Containers, cgroup.Container{Name: c.Name, Resources: resources(c.Resources.Requests, c.Resources.Limits)})
+	}
+	if p.Spec.Priority != nil {
+		out.Priority = *p.Spec.Priority
+	}
+	_, out.Mirror = p.Annotations[corev1.MirrorPodAnnotationKey]
+	return out
+}
+
+func resources(req, lim corev1.ResourceList) cgroup.Resources {
+	return cgroup.Resources{Requests: resourceList(req), Limits: resourceList(lim)}
+}
+
+func resourceList(in corev1.ResourceList) cgroup.ResourceList {
+	if in == nil {
+		return nil
+	}
+	out := make(cgroup.ResourceList, len(in))
+	for k, v := range in {
+		out[cgroup.ResourceName(k)] = v.DeepCopy()
+	}
+	return out
+}
+
+// Object is what the owner-reference collector reads of any object: its
+// type, identity, owner references, deletion timestamp and finalizers.
+func Object(typ metav1.TypeMeta, m metav1.Object) gc.Object {
+	return gc.FromMeta(typ.APIVersion, typ.Kind, m)
+}
+
+// ApplyObject writes a collector object's metadata back into m: owner
+// references (the collector removes some when orphaning or when an owner
+// is gone), finalizers and the deletion timestamp.
+func ApplyObject(o gc.Object, m metav1.Object) {
+	m.SetOwnerReferences(o.OwnerReferences)
+	m.SetFinalizers(o.Finalizers)
+	m.SetDeletionTimestamp(o.DeletionTimestamp)
+}

@@ -1,0 +1,234 @@
+package kubeapi
+
+import (
+	"encoding/json"
+	"os"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/eviction"
+	"github.com/nodelife/nodelife/gc"
+	"github.com/nodelife/nodelife/shutdown"
+	"github.com/nodelife/nodelife/taints"
+)
+
+// manifest is one decoded YAML document.
+type manifest struct {
+	typ metav1.TypeMeta
+	obj any
+}
+
+// load decodes every document of a testdata file into its typed object.
+func load(t testing.TB, name string) []manifest {
+	t.Helper()
+	f, err := os.Open("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dec := utilyaml.NewYAMLOrJSONDecoder(f, 4096)
+	var out []manifest
+	for {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			if err.Error() == "EOF" {
+				return out
+			}
+			t.Fatalf("%s: %v", name, err)
+		}
+		var typ metav1.TypeMeta
+		if err := json.Unmarshal(raw, &typ); err != nil {
+			t.Fatal(err)
+		}
+		var obj any
+		switch typ.Kind {
+		case "Node":
+			obj = &corev1.Node{}
+		case "Pod":
+			obj = &corev1.Pod{}
+		case "Deployment":
+			obj = &appsv1.Deployment{}
+		case "ReplicaSet":
+			obj = &appsv1.ReplicaSet{}
+		default:
+			t.Fatalf("%s: unexpected kind %q", name, typ.Kind)
+		}
+		if err := json.Unmarshal(raw, obj); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		out = append(out, manifest{typ, obj})
+	}
+}
+
+func node(t testing.TB) *corev1.Node { return load(t, "node.yaml")[0].obj.(*corev1.Node) }
+
+func TestNodeRoundTrips(t *testing.T) {
+	n := node(t)
+	if got := FromTaints(Taints(n.Spec.Taints)); !equality.Semantic.DeepEqual(got, n.Spec.Taints) {
+		t.Errorf("taints: %+v, want %+v", got, n.Spec.Taints)
+	}
+	if got := FromConditions(Conditions(n.Status.Conditions)); !equality.Semantic.DeepEqual(got, n.Status.Conditions) {
+		t.Errorf("conditions: %+v, want %+v", got, n.Status.Conditions)
+	}
+	// A NoExecute taint with its timeAdded, and nil slices, survive too.
+	added := metav1.NewTime(time.Date(2026, 3, 1, 12, 1, 50, 0, time.UTC))
+	ts := []corev1.Taint{{Key: "node.kubernetes.io/unreachable", Effect: corev1.TaintEffectNoExecute, TimeAdded: &added}}
+	if got := FromTaints(Taints(ts)); !equality.Semantic.DeepEqual(got, ts) || FromTaints(Taints(nil)) != nil || FromConditions(Conditions(nil)) != nil {
+		t.Errorf("timeAdded or nil lost: %+v", got)
+	}
+}
+
+// The kubelet's setters, fed the healthy inputs, keep the manifest's
+// conditions as they are (same reasons and messages, down to the letter)
+// and only move the heartbeats: nodelife's strings are upstream's.
+func TestKubeletSettersMatchARealNode(t *testing.T) {
+	n := node(t)
+	conds := Conditions(n.Status.Conditions)
+	now := time.Date(2026, 3, 1, 12, 0, 50, 0, time.UTC)
+	in := conditions.KubeletInput{Ready: conditions.ReadyInput{Capacity: []string{"cpu", "memory", "pods"}}}
+	got, events := conditions.SetKubeletConditions(conds, in, now)
+	if len(events) != 0 {
+		t.Errorf("events %v for an unchanged node", events)
+	}
+	want := append([]corev1.NodeCondition(nil), n.Status.Conditions...)
+	for i := range want {
+		want[i].LastHeartbeatTime = metav1.NewTime(now)
+	}
+	if out := FromConditions(got); !equality.Semantic.DeepEqual(out, want) {
+		t.Errorf("got %+v\nwant %+v", out, want)
+	}
+}
+
+// The node's lease was last renewed at 12:00:45; at 12:01:40 (55s later,
+// past the 50s grace period) the monitor rewrites Ready and the three
+// pressure conditions to Unknown with reason NodeStatusUnknown, message
+// "Kubelet stopped posting node status.", transition time now and the
+// heartbeats kept; the condition taint is then unreachable:NoSchedule; the
+// zone key comes from the topology labels.
+func TestMonitorOnARealNode(t *testing.T) {
+	n := node(t)
+	renew := metav1.NewMicroTime(time.Date(2026, 3, 1, 12, 0, 45, 0, time.UTC))
+	l := &coordinationv1.Lease{Spec: coordinationv1.LeaseSpec{RenewTime: &renew}}
+	mon, err := conditions.NewMonitor(conditions.DefaultMonitorConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 3, 1, 12, 0, 45, 0, time.UTC)
+	mon.Pass([]conditions.Node{MonitorNode(n, l)}, t0)
+	now := t0.Add(55 * time.Second)
+	ups := mon.Pass([]conditions.Node{MonitorNode(n, l)}, now)
+	if len(ups) != 1 || !ups[0].Health.Write {
+		t.Fatalf("updates %+v", ups)
+	}
+	n.Status.Conditions = FromConditions(ups[0].Health.Conditions)
+	for _, c := range n.Status.Conditions {
+		if c.Status != corev1.ConditionUnknown || c.Reason != "NodeStatusUnknown" || c.Message != "Kubelet stopped posting node status." ||
+			!c.LastTransitionTime.Time.Equal(now) || !c.LastHeartbeatTime.Time.Equal(time.Date(2026, 3, 1, 12, 0, 40, 0, time.UTC)) {
+			t.Errorf("condition %+v", c)
+		}
+	}
+	add, _ := taints.ReconcileConditionTaints(Taints(n.Spec.Taints), Conditions(n.Status.Conditions), n.Spec.Unschedulable, now)
+	n.Spec.Taints = FromTaints(taints.Apply(Taints(n.Spec.Taints), add, nil))
+	if len(n.Spec.Taints) != 2 || n.Spec.Taints[1].Key != "node.kubernetes.io/unreachable" || n.Spec.Taints[1].Effect != corev1.TaintEffectNoSchedule {
+		t.Errorf("taints %+v", n.Spec.Taints)
+	}
+	z := ZoneNode(n)
+	if eviction.ZoneName(z.Zone) != "eu-west-1/eu-west-1b" || z.Ready != conditions.Unknown || z.Excluded {
+		t.Errorf("zone node %+v (%s)", z, eviction.ZoneName(z.Zone))
+	}
+	if tn := TaintNode(n); tn.UID != "6f1c3a2e-8d4b-4f7a-9c2e-1b3d5f7a9c0e" || len(tn.Taints) != 2 {
+		t.Errorf("taint node %+v", tn)
+	}
+}
+
+// The DaemonSet pod's tolerations, after its template's own, are exactly
+// the DaemonSet controller's for a hostNetwork pod; so it rides out an
+// unreachable node forever.
+func TestDaemonSetPod(t *testing.T) {
+	p := load(t, "daemonset-pod.yaml")[0].obj.(*corev1.Pod)
+	tols := Tolerations(p.Spec.Tolerations)
+	want := taints.DaemonSetTolerations(true)
+	if len(tols) != 1+len(want) {
+		t.Fatalf("%d tolerations", len(tols))
+	}
+	for i, w := range want {
+		if !tols[1+i].Equal(w) {
+			t.Errorf("toleration %d: %+v, want %+v", 1+i, tols[1+i], w)
+		}
+	}
+	if got := FromTolerations(tols); !equality.Semantic.DeepEqual(got, p.Spec.Tolerations) {
+		t.Errorf("round trip: %+v", got)
+	}
+	now := time.Date(2026, 3, 1, 12, 2, 0, 0, time.UTC)
+	unreachable := []taints.Taint{{Key: taints.TaintNodeUnreachable, Effect: taints.TaintEffectNoExecute, TimeAdded: now}}
+	if d := (eviction.NoExecuteConfig{}).Plan(unreachable, EvictionPod(p), nil, now); d.Reason != eviction.ReasonToleratedForever {
+		t.Errorf("decision %+v", d)
+	}
+	// system-node-critical: the shutdown manager puts it in the last phase.
+	sp := ShutdownPod(p)
+	if *sp.Priority != 2000001000 || sp.PriorityClassName != "system-node-critical" || *sp.TerminationGracePeriodSeconds != 30 ||
+		sp.Phase != shutdown.PodPhase("Running") || sp.Key() != "logging/fluent-bit-7xk2p" {
+		t.Errorf("shutdown pod %+v", sp)
+	}
+	cp := CgroupPod(p)
+	if !cp.Critical() || cgroup.PodQOS(cp, cgroup.QOSOptions{}) != cgroup.Burstable {
+		t.Errorf("cgroup pod %+v", cp)
+	}
+}
+
+// The chain's pods carry the admission plugin's 300s tolerations: a pod
+// on a node tainted unreachable at 12:02 is deleted at 12:07. Deleting the
+// Deployment in the foreground takes four collector rounds: the
+// ReplicaSet is marked, the pods go, then the ReplicaSet, then the
+// Deployment; the metadata round-trips through the collector's objects.
+func TestDeploymentChain(t *testing.T) {
+	ms := load(t, "deployment-chain.yaml")
+	var objs []gc.Object
+	for _, m := range ms {
+		meta := m.obj.(metav1.Object)
+		o := Object(m.typ, meta)
+		objs = append(objs, o)
+		// Round trip: write the collector's view back into a copy.
+		var back metav1.ObjectMeta
+		ApplyObject(o, &back)
+		if !equality.Semantic.DeepEqual(back.OwnerReferences, meta.GetOwnerReferences()) || !equality.Semantic.DeepEqual(back.Finalizers, meta.GetFinalizers()) ||
+			back.DeletionTimestamp != nil || o.APIVersion != m.typ.APIVersion || o.Kind != m.typ.Kind || o.Name != meta.GetName() ||
+			o.Namespace != meta.GetNamespace() || o.UID != meta.GetUID() || o.ResourceVersion != meta.GetResourceVersion() {
+			t.Errorf("%s %s: metadata lost: %+v", m.typ.Kind, meta.GetName(), o)
+		}
+	}
+	if len(objs) != 4 {
+		t.Fatalf("%d objects", len(objs))
+	}
+	res, err := gc.PlanCascade(objs, objs[0].UID, metav1.DeletePropagationForeground, gc.OwnerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Rounds != 4 || len(res.Remaining) != 0 {
+		t.Errorf("rounds %d, remaining %v", res.Rounds, res.Remaining)
+	}
+
+	pod := ms[2].obj.(*corev1.Pod)
+	now := time.Date(2026, 3, 1, 12, 2, 0, 0, time.UTC)
+	unreachable := []taints.Taint{{Key: taints.TaintNodeUnreachable, Effect: taints.TaintEffectNoExecute, TimeAdded: now}}
+	d := (eviction.NoExecuteConfig{}).Plan(unreachable, EvictionPod(pod), nil, now)
+	if d.Action != eviction.NoExecuteSchedule || !d.At.Equal(now.Add(5*time.Minute)) {
+		t.Errorf("decision %+v", d)
+	}
+	// 250m/1Gi requested, 500m/2Gi limit: Burstable, as the API says.
+	if q := cgroup.PodQOS(CgroupPod(pod), cgroup.QOSOptions{}); string(q) != string(pod.Status.QOSClass) {
+		t.Errorf("QoS %s, the API says %s", q, pod.Status.QOSClass)
+	}
+	if q := cgroup.PodQOS(CgroupPod(ms[3].obj.(*corev1.Pod)), cgroup.QOSOptions{}); q != cgroup.BestEffort {
+		t.Errorf("QoS %s", q)
+	}
+}
