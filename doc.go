@@ -79,6 +79,17 @@
 // its status and message), the pod ranking per signal, admission under
 // pressure, and what-if plans of how many pods must go.
 //
+// # Examples
+//
+// go run ./examples/tour prints the guided tour: one scenario per area,
+// each also a program of its own (examples/zone-outage, examples/shutdown,
+// examples/disk-pressure, examples/leader-election,
+// examples/cascading-delete, examples/cgroup, examples/taints).
+// examples/sim is a discrete-event simulation driver that composes the
+// packages on a virtual clock (go run ./examples/simulate --nodes 5000), and
+// examples/kubeapi, a module of its own, converts k8s.io/api objects into
+// the library's inputs and back.
+//
 // # Rules every package follows
 //
 //  1. Time is an argument. Planners take now time.Time and durations are
