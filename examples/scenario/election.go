@@ -133,17 +133,14 @@ func LeaderElection(opts Options) (Report, error) {
 				r.at(off, "lease", c.name, "Conflict", "%s: %s of the lock lost the race (conflict)", c.name, s.Op)
 			}
 			s = c.e.Done(now, outcome, rec, version)
-			report := func(s lease.ElectionStep) {
-				if s.NewLeader != "" && s.NewLeader != c.name {
-					r.at(off, "lease", c.name, "NewLeader", "%s sees leader %s", c.name, s.NewLeader)
-				}
-				if s.Event != "" && s.Leading {
-					leaders++
-					r.at(off, "lease", c.name, "BecameLeader", "%s (holder %s, transitions %d); must stop leader work by %s unless it renews",
-						s.Event, server.rec.HolderIdentity, server.rec.LeaderTransitions, Offset(s.MustStopBy.Sub(Start)))
-				}
+			if s.NewLeader != "" && s.NewLeader != c.name {
+				r.at(off, "lease", c.name, "NewLeader", "%s sees leader %s", c.name, s.NewLeader)
 			}
-			report(s)
+			if s.Event != "" && s.Leading {
+				leaders++
+				r.at(off, "lease", c.name, "BecameLeader", "%s (holder %s, transitions %d); must stop leader work by %s unless it renews",
+					s.Event, server.rec.HolderIdentity, server.rec.LeaderTransitions, Offset(s.MustStopBy.Sub(Start)))
+			}
 		}
 		if s.Event != "" && !s.Leading {
 			r.at(off, "lease", c.name, "StoppedLeading", "%s: %s (its fence was %s)", s.Event, s.Message, Offset(c.e.MustStopBy().Sub(Start)))

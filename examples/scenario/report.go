@@ -82,13 +82,11 @@ func (r *Report) figure(name string, v int64) {
 	r.Summary = append(r.Summary, Figure{Name: name, Value: v})
 }
 
-// Offset formats a time since the start as the reports print it: whole
-// seconds as "+105s", anything finer with one decimal, "+105.1s".
+// Offset formats a time since the start as the reports print it, in
+// seconds to the millisecond without trailing zeros: "+105s", "+604.6s",
+// "+47.042s".
 func Offset(d time.Duration) string {
-	if d%time.Second == 0 {
-		return "+" + strconv.FormatInt(int64(d/time.Second), 10) + "s"
-	}
-	return "+" + strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
+	return "+" + strconv.FormatFloat(d.Round(time.Millisecond).Seconds(), 'f', -1, 64) + "s"
 }
 
 // WriteText prints the report for people: a "== name: title" line, one

@@ -269,7 +269,7 @@ func TestJSON(t *testing.T) {
 }
 
 func TestOffset(t *testing.T) {
-	for d, want := range map[int64]string{0: "+0s", 105e9: "+105s", 604.6e9: "+604.6s", 5e7: "+0.1s"} {
+	for d, want := range map[int64]string{0: "+0s", 105e9: "+105s", 604.6e9: "+604.6s", 5e7: "+0.05s", 47042318001: "+47.042s"} {
 		if got := Offset(durationOf(d)); got != want {
 			t.Errorf("Offset(%d ns) = %q, want %q", d, got, want)
 		}
