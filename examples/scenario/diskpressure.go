@@ -171,9 +171,9 @@ func DiskPressure(opts Options) (Report, error) {
 			sbs, _ := rt.ListPodSandboxes(ctx)
 			in := gc.ContainerGCInput{Containers: listed, Sandboxes: sbs, Pods: map[string]gc.PodState{"uid-web-0": gc.PodActive},
 				PodsSynced: true, AllSourcesReady: true, EvictNonDeletedPods: true}
-			all := gc.DefaultContainerPolicy()
-			all.MaxPerPodContainer, all.MaxContainers = 0, 0
-			cplan, err := gc.PlanContainers(all, in, at(600))
+			// Upstream's DeleteAllUnusedContainers is the usual GC with
+			// terminated pods counted as removed, under the same policy.
+			cplan, err := gc.PlanContainers(gc.DefaultContainerPolicy(), in, at(600))
 			if err != nil {
 				return r, err
 			}

@@ -119,7 +119,10 @@ var facts = map[string][]string{
 	// age). web:v1 fails, so trainer (10Gi) replaces it: 14Gi freed, 26Gi
 	// free. Container GC keeps the newest dead nginx and drops the removed
 	// pod's two. At +600s 8Gi < 10%: reclaim (single disk: containers and
-	// images) frees debug + web:v1 = 6Gi, 14Gi < 10Gi + 5Gi, so a pod goes:
+	// images) runs the container GC again with terminated pods counted as
+	// removed, under the same policy: only the batch pod's sandbox goes
+	// (its containers went at +0s; web-0 keeps its newest dead nginx);
+	// then every unused image: debug + web:v1 = 6Gi, 14Gi < 10Gi + 5Gi, so a pod goes:
 	// logger exceeds its 1Gi request by 5Gi, cache (no request) by 3Gi,
 	// metrics by 0.5Gi, all priority 0; kube-proxy exceeds too but has a
 	// higher priority (and is critical); the web pods are within their
@@ -135,6 +138,7 @@ var facts = map[string][]string{
 		`remove c-web0-nginx-r1 `,
 		`\+600s  .*nodefs.available 8Gi < 10%, conditions \[DiskPressure\]`,
 		`reclaim \[DeleteAllUnusedContainers DeleteUnusedImages\] first`,
+		`DeleteAllUnusedContainers: removed sb-batch\n`,
 		`DeleteUnusedImages: removed sha256:debug, sha256:web-v1, freed 6Gi`,
 		`1\. shop/logger: priority 0`,
 		`2\. shop/cache: priority 0`,
