@@ -270,17 +270,28 @@ type item struct {
 	idx  int32
 }
 
+// queue is the event queue, a container/heap ordered by time, then by
+// the order events were queued.
 type queue []item
 
+// Len, Less, Swap, Push and Pop implement heap.Interface.
 func (q queue) Len() int { return len(q) }
+
+// Less orders by time, then by sequence number.
 func (q queue) Less(i, j int) bool {
 	if !q[i].at.Equal(q[j].at) {
 		return q[i].at.Before(q[j].at)
 	}
 	return q[i].seq < q[j].seq
 }
+
+// Swap swaps two events.
 func (q queue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *queue) Push(x any)   { *q = append(*q, x.(item)) }
+
+// Push appends an event.
+func (q *queue) Push(x any) { *q = append(*q, x.(item)) }
+
+// Pop removes the last event.
 func (q *queue) Pop() any {
 	old := *q
 	it := old[len(old)-1]
