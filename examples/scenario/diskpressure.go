@@ -222,12 +222,14 @@ func DiskPressure(opts Options) (Report, error) {
 		}
 		r.at(600*time.Second, "rank", rk.Pod.String(), "", "  %d. %s", i+1, rk.Explain(pressure.SignalNodeFsAvailable))
 	}
+	evicted := 0
 	if e := d.Evict; e != nil {
+		evicted++
 		r.at(600*time.Second, "evict", e.Pod.String(), e.Status.Reason, "evict %s (grace %ds): %s", e.Pod, e.GracePeriodSeconds, e.Status.Message)
 		available += podDisk(e.Pod)
 		pods = removePod(pods, e.Pod.Name)
 	}
-	r.figure("evicted", 1)
+	r.figure("evicted", int64(evicted))
 
 	// 4. After the eviction: admission and the condition's transition.
 	next := step.Next
@@ -269,7 +271,7 @@ func reportExec(r *Report, s int, res cri.ExecResult) {
 	}
 }
 
-// gib prints a byte count in Gi, with one decimal when needed.
+// gib prints a byte count as a binary resource.Quantity ("8Gi", "512Mi").
 func gib(b int64) string {
 	return resource.NewQuantity(b, resource.BinarySI).String()
 }

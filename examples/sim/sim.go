@@ -336,6 +336,8 @@ type run struct {
 	res      Result
 	cn       []conditions.Node
 	zn       []eviction.ZoneNode
+	observed []conditions.Status
+	err      error
 }
 
 // Run simulates cfg and returns what happened.
@@ -425,7 +427,11 @@ func Run(cfg Config) (Result, error) {
 	r.res.Totals.Nodes, r.res.Totals.Pods = len(r.nodes), len(r.pods)
 	r.cn = make([]conditions.Node, len(r.nodes))
 	r.zn = make([]eviction.ZoneNode, len(r.nodes))
+	r.observed = make([]conditions.Status, len(r.nodes))
 	r.loop()
+	if r.err != nil {
+		return Result{}, r.err
+	}
 	return r.res, nil
 }
 
@@ -441,7 +447,7 @@ func (r *run) event(now time.Time, kind string, zone int, object, reason, format
 
 func (r *run) loop() {
 	nextProgress := r.cfg.Start.Add(time.Minute)
-	for r.q.Len() > 0 {
+	for r.q.Len() > 0 && r.err == nil {
 		it := heap.Pop(&r.q).(item)
 		if it.at.After(r.end) {
 			break
@@ -559,7 +565,7 @@ func (r *run) reconcileNoSchedule(now time.Time, i int) {
 
 func (r *run) monitorPass(now time.Time) {
 	r.res.Totals.MonitorPasses++
-	observed := make([]conditions.Status, len(r.nodes))
+	observed := r.observed
 	for i := range r.nodes {
 		n := &r.nodes[i]
 		observed[i] = readyOf(n.conds)
@@ -587,7 +593,10 @@ func (r *run) monitorPass(now time.Time) {
 	}
 	plan, err := r.cfg.Eviction.PlanDisruption(r.prev, r.zn)
 	if err != nil {
-		return // cannot happen: the config was validated
+		// Only an invalid config makes the planner fail, and Run
+		// validated it; should it happen anyway, Run reports it.
+		r.err = err
+		return
 	}
 	r.prev = plan.Next
 	for _, zp := range plan.Zones {
