@@ -11,6 +11,7 @@ import (
 	"github.com/nodelife/nodelife/conditions"
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/gc"
+	"github.com/nodelife/nodelife/lease"
 	"github.com/nodelife/nodelife/shutdown"
 	"github.com/nodelife/nodelife/taints"
 )
@@ -173,10 +174,9 @@ func ShutdownPod(p *corev1.Pod) shutdown.Pod {
 }
 
 // CgroupPod is what the cgroup decisions read of a pod: requests, limits,
-// sidecars (init containers with restartPolicy Always), overhead, priority,
-// and the mirror-pod annotation. Pod-level resources (spec.resources,
-// k8s.io/api v0.32 and later) are not in the v0.31 API this module builds
-// against; set cgroup.Pod.Resources yourself when you have them.
+// sidecars (init containers with restartPolicy Always), pod-level
+// resources (spec.resources, PodLevelResources), overhead, priority, and
+// the mirror-pod annotation.
 func CgroupPod(p *corev1.Pod) cgroup.Pod {
 	out := cgroup.Pod{UID: string(p.UID), QOSClass: cgroup.QOSClass(p.Status.QOSClass), Overhead: resourceList(p.Spec.Overhead)}
 	for _, c := range p.Spec.InitContainers {
@@ -188,6 +188,10 @@ func CgroupPod(p *corev1.Pod) cgroup.Pod {
 	}
 	for _, c := range p.Spec.Containers {
 		out.Containers = append(out.Containers, cgroup.Container{Name: c.Name, Resources: resources(c.Resources.Requests, c.Resources.Limits)})
+	}
+	if r := p.Spec.Resources; r != nil {
+		pr := resources(r.Requests, r.Limits)
+		out.Resources = &pr
 	}
 	if p.Spec.Priority != nil {
 		out.Priority = *p.Spec.Priority
@@ -224,4 +228,60 @@ func ApplyObject(o gc.Object, m metav1.Object) {
 	m.SetOwnerReferences(o.OwnerReferences)
 	m.SetFinalizers(o.Finalizers)
 	m.SetDeletionTimestamp(o.DeletionTimestamp)
+}
+
+// Lease converts a coordination.k8s.io/v1 Lease into the lease package's
+// model: namespace, name, labels and the spec, field for field.
+func Lease(l *coordinationv1.Lease) lease.Lease {
+	out := lease.Lease{Namespace: l.Namespace, Name: l.Name, Labels: l.Labels}
+	s := l.Spec
+	if s.HolderIdentity != nil {
+		v := *s.HolderIdentity
+		out.HolderIdentity = &v
+	}
+	if s.LeaseDurationSeconds != nil {
+		v := *s.LeaseDurationSeconds
+		out.LeaseDurationSeconds = &v
+	}
+	if s.LeaseTransitions != nil {
+		v := *s.LeaseTransitions
+		out.LeaseTransitions = &v
+	}
+	if s.AcquireTime != nil {
+		v := s.AcquireTime.Time
+		out.AcquireTime = &v
+	}
+	if s.RenewTime != nil {
+		v := s.RenewTime.Time
+		out.RenewTime = &v
+	}
+	return out
+}
+
+// ApplyLease writes l's labels and spec into dst, keeping dst's other
+// metadata (resourceVersion, UID, owner references), so that dst can be
+// sent as an update conditional on the version it was read at.
+func ApplyLease(l lease.Lease, dst *coordinationv1.Lease) {
+	dst.Namespace, dst.Name, dst.Labels = l.Namespace, l.Name, l.Labels
+	micro := func(t *time.Time) *metav1.MicroTime {
+		if t == nil {
+			return nil
+		}
+		m := metav1.NewMicroTime(*t)
+		return &m
+	}
+	dst.Spec = coordinationv1.LeaseSpec{HolderIdentity: l.HolderIdentity, LeaseDurationSeconds: l.LeaseDurationSeconds,
+		LeaseTransitions: l.LeaseTransitions, AcquireTime: micro(l.AcquireTime), RenewTime: micro(l.RenewTime)}
+	if dst.Spec.HolderIdentity != nil {
+		v := *dst.Spec.HolderIdentity
+		dst.Spec.HolderIdentity = &v
+	}
+	if dst.Spec.LeaseDurationSeconds != nil {
+		v := *dst.Spec.LeaseDurationSeconds
+		dst.Spec.LeaseDurationSeconds = &v
+	}
+	if dst.Spec.LeaseTransitions != nil {
+		v := *dst.Spec.LeaseTransitions
+		dst.Spec.LeaseTransitions = &v
+	}
 }

@@ -10,6 +10,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/nodelife/nodelife/conditions"
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/gc"
+	"github.com/nodelife/nodelife/lease"
 	"github.com/nodelife/nodelife/shutdown"
 	"github.com/nodelife/nodelife/taints"
 )
@@ -230,5 +232,65 @@ func TestDeploymentChain(t *testing.T) {
 	}
 	if q := cgroup.PodQOS(CgroupPod(ms[3].obj.(*corev1.Pod)), cgroup.QOSOptions{}); q != cgroup.BestEffort {
 		t.Errorf("QoS %s", q)
+	}
+}
+
+// A pod with only pod-level resources (spec.resources, k8s.io/api v0.32+)
+// and containers without any: requests equal to limits for cpu and memory
+// make it Guaranteed under PodLevelResources, BestEffort without.
+func TestPodLevelResources(t *testing.T) {
+	q := func(s string) resource.Quantity { return resource.MustParse(s) }
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", UID: "u"}, Spec: corev1.PodSpec{
+		Resources:  &corev1.ResourceRequirements{Requests: corev1.ResourceList{"cpu": q("1"), "memory": q("1Gi")}, Limits: corev1.ResourceList{"cpu": q("1"), "memory": q("1Gi")}},
+		Containers: []corev1.Container{{Name: "c"}},
+	}}
+	cp := CgroupPod(pod)
+	if cp.Resources == nil || !cp.Resources.Limits["memory"].Equal(q("1Gi")) || !cp.Resources.Requests["cpu"].Equal(q("1")) {
+		t.Fatalf("pod-level resources lost: %+v", cp.Resources)
+	}
+	if got := cgroup.PodQOS(cp, cgroup.QOSOptions{PodLevelResources: true}); got != cgroup.Guaranteed {
+		t.Errorf("QoS with PodLevelResources %s, want Guaranteed", got)
+	}
+	if got := cgroup.PodQOS(cp, cgroup.QOSOptions{}); got != cgroup.BestEffort {
+		t.Errorf("QoS without PodLevelResources %s, want BestEffort", got)
+	}
+	pod.Spec.Resources = nil
+	if CgroupPod(pod).Resources != nil {
+		t.Error("no spec.resources must give nil Resources")
+	}
+}
+
+// A node lease as the kubelet writes it, and a leader-election lease with
+// every spec field, survive Lease and ApplyLease; ApplyLease keeps the
+// metadata an update needs.
+func TestLeaseRoundTrip(t *testing.T) {
+	at := time.Date(2026, 3, 1, 12, 0, 0, 123456000, time.UTC)
+	holder, dur, trans := "controller-a", int32(15), int32(3)
+	in := &coordinationv1.Lease{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "nodelife", ResourceVersion: "42", UID: "u1",
+			Labels: map[string]string{"a": "b"}},
+		Spec: coordinationv1.LeaseSpec{HolderIdentity: &holder, LeaseDurationSeconds: &dur, LeaseTransitions: &trans,
+			AcquireTime: &metav1.MicroTime{Time: at}, RenewTime: &metav1.MicroTime{Time: at.Add(2 * time.Second)}},
+	}
+	l := Lease(in)
+	if l.Holder() != holder || *l.LeaseDurationSeconds != 15 || *l.LeaseTransitions != 3 || !l.RenewTime.Equal(at.Add(2*time.Second)) || !l.AcquireTime.Equal(at) {
+		t.Fatalf("Lease: %+v", l)
+	}
+	rec := lease.RecordFromLease(l)
+	if rec.HolderIdentity != holder || rec.LeaderTransitions != 3 || rec.LeaseDurationSeconds != 15 {
+		t.Errorf("record %+v", rec)
+	}
+	out := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{ResourceVersion: "42", UID: "u1"}}
+	ApplyLease(l, out)
+	if !equality.Semantic.DeepEqual(in, out) {
+		t.Errorf("round trip:\n got %+v\nwant %+v", out, in)
+	}
+	*l.HolderIdentity = "changed"
+	if *out.Spec.HolderIdentity != holder {
+		t.Error("ApplyLease shares the holder pointer with its input")
+	}
+	empty := Lease(&coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-node-lease", Name: "n1"}})
+	if empty.HolderIdentity != nil || empty.RenewTime != nil || empty.Name != "n1" {
+		t.Errorf("empty lease %+v", empty)
 	}
 }

@@ -1,0 +1,331 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/clock"
+
+	"github.com/nodelife/nodelife/eviction"
+	"github.com/nodelife/nodelife/examples/cluster/internal/podcond"
+	"github.com/nodelife/nodelife/examples/kubeapi"
+	"github.com/nodelife/nodelife/lease"
+	"github.com/nodelife/nodelife/taints"
+)
+
+// Gate says whether the controller may write at now. With leader election,
+// it is open only while the candidate leads and now is before its
+// MustStopBy fence (election.Candidate.Allowed); without, nil means
+// always open.
+type Gate func(now time.Time) bool
+
+// ErrNotLeading is returned for a write the gate refused.
+var ErrNotLeading = errors.New("controller: not leading (or past the MustStopBy fence): write refused")
+
+// Options configure a Controller.
+type Options struct {
+	// Config is the decision configuration (DefaultConfig when zero).
+	Config *Config
+	// Clock is the controller's clock (the real one when nil).
+	Clock clock.Clock
+	// Gate guards every write (nil: always open). While it is closed the
+	// controller decides nothing; when it opens again the controller starts
+	// afresh, as a newly elected kube-controller-manager does.
+	Gate Gate
+	// Record, when set, receives every action.
+	Record func(Action)
+	// Resync is the informers' resync period (0: none).
+	Resync time.Duration
+}
+
+// Controller is the node lifecycle controller of kube-controller-manager
+// (node health, zone rates, NoExecute tainting) and its taint eviction
+// controller, built on nodelife: informers on Nodes, Leases and Pods feed
+// an Engine; its writes go to the API server with optimistic concurrency.
+type Controller struct {
+	client  kubernetes.Interface
+	opts    Options
+	cfg     Config
+	clock   clock.Clock
+	nodeInf cache.SharedIndexInformer
+	podInf  cache.SharedIndexInformer
+	leaseIn cache.SharedIndexInformer
+	engine  *Engine
+	writer  *APIWriter
+	wake    chan struct{}
+}
+
+// New returns a controller for client. Call Start, then Run or Step.
+func New(client kubernetes.Interface, opts Options) (*Controller, error) {
+	cfg := DefaultConfig()
+	if opts.Config != nil {
+		cfg = *opts.Config
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if opts.Clock == nil {
+		opts.Clock = clock.RealClock{}
+	}
+	c := &Controller{client: client, opts: opts, cfg: cfg, clock: opts.Clock, wake: make(chan struct{}, 1)}
+	c.writer = &APIWriter{Client: client, Clock: opts.Clock, Gate: opts.Gate}
+	c.nodeInf = informers.NewSharedInformerFactoryWithOptions(client, opts.Resync).Core().V1().Nodes().Informer()
+	c.podInf = informers.NewSharedInformerFactoryWithOptions(client, opts.Resync, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+		o.FieldSelector = fields.OneTermNotEqualSelector("spec.nodeName", "").String()
+	})).Core().V1().Pods().Informer()
+	c.leaseIn = informers.NewSharedInformerFactoryWithOptions(client, opts.Resync, informers.WithNamespace(lease.NodeLeaseNamespace)).Coordination().V1().Leases().Informer()
+	poke := cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(any) { c.poke() },
+		UpdateFunc: func(any, any) { c.poke() },
+		DeleteFunc: func(any) { c.poke() },
+	}
+	for _, inf := range []cache.SharedIndexInformer{c.nodeInf, c.podInf, c.leaseIn} {
+		if _, err := inf.AddEventHandler(poke); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+func (c *Controller) poke() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Start starts the informers and waits for their caches to fill.
+func (c *Controller) Start(ctx context.Context) error {
+	for _, inf := range []cache.SharedIndexInformer{c.nodeInf, c.podInf, c.leaseIn} {
+		go inf.Run(ctx.Done())
+	}
+	if !cache.WaitForCacheSync(ctx.Done(), c.nodeInf.HasSynced, c.podInf.HasSynced, c.leaseIn.HasSynced) {
+		return fmt.Errorf("controller: informer caches did not sync: %w", ctx.Err())
+	}
+	return nil
+}
+
+// LastSyncResourceVersions returns the resource versions the node, lease
+// and pod informers have seen last, for tests that wait for the caches to
+// catch up with a write.
+func (c *Controller) LastSyncResourceVersions() (nodes, leases, pods string) {
+	return c.nodeInf.LastSyncResourceVersion(), c.leaseIn.LastSyncResourceVersion(), c.podInf.LastSyncResourceVersion()
+}
+
+// Snapshot returns the informers' view of the cluster.
+func (c *Controller) Snapshot() Snapshot {
+	var s Snapshot
+	for _, o := range c.nodeInf.GetStore().List() {
+		s.Nodes = append(s.Nodes, o.(*corev1.Node))
+	}
+	s.Leases = map[string]*coordinationv1.Lease{}
+	for _, o := range c.leaseIn.GetStore().List() {
+		l := o.(*coordinationv1.Lease)
+		s.Leases[l.Name] = l
+	}
+	for _, o := range c.podInf.GetStore().List() {
+		s.Pods = append(s.Pods, o.(*corev1.Pod))
+	}
+	return s
+}
+
+// Leading reports whether the gate is open at the clock's now.
+func (c *Controller) Leading() bool {
+	return c.opts.Gate == nil || c.opts.Gate(c.clock.Now())
+}
+
+// Step runs whatever is due at the clock's now and returns when it next
+// has work (zero when it does not lead: call again when it might). A
+// controller whose gate is closed drops its state, so that it starts
+// afresh when it leads again.
+func (c *Controller) Step(ctx context.Context) (time.Time, error) {
+	now := c.clock.Now()
+	if !c.Leading() {
+		c.engine = nil
+		return time.Time{}, nil
+	}
+	if c.engine == nil {
+		e, err := NewEngine(c.cfg)
+		if err != nil {
+			return time.Time{}, err
+		}
+		c.engine = e
+	}
+	next, err := c.engine.Tick(ctx, now, c.Snapshot(), c.writer, c.opts.Record)
+	if !c.Leading() {
+		c.engine = nil // the fence passed during the tick
+	}
+	return next, err
+}
+
+// Run steps the controller until ctx ends: when the engine's next work is
+// due, when an informer reports a change, and at least once a second (to
+// notice the gate opening).
+func (c *Controller) Run(ctx context.Context) error {
+	for {
+		next, err := c.Step(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		wait := time.Second
+		if !next.IsZero() {
+			if d := next.Sub(c.clock.Now()); d < wait {
+				wait = d
+			}
+		}
+		if wait < 0 {
+			wait = 0
+		}
+		t := c.clock.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		case <-c.wake:
+			t.Stop()
+		case <-t.C():
+		}
+	}
+}
+
+// APIWriter is the Writer that talks to the API server: node status with
+// UpdateStatus at the read resourceVersion, taints by read-modify-update
+// retried on conflict (as upstream's SwapNodeControllerTaint), pod status
+// with UpdateStatus, evictions as a DisruptionTarget condition and a
+// delete conditional on the pod's UID. Every write first asks Gate.
+type APIWriter struct {
+	Client kubernetes.Interface
+	Clock  clock.Clock
+	// Gate, when set, is asked at the clock's now before every write.
+	Gate Gate
+}
+
+// retries is how often a taint update retries a conflict (upstream's
+// UpdateTaintBackoff steps).
+const retries = 5
+
+func (w *APIWriter) allowed() error {
+	if w.Gate != nil && !w.Gate(w.Clock.Now()) {
+		return ErrNotLeading
+	}
+	return nil
+}
+
+// WriteNodeConditions implements Writer.
+func (w *APIWriter) WriteNodeConditions(ctx context.Context, node *corev1.Node, conds []corev1.NodeCondition) (*corev1.Node, error) {
+	if err := w.allowed(); err != nil {
+		return nil, err
+	}
+	n := node.DeepCopy()
+	n.Status.Conditions = conds
+	return w.Client.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{})
+}
+
+// UpdateTaints implements Writer.
+func (w *APIWriter) UpdateTaints(ctx context.Context, name string, add, remove []corev1.Taint) (*corev1.Node, error) {
+	var err error
+	for i := 0; i < retries; i++ {
+		var n *corev1.Node
+		n, err = w.Client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return nil, err
+		}
+		cur := kubeapi.Taints(n.Spec.Taints)
+		next := taints.Apply(cur, kubeapi.Taints(add), kubeapi.Taints(remove))
+		if taintsEqual(cur, next) {
+			return n, nil
+		}
+		if err := w.allowed(); err != nil {
+			return nil, err
+		}
+		n = n.DeepCopy()
+		n.Spec.Taints = kubeapi.FromTaints(next)
+		n, err = w.Client.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
+		if err == nil || !apierrors.IsConflict(err) {
+			return n, err
+		}
+	}
+	return nil, err
+}
+
+// taintsEqual compares two taint lists by key, value and effect, in
+// order (TimeAdded aside).
+func taintsEqual(a, b []taints.Taint) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Key != b[i].Key || a[i].Value != b[i].Value || a[i].Effect != b[i].Effect {
+			return false
+		}
+	}
+	return true
+}
+
+// MarkPodNotReady implements Writer, as upstream's MarkPodsNotReady: the
+// Ready condition turns False (its transition time moving to now); a pod
+// already gone is not an error.
+func (w *APIWriter) MarkPodNotReady(ctx context.Context, pod *corev1.Pod, now time.Time) error {
+	if err := w.allowed(); err != nil {
+		return err
+	}
+	p := pod.DeepCopy()
+	for i := range p.Status.Conditions {
+		c := &p.Status.Conditions[i]
+		if c.Type == corev1.PodReady && c.Status != corev1.ConditionFalse {
+			c.Status = corev1.ConditionFalse
+			c.LastTransitionTime = metav1.NewTime(now)
+		}
+	}
+	_, err := w.Client.CoreV1().Pods(p.Namespace).UpdateStatus(ctx, p, metav1.UpdateOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// EvictPod implements Writer, as the taint eviction controller: the
+// DisruptionTarget condition is set through the status subresource, then
+// the pod is deleted, conditional on its UID. A pod already gone is not
+// an error.
+func (w *APIWriter) EvictPod(ctx context.Context, pod *corev1.Pod, cond eviction.PodCondition, now time.Time) error {
+	if err := w.allowed(); err != nil {
+		return err
+	}
+	pods := w.Client.CoreV1().Pods(pod.Namespace)
+	p, err := pods.Get(ctx, pod.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) || (err == nil && p.UID != pod.UID) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	p = p.DeepCopy()
+	podcond.Set(p, corev1.PodCondition{Type: corev1.PodConditionType(cond.Type), Status: corev1.ConditionStatus(cond.Status),
+		Reason: cond.Reason, Message: cond.Message, LastTransitionTime: metav1.NewTime(now)})
+	if _, err := pods.UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	if err := w.allowed(); err != nil {
+		return err
+	}
+	uid := pod.UID
+	err = pods.Delete(ctx, pod.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+		return nil
+	}
+	return err
+}
