@@ -498,6 +498,7 @@ func (e *Engine) planNode(ctx context.Context, now time.Time, name string, w Wri
 		podName := d.Pod.Namespace + "/" + d.Pod.Name
 		switch d.Action {
 		case eviction.NoExecuteEvictNow:
+			delete(sched, key) // a deadline that has passed ends here, not again in evictDue
 			e.evict(ctx, now, name, byKey[key], d.Reason, w)
 		case eviction.NoExecuteSchedule, eviction.NoExecuteKeep:
 			if sched == nil {

@@ -54,6 +54,9 @@ type harness struct {
 	seen     map[string]string // object -> state
 	events   []string          // "<offset> <object> <change>", in order
 	agents   map[string]*agent.Agent
+	// lock, when set, is the leader-election Lease whose holder observe
+	// records ("lock holder=<identity>").
+	lock *[2]string
 }
 
 // newHarness makes a namespace for the test and removes every node, node
@@ -114,11 +117,6 @@ func (h *harness) addController(name string, opts controller.Options, pause *win
 	require.NoError(h.t, c.Start(h.ctx))
 	h.steppers = append(h.steppers, &stepper{name: name, step: c.Step, before: func() { h.waitCaughtUp(c) }, pause: pause, due: h.start})
 	return c
-}
-
-// add adds any other stepper.
-func (h *harness) add(name string, step func(ctx context.Context) (time.Time, error)) {
-	h.steppers = append(h.steppers, &stepper{name: name, step: step, due: h.start})
 }
 
 // waitCaughtUp waits until c's informers hold what a consistent list
@@ -229,6 +227,9 @@ func (h *harness) run(until time.Duration) {
 		if !next.After(now) {
 			next = now.Add(time.Millisecond) // a paused stepper resuming now
 		}
+		if c := h.clock.Now(); next.Before(c) {
+			next = c // a request moved the clock on (an injected delay)
+		}
 		if next.After(end) {
 			h.clock.SetTime(end)
 			return
@@ -271,6 +272,12 @@ func (h *harness) observe(now time.Time) {
 		}
 		if p.DeletionTimestamp != nil {
 			cur[p.Name+" deleted"] = "yes"
+		}
+	}
+	if h.lock != nil {
+		l, err := h.client.CoordinationV1().Leases(h.lock[0]).Get(h.ctx, h.lock[1], metav1.GetOptions{})
+		if err == nil && l.Spec.HolderIdentity != nil {
+			cur["lock holder"] = *l.Spec.HolderIdentity
 		}
 	}
 	var changes []string

@@ -51,7 +51,6 @@ type Candidate struct {
 	clock  clock.Clock
 	el     *lease.Elector
 	lock   *coordinationv1.Lease // as last read or written
-	next   time.Time
 	done   bool
 }
 
