@@ -37,11 +37,11 @@ type write struct {
 // wire is a replica's transport: it records every write with the fake
 // time it was sent at, and can delay or refuse the replica's lock updates.
 type wire struct {
-	next  http.RoundTripper
-	h     *harness
-	mu    sync.Mutex
-	log   []write
-	cand  *election.Candidate
+	next http.RoundTripper
+	h    *harness
+	mu   sync.Mutex
+	log  []write
+	cand *election.Candidate
 	// fault, when set, may delay (the answer comes back late: the fake
 	// clock moves on during the request) or refuse (409) any write.
 	fault func(at time.Time, method, path string) (delay time.Duration, conflict bool)
