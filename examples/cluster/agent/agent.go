@@ -508,7 +508,7 @@ func (a *Agent) writeTerminated(ctx context.Context, k killing, now time.Time) e
 	}
 	if c := st.Condition; c != nil {
 		podcond.Set(p, corev1.PodCondition{Type: corev1.PodConditionType(c.Type), Status: corev1.ConditionStatus(c.Status),
-			Reason: c.Reason, Message: c.Message, LastTransitionTime: metav1.NewTime(now)})
+			ObservedGeneration: p.Generation, Reason: c.Reason, Message: c.Message, LastTransitionTime: metav1.NewTime(now)})
 	}
 	_, err = pods.UpdateStatus(ctx, p, metav1.UpdateOptions{})
 	return err

@@ -119,6 +119,16 @@ func (h *harness) addController(name string, opts controller.Options, pause *win
 	return c
 }
 
+// wake makes the named component due now (after something outside the
+// harness, such as a shutdown event, gave it work).
+func (h *harness) wake(name string) {
+	for _, s := range h.steppers {
+		if s.name == name {
+			s.due = h.clock.Now()
+		}
+	}
+}
+
 // waitCaughtUp waits until c's informers hold what a consistent list
 // returns, so that each controller step sees every write made before it,
 // as it would in a real cluster given a moment.
