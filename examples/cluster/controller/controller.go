@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -22,6 +23,9 @@ import (
 	"github.com/nodelife/nodelife/lease"
 	"github.com/nodelife/nodelife/taints"
 )
+
+// boundPods selects the pods bound to a node.
+var boundPods = fields.OneTermNotEqualSelector("spec.nodeName", "").String()
 
 // Gate says whether the controller may write at now. With leader election,
 // it is open only while the candidate leads and now is before its
@@ -81,7 +85,7 @@ func New(client kubernetes.Interface, opts Options) (*Controller, error) {
 	c.writer = &APIWriter{Client: client, Clock: opts.Clock, Gate: opts.Gate}
 	c.nodeInf = informers.NewSharedInformerFactoryWithOptions(client, opts.Resync).Core().V1().Nodes().Informer()
 	c.podInf = informers.NewSharedInformerFactoryWithOptions(client, opts.Resync, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
-		o.FieldSelector = fields.OneTermNotEqualSelector("spec.nodeName", "").String()
+		o.FieldSelector = boundPods
 	})).Core().V1().Pods().Informer()
 	c.leaseIn = informers.NewSharedInformerFactoryWithOptions(client, opts.Resync, informers.WithNamespace(lease.NodeLeaseNamespace)).Coordination().V1().Leases().Informer()
 	poke := cache.ResourceEventHandlerFuncs{
@@ -115,11 +119,76 @@ func (c *Controller) Start(ctx context.Context) error {
 	return nil
 }
 
-// LastSyncResourceVersions returns the resource versions the node, lease
-// and pod informers have seen last, for tests that wait for the caches to
-// catch up with a write.
-func (c *Controller) LastSyncResourceVersions() (nodes, leases, pods string) {
-	return c.nodeInf.LastSyncResourceVersion(), c.leaseIn.LastSyncResourceVersion(), c.podInf.LastSyncResourceVersion()
+// WaitCaughtUp waits until the informers hold what consistent lists of
+// nodes, node leases and bound pods return, so that the next Step sees
+// every write made before the call (the informers lag the API server by
+// moments). A controller driven step by step, as the nodewatch command
+// and the tests drive it, calls it before each Step; Run does not need to.
+func (c *Controller) WaitCaughtUp(ctx context.Context) error {
+	for {
+		want, err := c.listVersions(ctx)
+		if err != nil {
+			return err
+		}
+		for tries := 0; ; tries++ {
+			got := snapshotVersions(c.Snapshot())
+			if maps.Equal(got, want) {
+				return nil
+			}
+			if len(got) != len(want) && tries > 0 {
+				break // list again: objects may have come or gone since
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(2 * time.Millisecond):
+			}
+		}
+	}
+}
+
+// listVersions lists nodes, node leases and bound pods consistently and
+// returns their resource versions by kind/namespace/name.
+func (c *Controller) listVersions(ctx context.Context) (map[string]string, error) {
+	out := map[string]string{}
+	nodes, err := c.client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range nodes.Items {
+		out["node/"+n.Name] = n.ResourceVersion
+	}
+	leases, err := c.client.CoordinationV1().Leases(lease.NodeLeaseNamespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range leases.Items {
+		out["lease/"+l.Name] = l.ResourceVersion
+	}
+	pods, err := c.client.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: boundPods})
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range pods.Items {
+		out["pod/"+p.Namespace+"/"+p.Name] = p.ResourceVersion
+	}
+	return out, nil
+}
+
+// snapshotVersions returns the resource versions of s's objects, keyed
+// as listVersions keys them.
+func snapshotVersions(s Snapshot) map[string]string {
+	out := map[string]string{}
+	for _, n := range s.Nodes {
+		out["node/"+n.Name] = n.ResourceVersion
+	}
+	for _, l := range s.Leases {
+		out["lease/"+l.Name] = l.ResourceVersion
+	}
+	for _, p := range s.Pods {
+		out["pod/"+p.Namespace+"/"+p.Name] = p.ResourceVersion
+	}
+	return out
 }
 
 // Snapshot returns the informers' view of the cluster.

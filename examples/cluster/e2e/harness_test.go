@@ -134,60 +134,9 @@ func (h *harness) wake(name string) {
 // as it would in a real cluster given a moment.
 func (h *harness) waitCaughtUp(c *controller.Controller) {
 	h.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		want := map[string]string{}
-		nodes, err := h.client.CoreV1().Nodes().List(h.ctx, metav1.ListOptions{})
-		require.NoError(h.t, err)
-		for _, n := range nodes.Items {
-			want["node/"+n.Name] = n.ResourceVersion
-		}
-		leases, err := h.client.CoordinationV1().Leases(lease.NodeLeaseNamespace).List(h.ctx, metav1.ListOptions{})
-		require.NoError(h.t, err)
-		for _, l := range leases.Items {
-			want["lease/"+l.Name] = l.ResourceVersion
-		}
-		pods, err := h.client.CoreV1().Pods("").List(h.ctx, metav1.ListOptions{FieldSelector: "spec.nodeName!="})
-		require.NoError(h.t, err)
-		for _, p := range pods.Items {
-			want["pod/"+p.Namespace+"/"+p.Name] = p.ResourceVersion
-		}
-		for {
-			got := map[string]string{}
-			s := c.Snapshot()
-			for _, n := range s.Nodes {
-				got["node/"+n.Name] = n.ResourceVersion
-			}
-			for _, l := range s.Leases {
-				got["lease/"+l.Name] = l.ResourceVersion
-			}
-			for _, p := range s.Pods {
-				got["pod/"+p.Namespace+"/"+p.Name] = p.ResourceVersion
-			}
-			if mapsEqual(got, want) {
-				return
-			}
-			if time.Now().After(deadline) {
-				h.t.Fatalf("informers did not catch up in 20s")
-			}
-			time.Sleep(2 * time.Millisecond)
-			if len(got) != len(want) {
-				break // list again: objects may have come or gone since
-			}
-		}
-	}
-}
-
-func mapsEqual(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
+	ctx, cancel := context.WithTimeout(h.ctx, 20*time.Second)
+	defer cancel()
+	require.NoError(h.t, c.WaitCaughtUp(ctx), "informers did not catch up")
 }
 
 // run steps everything up to and including the offset until.

@@ -1,0 +1,157 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/nodelife/nodelife/eviction"
+	"github.com/nodelife/nodelife/examples/kubeapi"
+	"github.com/nodelife/nodelife/taints"
+)
+
+// Plan runs a fresh Engine over snap on a virtual clock from now to
+// now+horizon and returns every action it would take, writing nothing:
+// what this controller would do if it started now. Nodes whose lease was
+// renewed within its duration are assumed to go on renewing it every
+// quarter of the duration (the kubelet's interval); every other node stays
+// silent, and nothing else changes but the controller's own writes, which
+// are applied to a copy of snap.
+func Plan(ctx context.Context, cfg Config, snap Snapshot, now time.Time, horizon time.Duration) ([]Action, error) {
+	e, err := NewEngine(cfg)
+	if err != nil {
+		return nil, err
+	}
+	w := &memWriter{nodes: map[string]*corev1.Node{}, pods: map[string]*corev1.Pod{}}
+	for _, n := range snap.Nodes {
+		w.nodes[n.Name] = n.DeepCopy()
+	}
+	for _, p := range snap.Pods {
+		w.pods[p.Namespace+"/"+p.Name] = p.DeepCopy()
+	}
+	leases := map[string]*coordinationv1.Lease{}
+	type renewal struct {
+		every time.Duration
+		next  time.Time
+	}
+	live := map[string]*renewal{}
+	for name, l := range snap.Leases {
+		leases[name] = l.DeepCopy()
+		if l.Spec.RenewTime == nil || l.Spec.LeaseDurationSeconds == nil || *l.Spec.LeaseDurationSeconds <= 0 {
+			continue
+		}
+		d := time.Duration(*l.Spec.LeaseDurationSeconds) * time.Second
+		last := l.Spec.RenewTime.Time
+		if now.Sub(last) < d {
+			every := d / 4
+			next := last.Add(every)
+			for next.Before(now) {
+				next = next.Add(every)
+			}
+			live[name] = &renewal{every: every, next: next}
+		}
+	}
+	var out []Action
+	end := now.Add(horizon)
+	t := now
+	for i := 0; i < 10_000_000 && !t.After(end); i++ {
+		for name, r := range live {
+			for !r.next.After(t) {
+				l := leases[name].DeepCopy()
+				rt := metav1.NewMicroTime(r.next)
+				l.Spec.RenewTime = &rt
+				leases[name] = l
+				r.next = r.next.Add(r.every)
+			}
+		}
+		next, err := e.Tick(ctx, t, w.snapshot(leases), w, func(a Action) { out = append(out, a) })
+		if err != nil {
+			return out, err
+		}
+		for _, r := range live {
+			if next.IsZero() || r.next.Before(next) {
+				next = r.next
+			}
+		}
+		if !next.After(t) {
+			next = t.Add(eviction.NodeTaintPassPeriod)
+		}
+		t = next
+	}
+	return out, nil
+}
+
+// memWriter is the Writer of a dry run: it applies the writes to its
+// copies of the objects.
+type memWriter struct {
+	nodes map[string]*corev1.Node
+	pods  map[string]*corev1.Pod
+}
+
+func (w *memWriter) snapshot(leases map[string]*coordinationv1.Lease) Snapshot {
+	s := Snapshot{Leases: leases}
+	for _, n := range w.nodes {
+		s.Nodes = append(s.Nodes, n)
+	}
+	for _, p := range w.pods {
+		s.Pods = append(s.Pods, p)
+	}
+	return s // Tick orders what it reads
+}
+
+// WriteNodeConditions implements Writer.
+func (w *memWriter) WriteNodeConditions(_ context.Context, node *corev1.Node, conds []corev1.NodeCondition) (*corev1.Node, error) {
+	n := w.nodes[node.Name]
+	if n == nil {
+		return nil, fmt.Errorf("node %s not found", node.Name)
+	}
+	n = n.DeepCopy()
+	n.Status.Conditions = conds
+	w.nodes[n.Name] = n
+	return n, nil
+}
+
+// UpdateTaints implements Writer.
+func (w *memWriter) UpdateTaints(_ context.Context, name string, add, remove []corev1.Taint) (*corev1.Node, error) {
+	n := w.nodes[name]
+	if n == nil {
+		return nil, fmt.Errorf("node %s not found", name)
+	}
+	n = n.DeepCopy()
+	n.Spec.Taints = kubeapi.FromTaints(taints.Apply(kubeapi.Taints(n.Spec.Taints), kubeapi.Taints(add), kubeapi.Taints(remove)))
+	w.nodes[name] = n
+	return n, nil
+}
+
+// MarkPodNotReady implements Writer.
+func (w *memWriter) MarkPodNotReady(_ context.Context, pod *corev1.Pod, now time.Time) error {
+	p := w.pods[pod.Namespace+"/"+pod.Name]
+	if p == nil {
+		return nil
+	}
+	p = p.DeepCopy()
+	for i := range p.Status.Conditions {
+		if c := &p.Status.Conditions[i]; c.Type == corev1.PodReady {
+			c.Status, c.LastTransitionTime = corev1.ConditionFalse, metav1.NewTime(now)
+		}
+	}
+	w.pods[pod.Namespace+"/"+pod.Name] = p
+	return nil
+}
+
+// EvictPod implements Writer: the pod is marked as being deleted.
+func (w *memWriter) EvictPod(_ context.Context, pod *corev1.Pod, _ eviction.PodCondition, now time.Time) error {
+	p := w.pods[pod.Namespace+"/"+pod.Name]
+	if p == nil {
+		return nil
+	}
+	p = p.DeepCopy()
+	t := metav1.NewTime(now)
+	p.DeletionTimestamp = &t
+	w.pods[pod.Namespace+"/"+pod.Name] = p
+	return nil
+}
