@@ -379,28 +379,44 @@ func podReady(p *corev1.Pod) bool {
 	return false
 }
 
-// updateTaints writes a taint change and reports it.
+// updateTaints writes a taint change and reports the taints that were
+// added or removed (or, when the write failed, the change it meant).
 func (e *Engine) updateTaints(ctx context.Context, now time.Time, node string, add, remove []taints.Taint, reason string, w Writer) error {
 	if len(add) == 0 && len(remove) == 0 {
 		return nil
 	}
-	written, err := w.UpdateTaints(ctx, node, kubeapi.FromTaints(add), kubeapi.FromTaints(remove))
-	if err == nil && written != nil {
-		e.nodes[node] = written
-	}
-	cur := map[string]bool{}
+	var before []corev1.Taint
 	if n := e.nodes[node]; n != nil {
-		for _, t := range n.Spec.Taints {
-			cur[t.Key+":"+string(t.Effect)] = true
+		before = n.Spec.Taints
+	}
+	written, err := w.UpdateTaints(ctx, node, kubeapi.FromTaints(add), kubeapi.FromTaints(remove))
+	if err != nil {
+		for _, t := range remove {
+			e.emit(Action{At: now, Kind: KindUntaint, Node: node, Taint: t.Key + ":" + string(t.Effect), Reason: reason, Err: err})
+		}
+		for _, t := range add {
+			e.emit(Action{At: now, Kind: KindTaint, Node: node, Taint: t.Key + ":" + string(t.Effect), Reason: reason, Err: err})
+		}
+		return err
+	}
+	if written == nil {
+		return nil
+	}
+	e.nodes[node] = written
+	has := func(ts []corev1.Taint, t corev1.Taint) bool {
+		return slices.ContainsFunc(ts, func(u corev1.Taint) bool { return u.Key == t.Key && u.Effect == t.Effect })
+	}
+	for _, t := range before {
+		if !has(written.Spec.Taints, t) {
+			e.emit(Action{At: now, Kind: KindUntaint, Node: node, Taint: t.Key + ":" + string(t.Effect), Reason: reason})
 		}
 	}
-	for _, t := range remove {
-		e.emit(Action{At: now, Kind: KindUntaint, Node: node, Taint: t.Key + ":" + string(t.Effect), Reason: reason, Err: err})
+	for _, t := range written.Spec.Taints {
+		if !has(before, t) {
+			e.emit(Action{At: now, Kind: KindTaint, Node: node, Taint: t.Key + ":" + string(t.Effect), Reason: reason})
+		}
 	}
-	for _, t := range add {
-		e.emit(Action{At: now, Kind: KindTaint, Node: node, Taint: t.Key + ":" + string(t.Effect), Reason: reason, Err: err})
-	}
-	return err
+	return nil
 }
 
 func (e *Engine) applyTaintAction(ctx context.Context, now time.Time, a eviction.TaintAction, w Writer) {

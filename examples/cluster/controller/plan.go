@@ -16,11 +16,12 @@ import (
 
 // Plan runs a fresh Engine over snap on a virtual clock from now to
 // now+horizon and returns every action it would take, writing nothing:
-// what this controller would do if it started now. Nodes whose lease was
-// renewed within its duration are assumed to go on renewing it every
-// quarter of the duration (the kubelet's interval); every other node stays
-// silent, and nothing else changes but the controller's own writes, which
-// are applied to a copy of snap.
+// what this controller would do if it started now. A node that renews its
+// lease on time (renewed within two renew intervals, a quarter of the
+// lease's duration each, as the kubelet renews) is assumed to go on
+// renewing it; one that has missed a renewal is assumed silent from now
+// on. Nothing else changes but the controller's own writes, which are
+// applied to a copy of snap.
 func Plan(ctx context.Context, cfg Config, snap Snapshot, now time.Time, horizon time.Duration) ([]Action, error) {
 	e, err := NewEngine(cfg)
 	if err != nil {
@@ -44,10 +45,9 @@ func Plan(ctx context.Context, cfg Config, snap Snapshot, now time.Time, horizon
 		if l.Spec.RenewTime == nil || l.Spec.LeaseDurationSeconds == nil || *l.Spec.LeaseDurationSeconds <= 0 {
 			continue
 		}
-		d := time.Duration(*l.Spec.LeaseDurationSeconds) * time.Second
+		every := time.Duration(*l.Spec.LeaseDurationSeconds) * time.Second / 4
 		last := l.Spec.RenewTime.Time
-		if now.Sub(last) < d {
-			every := d / 4
+		if now.Sub(last) <= 2*every {
 			next := last.Add(every)
 			for next.Before(now) {
 				next = next.Add(every)
@@ -58,6 +58,7 @@ func Plan(ctx context.Context, cfg Config, snap Snapshot, now time.Time, horizon
 	var out []Action
 	end := now.Add(horizon)
 	t := now
+	again := 0 // ticks in a row at the same instant
 	for i := 0; i < 10_000_000 && !t.After(end); i++ {
 		for name, r := range live {
 			for !r.next.After(t) {
@@ -77,8 +78,17 @@ func Plan(ctx context.Context, cfg Config, snap Snapshot, now time.Time, horizon
 				next = r.next
 			}
 		}
-		if !next.After(t) {
+		switch {
+		case next.After(t):
+			again = 0
+		case again < 10:
+			// Work due now again (a tainting pass right after a monitor
+			// pass): tick at the same instant, as Controller.Step is.
+			again++
+			next = t
+		default:
 			next = t.Add(eviction.NodeTaintPassPeriod)
+			again = 0
 		}
 		t = next
 	}

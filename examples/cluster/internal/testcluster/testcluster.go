@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -17,6 +18,8 @@ import (
 	"k8s.io/apiserver/pkg/storage/storagebackend"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/klog/v2"
 	kubeapiserver "k8s.io/kubernetes/cmd/kube-apiserver/app/testing"
 )
@@ -124,7 +127,8 @@ func start(t *mainTB) (*Server, error) {
 	storage.Transport.ServerList = []string{curl.String()}
 	// The ServiceAccount admission plugin needs the token controller of
 	// kube-controller-manager, which does not run here.
-	flags := []string{"--disable-admission-plugins=ServiceAccount"}
+	// RBAC, so that tests can show what a user without rights gets.
+	flags := []string{"--disable-admission-plugins=ServiceAccount", "--authorization-mode=RBAC"}
 	ts, err := kubeapiserver.StartTestServer(t, kubeapiserver.NewDefaultTestServerOptions(), flags, storage)
 	if err != nil {
 		e.Close()
@@ -140,6 +144,21 @@ func start(t *mainTB) (*Server, error) {
 		return nil, err
 	}
 	return &Server{Config: cc, Client: client, Started: time.Since(began), etcd: e, teardown: ts.TearDownFn, dir: dir, tb: t}, nil
+}
+
+// Kubeconfig writes a kubeconfig for the server into dir and returns its
+// path; with impersonate set, its user acts as that user (with no rights
+// unless a test grants some).
+func (s *Server) Kubeconfig(dir, impersonate string) (string, error) {
+	c := s.Config
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["test"] = &clientcmdapi.Cluster{Server: c.Host, CertificateAuthorityData: c.TLSClientConfig.CAData,
+		InsecureSkipTLSVerify: c.TLSClientConfig.Insecure, TLSServerName: c.TLSClientConfig.ServerName}
+	cfg.AuthInfos["test"] = &clientcmdapi.AuthInfo{Token: c.BearerToken, Impersonate: impersonate}
+	cfg.Contexts["test"] = &clientcmdapi.Context{Cluster: "test", AuthInfo: "test"}
+	cfg.CurrentContext = "test"
+	path := filepath.Join(dir, "kubeconfig")
+	return path, clientcmd.WriteToFile(*cfg, path)
 }
 
 func (s *Server) stop() {
