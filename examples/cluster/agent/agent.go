@@ -107,7 +107,7 @@ var ErrInvalidOptions = errors.New("agent: invalid options")
 func New(client kubernetes.Interface, opts Options) (*Agent, error) {
 	var errs []error
 	if err := conditions.ValidateNodeName(opts.NodeName); err != nil {
-		errs = append(errs, fmt.Errorf("%w: NodeName %q: %w", ErrInvalidOptions, opts.NodeName, err))
+		errs = append(errs, fmt.Errorf("%w: NodeName: %w", ErrInvalidOptions, err))
 	}
 	if err := conditions.ValidateNodeLabels(opts.Labels); err != nil {
 		errs = append(errs, fmt.Errorf("%w: Labels: %w", ErrInvalidOptions, err))

@@ -213,6 +213,15 @@ func (c *Controller) Leading() bool {
 	return c.opts.Gate == nil || c.opts.Gate(c.clock.Now())
 }
 
+// Passes returns how many monitor passes the controller has run since it
+// last started leading (0 while it does not lead).
+func (c *Controller) Passes() int {
+	if c.engine == nil {
+		return 0
+	}
+	return c.engine.Passes()
+}
+
 // Step runs whatever is due at the clock's now and returns when it next
 // has work (zero when it does not lead: call again when it might). A
 // controller whose gate is closed drops its state, so that it starts

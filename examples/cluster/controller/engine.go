@@ -175,6 +175,7 @@ type Engine struct {
 	states  map[string]eviction.ZoneState
 
 	start       time.Time
+	passes      int
 	nextMonitor time.Time
 	nextPass    time.Time
 
@@ -245,6 +246,9 @@ func (e *Engine) Tick(ctx context.Context, now time.Time, snap Snapshot, w Write
 	return e.next(), ctx.Err()
 }
 
+// Passes returns how many monitor passes the engine has run.
+func (e *Engine) Passes() int { return e.passes }
+
 // load indexes snap into the working state and forgets deleted nodes.
 func (e *Engine) load(snap Snapshot) {
 	e.nodes = make(map[string]*corev1.Node, len(snap.Nodes))
@@ -296,6 +300,7 @@ func readyOf(n *corev1.Node) conditions.Status {
 }
 
 func (e *Engine) monitorPass(ctx context.Context, now time.Time, w Writer) {
+	e.passes++
 	in := make([]conditions.Node, 0, len(e.order))
 	observed := make(map[string]conditions.Status, len(e.order))
 	for _, name := range e.order {

@@ -127,6 +127,14 @@ func TestZoneOutage(t *testing.T) {
 	require.NotNil(t, cond, "DisruptionTarget condition")
 	require.Equal(t, "DeletionByTaintManager", cond.Reason)
 	require.Equal(t, corev1.ConditionTrue, cond.Status)
+
+	// Each node lease is owned by its Node, so that deleting the Node
+	// collects it, as the kubelet's node lease controller sets it.
+	node, err := h.client.CoreV1().Nodes().Get(h.ctx, "a-0", metav1.GetOptions{})
+	require.NoError(t, err)
+	l, err := h.client.CoordinationV1().Leases("kube-node-lease").Get(h.ctx, "a-0", metav1.GetOptions{})
+	require.NoError(t, err)
+	require.Equal(t, []metav1.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: "a-0", UID: node.UID}}, l.OwnerReferences)
 }
 
 // All three zones lose their agents: the cluster enters full disruption

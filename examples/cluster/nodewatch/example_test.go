@@ -1,0 +1,37 @@
+package nodewatch_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/nodelife/nodelife/examples/cluster/controller"
+	"github.com/nodelife/nodelife/examples/cluster/nodewatch"
+)
+
+// Line formats an action of the plan (or of -apply) with its time from
+// the start; a scheduled eviction shows when it is due.
+func ExampleLine() {
+	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	fmt.Println(nodewatch.Line(controller.Action{At: start.Add(55 * time.Second), Kind: controller.KindTaint, Node: "n3",
+		Taint: "node.kubernetes.io/unreachable:NoSchedule"}, start))
+	fmt.Println(nodewatch.Line(controller.Action{At: start.Add(time.Minute), Kind: controller.KindSchedule, Node: "n3", Pod: "shop/web",
+		Due: start.Add(2 * time.Minute)}, start))
+	// Output:
+	//      +55s  Taint n3 node.kubernetes.io/unreachable:NoSchedule
+	//     +1m0s  Schedule n3 pod shop/web (due +2m0s)
+}
+
+// Main reports a missing kubeconfig with where it looked, and exits 1.
+func ExampleMain() {
+	dir, _ := os.MkdirTemp("", "nodewatch")
+	defer os.RemoveAll(dir)
+	var stdout, stderr bytes.Buffer
+	code := nodewatch.Main([]string{"-kubeconfig", filepath.Join(dir, "config")}, &stdout, &stderr)
+	fmt.Println(code, strings.ReplaceAll(stderr.String(), dir, "DIR"))
+	// Output:
+	// 1 nodewatch: no kubeconfig at DIR/config: stat DIR/config: no such file or directory (set -kubeconfig or KUBECONFIG)
+}
