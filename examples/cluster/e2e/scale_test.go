@@ -43,11 +43,11 @@ func (c counting) RoundTrip(req *http.Request) (*http.Response, error) {
 // controller watches them all. The controller keeps up when it never
 // finds a live node silent: no Ready=Unknown, no taint. Figures: monitor
 // pass times, API requests per second, heap. 50 agents for 20s in CI;
-// NODELIFE_LONG=1 runs 1,000 for 90s (NODELIFE_SCALE_AGENTS and
-// NODELIFE_SCALE_SECONDS override).
+// NODELIFE_LONG=1 runs 1,000 for 90s, without the race detector
+// (NODELIFE_SCALE_AGENTS and NODELIFE_SCALE_SECONDS override).
 func TestScale(t *testing.T) {
 	agents, secs := 50, 20
-	if os.Getenv("NODELIFE_LONG") == "1" {
+	if os.Getenv("NODELIFE_LONG") == "1" && !raceEnabled {
 		agents, secs = 1000, 90
 	}
 	if v := os.Getenv("NODELIFE_SCALE_AGENTS"); v != "" {
