@@ -50,6 +50,9 @@ type Options struct {
 	Record func(Action)
 	// Resync is the informers' resync period (0: none).
 	Resync time.Duration
+	// OnStep, when set, is called by Run after each step with how long it
+	// took on the wall clock and whether it ran a monitor pass.
+	OnStep func(took time.Duration, monitorPass bool)
 }
 
 // Controller is the node lifecycle controller of kube-controller-manager
@@ -247,10 +250,13 @@ func (c *Controller) Step(ctx context.Context) (time.Time, error) {
 }
 
 // Run steps the controller until ctx ends: when the engine's next work is
-// due, when an informer reports a change, and at least once a second (to
-// notice the gate opening).
+// due, when an informer reports a change (changes within 100ms, the
+// tainting pass period, are taken together), and at least once a second
+// (to notice the gate opening).
 func (c *Controller) Run(ctx context.Context) error {
 	for {
+		before := c.Passes()
+		began := time.Now()
 		next, err := c.Step(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -258,24 +264,44 @@ func (c *Controller) Run(ctx context.Context) error {
 			}
 			return err
 		}
+		if c.opts.OnStep != nil {
+			c.opts.OnStep(time.Since(began), c.Passes() != before)
+		}
+		last := c.clock.Now()
 		wait := time.Second
 		if !next.IsZero() {
-			if d := next.Sub(c.clock.Now()); d < wait {
-				wait = d
-			}
+			wait = min(wait, next.Sub(last))
 		}
-		if wait < 0 {
-			wait = 0
-		}
-		t := c.clock.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !c.sleep(ctx, wait) {
 			return nil
-		case <-c.wake:
-			t.Stop()
-		case <-t.C():
 		}
+	}
+}
+
+// sleep waits for d on the clock or for an informer's poke, then at least
+// until 100ms after it started; false when ctx ended.
+func (c *Controller) sleep(ctx context.Context, d time.Duration) bool {
+	start := c.clock.Now()
+	t := c.clock.NewTimer(max(d, 0))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C():
+		return true
+	case <-c.wake:
+	}
+	gap := eviction.NodeTaintPassPeriod - c.clock.Since(start)
+	if gap <= 0 {
+		return true
+	}
+	g := c.clock.NewTimer(gap)
+	defer g.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-g.C():
+		return true
 	}
 }
 

@@ -79,13 +79,23 @@ func TestScale(t *testing.T) {
 	var passes []time.Duration
 	var unknown []string
 	var stepTimes []time.Duration
-	ctrl, err := controller.New(ctrlClient, controller.Options{Record: func(a controller.Action) {
-		if a.Kind == controller.KindNodeStatus || a.Kind == controller.KindTaint {
+	ctrl, err := controller.New(ctrlClient, controller.Options{
+		Record: func(a controller.Action) {
+			if a.Kind == controller.KindNodeStatus || a.Kind == controller.KindTaint {
+				mu.Lock()
+				unknown = append(unknown, a.String())
+				mu.Unlock()
+			}
+		},
+		OnStep: func(d time.Duration, pass bool) {
 			mu.Lock()
-			unknown = append(unknown, a.String())
-			mu.Unlock()
-		}
-	}})
+			defer mu.Unlock()
+			stepTimes = append(stepTimes, d)
+			if pass {
+				passes = append(passes, d)
+			}
+		},
+	})
 	require.NoError(t, err)
 	require.NoError(t, ctrl.Start(ctx))
 
@@ -110,34 +120,10 @@ func TestScale(t *testing.T) {
 			_ = a.Run(ctx)
 		}()
 	}
-	// The controller's loop, timing each step; a step that ran a monitor
-	// pass over every node is the slow kind.
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		for ctx.Err() == nil {
-			before := ctrl.Passes()
-			t0 := time.Now()
-			next, err := ctrl.Step(ctx)
-			d := time.Since(t0)
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			stepTimes = append(stepTimes, d)
-			if ctrl.Passes() != before {
-				passes = append(passes, d)
-			}
-			mu.Unlock()
-			wait := time.Until(next)
-			if wait > time.Second {
-				wait = time.Second
-			}
-			select {
-			case <-ctx.Done():
-			case <-time.After(max(wait, 100*time.Millisecond)):
-			}
-		}
+		_ = ctrl.Run(ctx)
 	}()
 	time.Sleep(time.Duration(secs) * time.Second)
 	elapsed := time.Since(began)
