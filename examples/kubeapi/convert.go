@@ -129,8 +129,8 @@ func MonitorNode(n *corev1.Node, l *coordinationv1.Lease) conditions.Node {
 	return out
 }
 
-// readyStatus is the node's Ready status, "" without a Ready condition.
-func readyStatus(n *corev1.Node) conditions.Status {
+// ReadyStatus is the node's Ready status, "" without a Ready condition.
+func ReadyStatus(n *corev1.Node) conditions.Status {
 	for _, c := range n.Status.Conditions {
 		if c.Type == corev1.NodeReady {
 			return conditions.Status(c.Status)
@@ -143,7 +143,7 @@ func readyStatus(n *corev1.Node) conditions.Status {
 // from the topology labels, its Ready status, and whether it carries the
 // node.kubernetes.io/exclude-disruption label.
 func ZoneNode(n *corev1.Node) eviction.ZoneNode {
-	return eviction.ZoneNode{Name: n.Name, Zone: eviction.ZoneKey(n.Labels), Ready: readyStatus(n), Excluded: eviction.IsExcludedFromDisruption(n.Labels)}
+	return eviction.ZoneNode{Name: n.Name, Zone: eviction.ZoneKey(n.Labels), Ready: ReadyStatus(n), Excluded: eviction.IsExcludedFromDisruption(n.Labels)}
 }
 
 // TaintNode is what the NoExecute tainter reads of a node.

@@ -19,7 +19,7 @@ import (
 
 	"github.com/nodelife/nodelife/conditions"
 	"github.com/nodelife/nodelife/cri"
-	"github.com/nodelife/nodelife/examples/cluster/internal/podcond"
+	"github.com/nodelife/nodelife/examples/cluster/internal/apiutil"
 	"github.com/nodelife/nodelife/examples/kubeapi"
 	"github.com/nodelife/nodelife/lease"
 	"github.com/nodelife/nodelife/shutdown"
@@ -236,20 +236,6 @@ func (a *Agent) ownerRef() []metav1.OwnerReference {
 	return []metav1.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: a.opts.NodeName, UID: types.UID(a.nodeUID)}}
 }
 
-// outcome maps an API error to the heartbeat's outcome.
-func outcome(err error) lease.Outcome {
-	switch {
-	case err == nil:
-		return lease.OK
-	case apierrors.IsConflict(err), apierrors.IsAlreadyExists(err):
-		return lease.Conflict
-	case apierrors.IsNotFound(err):
-		return lease.NotFound
-	default:
-		return lease.Failed
-	}
-}
-
 // heartbeat carries out the heartbeat's requests until it says wait.
 func (a *Agent) heartbeat(ctx context.Context) {
 	now := a.clock.Now()
@@ -258,7 +244,8 @@ func (a *Agent) heartbeat(ctx context.Context) {
 	for tries := 0; s.Op != lease.OpWait && tries < 16; tries++ {
 		var got *coordinationv1.Lease
 		var err error
-		switch s.Op {
+		op := s.Op
+		switch op {
 		case lease.OpGet:
 			got, err = leases.Get(ctx, a.opts.NodeName, metav1.GetOptions{})
 		case lease.OpCreate:
@@ -282,9 +269,9 @@ func (a *Agent) heartbeat(ctx context.Context) {
 			conv := kubeapi.Lease(got)
 			server = &conv
 		}
-		s = a.hb.Done(now, outcome(err), server)
+		s = a.hb.Done(now, apiutil.Outcome(err), server)
 		if err != nil && !apierrors.IsNotFound(err) {
-			a.event("HeartbeatFailed", err, "%s of lease %s", s.Op, a.opts.NodeName)
+			a.event("HeartbeatFailed", err, "%s of lease %s", op, a.opts.NodeName)
 		}
 	}
 	a.hbNext = s.At
@@ -507,7 +494,7 @@ func (a *Agent) writeTerminated(ctx context.Context, k killing, now time.Time) e
 		}
 	}
 	if c := st.Condition; c != nil {
-		podcond.Set(p, corev1.PodCondition{Type: corev1.PodConditionType(c.Type), Status: corev1.ConditionStatus(c.Status),
+		apiutil.SetPodCondition(p, corev1.PodCondition{Type: corev1.PodConditionType(c.Type), Status: corev1.ConditionStatus(c.Status),
 			ObservedGeneration: p.Generation, Reason: c.Reason, Message: c.Message, LastTransitionTime: metav1.NewTime(now)})
 	}
 	_, err = pods.UpdateStatus(ctx, p, metav1.UpdateOptions{})

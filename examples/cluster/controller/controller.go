@@ -18,7 +18,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/nodelife/nodelife/eviction"
-	"github.com/nodelife/nodelife/examples/cluster/internal/podcond"
+	"github.com/nodelife/nodelife/examples/cluster/internal/apiutil"
 	"github.com/nodelife/nodelife/examples/kubeapi"
 	"github.com/nodelife/nodelife/lease"
 	"github.com/nodelife/nodelife/taints"
@@ -418,7 +418,7 @@ func (w *APIWriter) EvictPod(ctx context.Context, pod *corev1.Pod, cond eviction
 		return err
 	}
 	p = p.DeepCopy()
-	podcond.Set(p, corev1.PodCondition{Type: corev1.PodConditionType(cond.Type), Status: corev1.ConditionStatus(cond.Status),
+	apiutil.SetPodCondition(p, corev1.PodCondition{Type: corev1.PodConditionType(cond.Type), Status: corev1.ConditionStatus(cond.Status),
 		Reason: cond.Reason, Message: cond.Message, LastTransitionTime: metav1.NewTime(now)})
 	if _, err := pods.UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		return err

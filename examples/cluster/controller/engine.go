@@ -289,23 +289,13 @@ func (e *Engine) emit(a Action) {
 	}
 }
 
-// readyOf is a node's Ready status, "" without a Ready condition.
-func readyOf(n *corev1.Node) conditions.Status {
-	for _, c := range n.Status.Conditions {
-		if c.Type == corev1.NodeReady {
-			return conditions.Status(c.Status)
-		}
-	}
-	return ""
-}
-
 func (e *Engine) monitorPass(ctx context.Context, now time.Time, w Writer) {
 	e.passes++
 	in := make([]conditions.Node, 0, len(e.order))
 	observed := make(map[string]conditions.Status, len(e.order))
 	for _, name := range e.order {
 		n := e.nodes[name]
-		observed[name] = readyOf(n)
+		observed[name] = kubeapi.ReadyStatus(n)
 		in = append(in, kubeapi.MonitorNode(n, e.leases[name]))
 	}
 	failed := map[string]bool{}
@@ -446,7 +436,7 @@ func (e *Engine) taintPass(ctx context.Context, now time.Time, w Writer) {
 		if n == nil {
 			return "", false
 		}
-		return readyOf(n), true
+		return kubeapi.ReadyStatus(n), true
 	})
 	for _, u := range ups {
 		if err := e.updateTaints(ctx, now, u.Node, []taints.Taint{u.Add}, []taints.Taint{u.Remove}, u.Reason, w); err != nil {

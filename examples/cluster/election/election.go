@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/clock"
 
+	"github.com/nodelife/nodelife/examples/cluster/internal/apiutil"
 	"github.com/nodelife/nodelife/examples/kubeapi"
 	"github.com/nodelife/nodelife/lease"
 )
@@ -94,20 +95,6 @@ func (c *Candidate) Allowed(now time.Time) bool {
 	return c.el.Leading() && now.Before(c.el.MustStopBy())
 }
 
-// outcome maps an API error to the elector's outcome.
-func outcome(err error) lease.Outcome {
-	switch {
-	case err == nil:
-		return lease.OK
-	case apierrors.IsConflict(err), apierrors.IsAlreadyExists(err):
-		return lease.Conflict
-	case apierrors.IsNotFound(err):
-		return lease.NotFound
-	default:
-		return lease.Failed
-	}
-}
-
 // Step makes the requests the elector asks for at the clock's now and
 // returns when to step again (zero after Release).
 func (c *Candidate) Step(ctx context.Context) time.Time {
@@ -150,7 +137,7 @@ func (c *Candidate) carry(ctx context.Context, s lease.ElectionStep) time.Time {
 		} else if !apierrors.IsNotFound(err) {
 			c.event("Failed", "%s of lock %s/%s: %v", s.Op, c.opts.Namespace, c.opts.Name, err)
 		}
-		s = c.el.Done(c.clock.Now(), outcome(err), rec, version)
+		s = c.el.Done(c.clock.Now(), apiutil.Outcome(err), rec, version)
 		c.report(s)
 	}
 	if s.Op != lease.OpWait {

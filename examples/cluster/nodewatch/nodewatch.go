@@ -24,6 +24,7 @@ import (
 
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/examples/cluster/controller"
+	"github.com/nodelife/nodelife/examples/kubeapi"
 	"github.com/nodelife/nodelife/lease"
 )
 
@@ -344,11 +345,9 @@ func report(w io.Writer, s controller.Snapshot, now time.Time) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NODE\tZONE\tREADY\tLEASE RENEWED\tPODS\tTAINTS")
 	for _, n := range nodes {
-		ready := "none"
-		for _, c := range n.Status.Conditions {
-			if c.Type == corev1.NodeReady {
-				ready = string(c.Status)
-			}
+		ready := string(kubeapi.ReadyStatus(n))
+		if ready == "" {
+			ready = "none"
 		}
 		renewed := "no lease"
 		if l := s.Leases[n.Name]; l != nil && l.Spec.RenewTime != nil {
