@@ -367,11 +367,12 @@ func report(w io.Writer, s controller.Snapshot, now time.Time) {
 }
 
 // Line formats an action with its time from start: "  +55s  Taint ...".
-// A scheduled eviction shows when it is due.
+// A scheduled eviction shows when it is due instead of its message.
 func Line(a controller.Action, start time.Time) string {
-	s := fmt.Sprintf("  %7s  %s", "+"+a.At.Sub(start).Round(time.Millisecond).String(), a)
+	at := "+" + a.At.Sub(start).Round(time.Millisecond).String()
 	if a.Kind == controller.KindSchedule {
-		s += fmt.Sprintf(" (due +%v)", a.Due.Sub(start).Round(time.Millisecond))
+		a.Message = ""
+		return fmt.Sprintf("  %7s  %s (due +%v)", at, a, a.Due.Sub(start).Round(time.Millisecond))
 	}
-	return s
+	return fmt.Sprintf("  %7s  %s", at, a)
 }
