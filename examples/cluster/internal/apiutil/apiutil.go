@@ -1,5 +1,3 @@
-// Package apiutil holds the small API helpers the agent, the controller
-// and the election candidate share.
 package apiutil
 
 import (

@@ -1,7 +1,3 @@
-// Package testcluster starts a real kube-apiserver, backed by an embedded
-// etcd, inside the test process: no binaries, no containers, only Go
-// modules. Tests share one server per test binary (Start is idempotent) and
-// isolate themselves by namespace and node names.
 package testcluster
 
 import (
