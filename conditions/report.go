@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/nodelife/nodelife/internal/clock"
+	"github.com/nodelife/nodelife/internal/reentry"
 )
 
 // StatusChanged reports whether the conditions in new differ from those in
@@ -60,7 +61,9 @@ type ReportConfig struct {
 	ReportDelay bool
 	// Rand returns a number in [0, 1) for the report delay. Nil means no
 	// randomness: the delay is 0. Values outside [0, 1], and NaN, are
-	// clamped (NaN as 0.5, a zero delay).
+	// clamped (NaN as 0.5, a zero delay). A Decide or Reported called from
+	// inside Rand on the Reporter drawing from it changes nothing (Decide
+	// says so in its Message).
 	Rand func() float64
 }
 
@@ -137,6 +140,7 @@ type Reporter struct {
 	lastReport time.Time
 	delay      time.Duration
 	lastNow    time.Time
+	guard      reentry.Guard
 }
 
 // NewReporter returns a Reporter that has not reported yet, or an error if
@@ -145,12 +149,18 @@ func NewReporter(cfg ReportConfig) (*Reporter, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Reporter{cfg: cfg}, nil
+	r := &Reporter{}
+	cfg.Rand = r.guard.Rand(cfg.Rand)
+	r.cfg = cfg
+	return r, nil
 }
 
 // Decide says whether to post now. A now earlier than one already seen is
 // treated as that earlier-seen time.
 func (r *Reporter) Decide(changed bool, now time.Time) ReportDecision {
+	if r.guard.Busy() {
+		return ReportDecision{Reason: ReportNotDue, NextCheck: now, Message: "conditions: Reporter called from inside its own Rand: ignored"}
+	}
 	now = r.clamp(now)
 	d := ReportDecision{NextCheck: now.Add(r.cfg.UpdateFrequency)}
 	switch {
@@ -176,6 +186,9 @@ func (r *Reporter) Decide(changed bool, now time.Time) ReportDecision {
 
 // Reported records a successful post at now.
 func (r *Reporter) Reported(now time.Time) {
+	if r.guard.Busy() {
+		return
+	}
 	r.lastReport = r.clamp(now)
 }
 

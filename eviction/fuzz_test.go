@@ -160,3 +160,63 @@ func FuzzNoExecutePlan(f *testing.F) {
 		}
 	})
 }
+
+// FuzzQueueReentrant drives a queue whose Try action itself adds, removes,
+// clears, retries, swaps the rate and calls Try, as the bytes say: never a
+// panic, and the heap, its indexes, the queued map and the dedupe set stay
+// consistent after every operation.
+func FuzzQueueReentrant(f *testing.F) {
+	f.Add([]byte{0x00, 0x01, 0x02, 0xa1, 0x31, 0x60})       // add a, b, c; Try whose action removes b
+	f.Add([]byte{0x00, 0x01, 0xa7, 0xe0, 0x20, 0x40, 0x80}) // Try whose action clears
+	f.Add([]byte{0x00, 0xa5, 0xa0, 0xa0, 0x00, 0xc0})       // nested Trys
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		q, err := NewRateLimitedQueue(1e10, QueueOptions{SpendTokenWhenNotDue: len(ops)%2 == 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pos := 0
+		next := func() (byte, bool) {
+			if pos >= len(ops) {
+				return 0, false
+			}
+			pos++
+			return ops[pos-1], true
+		}
+		var do func(op byte, depth int)
+		do = func(op byte, depth int) {
+			name := string(rune('a' + op%5))
+			now := t0.Add(time.Duration(op&0x0f) * time.Second)
+			switch op >> 5 {
+			case 0:
+				q.Add(name, name, now)
+			case 1:
+				q.Remove(name)
+			case 2:
+				q.RemoveFromQueue(name)
+			case 3:
+				q.Retry(name, name, now)
+			case 4:
+				_ = q.SetRate([]float64{0, 0.1, 1, 1e10}[op%4], now)
+			case 5, 6:
+				q.Try(now, func(it Item) (bool, time.Duration) {
+					// the next byte, if any, is what the action does first
+					if b, ok := next(); ok && depth < 3 {
+						do(b, depth+1)
+					}
+					checkHeap(t, q)
+					return op&1 == 0, time.Duration(op&0x07) * time.Second
+				})
+			case 7:
+				q.Clear()
+			}
+			checkHeap(t, q)
+		}
+		for {
+			b, ok := next()
+			if !ok {
+				break
+			}
+			do(b, 0)
+		}
+	})
+}

@@ -76,6 +76,7 @@ type RateLimitedQueue struct {
 	names  map[string]struct{} // the dedupe set: queued, or processed and not yet removed
 	seq    uint64
 	last   time.Time
+	trying bool // a Try is running: a nested one does nothing
 }
 
 // NewRateLimitedQueue returns an empty queue whose limiter starts full at
@@ -244,7 +245,21 @@ func (q *RateLimitedQueue) Contains(name string) bool {
 //
 // By default the token is taken only for an item that is due; with
 // SpendTokenWhenNotDue it is taken first, as upstream.
+//
+// fn may call any method of q. What fn returns then applies to the item
+// queued under the name fn was given, as upstream's UniqueQueue applies it
+// by value: if fn removed the name (Remove, RemoveFromQueue, Clear), there
+// is nothing to drop or retry; if fn removed it and added it again, done
+// drops the new item and a retry replaces it with the item fn was given,
+// due at now + wait + 1ns. A Try called from inside fn processes nothing
+// and returns 0 (upstream's would deadlock on its lock). Items fn adds are
+// processed in the same pass if they are due and tokens remain.
 func (q *RateLimitedQueue) Try(now time.Time, fn func(Item) (done bool, retryAfter time.Duration)) int {
+	if q.trying {
+		return 0
+	}
+	q.trying = true
+	defer func() { q.trying = false }()
 	now = clock.Clamp(&q.last, now, true)
 	n := 0
 	for len(q.heap) > 0 {
@@ -257,13 +272,19 @@ func (q *RateLimitedQueue) Try(now time.Time, fn func(Item) (done bool, retryAft
 			break
 		}
 		n++
-		done, wait := fn(head.Item)
+		it := head.Item
+		done, wait := fn(it)
+		e, ok := q.queued[it.Name]
+		if !ok {
+			continue // fn took the name out of the queue
+		}
 		if done {
-			q.removeEntry(head)
+			q.removeEntry(e)
 			continue
 		}
-		head.ProcessAt = now.Add(wait + 1)
-		q.fix(head.index)
+		e.Item = it
+		e.ProcessAt = now.Add(wait + 1)
+		q.fix(e.index)
 	}
 	return n
 }

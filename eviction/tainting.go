@@ -224,9 +224,15 @@ func (t *NoExecuteTainter) ApplyPlan(plan DisruptionPlan, nodes []TaintNode, now
 //   - True (or any other status) drops the item: the node is healthy again.
 //
 // Updates are counted as written; call TaintFailed for one that fails.
+//
+// ready may call any method of t: the pass covers the zones there were when
+// it started (a zone Observe adds from inside ready waits for the next
+// pass), what ready does to a zone's queue follows RateLimitedQueue.Try,
+// and a Pass called from inside ready skips the zone whose queue is being
+// processed.
 func (t *NoExecuteTainter) Pass(now time.Time, ready func(node string) (status conditions.Status, found bool)) []TaintUpdate {
 	var out []TaintUpdate
-	for _, zone := range t.keys {
+	for _, zone := range slices.Clone(t.keys) {
 		t.zones[zone].Try(now, func(it Item) (bool, time.Duration) {
 			status, found := ready(it.Name)
 			if !found {

@@ -32,7 +32,8 @@ type Backoff struct {
 	Cap time.Duration
 	// Jitter is the largest fraction added at random to a wait (>= 0).
 	Jitter float64
-	// Rand returns numbers in [0, 1); nil means no jitter.
+	// Rand returns numbers in [0, 1); nil means no jitter. Within a
+	// Heartbeat, calls back into it from Rand are ignored (HeartbeatConfig.Rand).
 	Rand func() float64
 
 	next  time.Duration // the next wait before jitter; 0 = Initial

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/nodelife/nodelife/internal/clock"
+	"github.com/nodelife/nodelife/internal/reentry"
 )
 
 // Leader election defaults (the component-base defaults every control
@@ -34,6 +35,8 @@ type ElectionConfig struct {
 	// RetryPeriod is the pause between tries (2s).
 	RetryPeriod time.Duration
 	// Rand returns numbers in [0, 1) for the acquire jitter; nil means none.
+	// A Next, Done or Release called from inside Rand on the elector
+	// drawing from it changes nothing and returns a Wait saying so.
 	Rand func() float64
 	// ReleaseOnCancel makes Release write an empty holder so that another
 	// candidate may take over at once.
@@ -171,6 +174,7 @@ type Elector struct {
 	pending  ElectionStep
 	trying   bool // a request is outstanding
 	fastPath bool // the outstanding update skipped the get
+	guard    reentry.Guard
 }
 
 // NewElector returns an elector for cfg, or cfg's validation error. Its
@@ -179,7 +183,17 @@ func NewElector(cfg ElectionConfig) (*Elector, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Elector{cfg: cfg}, nil
+	e := &Elector{}
+	cfg.Rand = e.guard.Rand(cfg.Rand)
+	e.cfg = cfg
+	return e, nil
+}
+
+// reentered is the answer to a call made from inside the elector's own
+// Rand: nothing changes.
+func (e *Elector) reentered(now time.Time) ElectionStep {
+	return ElectionStep{Op: OpWait, At: now, Leading: e.leading, MustStopBy: e.mustStopBy,
+		Message: "lease: Elector called from inside its own Rand: ignored"}
 }
 
 // Leading reports whether the candidate leads.
@@ -201,6 +215,9 @@ func (e *Elector) clamp(now time.Time) time.Time { return clock.Clamp(&e.last, n
 // Next returns what to do at now: a request or a wait. While a request is
 // outstanding it returns it again, unless the renew deadline has passed.
 func (e *Elector) Next(now time.Time) ElectionStep {
+	if e.guard.Busy() {
+		return e.reentered(now)
+	}
 	now = e.clamp(now)
 	if s, lost := e.checkDeadline(now); lost {
 		return s
@@ -235,6 +252,9 @@ func (e *Elector) Next(now time.Time) ElectionStep {
 // record read and its resource version (outcome NotFound when there is no
 // lock); for a Create or Update, the new resource version.
 func (e *Elector) Done(now time.Time, outcome Outcome, rec Record, version string) ElectionStep {
+	if e.guard.Busy() {
+		return e.reentered(now)
+	}
 	now = e.clamp(now)
 	if s, lost := e.checkDeadline(now); lost {
 		return s
@@ -355,6 +375,9 @@ func (e *Elector) stop(msg string) ElectionStep {
 // with ReleaseOnCancel is asked to write an empty holder with a 1s lease
 // and its transitions unchanged, so another candidate may take over at once.
 func (e *Elector) Release(now time.Time) ElectionStep {
+	if e.guard.Busy() {
+		return e.reentered(now)
+	}
 	now = e.clamp(now)
 	wasLeading := e.leading
 	s := e.stop("released")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/nodelife/nodelife/internal/clock"
 	"github.com/nodelife/nodelife/internal/enum"
+	"github.com/nodelife/nodelife/internal/reentry"
 )
 
 // Node lease defaults (kubelet nodeLeaseDurationSeconds and the lease
@@ -41,7 +42,9 @@ type HeartbeatConfig struct {
 	// JitterFactor stretches each interval by up to this fraction (0.04),
 	// drawing from Rand; the interval counts from the end of a round.
 	JitterFactor float64
-	// Rand returns numbers in [0, 1); nil means no jitter.
+	// Rand returns numbers in [0, 1); nil means no jitter. A Next or Done
+	// called from inside Rand on the heartbeat drawing from it changes
+	// nothing and returns a Wait saying so.
 	Rand func() float64
 	// MaxUpdateRetries is how many update attempts a round makes (5).
 	MaxUpdateRetries int
@@ -203,6 +206,7 @@ type Heartbeat struct {
 	conflict bool  // the get-or-create was started by a conflict
 	waitTill time.Time
 	pending  HeartbeatStep // the request outstanding
+	guard    reentry.Guard
 }
 
 // NewHeartbeat returns a heartbeat for cfg, or cfg's validation error. Its
@@ -211,7 +215,17 @@ func NewHeartbeat(cfg HeartbeatConfig) (*Heartbeat, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Heartbeat{cfg: cfg, backoff: cfg.Backoff}, nil
+	h := &Heartbeat{}
+	cfg.Rand = h.guard.Rand(cfg.Rand)
+	cfg.Backoff.Rand = h.guard.Rand(cfg.Backoff.Rand)
+	h.cfg, h.backoff = cfg, cfg.Backoff
+	return h, nil
+}
+
+// reentered is the answer to a call made from inside the heartbeat's own
+// Rand: nothing changes.
+func (h *Heartbeat) reentered(now time.Time) HeartbeatStep {
+	return HeartbeatStep{Op: OpWait, At: now, Message: "lease: Heartbeat called from inside its own Rand: ignored"}
 }
 
 // Cached returns the lease last written or read, if any.
@@ -222,6 +236,9 @@ func (h *Heartbeat) clamp(now time.Time) time.Time { return clock.Clamp(&h.last,
 // Next returns what to do at now: a request, or a Wait until a later time.
 // While a request is outstanding it returns that request again.
 func (h *Heartbeat) Next(now time.Time) HeartbeatStep {
+	if h.guard.Busy() {
+		return h.reentered(now)
+	}
 	now = h.clamp(now)
 	switch h.mode {
 	case hbUpdating, hbGetting, hbCreating:
@@ -251,6 +268,9 @@ func (h *Heartbeat) Next(now time.Time) HeartbeatStep {
 // to do next. Calls without a request
 // outstanding are ignored and return the current instruction.
 func (h *Heartbeat) Done(now time.Time, outcome Outcome, server *Lease) HeartbeatStep {
+	if h.guard.Busy() {
+		return h.reentered(now)
+	}
 	now = h.clamp(now)
 	switch h.mode {
 	case hbUpdating:

@@ -1,0 +1,75 @@
+package lease
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// A Rand that calls back into the heartbeat or the elector drawing from it
+// (issue 28's audit of callback-taking APIs): the nested calls change
+// nothing and say so, and the outer calls give exactly what the same
+// machine gives with a Rand that does not call back.
+func TestRandCallingBack(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	var hb *Heartbeat
+	var nested []string
+	cfg := DefaultHeartbeatConfig("n1")
+	cfg.Rand = func() float64 {
+		nested = append(nested, hb.Next(now).Message, hb.Done(now, Failed, nil).Message)
+		return 0.5
+	}
+	hb, _ = NewHeartbeat(cfg)
+	plain := DefaultHeartbeatConfig("n1")
+	plain.Rand = func() float64 { return 0.5 }
+	ref, _ := NewHeartbeat(plain)
+	drive := func(h *Heartbeat) []HeartbeatStep {
+		var out []HeartbeatStep
+		s := h.Next(now)
+		out = append(out, s)
+		out = append(out, h.Done(now, NotFound, nil)) // get: not found -> create
+		out = append(out, h.Done(now, OK, nil))       // created -> wait (jittered)
+		out = append(out, h.Next(now.Add(time.Minute)))
+		out = append(out, h.Done(now.Add(time.Minute), Failed, nil))
+		return out
+	}
+	got, want := drive(hb), drive(ref)
+	for i := range want {
+		if got[i].Op != want[i].Op || !got[i].At.Equal(want[i].At) || got[i].Message != want[i].Message {
+			t.Fatalf("step %d: %+v, without the callback %+v", i, got[i], want[i])
+		}
+	}
+	if len(nested) == 0 {
+		t.Fatal("Rand was never called")
+	}
+	for _, m := range nested {
+		if !strings.Contains(m, "called from inside its own Rand: ignored") {
+			t.Fatalf("nested call said %q", m)
+		}
+	}
+
+	var el *Elector
+	nested = nil
+	ec := DefaultElectionConfig("a")
+	ec.Rand = func() float64 {
+		nested = append(nested, el.Next(now).Message, el.Done(now, OK, Record{}, "1").Message, el.Release(now).Message)
+		return 0.25
+	}
+	el, _ = NewElector(ec)
+	pc := DefaultElectionConfig("a")
+	pc.Rand = func() float64 { return 0.25 }
+	eref, _ := NewElector(pc)
+	held := Record{HolderIdentity: "b", LeaseDurationSeconds: 15, AcquireTime: now, RenewTime: now}
+	for _, e := range []*Elector{el, eref} {
+		e.Next(now)
+	}
+	g, w := el.Done(now, OK, held, "7"), eref.Done(now, OK, held, "7") // held by b: retry after a jittered period
+	if g.Op != w.Op || !g.At.Equal(w.At) || g.Leading || len(nested) != 3 {
+		t.Fatalf("elector step %+v, without the callback %+v; nested %v", g, w, nested)
+	}
+	for _, m := range nested {
+		if !strings.Contains(m, "called from inside its own Rand: ignored") {
+			t.Fatalf("nested elector call said %q", m)
+		}
+	}
+}
