@@ -84,7 +84,11 @@
 // MemoryQoS (cgroup v2). memory.high = floor((request + factor*(limit -
 // request)) / page) * page, with node allocatable in place of a missing
 // limit; skipped when request == limit > 0 and when not above the request.
-// memory.min/memory.low follow the ReservationPolicy.
+// memory.min/memory.low follow the ReservationPolicy; at the QoS level,
+// as upstream v1.36: TieredReservation writes kubepods memory.min = the
+// Guaranteed plus the Burstable requests and burstable memory.low = the
+// Burstable requests, None writes zeros to both (to reset what an earlier
+// configuration left, kubernetes#137584).
 //
 // Swap. LimitedSwap applies only to containers of non-critical Burstable
 // pods on cgroup v2 with the swap controller, with a memory request or

@@ -13,13 +13,16 @@ import (
 type ReservationPolicy int
 
 const (
-	// ReservationNone writes no memory.min or memory.low: the 1.36 default,
-	// after memory.min locked memory for overcommitted Burstable pods
-	// (kubernetes#131077, #137719).
+	// ReservationNone protects nothing: the 1.36 default, after memory.min
+	// locked memory for overcommitted Burstable pods (kubernetes#131077,
+	// #137719). At the QoS level it writes explicit zeros (kubepods
+	// memory.min, burstable memory.low) to reset an earlier configuration's
+	// values (kubernetes#137584).
 	ReservationNone ReservationPolicy = iota
 	// ReservationTiered protects Guaranteed pods and containers with
 	// memory.min and Burstable ones with memory.low; BestEffort gets
-	// nothing.
+	// nothing. At the QoS level kubepods memory.min covers the Guaranteed
+	// and the Burstable requests, and burstable memory.low its own.
 	ReservationTiered
 	// ReservationLegacyMin is MemoryQoS before 1.36 (KEP-2570): memory.min
 	// is the memory request for every class that has one.
@@ -161,13 +164,11 @@ func (c MemoryQoSConfig) Container(class QOSClass, request, limit, allocatable i
 }
 
 // qosProtection sets the QoS-level protection files of out from the
-// summed memory requests of the Guaranteed (g) and Burstable (b) pods; see
-// QOSConfigs.
+// summed memory requests of the Guaranteed (g) and Burstable (b) pods, as
+// upstream v1.36's setMemoryQoS (pkg/kubelet/cm/qos_container_manager_linux.go)
+// and, for ReservationLegacyMin, as the kubelet before 1.36; see QOSConfigs.
 func (c MemoryQoSConfig) qosProtection(g, b int64, out *QOSCgroupConfigs) {
 	set := func(rc *ResourceConfig, file string, v int64) {
-		if v <= 0 {
-			return
-		}
 		if rc.Unified == nil {
 			rc.Unified = map[string]string{}
 		}
@@ -175,11 +176,21 @@ func (c MemoryQoSConfig) qosProtection(g, b int64, out *QOSCgroupConfigs) {
 	}
 	switch c.Policy {
 	case ReservationLegacyMin:
-		set(&out.Root, MemoryMinFile, g+b)
-		set(&out.Burstable, MemoryMinFile, b)
+		if g+b > 0 {
+			set(&out.Root, MemoryMinFile, g+b)
+		}
+		if b > 0 {
+			set(&out.Burstable, MemoryMinFile, b)
+		}
 	case ReservationTiered:
-		set(&out.Root, MemoryMinFile, g)
-		set(&out.Root, MemoryLowFile, b)
+		// The parent covers its children: kubepods protects the Guaranteed
+		// and the Burstable requests, burstable its own softly.
+		set(&out.Root, MemoryMinFile, g+b)
 		set(&out.Burstable, MemoryLowFile, b)
+	default:
+		// Zeros, written on purpose: they reset protection left on the
+		// cgroups by an earlier configuration (kubernetes#137584).
+		set(&out.Root, MemoryMinFile, 0)
+		set(&out.Burstable, MemoryLowFile, 0)
 	}
 }

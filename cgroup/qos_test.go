@@ -220,18 +220,61 @@ func TestQOSConfigs(t *testing.T) {
 	if diff := cmp.Diff(map[string]string{"memory.min": "536870912"}, got.Burstable.Unified); diff != "" {
 		t.Errorf("legacy burstable: %s", diff)
 	}
-	tiered := DefaultMemoryQoSConfig()
-	tiered.Policy = ReservationTiered
-	got = QOSConfigs(pods, QOSConfigOptions{MemoryQoS: &tiered})
-	if diff := cmp.Diff(map[string]string{"memory.min": "1073741824", "memory.low": "536870912"}, got.Root.Unified); diff != "" {
-		t.Errorf("tiered root: %s", diff)
+}
+
+// MemoryQoS at the QoS level, as upstream v1.36.3's setMemoryQoS
+// (pkg/kubelet/cm/qos_container_manager_linux.go): TieredReservation
+// writes kubepods memory.min = G + B and burstable memory.low = B, zeros
+// included; any other policy writes kubepods memory.min = 0 and burstable
+// memory.low = 0, to reset what an earlier configuration left
+// (kubernetes#137584). G and B are the summed memory requests of the
+// Guaranteed and Burstable pods; BestEffort gets nothing.
+func TestQOSConfigsMemoryQoS(t *testing.T) {
+	g := Pod{UID: "g", Containers: []Container{ctr("a", rl("cpu", "1", "memory", "1Gi"), rl("cpu", "1", "memory", "1Gi"))}}
+	b1 := Pod{UID: "b1", Containers: []Container{ctr("a", rl("cpu", "100m", "memory", "512Mi"), nil)}}
+	b2 := Pod{UID: "b2", Containers: []Container{ctr("a", rl("cpu", "250m"), nil)}} // no memory request
+	be := Pod{UID: "be", Containers: []Container{ctr("a", nil, nil)}}
+	m := func(kv ...string) map[string]string {
+		out := map[string]string{}
+		for i := 0; i < len(kv); i += 2 {
+			out[kv[i]] = kv[i+1]
+		}
+		return out
 	}
-	if diff := cmp.Diff(map[string]string{"memory.low": "536870912"}, got.Burstable.Unified); diff != "" {
-		t.Errorf("tiered burstable: %s", diff)
+	cases := []struct {
+		name           string
+		policy         ReservationPolicy
+		pods           []Pod
+		root, burstble map[string]string
+	}{
+		{"tiered: G 1Gi, B 512Mi", ReservationTiered, []Pod{g, b1, b2, be}, m("memory.min", "1610612736"), m("memory.low", "536870912")},
+		{"tiered: no pods", ReservationTiered, nil, m("memory.min", "0"), m("memory.low", "0")},
+		{"tiered: BestEffort only", ReservationTiered, []Pod{be}, m("memory.min", "0"), m("memory.low", "0")},
+		{"tiered: Burstable without memory requests", ReservationTiered, []Pod{b2}, m("memory.min", "0"), m("memory.low", "0")},
+		{"tiered: Guaranteed only", ReservationTiered, []Pod{g}, m("memory.min", "1073741824"), m("memory.low", "0")},
+		{"none: zeros whatever the pods", ReservationNone, []Pod{g, b1}, m("memory.min", "0"), m("memory.low", "0")},
+		{"none: no pods", ReservationNone, nil, m("memory.min", "0"), m("memory.low", "0")},
+		{"legacy (before 1.36): memory.min, non-zero only", ReservationLegacyMin, []Pod{g, b1, b2, be}, m("memory.min", "1610612736"), m("memory.min", "536870912")},
+		{"legacy: Guaranteed only", ReservationLegacyMin, []Pod{g}, m("memory.min", "1073741824"), nil},
+		{"legacy: no pods", ReservationLegacyMin, nil, nil, nil},
 	}
-	none := DefaultMemoryQoSConfig()
-	if got := QOSConfigs(pods, QOSConfigOptions{MemoryQoS: &none}); got.Root.Unified != nil || got.Burstable.Unified != nil {
-		t.Error("ReservationNone wrote protection")
+	for _, c := range cases {
+		cfg := DefaultMemoryQoSConfig()
+		cfg.Policy = c.policy
+		got := QOSConfigs(c.pods, QOSConfigOptions{MemoryQoS: &cfg})
+		if diff := cmp.Diff(c.root, got.Root.Unified); diff != "" {
+			t.Errorf("%s: kubepods (-want +got):\n%s", c.name, diff)
+		}
+		if diff := cmp.Diff(c.burstble, got.Burstable.Unified); diff != "" {
+			t.Errorf("%s: burstable (-want +got):\n%s", c.name, diff)
+		}
+		if got.BestEffort.Unified != nil {
+			t.Errorf("%s: besteffort %v", c.name, got.BestEffort.Unified)
+		}
+	}
+	// Without MemoryQoS (the feature off) nothing is written.
+	if got := QOSConfigs([]Pod{g, b1}, QOSConfigOptions{}); got.Root.Unified != nil || got.Burstable.Unified != nil {
+		t.Error("protection written without MemoryQoS")
 	}
 }
 

@@ -185,14 +185,15 @@ type QOSCgroupConfigs struct {
 //     = that - B*p/100, G and B the summed memory requests of the
 //     Guaranteed and Burstable pods (not floored at zero, as upstream);
 //   - with MemoryQoS, memory protection from the summed memory requests of
-//     the Guaranteed (G) and Burstable (B) pods, per MemoryQoS.Policy:
-//     ReservationLegacyMin (upstream before 1.36) writes kubepods memory.min
-//     = G + B and burstable memory.min = B; ReservationTiered writes
-//     kubepods memory.min = G and memory.low = B and burstable memory.low =
-//     B (this library's reading of the v2 rule that a parent's protection
-//     must cover its children; upstream's tiered QoS-level values are not in
-//     the reference); ReservationNone writes nothing. Zero sums are not
-//     written.
+//     the Guaranteed (G) and Burstable (B) pods, per MemoryQoS.Policy, as
+//     upstream v1.36's setMemoryQoS: ReservationTiered writes kubepods
+//     memory.min = G + B (a parent's protection must cover its children's
+//     for theirs to hold) and burstable memory.low = B, zeros included;
+//     ReservationNone writes kubepods memory.min = 0 and burstable
+//     memory.low = 0, so that protection an earlier configuration left on
+//     the cgroups is reset (kubernetes#137584). ReservationLegacyMin
+//     (upstream before 1.36) writes kubepods memory.min = G + B and
+//     burstable memory.min = B, each only when non-zero.
 func QOSConfigs(pods []Pod, opts QOSConfigOptions) QOSCgroupConfigs {
 	var burstableMilliCPU, guaranteedMem, burstableMem int64
 	for i := range pods {
