@@ -3,6 +3,8 @@ package lease
 import (
 	"testing"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // BenchmarkHeartbeatSteady: one steady renewal, Next then Done with the
@@ -12,7 +14,9 @@ func BenchmarkHeartbeatSteady(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	server := Lease{Namespace: NodeLeaseNamespace, Name: "node-1", HolderIdentity: ptrTo("node-1"), LeaseDurationSeconds: ptrTo(int32(40)), RenewTime: ptrTo(t0)}
+	h.SetNodeUID("node-uid")
+	server := Lease{Namespace: NodeLeaseNamespace, Name: "node-1", HolderIdentity: ptrTo("node-1"), LeaseDurationSeconds: ptrTo(int32(40)), RenewTime: ptrTo(t0),
+		OwnerReferences: []metav1.OwnerReference{NodeOwnerReference("node-1", "node-uid")}}
 	h.Next(t0)
 	s := h.Done(t0, NotFound, nil)
 	s = h.Done(t0, OK, &server)

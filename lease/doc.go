@@ -5,8 +5,9 @@
 //   - Backoff, an exponential back-off usable on its own (the node lease
 //     controller's 200ms..7s by default);
 //   - Heartbeat, the kubelet's node lease controller: renew every 10s with
-//     jitter, retry updates, fall back to get-or-create with back-off, and
-//     say when the repeated-failure hook must run;
+//     jitter, retry updates, fall back to get-or-create with back-off, say
+//     when the repeated-failure hook must run, and make the lease owned by
+//     its Node (SetNodeUID);
 //   - Elector, client-go's leader election, with a MustStopBy deadline that
 //     tells a leader how long it may go on working;
 //   - API server identity leases: IdentityLeaseName (current) and
@@ -23,6 +24,7 @@
 // A custom kubelet's heartbeat:
 //
 //	h, _ := lease.NewHeartbeat(lease.DefaultHeartbeatConfig(nodeName))
+//	h.SetNodeUID(node.UID) // once the Node is registered: it owns the lease
 //	s := h.Next(now)
 //	for {
 //		switch s.Op {
@@ -53,6 +55,14 @@
 // the same round) and updated again with 5 more attempts. Fetches that fail
 // are retried after 200ms, 400ms, ... up to 7s, without limit. The next
 // round starts 10s (x up to 1.04) after the end of the previous one.
+//
+// The lease is owned by its Node (NodeOwner, on by default as in the
+// kubelet): a lease written without owner references gets apiVersion v1,
+// kind Node, the node's name and the UID given to SetNodeUID, so that
+// deleting the Node collects the lease. Without the UID (upstream: the
+// Node lookup fails, as before registration) the lease is not created that
+// round, and updating an ownerless lease fails each attempt before any
+// request; a lease that already has owners needs no UID.
 //
 // Election. A candidate reads the lock; with no lock it creates one
 // (transitions 0). A record held by someone else is respected until the

@@ -81,20 +81,23 @@ func ExampleWorkloadLeaseName() {
 }
 
 // A node's heartbeat: fetch the lease at start, update it, then renew every
-// 10 seconds; a failed get backs off 200ms.
+// 10 seconds; a failed get backs off 200ms. The Node's UID (from its
+// registration) makes the lease owned by the Node.
 func ExampleHeartbeat() {
 	h, err := lease.NewHeartbeat(lease.DefaultHeartbeatConfig("node-1"))
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
+	h.SetNodeUID("6e3d1f0c")
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	show := func(s lease.HeartbeatStep) {
 		switch s.Op {
 		case lease.OpWait:
 			fmt.Println("wait until", s.At.Sub(t0))
 		case lease.OpUpdate, lease.OpCreate:
-			fmt.Println(s.Op, s.Object().Name, "renewTime", s.RenewTime.Sub(t0))
+			o := s.Object().OwnerReferences[0]
+			fmt.Println(s.Op, s.Object().Name, "renewTime", s.RenewTime.Sub(t0), "owner", o.Kind, o.Name, o.UID)
 		default:
 			fmt.Println(s.Op)
 		}
@@ -109,9 +112,28 @@ func ExampleHeartbeat() {
 	// Get
 	// wait until 200ms
 	// Get
-	// Update node-1 renewTime 200ms
+	// Update node-1 renewTime 200ms owner Node node-1 6e3d1f0c
 	// wait until 10.3s
-	// Update node-1 renewTime 10.3s
+	// Update node-1 renewTime 10.3s owner Node node-1 6e3d1f0c
+}
+
+// Before its Node is registered the kubelet cannot make its lease's owner
+// reference, so it does not create the lease (upstream's newLease fails and
+// the create waits for the next round); once the UID is known the lease is
+// created owned by the Node.
+func ExampleHeartbeat_SetNodeUID() {
+	h, _ := lease.NewHeartbeat(lease.DefaultHeartbeatConfig("node-1"))
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	h.Next(t0)                           // Get
+	s := h.Done(t0, lease.NotFound, nil) // no lease: create it?
+	fmt.Println(s.Op, "until", s.At.Sub(t0), "-", s.Message)
+	h.SetNodeUID("6e3d1f0c") // the Node is registered
+	h.Next(s.At)             // Get
+	s = h.Done(s.At, lease.NotFound, nil)
+	fmt.Println(s.Op, s.Object().OwnerReferences)
+	// Output:
+	// Wait until 10s - the Node's UID is unknown (SetNodeUID): cannot make the lease's owner reference; lease not created, will retry
+	// Create [{v1 Node node-1 6e3d1f0c <nil> <nil>}]
 }
 
 // A hand-over: a holds the lock and stops renewing at 0s; b, which first

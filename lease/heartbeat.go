@@ -6,6 +6,9 @@ import (
 	"math"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
 	"github.com/nodelife/nodelife/internal/clock"
 	"github.com/nodelife/nodelife/internal/enum"
 	"github.com/nodelife/nodelife/internal/reentry"
@@ -51,6 +54,15 @@ type HeartbeatConfig struct {
 	// Backoff paces get-or-create attempts (200ms doubling to 7s); it is
 	// reset each time the lease has to be fetched again.
 	Backoff Backoff
+	// NodeOwner makes the lease owned by its Node, as the kubelet's lease
+	// controller does (SetNodeOwnerFunc, pkg/kubelet/util/nodelease.go):
+	// a lease written without owner references gets NodeOwnerReference
+	// with the UID the caller gave SetNodeUID. While the UID is unknown
+	// (upstream: the Node lookup fails, as before the Node is registered)
+	// the lease is not created that round, and an update of a lease without
+	// owner is an attempt that fails without a request. On by default;
+	// off, as the generic lease controller without a post-process func.
+	NodeOwner bool
 }
 
 // DefaultHeartbeatConfig returns the kubelet's node lease settings for
@@ -64,6 +76,7 @@ func DefaultHeartbeatConfig(nodeName string) HeartbeatConfig {
 		JitterFactor:          DefaultHeartbeatJitter,
 		MaxUpdateRetries:      DefaultMaxUpdateRetries,
 		Backoff:               DefaultBackoff(),
+		NodeOwner:             true,
 	}
 }
 
@@ -207,7 +220,26 @@ type Heartbeat struct {
 	waitTill time.Time
 	pending  HeartbeatStep // the request outstanding
 	guard    reentry.Guard
+	nodeUID  types.UID // the Node's UID, for the owner reference
 }
+
+// SetNodeUID gives the heartbeat the UID of its Node (from registration or
+// a lookup), for the owner reference NodeOwner puts on the lease; "" means
+// unknown again. Called from inside Rand it changes nothing.
+func (h *Heartbeat) SetNodeUID(uid types.UID) {
+	if !h.guard.Busy() {
+		h.nodeUID = uid
+	}
+}
+
+// ownerless reports whether l must get an owner reference that cannot be
+// made yet (NodeOwner, no owner references, UID unknown).
+func (h *Heartbeat) ownerless(l Lease) bool {
+	return h.cfg.NodeOwner && len(l.OwnerReferences) == 0 && h.nodeUID == ""
+}
+
+// errNoNodeUID is the message of a write the owner reference blocked.
+const errNoNodeUID = "the Node's UID is unknown (SetNodeUID): cannot make the lease's owner reference"
 
 // NewHeartbeat returns a heartbeat for cfg, or cfg's validation error. Its
 // first Next asks for a get-or-create at once, as the kubelet does at start.
@@ -284,7 +316,12 @@ func (h *Heartbeat) Done(now time.Time, outcome Outcome, server *Lease) Heartbea
 			}
 			return h.ensured(now, l, false)
 		case NotFound:
-			return h.request(h.write(OpCreate, Lease{Namespace: h.cfg.Namespace, Name: h.cfg.HolderIdentity}, now), hbCreating)
+			l := Lease{Namespace: h.cfg.Namespace, Name: h.cfg.HolderIdentity}
+			if h.ownerless(l) {
+				// Upstream's newLease fails: no create this round.
+				return h.endRound(now, errNoNodeUID+"; lease not created, will retry")
+			}
+			return h.request(h.write(OpCreate, l, now), hbCreating)
 		}
 		return h.backOff(now, "failed to get lease ("+outcome.String()+"), will retry")
 	case hbCreating:
@@ -363,8 +400,18 @@ func (h *Heartbeat) backOff(now time.Time, msg string) HeartbeatStep {
 	return HeartbeatStep{Op: OpWait, At: h.waitTill, Message: msg}
 }
 
-// update asks for an update of the base lease renewed at now.
+// update asks for an update of the base lease renewed at now. An attempt
+// the owner reference blocks fails without a request, as upstream's
+// "Failed to prepare lease", and the next attempt follows at once.
 func (h *Heartbeat) update(now time.Time, repeated bool, msg string) HeartbeatStep {
+	for h.ownerless(h.base) {
+		repeated = repeated || h.attempt > 0
+		h.attempt++
+		msg = errNoNodeUID + "; update not sent"
+		if h.attempt >= h.cfg.MaxUpdateRetries {
+			return h.retriesExhausted(now, repeated)
+		}
+	}
 	s := h.request(h.write(OpUpdate, h.base, now), hbUpdating)
 	s.RepeatedFailure, s.Message = repeated, msg
 	return s
@@ -390,8 +437,12 @@ func (h *Heartbeat) interval() time.Duration {
 }
 
 // write returns a request to write base held by this node, renewed at now
-// with the configured duration, as upstream's newLease.
+// with the configured duration, and owned by the Node under NodeOwner, as
+// upstream's newLease with the kubelet's post-process func.
 func (h *Heartbeat) write(op Op, base Lease, now time.Time) HeartbeatStep {
+	if h.cfg.NodeOwner && len(base.OwnerReferences) == 0 && h.nodeUID != "" {
+		base.OwnerReferences = []metav1.OwnerReference{NodeOwnerReference(h.cfg.HolderIdentity, h.nodeUID)}
+	}
 	return HeartbeatStep{Op: op, Lease: base, HolderIdentity: h.cfg.HolderIdentity, LeaseDurationSeconds: h.cfg.LeaseDurationSeconds, RenewTime: now}
 }
 

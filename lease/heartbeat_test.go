@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // hbCall is one scripted exchange with a Heartbeat: a Next at time s, or a
@@ -49,6 +51,7 @@ func newHB(t *testing.T) *Heartbeat {
 	if err != nil {
 		t.Fatal(err)
 	}
+	h.SetNodeUID("node-uid")
 	return h
 }
 
@@ -138,6 +141,7 @@ func TestHeartbeatJitterAndClamp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	h.SetNodeUID("node-uid")
 	h.Next(at(0))
 	h.Done(at(0), NotFound, nil)
 	// 10s x (1 + 0.5 x 0.04) = 10.2s.
@@ -169,5 +173,67 @@ func TestHeartbeatConfigValidate(t *testing.T) {
 	}
 	if _, err := NewHeartbeat(c); err == nil {
 		t.Error("NewHeartbeat accepted an invalid config")
+	}
+}
+
+// The node lease's owner reference, as the kubelet's SetNodeOwnerFunc
+// (pkg/kubelet/util/nodelease.go) with the lease controller's newLease
+// (k8s.io/component-helpers/apimachinery/lease/controller.go), v1.36.3: a
+// lease written without owner references gets the Node's; when the Node's
+// UID cannot be had, the create is skipped for the round, and each update
+// attempt fails before any request.
+func TestHeartbeatNodeOwner(t *testing.T) {
+	existing := Lease{Namespace: NodeLeaseNamespace, Name: "node-1", HolderIdentity: ptrTo("node-1"), LeaseDurationSeconds: ptrTo(int32(40)), RenewTime: ptrTo(t0)}
+	owner := NodeOwnerReference("node-1", "uid-1")
+
+	// An older kubelet's lease without owner, UID known: the update adds it.
+	h := newHB(t)
+	h.SetNodeUID("uid-1")
+	h.Next(at(0))
+	s := h.Done(at(0), OK, &existing)
+	if s.Op != OpUpdate || len(s.Object().OwnerReferences) != 1 || s.Object().OwnerReferences[0] != owner {
+		t.Fatalf("update of an ownerless lease: %+v", s.Object())
+	}
+
+	// UID unknown: the get finds the lease, five update attempts fail
+	// without a request (the later four are repeated failures), and the
+	// round ends; the next round retries from the cached lease, fetches it
+	// again after five more, and ends the same way.
+	h, _ = NewHeartbeat(DefaultHeartbeatConfig("node-1"))
+	if s := h.Next(at(0)); s.Op != OpGet {
+		t.Fatalf("first step %v", s.Op)
+	}
+	s = h.Done(at(0), OK, &existing)
+	if s.Op != OpWait || !s.At.Equal(at(10)) || !s.RepeatedFailure || !strings.Contains(s.Message, "failed 5 attempts") {
+		t.Fatalf("round without UID: %+v", s)
+	}
+	if s = h.Next(at(10)); s.Op != OpGet || !s.RepeatedFailure {
+		t.Fatalf("second round: %+v", s)
+	}
+	if s = h.Done(at(10), OK, &existing); s.Op != OpWait || !s.At.Equal(at(20)) {
+		t.Fatalf("second round end: %+v", s)
+	}
+	// Once the UID is known, the next round's update carries the owner.
+	h.SetNodeUID("uid-1")
+	if s = h.Next(at(20)); s.Op != OpUpdate || s.Object().OwnerReferences[0] != owner {
+		t.Fatalf("third round: %+v", s)
+	}
+
+	// A lease that already has an owner needs no UID.
+	owned := existing
+	owned.OwnerReferences = []metav1.OwnerReference{owner}
+	h, _ = NewHeartbeat(DefaultHeartbeatConfig("node-1"))
+	h.Next(at(0))
+	if s = h.Done(at(0), OK, &owned); s.Op != OpUpdate || s.Object().OwnerReferences[0] != owner {
+		t.Fatalf("owned lease: %+v", s)
+	}
+
+	// NodeOwner off (the generic lease controller): no owner, no UID needed.
+	cfg := DefaultHeartbeatConfig("node-1")
+	cfg.NodeOwner = false
+	h, _ = NewHeartbeat(cfg)
+	h.Next(at(0))
+	if s = h.Done(at(0), NotFound, nil); s.Op != OpCreate || s.Object().OwnerReferences != nil {
+		t.Fatalf("without NodeOwner: %+v", s)
 	}
 }

@@ -1,6 +1,11 @@
 package lease
 
-import "time"
+import (
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
 
 // Lease is a coordination.k8s.io/v1 Lease: the object metadata the planners
 // read and the spec, field for field (pointers where the API has optional
@@ -19,6 +24,15 @@ type Lease struct {
 	AcquireTime, RenewTime *time.Time
 	// LeaseTransitions is spec.leaseTransitions.
 	LeaseTransitions *int32
+	// OwnerReferences is metadata.ownerReferences: a node lease names its
+	// Node (NodeOwnerReference), so that deleting the Node collects it.
+	OwnerReferences []metav1.OwnerReference
+}
+
+// NodeOwnerReference is the owner reference the kubelet puts on its node
+// lease: apiVersion v1, kind Node, the node's name and UID.
+func NodeOwnerReference(nodeName string, uid types.UID) metav1.OwnerReference {
+	return metav1.OwnerReference{APIVersion: "v1", Kind: "Node", Name: nodeName, UID: uid}
 }
 
 // Holder returns the holder identity, "" when unset.

@@ -48,6 +48,7 @@ func TestPropertyHeartbeatRenewsInTime(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		h.SetNodeUID("node-uid")
 		now := t0
 		var expires time.Time
 		s := h.Next(now)

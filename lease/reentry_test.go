@@ -20,9 +20,11 @@ func TestRandCallingBack(t *testing.T) {
 		return 0.5
 	}
 	hb, _ = NewHeartbeat(cfg)
+	hb.SetNodeUID("u1")
 	plain := DefaultHeartbeatConfig("n1")
 	plain.Rand = func() float64 { return 0.5 }
 	ref, _ := NewHeartbeat(plain)
+	ref.SetNodeUID("u1")
 	drive := func(h *Heartbeat) []HeartbeatStep {
 		var out []HeartbeatStep
 		s := h.Next(now)

@@ -1,6 +1,7 @@
 package kubeapi
 
 import (
+	"slices"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -231,9 +232,10 @@ func ApplyObject(o gc.Object, m metav1.Object) {
 }
 
 // Lease converts a coordination.k8s.io/v1 Lease into the lease package's
-// model: namespace, name, labels and the spec, field for field.
+// model: namespace, name, labels, owner references and the spec, field for
+// field.
 func Lease(l *coordinationv1.Lease) lease.Lease {
-	out := lease.Lease{Namespace: l.Namespace, Name: l.Name, Labels: l.Labels}
+	out := lease.Lease{Namespace: l.Namespace, Name: l.Name, Labels: l.Labels, OwnerReferences: l.OwnerReferences}
 	s := l.Spec
 	if s.HolderIdentity != nil {
 		v := *s.HolderIdentity
@@ -258,11 +260,12 @@ func Lease(l *coordinationv1.Lease) lease.Lease {
 	return out
 }
 
-// ApplyLease writes l's labels and spec into dst, keeping dst's other
-// metadata (resourceVersion, UID, owner references), so that dst can be
+// ApplyLease writes l's labels, owner references and spec into dst,
+// keeping dst's other metadata (resourceVersion, UID), so that dst can be
 // sent as an update conditional on the version it was read at.
 func ApplyLease(l lease.Lease, dst *coordinationv1.Lease) {
 	dst.Namespace, dst.Name, dst.Labels = l.Namespace, l.Name, l.Labels
+	dst.OwnerReferences = slices.Clone(l.OwnerReferences)
 	micro := func(t *time.Time) *metav1.MicroTime {
 		if t == nil {
 			return nil

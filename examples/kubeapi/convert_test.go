@@ -268,12 +268,12 @@ func TestLeaseRoundTrip(t *testing.T) {
 	holder, dur, trans := "controller-a", int32(15), int32(3)
 	in := &coordinationv1.Lease{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "nodelife", ResourceVersion: "42", UID: "u1",
-			Labels: map[string]string{"a": "b"}},
+			Labels: map[string]string{"a": "b"}, OwnerReferences: []metav1.OwnerReference{lease.NodeOwnerReference("n1", "node-uid")}},
 		Spec: coordinationv1.LeaseSpec{HolderIdentity: &holder, LeaseDurationSeconds: &dur, LeaseTransitions: &trans,
 			AcquireTime: &metav1.MicroTime{Time: at}, RenewTime: &metav1.MicroTime{Time: at.Add(2 * time.Second)}},
 	}
 	l := Lease(in)
-	if l.Holder() != holder || *l.LeaseDurationSeconds != 15 || *l.LeaseTransitions != 3 || !l.RenewTime.Equal(at.Add(2*time.Second)) || !l.AcquireTime.Equal(at) {
+	if len(l.OwnerReferences) != 1 || l.OwnerReferences[0].UID != "node-uid" || l.Holder() != holder || *l.LeaseDurationSeconds != 15 || *l.LeaseTransitions != 3 || !l.RenewTime.Equal(at.Add(2*time.Second)) || !l.AcquireTime.Equal(at) {
 		t.Fatalf("Lease: %+v", l)
 	}
 	rec := lease.RecordFromLease(l)

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	"github.com/nodelife/nodelife/conditions"
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/lease"
@@ -391,6 +393,9 @@ func Run(cfg Config) (Result, error) {
 			if n.hb, err = lease.NewHeartbeat(hc); err != nil {
 				return Result{}, err
 			}
+			// The simulated kubelet registered its Node: the lease is owned
+			// by it.
+			n.hb.SetNodeUID(types.UID("uid-" + n.name))
 			idx := len(r.nodes)
 			for k := 0; k < cfg.PodsPerNode; k++ {
 				pi := len(r.pods)

@@ -13,7 +13,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/clock"
 
@@ -79,7 +78,6 @@ type Agent struct {
 	taints []corev1.Taint
 
 	registered bool
-	nodeUID    string
 	hb         *lease.Heartbeat
 	lease      *coordinationv1.Lease // as last read or written
 	hbNext     time.Time
@@ -221,19 +219,11 @@ func (a *Agent) register(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("agent: register node %s: %w", a.opts.NodeName, err)
 	}
-	a.registered, a.nodeUID = true, string(got.UID)
+	a.registered = true
+	a.hb.SetNodeUID(got.UID) // the lease is owned by the Node
 	a.forcePost = true
 	a.event("Registered", nil, "node %s registered with %d taints", a.opts.NodeName, len(got.Spec.Taints))
 	return nil
-}
-
-// ownerRef is the lease's owner reference to its Node, so that deleting
-// the Node collects the lease (the node lease controller sets it).
-func (a *Agent) ownerRef() []metav1.OwnerReference {
-	if a.nodeUID == "" {
-		return nil
-	}
-	return []metav1.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: a.opts.NodeName, UID: types.UID(a.nodeUID)}}
 }
 
 // heartbeat carries out the heartbeat's requests until it says wait.
@@ -249,7 +239,7 @@ func (a *Agent) heartbeat(ctx context.Context) {
 		case lease.OpGet:
 			got, err = leases.Get(ctx, a.opts.NodeName, metav1.GetOptions{})
 		case lease.OpCreate:
-			l := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{OwnerReferences: a.ownerRef()}}
+			l := &coordinationv1.Lease{}
 			kubeapi.ApplyLease(s.Object(), l)
 			got, err = leases.Create(ctx, l, metav1.CreateOptions{})
 		case lease.OpUpdate:
@@ -258,9 +248,6 @@ func (a *Agent) heartbeat(ctx context.Context) {
 				l = a.lease.DeepCopy()
 			}
 			kubeapi.ApplyLease(s.Object(), l)
-			if len(l.OwnerReferences) == 0 {
-				l.OwnerReferences = a.ownerRef()
-			}
 			got, err = leases.Update(ctx, l, metav1.UpdateOptions{})
 		}
 		var server *lease.Lease

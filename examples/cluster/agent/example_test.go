@@ -5,23 +5,30 @@ import (
 	"fmt"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/nodelife/nodelife/examples/cluster/agent"
 )
 
 // The first Step registers the Node with its --register-with-taints,
-// creates its Lease in kube-node-lease (for 40s; owned by the Node when the
-// server gave the Node a UID, which the fake clientset does not) and posts
-// Ready; the next work is the renewal 10s later. Here on client-go's fake
-// clientset; the e2e tests run it against a real API server.
+// creates its Lease in kube-node-lease (for 40s, owned by the Node) and
+// posts Ready; the next work is the renewal 10s later. Here on client-go's
+// fake clientset, taught to give new Nodes a UID as an API server does; the
+// e2e tests run the agent against a real API server.
 func ExampleAgent_Step() {
 	ctx := context.Background()
 	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	clk := testingclock.NewFakeClock(start)
 	client := fake.NewClientset()
+	client.PrependReactor("create", "nodes", func(action k8stesting.Action) (bool, runtime.Object, error) {
+		action.(k8stesting.CreateAction).GetObject().(*corev1.Node).UID = "6e3d1f0c"
+		return false, nil, nil // the fake's store takes it from here
+	})
 	a, err := agent.New(client, agent.Options{NodeName: "n1", RegisterWithTaints: []string{"dedicated=db:NoSchedule"}, Clock: clk})
 	if err != nil {
 		fmt.Println(err)
@@ -40,12 +47,12 @@ func ExampleAgent_Step() {
 			fmt.Println("Ready:", c.Status, c.Reason)
 		}
 	}
-	fmt.Println("lease:", *l.Spec.HolderIdentity, *l.Spec.LeaseDurationSeconds)
+	fmt.Println("lease:", *l.Spec.HolderIdentity, *l.Spec.LeaseDurationSeconds, "owner", l.OwnerReferences[0].Kind, l.OwnerReferences[0].UID)
 	fmt.Println("next step in", next.Sub(start))
 	// Output:
 	// taints: dedicated=db:NoSchedule
 	// Ready: True KubeletReady
-	// lease: n1 40
+	// lease: n1 40 owner Node 6e3d1f0c
 	// next step in 10s
 }
 
