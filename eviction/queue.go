@@ -207,6 +207,9 @@ func (q *RateLimitedQueue) Retry(name, uid string, processAt time.Time) bool {
 
 // Clear empties the queue and the dedupe set.
 func (q *RateLimitedQueue) Clear() {
+	for _, e := range q.heap {
+		e.index = -1
+	}
 	q.heap = nil
 	clear(q.queued)
 	clear(q.names)
@@ -274,9 +277,13 @@ func (q *RateLimitedQueue) Try(now time.Time, fn func(Item) (done bool, retryAft
 		n++
 		it := head.Item
 		done, wait := fn(it)
-		e, ok := q.queued[it.Name]
-		if !ok {
-			continue // fn took the name out of the queue
+		e := head
+		if e.index < 0 {
+			// fn took the item out; the name may be queued again anew.
+			var ok bool
+			if e, ok = q.queued[it.Name]; !ok {
+				continue
+			}
 		}
 		if done {
 			q.removeEntry(e)
@@ -336,6 +343,7 @@ func (q *RateLimitedQueue) removeEntry(e *entry) {
 	}
 	q.heap[last] = nil
 	q.heap = q.heap[:last]
+	e.index = -1 // out of the queue
 	if i != last {
 		q.fix(i)
 	}
