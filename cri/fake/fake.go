@@ -86,7 +86,8 @@ func (r *Runtime) SetVersions(vs ...cri.APIVersion) {
 
 // FailWith installs an injected failure: every call consults f with its
 // op and item ID (listings pass ""), and a non-nil error fails the call
-// without effect. nil removes the hook.
+// without effect. nil removes the hook. f may call the runtime (a nested
+// call consults f too); the outer call then acts on the state f left.
 func (r *Runtime) FailWith(f func(op cri.Op, id string) error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -100,14 +101,19 @@ func (r *Runtime) Calls() []Call {
 	return slices.Clone(r.calls)
 }
 
-// begin records a call and returns the injected or context error.
+// begin records a call and returns the injected or context error. It is
+// called with r.mu held, and releases it while the hook runs, so that the
+// hook may call the runtime itself; the call then goes on with the state
+// the hook left.
 func (r *Runtime) begin(ctx context.Context, op cri.Op, id string) error {
 	r.calls = append(r.calls, Call{op, id})
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if r.fail != nil {
-		return r.fail(op, id)
+	if f := r.fail; f != nil {
+		r.mu.Unlock()
+		defer r.mu.Lock()
+		return f(op, id)
 	}
 	return nil
 }
