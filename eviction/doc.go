@@ -72,6 +72,13 @@
 // is reset for its state and every node's probe timestamp is reset, which
 // gives dead nodes a fresh grace period.
 //
+// Callbacks. RateLimitedQueue.Try's fn and NoExecuteTainter.Pass's ready
+// may call any method of the value running them: Try applies fn's answer to
+// whatever is then queued under the item's name, as upstream's queue does
+// by value (nothing to do if fn removed it); a Try or a Pass nested inside
+// them skips the queue being processed; a pass covers the zones there were
+// when it started.
+//
 // Tainting. Decisions use the Ready condition observed at the start of the
 // monitor pass, so tainting lags a timeout by one pass (5s). A node whose
 // Ready is False or Unknown while it carries the opposite NoExecute taint
