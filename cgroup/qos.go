@@ -309,9 +309,6 @@ func aggregate(p Pod, pick func(Resources) ResourceList, each func(ResourceList)
 	for i := range p.InitContainers {
 		c := &p.InitContainers[i]
 		l := pick(c.Resources)
-		if each != nil {
-			each(l)
-		}
 		var running ResourceList
 		if c.RestartPolicy == ContainerRestartPolicyAlways {
 			addList(out, l)
@@ -321,6 +318,12 @@ func aggregate(p Pod, pick func(Resources) ResourceList, each func(ResourceList)
 			running = ResourceList{}
 			addList(running, l)
 			addList(running, sidecars)
+		}
+		if each != nil {
+			// As component-helpers' AggregateContainerLimits, an init
+			// container is seen with the sidecars started before it (a
+			// sidecar with itself and those before it).
+			each(running)
 		}
 		maxList(peak, running)
 	}

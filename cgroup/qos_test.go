@@ -352,3 +352,36 @@ func TestPodConfigOptions(t *testing.T) {
 		}
 	}
 }
+
+// Upstream v1.36.3's ResourceConfigForPod (pkg/kubelet/cm/helpers_linux.go)
+// decides "every container declares a cpu / memory limit" from what
+// component-helpers' AggregateContainerLimits passes to its ContainerFn:
+// for a regular init container, its own limits plus those of the sidecars
+// declared before it; for a sidecar, its own plus the earlier sidecars'.
+// So an init container without limits that follows a sidecar with them
+// counts as declared, and the Burstable pod gets its quota and memory
+// limit. By hand: limits = app (1 cpu, 1Gi) + sidecar (500m, 256Mi) =
+// 1500m, 1280Mi, above the init peak (500m, 256Mi): quota 150000 of a
+// 100000 period, memory 1342177280; requests 100m + 100m = 200m give
+// 204 shares.
+func TestResourceConfigForPodSidecarDeclaresLimits(t *testing.T) {
+	p := Pod{UID: "p",
+		InitContainers: []Container{
+			{Name: "proxy", RestartPolicy: ContainerRestartPolicyAlways, Resources: Resources{Requests: rl("cpu", "100m"), Limits: rl("cpu", "500m", "memory", "256Mi")}},
+			{Name: "migrate"},
+		},
+		Containers: []Container{ctr("app", rl("cpu", "100m", "memory", "128Mi"), rl("cpu", "1", "memory", "1Gi"))},
+	}
+	got := ResourceConfigForPod(p, PodConfigOptions{})
+	want := ResourceConfig{CPUShares: u64(204), CPUQuota: i64(150000), CPUPeriod: u64(100000), Memory: i64(1342177280), HugePageLimit: map[int64]int64{}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	// The same init container before the sidecar sees no sidecar: not
+	// declared, so neither quota nor memory limit.
+	p.InitContainers[0], p.InitContainers[1] = p.InitContainers[1], p.InitContainers[0]
+	got = ResourceConfigForPod(p, PodConfigOptions{})
+	if got.CPUQuota != nil || got.Memory != nil {
+		t.Errorf("init container before the sidecar: quota %v memory %v", got.CPUQuota, got.Memory)
+	}
+}
