@@ -32,7 +32,7 @@
 // What a custom kubelet writes for a pod:
 //
 //	root, _ := cgroup.NodeAllocatableRoot("/", true)
-//	class := cgroup.PodQOS(pod, cgroup.QOSOptions{PodLevelResources: true})
+//	class := cgroup.PodQOS(pod, cgroup.QOSOptions{}) // upstream v1.36 feature gates
 //	name, err := cgroup.PodName(root, class, pod.UID)
 //	if err != nil { ... }
 //	path, _ := cgroup.DriverSystemd.Path(name)
@@ -99,8 +99,9 @@
 //
 //   - WeightQuadratic: the runc 1.3.2+/crun 1.23+ cpu.weight formula, for
 //     container cgroups on newer runtimes.
-//   - QOSOptions.PodLevelResources: honour spec.resources (PodLevelResources
-//     gate).
+//   - QOSOptions.DisablePodLevelResources: ignore spec.resources, as on
+//     clusters before 1.34, where the PodLevelResources gate was off (it is
+//     on by default since 1.34, and in the zero value here).
 //   - PodConfigOptions.DisableCPUQuota: cpuCFSQuota=false.
 //   - MemoryQoSConfig.Policy: ReservationNone (1.36 default),
 //     ReservationTiered, or ReservationLegacyMin (memory.min for every

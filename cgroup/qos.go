@@ -89,12 +89,18 @@ func (p Pod) Critical() bool {
 
 // QOSOptions holds the feature switches the QoS and resource computations
 // depend on.
+//
+// The zero value is upstream v1.36 with its default feature gates.
 type QOSOptions struct {
-	// PodLevelResources: when spec.resources is set, its cpu and memory
-	// values decide (the PodLevelResources feature gate, beta and on by
-	// default since 1.34). Off, spec.resources is ignored.
-	PodLevelResources bool
+	// DisablePodLevelResources turns the PodLevelResources feature gate
+	// off, as on clusters before 1.34 (where it was alpha and off):
+	// spec.resources is then ignored. By default, as upstream since 1.34
+	// (beta, on), a pod's spec.resources cpu and memory decide.
+	DisablePodLevelResources bool
 }
+
+// podLevel reports whether the pod's spec.resources count under opts.
+func (o QOSOptions) podLevel(p Pod) bool { return !o.DisablePodLevelResources && p.Resources != nil }
 
 func qosResource(name ResourceName) bool { return name == ResourceCPU || name == ResourceMemory }
 
@@ -124,7 +130,7 @@ func PodQOS(p Pod, opts QOSOptions) QOSClass {
 func ComputeQOS(p Pod, opts QOSOptions) QOSClass {
 	var reqs, lims qosSums
 	guaranteed := true
-	if opts.PodLevelResources && p.Resources != nil && (len(p.Resources.Requests) > 0 || len(p.Resources.Limits) > 0) {
+	if opts.podLevel(p) && (len(p.Resources.Requests) > 0 || len(p.Resources.Limits) > 0) {
 		reqs.add(p.Resources.Requests)
 		if lims.add(p.Resources.Limits) != bothQOSResources {
 			guaranteed = false
@@ -257,7 +263,7 @@ func defaultList(reqs, lims ResourceList) ResourceList {
 //   - spec.overhead is added.
 func PodRequests(p Pod, opts QOSOptions) ResourceList {
 	out := aggregate(p, func(r Resources) ResourceList { return r.Requests }, nil)
-	if opts.PodLevelResources && p.Resources != nil {
+	if opts.podLevel(p) {
 		setPodLevel(out, p.Resources.Requests)
 	}
 	addList(out, p.Overhead)
@@ -273,7 +279,7 @@ func PodLimits(p Pod, opts QOSOptions) ResourceList {
 
 func podLimits(p Pod, opts QOSOptions, each func(ResourceList)) ResourceList {
 	out := aggregate(p, func(r Resources) ResourceList { return r.Limits }, each)
-	if opts.PodLevelResources && p.Resources != nil {
+	if opts.podLevel(p) {
 		setPodLevel(out, p.Resources.Limits)
 	}
 	for name, q := range p.Overhead {

@@ -34,10 +34,10 @@ func TestComputeQOS(t *testing.T) {
 		{"best-effort init container", Pod{InitContainers: []Container{ctr("i", nil, nil)}, Containers: []Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, Burstable},
 		{"guaranteed init container", Pod{InitContainers: []Container{ctr("i", guaranteed, guaranteed)}, Containers: []Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, Guaranteed},
 		{"init container with a cpu limit only", Pod{InitContainers: []Container{ctr("i", nil, rl("cpu", "1"))}, Containers: []Container{ctr("a", nil, nil)}}, QOSOptions{}, Burstable},
-		{"pod-level resources decide", Pod{Resources: &Resources{Requests: guaranteed, Limits: guaranteed}, Containers: []Container{ctr("a", nil, nil)}}, QOSOptions{PodLevelResources: true}, Guaranteed},
-		{"pod-level resources ignored with the gate off", Pod{Resources: &Resources{Requests: guaranteed, Limits: guaranteed}, Containers: []Container{ctr("a", nil, nil)}}, QOSOptions{}, BestEffort},
-		{"pod-level memory limit only", Pod{Resources: &Resources{Limits: rl("memory", "1Gi")}, Containers: []Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{PodLevelResources: true}, Burstable},
-		{"empty pod-level resources fall back to containers", Pod{Resources: &Resources{}, Containers: []Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{PodLevelResources: true}, Guaranteed},
+		{"pod-level resources decide", Pod{Resources: &Resources{Requests: guaranteed, Limits: guaranteed}, Containers: []Container{ctr("a", nil, nil)}}, QOSOptions{}, Guaranteed},
+		{"pod-level resources ignored with the gate off", Pod{Resources: &Resources{Requests: guaranteed, Limits: guaranteed}, Containers: []Container{ctr("a", nil, nil)}}, QOSOptions{DisablePodLevelResources: true}, BestEffort},
+		{"pod-level memory limit only", Pod{Resources: &Resources{Limits: rl("memory", "1Gi")}, Containers: []Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, Burstable},
+		{"empty pod-level resources fall back to containers", Pod{Resources: &Resources{}, Containers: []Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, Guaranteed},
 	} {
 		if got := ComputeQOS(c.pod, c.opts); got != c.want {
 			t.Errorf("%s: ComputeQOS = %s, want %s", c.name, got, c.want)
@@ -99,7 +99,7 @@ func TestPodRequests(t *testing.T) {
 			Containers: []Container{ctr("a", rl("cpu", "300m"), nil)}}, QOSOptions{}, 450, 0},
 		{"overhead is added", Pod{Overhead: rl("cpu", "50m", "memory", "10Mi"), Containers: []Container{ctr("a", rl("cpu", "100m"), nil)}}, QOSOptions{}, 150, 10 << 20},
 		{"pod-level requests replace cpu and memory", Pod{Resources: &Resources{Requests: rl("cpu", "1")}, Overhead: rl("cpu", "50m"),
-			Containers: []Container{ctr("a", rl("cpu", "100m", "memory", "1Gi"), nil)}}, QOSOptions{PodLevelResources: true}, 1050, 1 << 30},
+			Containers: []Container{ctr("a", rl("cpu", "100m", "memory", "1Gi"), nil)}}, QOSOptions{}, 1050, 1 << 30},
 	} {
 		got := PodRequests(c.pod, c.opts)
 		if got.MilliCPU() != c.cpu || got.Memory() != c.mem {
@@ -140,7 +140,7 @@ func TestResourceConfigForPod(t *testing.T) {
 			Containers: []Container{ctr("a", rl("cpu", "100m", "memory", "1Gi"), rl("cpu", "100m", "memory", "1Gi"))}}, period,
 			ResourceConfig{CPUShares: u64(102), HugePageLimit: map[int64]int64{}}},
 		{"pod-level limits count as declared", Pod{Resources: &Resources{Limits: rl("cpu", "1", "memory", "1Gi")},
-			Containers: []Container{ctr("a", rl("cpu", "100m"), nil)}}, PodConfigOptions{CPUPeriod: 100000, QOSOptions: QOSOptions{PodLevelResources: true}},
+			Containers: []Container{ctr("a", rl("cpu", "100m"), nil)}}, PodConfigOptions{CPUPeriod: 100000, QOSOptions: QOSOptions{}},
 			ResourceConfig{CPUShares: u64(102), CPUQuota: i64(100000), CPUPeriod: u64(100000), Memory: i64(1 << 30), HugePageLimit: map[int64]int64{}}},
 		{"BestEffort", Pod{Containers: []Container{ctr("a", nil, nil)}}, period,
 			ResourceConfig{CPUShares: u64(2), HugePageLimit: map[int64]int64{}}},

@@ -98,7 +98,7 @@ func ResourceConfigForPod(p Pod, opts PodConfigOptions) ResourceConfig {
 			memDeclared = false
 		}
 	})
-	if opts.PodLevelResources && p.Resources != nil {
+	if opts.podLevel(p) {
 		if q := p.Resources.Limits.quantity(ResourceCPU); !q.IsZero() {
 			cpuDeclared = true
 		}

@@ -237,7 +237,8 @@ func TestDeploymentChain(t *testing.T) {
 
 // A pod with only pod-level resources (spec.resources, k8s.io/api v0.32+)
 // and containers without any: requests equal to limits for cpu and memory
-// make it Guaranteed under PodLevelResources, BestEffort without.
+// make it Guaranteed under PodLevelResources (the zero QOSOptions, as
+// upstream v1.36), BestEffort with the gate off.
 func TestPodLevelResources(t *testing.T) {
 	q := func(s string) resource.Quantity { return resource.MustParse(s) }
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", UID: "u"}, Spec: corev1.PodSpec{
@@ -248,10 +249,10 @@ func TestPodLevelResources(t *testing.T) {
 	if cp.Resources == nil || !cp.Resources.Limits["memory"].Equal(q("1Gi")) || !cp.Resources.Requests["cpu"].Equal(q("1")) {
 		t.Fatalf("pod-level resources lost: %+v", cp.Resources)
 	}
-	if got := cgroup.PodQOS(cp, cgroup.QOSOptions{PodLevelResources: true}); got != cgroup.Guaranteed {
+	if got := cgroup.PodQOS(cp, cgroup.QOSOptions{}); got != cgroup.Guaranteed {
 		t.Errorf("QoS with PodLevelResources %s, want Guaranteed", got)
 	}
-	if got := cgroup.PodQOS(cp, cgroup.QOSOptions{}); got != cgroup.BestEffort {
+	if got := cgroup.PodQOS(cp, cgroup.QOSOptions{DisablePodLevelResources: true}); got != cgroup.BestEffort {
 		t.Errorf("QoS without PodLevelResources %s, want BestEffort", got)
 	}
 	pod.Spec.Resources = nil
