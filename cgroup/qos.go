@@ -114,9 +114,11 @@ func PodQOS(p Pod, opts QOSOptions) QOSClass {
 }
 
 // ComputeQOS computes a pod's class the way upstream does. Only cpu and
-// memory count, and zero quantities are skipped. With pod-level resources
-// in use only spec.resources decides; otherwise requests and limits are
-// summed over init and regular containers.
+// memory count, and zero quantities are skipped. With the PodLevelResources
+// gate on (the default) and spec.resources set, even to an empty value,
+// only spec.resources decides, as upstream v1.36's ComputePodQOS;
+// otherwise requests and limits are summed over init and regular
+// containers.
 //
 //   - Nothing set at all: BestEffort.
 //   - Every container (or the pod level) has both a cpu and a memory
@@ -130,7 +132,7 @@ func PodQOS(p Pod, opts QOSOptions) QOSClass {
 func ComputeQOS(p Pod, opts QOSOptions) QOSClass {
 	var reqs, lims qosSums
 	guaranteed := true
-	if opts.podLevel(p) && (len(p.Resources.Requests) > 0 || len(p.Resources.Limits) > 0) {
+	if opts.podLevel(p) {
 		reqs.add(p.Resources.Requests)
 		if lims.add(p.Resources.Limits) != bothQOSResources {
 			guaranteed = false
@@ -283,7 +285,9 @@ func podLimits(p Pod, opts QOSOptions, each func(ResourceList)) ResourceList {
 		setPodLevel(out, p.Resources.Limits)
 	}
 	for name, q := range p.Overhead {
-		if v, ok := out[name]; ok {
+		// component-helpers' PodLimits: only to non-zero limits (an
+		// explicit zero limit stays zero)
+		if v, ok := out[name]; ok && !v.IsZero() {
 			v.Add(q)
 			out[name] = v
 		}

@@ -37,7 +37,10 @@ func TestComputeQOS(t *testing.T) {
 		{"pod-level resources decide", Pod{Resources: &Resources{Requests: guaranteed, Limits: guaranteed}, Containers: []Container{ctr("a", nil, nil)}}, QOSOptions{}, Guaranteed},
 		{"pod-level resources ignored with the gate off", Pod{Resources: &Resources{Requests: guaranteed, Limits: guaranteed}, Containers: []Container{ctr("a", nil, nil)}}, QOSOptions{DisablePodLevelResources: true}, BestEffort},
 		{"pod-level memory limit only", Pod{Resources: &Resources{Limits: rl("memory", "1Gi")}, Containers: []Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, Burstable},
-		{"empty pod-level resources fall back to containers", Pod{Resources: &Resources{}, Containers: []Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, Guaranteed},
+		// Upstream v1.36.3's ComputePodQOS (pkg/apis/core/v1/helper/qos) looks
+		// only at spec.resources once it is set, even when it is empty.
+		{"empty pod-level resources: BestEffort", Pod{Resources: &Resources{}, Containers: []Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, BestEffort},
+		{"empty pod-level resources, gate off: the containers", Pod{Resources: &Resources{}, Containers: []Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{DisablePodLevelResources: true}, Guaranteed},
 	} {
 		if got := ComputeQOS(c.pod, c.opts); got != c.want {
 			t.Errorf("%s: ComputeQOS = %s, want %s", c.name, got, c.want)
