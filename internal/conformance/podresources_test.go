@@ -10,8 +10,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
-	resourcehelper "k8s.io/component-helpers/resource"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
+	resourcehelper "k8s.io/component-helpers/resource"
 	v1qos "k8s.io/kubernetes/pkg/apis/core/v1/helper/qos"
 	kubefeatures "k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/kubelet/cm"
@@ -42,7 +42,9 @@ var (
 	storage  = []string{"0", "1Gi", "10Gi"}
 )
 
-func pick(r *rand.Rand, from []string) resource.Quantity { return resource.MustParse(from[r.Intn(len(from))]) }
+func pick(r *rand.Rand, from []string) resource.Quantity {
+	return resource.MustParse(from[r.Intn(len(from))])
+}
 
 // resources draws requests and limits for one container (or the pod):
 // each resource is absent, request only, limit only, both equal, or both
