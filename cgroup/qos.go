@@ -279,7 +279,9 @@ func PodLimits(p Pod, opts QOSOptions) ResourceList {
 	return podLimits(p, opts, nil)
 }
 
-func podLimits(p Pod, opts QOSOptions, each func(ResourceList)) ResourceList {
+// podLimits is PodLimits telling each, for every container in turn, whether
+// the limits it counts with have no cpu and no memory (see aggregate).
+func podLimits(p Pod, opts QOSOptions, each func(cpuZero, memZero bool)) ResourceList {
 	out := aggregate(p, func(r Resources) ResourceList { return r.Limits }, each)
 	if opts.podLevel(p) {
 		setPodLevel(out, p.Resources.Limits)
@@ -305,12 +307,16 @@ func setPodLevel(dst, src ResourceList) {
 	}
 }
 
-func aggregate(p Pod, pick func(Resources) ResourceList, each func(ResourceList)) ResourceList {
+// aggregate sums what pick takes from each container as upstream's
+// resource helper does; each, when set, learns for every container whether
+// the list it counts with lacks a cpu and a memory quantity (it gets
+// booleans rather than the list, so that the lists stay off the heap).
+func aggregate(p Pod, pick func(Resources) ResourceList, each func(cpuZero, memZero bool)) ResourceList {
 	out := ResourceList{}
 	for i := range p.Containers {
 		l := pick(p.Containers[i].Resources)
 		if each != nil {
-			each(l)
+			each(zeroCPUMem(l))
 		}
 		addList(out, l)
 	}
@@ -333,12 +339,19 @@ func aggregate(p Pod, pick func(Resources) ResourceList, each func(ResourceList)
 			// As component-helpers' AggregateContainerLimits, an init
 			// container is seen with the sidecars started before it (a
 			// sidecar with itself and those before it).
-			each(running)
+			each(zeroCPUMem(running))
 		}
 		maxList(peak, running)
 	}
 	maxList(out, peak)
 	return out
+}
+
+// zeroCPUMem reports whether l's cpu and memory quantities are zero (or
+// missing).
+func zeroCPUMem(l ResourceList) (cpuZero, memZero bool) {
+	c, m := l.quantity(ResourceCPU), l.quantity(ResourceMemory)
+	return c.IsZero(), m.IsZero()
 }
 
 func addList(dst, src ResourceList) {

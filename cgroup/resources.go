@@ -90,13 +90,9 @@ func (o PodConfigOptions) Validate() error {
 func ResourceConfigForPod(p Pod, opts PodConfigOptions) ResourceConfig {
 	reqs := PodRequests(p, opts.QOSOptions)
 	cpuDeclared, memDeclared := true, true
-	lims := podLimits(p, opts.QOSOptions, func(l ResourceList) {
-		if q := l.quantity(ResourceCPU); q.IsZero() {
-			cpuDeclared = false
-		}
-		if q := l.quantity(ResourceMemory); q.IsZero() {
-			memDeclared = false
-		}
+	lims := podLimits(p, opts.QOSOptions, func(cpuZero, memZero bool) {
+		cpuDeclared = cpuDeclared && !cpuZero
+		memDeclared = memDeclared && !memZero
 	})
 	if opts.podLevel(p) {
 		if q := p.Resources.Limits.quantity(ResourceCPU); !q.IsZero() {
