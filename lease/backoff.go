@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/nodelife/nodelife/internal/reentry"
 )
 
 // The node lease controller's back-off while it cannot get or create its
@@ -32,12 +34,16 @@ type Backoff struct {
 	Cap time.Duration
 	// Jitter is the largest fraction added at random to a wait (>= 0).
 	Jitter float64
-	// Rand returns numbers in [0, 1); nil means no jitter. Within a
-	// Heartbeat, calls back into it from Rand are ignored (HeartbeatConfig.Rand).
+	// Rand returns numbers in [0, 1); nil means no jitter. A Next called
+	// from inside Rand on the back-off drawing from it returns the wait
+	// being drawn for, without jitter, and advances nothing; a Reset from
+	// there is ignored. (Within a Heartbeat, calls back into the heartbeat
+	// are ignored too: HeartbeatConfig.Rand.)
 	Rand func() float64
 
 	next  time.Duration // the next wait before jitter; 0 = Initial
 	steps int
+	guard reentry.Guard
 }
 
 // DefaultBackoff returns the node lease controller's back-off: 200ms
@@ -74,7 +80,10 @@ func (b *Backoff) Next() time.Duration {
 	}
 	limit := max(b.Cap, b.Initial)
 	base = min(max(base, 0), limit)
-	w := min(jittered(base, b.Jitter, b.Rand), limit)
+	if b.guard.Busy() {
+		return base
+	}
+	w := min(jittered(base, b.Jitter, b.guard.Rand(b.Rand)), limit)
 	f := b.Factor
 	if !(f >= 1) || math.IsInf(f, 0) {
 		f = 1
@@ -88,7 +97,11 @@ func (b *Backoff) Next() time.Duration {
 func (b *Backoff) Steps() int { return b.steps }
 
 // Reset starts the sequence over at Initial.
-func (b *Backoff) Reset() { b.next, b.steps = 0, 0 }
+func (b *Backoff) Reset() {
+	if !b.guard.Busy() {
+		b.next, b.steps = 0, 0
+	}
+}
 
 // jittered returns d stretched by r x factor for r drawn from rnd, as
 // apimachinery's wait.Jitter; d itself when rnd is nil, factor is not a

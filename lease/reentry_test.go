@@ -75,3 +75,35 @@ func TestRandCallingBack(t *testing.T) {
 		}
 	}
 }
+
+// A back-off whose Rand calls Next and Reset on it: the nested Next hands
+// out the wait being drawn for and advances nothing, the nested Reset is
+// ignored; the sequence is that of a back-off whose Rand does not call back.
+func TestBackoffRandCallingBack(t *testing.T) {
+	var b Backoff
+	var nested []time.Duration
+	b = DefaultBackoff()
+	b.Jitter = 0.5
+	b.Rand = func() float64 {
+		nested = append(nested, b.Next())
+		b.Reset()
+		return 0.5
+	}
+	ref := DefaultBackoff()
+	ref.Jitter = 0.5
+	ref.Rand = func() float64 { return 0.5 }
+	for i := 0; i < 6; i++ {
+		if g, w := b.Next(), ref.Next(); g != w || b.Steps() != ref.Steps() {
+			t.Fatalf("wait %d: %v (steps %d), without the callback %v (steps %d)", i, g, b.Steps(), w, ref.Steps())
+		}
+	}
+	want := []time.Duration{200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond, 1600 * time.Millisecond, 3200 * time.Millisecond, 6400 * time.Millisecond}
+	if len(nested) != len(want) {
+		t.Fatalf("nested %v", nested)
+	}
+	for i := range want {
+		if nested[i] != want[i] {
+			t.Fatalf("nested Next %d: %v, want %v (the wait drawn for, unjittered)", i, nested[i], want[i])
+		}
+	}
+}
