@@ -60,11 +60,17 @@ type Options struct {
 
 // Event is something the agent did.
 type Event struct {
-	At      time.Time
-	Node    string
-	Reason  string
+	// At is the clock's time of the event.
+	At time.Time
+	// Node is the agent's node.
+	Node string
+	// Reason is machine-readable (Registered, HeartbeatFailed,
+	// StatusFailed, Killing, Terminated, a shutdown event's reason, ...).
+	Reason string
+	// Message says what happened, for people.
 	Message string
-	Err     error
+	// Err is the error behind a failure, nil otherwise.
+	Err error
 }
 
 // Agent is the part of a kubelet that keeps its Node alive in the API:

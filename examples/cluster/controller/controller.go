@@ -311,8 +311,10 @@ func (c *Controller) sleep(ctx context.Context, d time.Duration) bool {
 // with UpdateStatus, evictions as a DisruptionTarget condition and a
 // delete conditional on the pod's UID. Every write first asks Gate.
 type APIWriter struct {
+	// Client writes to the API server.
 	Client kubernetes.Interface
-	Clock  clock.Clock
+	// Clock gives the now the Gate is asked at.
+	Clock clock.Clock
 	// Gate, when set, is asked at the clock's now before every write.
 	Gate Gate
 }

@@ -22,6 +22,7 @@ import (
 // its informers when it runs against an API server, or from a list for a
 // dry run. Objects are not modified.
 type Snapshot struct {
+	// Nodes are the cluster's nodes.
 	Nodes []*corev1.Node
 	// Leases are the node leases of kube-node-lease, by name (the node's).
 	Leases map[string]*coordinationv1.Lease

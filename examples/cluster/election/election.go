@@ -34,11 +34,14 @@ type Options struct {
 
 // Event is something that happened to the candidate.
 type Event struct {
-	At       time.Time
+	// At is the clock's time of the event.
+	At time.Time
+	// Identity is the candidate's.
 	Identity string
 	// Reason is BecameLeader, StoppedLeading, NewLeader, Conflict or
 	// Failed.
-	Reason  string
+	Reason string
+	// Message says what happened, for people.
 	Message string
 }
 

@@ -17,6 +17,10 @@ type mainTB struct {
 	failed   bool
 }
 
+// The methods below implement ktesting.TB for the binary-long handle:
+// logs go to stderr when verbose, cleanups run at Stop, a fatal error ends
+// the process.
+
 func (t *mainTB) Attr(key, value string) {}
 func (t *mainTB) Chdir(dir string)       {}
 func (t *mainTB) Setenv(key, value string) {
