@@ -481,11 +481,7 @@ func (a *Agent) writeTerminated(ctx context.Context, k killing, now time.Time) e
 	st := k.kill.Status
 	p.Status.Phase = corev1.PodPhase(st.Phase)
 	p.Status.Reason, p.Status.Message = st.Reason, st.Message
-	for i := range p.Status.Conditions {
-		if c := &p.Status.Conditions[i]; (c.Type == corev1.PodReady || c.Type == corev1.ContainersReady) && c.Status != corev1.ConditionFalse {
-			c.Status, c.LastTransitionTime = corev1.ConditionFalse, metav1.NewTime(now)
-		}
-	}
+	apiutil.MarkNotReady(p, now, corev1.PodReady, corev1.ContainersReady)
 	if c := st.Condition; c != nil {
 		apiutil.SetPodCondition(p, corev1.PodCondition{Type: corev1.PodConditionType(c.Type), Status: corev1.ConditionStatus(c.Status),
 			ObservedGeneration: p.Generation, Reason: c.Reason, Message: c.Message, LastTransitionTime: metav1.NewTime(now)})

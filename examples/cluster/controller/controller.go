@@ -129,10 +129,11 @@ func (c *Controller) Start(ctx context.Context) error {
 // and the tests drive it, calls it before each Step; Run does not need to.
 func (c *Controller) WaitCaughtUp(ctx context.Context) error {
 	for {
-		want, err := c.listVersions(ctx)
+		listed, err := List(ctx, c.client)
 		if err != nil {
 			return err
 		}
+		want := snapshotVersions(listed)
 		for tries := 0; ; tries++ {
 			got := snapshotVersions(c.Snapshot())
 			if maps.Equal(got, want) {
@@ -150,36 +151,38 @@ func (c *Controller) WaitCaughtUp(ctx context.Context) error {
 	}
 }
 
-// listVersions lists nodes, node leases and bound pods consistently and
-// returns their resource versions by kind/namespace/name.
-func (c *Controller) listVersions(ctx context.Context) (map[string]string, error) {
-	out := map[string]string{}
-	nodes, err := c.client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+// List reads, with consistent lists, what the controller watches: every
+// Node, the node Leases of kube-node-lease and the pods bound to a node.
+// Errors name the list that failed.
+func List(ctx context.Context, client kubernetes.Interface) (Snapshot, error) {
+	var s Snapshot
+	nodes, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return nil, err
+		return s, fmt.Errorf("controller: list nodes: %w", err)
 	}
-	for _, n := range nodes.Items {
-		out["node/"+n.Name] = n.ResourceVersion
+	for i := range nodes.Items {
+		s.Nodes = append(s.Nodes, &nodes.Items[i])
 	}
-	leases, err := c.client.CoordinationV1().Leases(lease.NodeLeaseNamespace).List(ctx, metav1.ListOptions{})
+	leases, err := client.CoordinationV1().Leases(lease.NodeLeaseNamespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return nil, err
+		return s, fmt.Errorf("controller: list node leases: %w", err)
 	}
-	for _, l := range leases.Items {
-		out["lease/"+l.Name] = l.ResourceVersion
+	s.Leases = make(map[string]*coordinationv1.Lease, len(leases.Items))
+	for i := range leases.Items {
+		s.Leases[leases.Items[i].Name] = &leases.Items[i]
 	}
-	pods, err := c.client.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: boundPods})
+	pods, err := client.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: boundPods})
 	if err != nil {
-		return nil, err
+		return s, fmt.Errorf("controller: list pods: %w", err)
 	}
-	for _, p := range pods.Items {
-		out["pod/"+p.Namespace+"/"+p.Name] = p.ResourceVersion
+	for i := range pods.Items {
+		s.Pods = append(s.Pods, &pods.Items[i])
 	}
-	return out, nil
+	return s, nil
 }
 
-// snapshotVersions returns the resource versions of s's objects, keyed
-// as listVersions keys them.
+// snapshotVersions returns the resource versions of s's objects by
+// kind/namespace/name.
 func snapshotVersions(s Snapshot) map[string]string {
 	out := map[string]string{}
 	for _, n := range s.Nodes {
@@ -389,13 +392,7 @@ func (w *APIWriter) MarkPodNotReady(ctx context.Context, pod *corev1.Pod, now ti
 		return err
 	}
 	p := pod.DeepCopy()
-	for i := range p.Status.Conditions {
-		c := &p.Status.Conditions[i]
-		if c.Type == corev1.PodReady && c.Status != corev1.ConditionFalse {
-			c.Status = corev1.ConditionFalse
-			c.LastTransitionTime = metav1.NewTime(now)
-		}
-	}
+	apiutil.MarkNotReady(p, now, corev1.PodReady)
 	_, err := w.Client.CoreV1().Pods(p.Namespace).UpdateStatus(ctx, p, metav1.UpdateOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/nodelife/nodelife/eviction"
+	"github.com/nodelife/nodelife/examples/cluster/internal/apiutil"
 	"github.com/nodelife/nodelife/examples/kubeapi"
 	"github.com/nodelife/nodelife/taints"
 )
@@ -144,11 +145,7 @@ func (w *memWriter) MarkPodNotReady(_ context.Context, pod *corev1.Pod, now time
 		return nil
 	}
 	p = p.DeepCopy()
-	for i := range p.Status.Conditions {
-		if c := &p.Status.Conditions[i]; c.Type == corev1.PodReady {
-			c.Status, c.LastTransitionTime = corev1.ConditionFalse, metav1.NewTime(now)
-		}
-	}
+	apiutil.MarkNotReady(p, now, corev1.PodReady)
 	w.pods[pod.Namespace+"/"+pod.Name] = p
 	return nil
 }

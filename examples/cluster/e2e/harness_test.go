@@ -18,6 +18,7 @@ import (
 	"github.com/nodelife/nodelife/examples/cluster/agent"
 	"github.com/nodelife/nodelife/examples/cluster/controller"
 	"github.com/nodelife/nodelife/examples/cluster/internal/testcluster"
+	"github.com/nodelife/nodelife/examples/kubeapi"
 	"github.com/nodelife/nodelife/lease"
 )
 
@@ -207,11 +208,9 @@ func (h *harness) observe(now time.Time) {
 	nodes, err := h.client.CoreV1().Nodes().List(h.ctx, metav1.ListOptions{})
 	require.NoError(h.t, err)
 	for _, n := range nodes.Items {
-		ready := "none"
-		for _, c := range n.Status.Conditions {
-			if c.Type == corev1.NodeReady {
-				ready = string(c.Status)
-			}
+		ready := string(kubeapi.ReadyStatus(&n))
+		if ready == "" {
+			ready = "none"
 		}
 		cur[n.Name+" Ready"] = ready
 		for _, t := range n.Spec.Taints {

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
-	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -231,9 +230,9 @@ func Run(ctx context.Context, o Options) error {
 	if err := checkAccess(ctx, client, o.Apply); err != nil {
 		return err
 	}
-	snap, err := list(ctx, client)
+	snap, err := controller.List(ctx, client)
 	if err != nil {
-		return err
+		return fmt.Errorf("nodewatch: %w", err)
 	}
 	start := o.Clock.Now()
 	report(o.Out, snap, start)
@@ -301,34 +300,6 @@ func apply(ctx context.Context, client kubernetes.Interface, cfg controller.Conf
 			return err
 		}
 	}
-}
-
-// list reads the snapshot the controller starts from.
-func list(ctx context.Context, client kubernetes.Interface) (controller.Snapshot, error) {
-	var s controller.Snapshot
-	nodes, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return s, fmt.Errorf("nodewatch: list nodes: %w", err)
-	}
-	for i := range nodes.Items {
-		s.Nodes = append(s.Nodes, &nodes.Items[i])
-	}
-	leases, err := client.CoordinationV1().Leases(lease.NodeLeaseNamespace).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return s, fmt.Errorf("nodewatch: list node leases: %w", err)
-	}
-	s.Leases = map[string]*coordinationv1.Lease{}
-	for i := range leases.Items {
-		s.Leases[leases.Items[i].Name] = &leases.Items[i]
-	}
-	pods, err := client.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName!="})
-	if err != nil {
-		return s, fmt.Errorf("nodewatch: list pods: %w", err)
-	}
-	for i := range pods.Items {
-		s.Pods = append(s.Pods, &pods.Items[i])
-	}
-	return s, nil
 }
 
 // report prints one line per node: zone, Ready, lease age, taints, pods.

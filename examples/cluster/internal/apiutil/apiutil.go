@@ -1,8 +1,12 @@
 package apiutil
 
 import (
+	"slices"
+	"time"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/nodelife/nodelife/lease"
 )
@@ -21,6 +25,19 @@ func SetPodCondition(p *corev1.Pod, c corev1.PodCondition) {
 		}
 	}
 	p.Status.Conditions = append(p.Status.Conditions, c)
+}
+
+// MarkNotReady turns p's conditions of the given types False, moving
+// their transition time to now when they were not False already, as
+// upstream's MarkPodsNotReady (via UpdatePodCondition) and the kubelet's
+// terminal status do. Missing conditions are not added.
+func MarkNotReady(p *corev1.Pod, now time.Time, types ...corev1.PodConditionType) {
+	for i := range p.Status.Conditions {
+		c := &p.Status.Conditions[i]
+		if slices.Contains(types, c.Type) && c.Status != corev1.ConditionFalse {
+			c.Status, c.LastTransitionTime = corev1.ConditionFalse, metav1.NewTime(now)
+		}
+	}
 }
 
 // Outcome maps an API error to the outcome a lease.Heartbeat or a
