@@ -3,7 +3,6 @@ package conformance
 import (
 	"fmt"
 	"math/rand"
-	"os"
 	"strconv"
 	"testing"
 
@@ -19,19 +18,6 @@ import (
 	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/examples/kubeapi"
 )
-
-// pods is how many random pods each differential test tries: 100,000, or
-// NODELIFE_CONFORMANCE_PODS.
-func pods(t *testing.T) int {
-	n := 100_000
-	if v := os.Getenv("NODELIFE_CONFORMANCE_PODS"); v != "" {
-		var err error
-		if n, err = strconv.Atoi(v); err != nil {
-			t.Fatalf("NODELIFE_CONFORMANCE_PODS %q: %v", v, err)
-		}
-	}
-	return n
-}
 
 // quantities a generated resource picks from: zeros, small and odd values,
 // and values that make requests equal limits often.
@@ -192,19 +178,29 @@ func equalMaps(a, b map[string]int64) bool {
 
 // The pod's QoS class, effective requests and limits, and its own cgroup's
 // values (ResourceConfigForPod, CFS quota on, 100ms period), nodelife
-// against upstream v1.36.3 (v1qos.GetPodQOS, component-helpers'
+// against upstream (v1qos.GetPodQOS and ComputePodQOS, component-helpers'
 // PodRequests and PodLimits, pkg/kubelet/cm.ResourceConfigForPod) on random
 // pods with sidecars, init containers, overhead, huge pages and pod-level
 // resources, with the PodLevelResources gate at its default (on) and off.
-func TestPodResourcesDifferential(t *testing.T) {
-	n := pods(t)
+func TestDifferentialPodResources(t *testing.T) {
+	n := inputs(t)
+	const tried = "pods of 1-3 containers and 0-3 init containers (half of them sidecars), requests and limits absent, equal or different per resource (cpu, memory, hugepages-2Mi, ephemeral-storage, zeros included), overhead one in five, pod-level cpu/memory one in three"
 	for _, gate := range []bool{true, false} {
 		t.Run(fmt.Sprintf("PodLevelResources=%v", gate), func(t *testing.T) {
 			featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, kubefeatures.PodLevelResources, gate)
+			suffix := ""
 			opts := cgroup.QOSOptions{DisablePodLevelResources: !gate}
+			if !gate {
+				suffix = " (DisablePodLevelResources)"
+			}
+			gateName := fmt.Sprintf(" (PodLevelResources=%v)", gate)
+			qos := compare(t, "cgroup.PodQOS"+suffix, "pkg/apis/core/v1/helper/qos.GetPodQOS"+gateName, tried)
+			compute := compare(t, "cgroup.ComputeQOS"+suffix, "pkg/apis/core/v1/helper/qos.ComputePodQOS"+gateName, tried)
+			requests := compare(t, "cgroup.PodRequests"+suffix, "component-helpers/resource.PodRequests"+gateName, tried)
+			limits := compare(t, "cgroup.PodLimits"+suffix, "component-helpers/resource.PodLimits"+gateName, tried)
+			config := compare(t, "cgroup.ResourceConfigForPod"+suffix, "pkg/kubelet/cm.ResourceConfigForPod(enforceCPULimits=true, 100ms)"+gateName, tried)
 			r := rand.New(rand.NewSource(1))
-			var differ, withSidecar, withPodLevel int
-			shown := 0
+			var withSidecar, withPodLevel int
 			for i := 0; i < n; i++ {
 				pod := randomPod(r, i)
 				for _, c := range pod.Spec.InitContainers {
@@ -217,31 +213,35 @@ func TestPodResourcesDifferential(t *testing.T) {
 					withPodLevel++
 				}
 				np := kubeapi.CgroupPod(pod)
-				var why string
 				if up, nl := v1qos.GetPodQOS(pod), cgroup.PodQOS(np, opts); string(up) != string(nl) {
-					why += fmt.Sprintf(" qos %s/%s", up, nl)
+					qos.disagree("qos %s/%s\n%s", up, nl, describe(pod))
+				} else {
+					qos.agree()
+				}
+				if up, nl := v1qos.ComputePodQOS(pod), cgroup.ComputeQOS(np, opts); string(up) != string(nl) {
+					compute.disagree("qos %s/%s\n%s", up, nl, describe(pod))
+				} else {
+					compute.agree()
 				}
 				ro := resourcehelper.PodResourcesOptions{SkipPodLevelResources: !gate}
 				if up, nl := quantityMap(resourcehelper.PodRequests(pod, ro)), quantityMap(fromCgroup(cgroup.PodRequests(np, opts))); !equalMaps(up, nl) {
-					why += fmt.Sprintf(" requests %v/%v", up, nl)
+					requests.disagree("requests %v/%v\n%s", up, nl, describe(pod))
+				} else {
+					requests.agree()
 				}
 				if up, nl := quantityMap(resourcehelper.PodLimits(pod, ro)), quantityMap(fromCgroup(cgroup.PodLimits(np, opts))); !equalMaps(up, nl) {
-					why += fmt.Sprintf(" limits %v/%v", up, nl)
+					limits.disagree("limits %v/%v\n%s", up, nl, describe(pod))
+				} else {
+					limits.agree()
 				}
 				up := cm.ResourceConfigForPod(pod, true, 100000, false, "")
-				why += same(up, cgroup.ResourceConfigForPod(np, cgroup.PodConfigOptions{QOSOptions: opts}))
-				if why != "" {
-					differ++
-					if shown < 5 {
-						shown++
-						t.Errorf("pod %d (upstream/nodelife):%s\n%s", i, why, describe(pod))
-					}
+				if why := same(up, cgroup.ResourceConfigForPod(np, cgroup.PodConfigOptions{QOSOptions: opts})); why != "" {
+					config.disagree("pod %d (upstream/nodelife):%s\n%s", i, why, describe(pod))
+				} else {
+					config.agree()
 				}
 			}
-			t.Logf("%d pods (%d with sidecars, %d with pod-level resources): %d differ", n, withSidecar, withPodLevel, differ)
-			if differ > 0 {
-				t.Errorf("%d of %d pods differ", differ, n)
-			}
+			t.Logf("%d pods (%d with sidecars, %d with pod-level resources)", n, withSidecar, withPodLevel)
 		})
 	}
 }

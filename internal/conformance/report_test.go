@@ -1,0 +1,195 @@
+package conformance
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"runtime/debug"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// reportPath, when set, is where TestMain writes CONFORMANCE.md after a
+// passing run: go test -count=1 -run Differential . -args -report=../../CONFORMANCE.md
+var reportPath = flag.String("report", "", "write the conformance report (markdown) to this file after a passing run")
+
+// upstreamVersion is the k8s.io/kubernetes release every comparison runs
+// against; the report reads it from the build info so that it follows go.mod.
+func upstreamVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == "k8s.io/kubernetes" {
+				return d.Version
+			}
+		}
+	}
+	return "unknown"
+}
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	code := m.Run()
+	if code == 0 && *reportPath != "" {
+		if err := os.WriteFile(*reportPath, []byte(report()), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// inputs is how many generated inputs each differential test tries:
+// 100,000, or NODELIFE_CONFORMANCE_N (.ci/run sets a smaller count).
+func inputs(t testing.TB) int {
+	n := 100_000
+	if v := os.Getenv("NODELIFE_CONFORMANCE_N"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n < 1 {
+			t.Fatalf("NODELIFE_CONFORMANCE_N=%q: want a positive count", v)
+		}
+	}
+	return n
+}
+
+// deviations are the documented differences between nodelife and upstream.
+// A comparison that finds a difference names one of these reasons, or it
+// fails; CONFORMANCE.md prints each with its text.
+var deviations = map[string]string{
+	"panics": "upstream panics on this input (a cgroup name component with \"/\" or \"_\", or an integer " +
+		"division by a zero CFS period); nodelife returns an error or a defined value (DESIGN.md rule 8: no input makes the library panic)",
+	"wraps": "upstream's integer arithmetic overflows and wraps on this input (shares beyond 2^63/1000, " +
+		"quota*1000 beyond int64, shares or weight below the API's range in the unsigned formulas); nodelife " +
+		"saturates or clamps to the documented range",
+	"nan-percentage": "upstream accepts a \"NaN%\" eviction threshold and then compares with a machine-dependent " +
+		"number; nodelife rejects it with ErrInvalidThreshold",
+	"cfs-period": "with the CPUCFSQuotaPeriod gate off upstream ignores the period it is given and uses 100ms; " +
+		"nodelife takes the period as given (the caller passes 100000 for the upstream default)",
+	"negative-quota": "upstream reads any negative quota other than -1 as a negative milliCPU; nodelife reads every " +
+		"negative quota as no limit (0), as the kernel does",
+	"long-hostname": "upstream fails to build the identity hash for a hostname over 65535 bytes (klog.Fatalf); " +
+		"nodelife hashes it with the length truncated to 16 bits",
+}
+
+// tally counts one comparison's outcomes.
+type tally struct {
+	name, upstream, tried string
+	inputs, agreed        int
+	deviated              map[string]int
+	differ, shown         int
+	t                     *testing.T
+}
+
+var tallies []*tally
+
+// compare starts the tally of one comparison: nodelife's symbol, the
+// upstream symbol it is compared with, and what the inputs are.
+func compare(t *testing.T, name, upstream, tried string) *tally {
+	c := &tally{name: name, upstream: upstream, tried: tried, deviated: map[string]int{}, t: t}
+	tallies = append(tallies, c)
+	t.Cleanup(c.done)
+	return c
+}
+
+// agree records an input on which both sides gave the same result.
+func (c *tally) agree() { c.inputs++; c.agreed++ }
+
+// deviate records an input on which the results differ for a documented
+// reason (a key of deviations).
+func (c *tally) deviate(reason string) {
+	c.inputs++
+	if _, ok := deviations[reason]; !ok {
+		c.t.Fatalf("%s: deviation %q is not documented", c.name, reason)
+	}
+	c.deviated[reason]++
+}
+
+// disagree records an undocumented difference: the test fails, and the first
+// few are shown.
+func (c *tally) disagree(format string, args ...any) {
+	c.inputs++
+	c.differ++
+	if c.shown < 5 {
+		c.shown++
+		c.t.Errorf("%s against %s: %s", c.name, c.upstream, fmt.Sprintf(format, args...))
+	}
+}
+
+// check records one input: agreed when why is empty, otherwise a
+// disagreement described by why.
+func (c *tally) check(why string) {
+	if why == "" {
+		c.agree()
+		return
+	}
+	c.disagree("%s", why)
+}
+
+func (c *tally) done() {
+	devs := 0
+	for _, n := range c.deviated {
+		devs += n
+	}
+	c.t.Logf("%s: %d inputs, %d agree, %d documented deviations, %d differ", c.name, c.inputs, c.agreed, devs, c.differ)
+	if c.differ > 0 {
+		c.t.Errorf("%s: %d of %d inputs differ from %s", c.name, c.differ, c.inputs, c.upstream)
+	}
+	if c.inputs == 0 {
+		c.t.Errorf("%s: no input was compared", c.name)
+	}
+}
+
+// report renders CONFORMANCE.md from the tallies of this run.
+func report() string {
+	var b strings.Builder
+	n := 0
+	for _, c := range tallies {
+		n += c.inputs
+	}
+	fmt.Fprintf(&b, "# Conformance: nodelife against k8s.io/kubernetes %s\n\n", upstreamVersion())
+	b.WriteString("Generated; do not edit. Regenerate with\n\n")
+	b.WriteString("    cd internal/conformance && go test -count=1 -run Differential . -args -report=../../CONFORMANCE.md\n\n")
+	b.WriteString("Each row runs a nodelife function and its upstream counterpart on the same seeded, generated inputs\n")
+	b.WriteString("(valid values and the malformed ones a user could type or an API object could hold) and compares the\n")
+	b.WriteString("results. A difference is either one of the documented deviations below, counted, or a test failure.\n")
+	fmt.Fprintf(&b, "This run compared %d inputs in %d comparisons; every one agreed or deviated as documented.\n\n", n, len(tallies))
+	b.WriteString("| nodelife | upstream | inputs | agree | documented deviations | generated inputs |\n")
+	b.WriteString("|---|---|---:|---:|---|---|\n")
+	used := map[string]bool{}
+	for _, c := range tallies {
+		var devs []string
+		keys := make([]string, 0, len(c.deviated))
+		for k := range c.deviated {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			devs = append(devs, fmt.Sprintf("%s: %d", k, c.deviated[k]))
+			used[k] = true
+		}
+		dev := "none"
+		if len(devs) > 0 {
+			dev = strings.Join(devs, ", ")
+		}
+		fmt.Fprintf(&b, "| `%s` | `%s` | %d | %d | %s | %s |\n", c.name, c.upstream, c.inputs, c.agreed, dev, c.tried)
+	}
+	b.WriteString("\n## Documented deviations\n\n")
+	keys := make([]string, 0, len(deviations))
+	for k := range deviations {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		mark := ""
+		if !used[k] {
+			mark = " (not met in this run)"
+		}
+		fmt.Fprintf(&b, "- **%s**%s: %s.\n", k, mark, deviations[k])
+	}
+	b.WriteString("\n## Without an upstream counterpart\n\n")
+	for _, s := range unpaired {
+		fmt.Fprintf(&b, "- %s\n", s)
+	}
+	return b.String()
+}
