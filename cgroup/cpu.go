@@ -121,23 +121,28 @@ func checkPeriod(period int64) error {
 	return nil
 }
 
-// SharesToMilliCPU is the inverse of MilliCPUToShares used to read a
-// request back from cpu.shares: ceil(shares*1000/1024) for shares >=
-// MinShares, else 0. Because MilliCPUToShares truncates, the round trip
-// gives back the request or slightly more (102 shares read back as 100m).
+// SharesToMilliCPU is the inverse of MilliCPUToShares used to read a request
+// back from cpu.shares: ceil(shares*1000/1024) for shares >= MinShares,
+// else 0. Because MilliCPUToShares truncates, the round trip gives back the
+// request or slightly more (102 shares read back as 100m). Shares above
+// MaxShares are converted as they are, as upstream does; the result
+// saturates at math.MaxInt64 where upstream's int64 arithmetic would wrap.
+// The division is exact integer arithmetic (upstream divides in float64,
+// which rounds beyond 2^53).
 func SharesToMilliCPU(shares uint64) int64 {
 	if shares < MinShares {
 		return 0
 	}
-	if shares > MaxShares {
-		shares = MaxShares
+	whole, rest := shares/SharesPerCPU, shares%SharesPerCPU
+	if whole > (math.MaxInt64-MilliCPUPerCPU)/MilliCPUPerCPU {
+		return math.MaxInt64
 	}
-	return int64((shares*MilliCPUPerCPU + SharesPerCPU - 1) / SharesPerCPU)
+	return int64(whole*MilliCPUPerCPU + (rest*MilliCPUPerCPU+SharesPerCPU-1)/SharesPerCPU)
 }
 
 // SharesToMilliCPUChecked is SharesToMilliCPU with shares outside
 // [MinShares, MaxShares] reported as an error (SharesToMilliCPU maps those
-// below to 0 and caps those above).
+// below to 0 and converts those above as they are).
 func SharesToMilliCPUChecked(shares uint64) (int64, error) {
 	if err := checkShares(shares); err != nil {
 		return 0, err

@@ -68,7 +68,13 @@ func TestInverses(t *testing.T) {
 	for _, c := range []struct {
 		shares uint64
 		want   int64
-	}{{0, 0}, {1, 0}, {2, 2}, {102, 100}, {256, 250}, {1024, 1000}, {262144, 256000}, {300000, 256000}} {
+	}{{0, 0}, {1, 0}, {2, 2}, {102, 100}, {256, 250}, {1024, 1000}, {262144, 256000},
+		// Above MaxShares, as upstream's SharesToMilliCPU: ceil(300000*1000/1024).
+		{300000, 292969},
+		// Where upstream's shares*1000 leaves int64 (it wraps): 2^62 shares
+		// are 2^52 CPUs, 2^52*1000 milliCPU, which fits; 2^64-1 does not
+		// and saturates.
+		{1 << 62, 4503599627370496000}, {math.MaxUint64, math.MaxInt64}} {
 		if got := SharesToMilliCPU(c.shares); got != c.want {
 			t.Errorf("SharesToMilliCPU(%d) = %d, want %d", c.shares, got, c.want)
 		}

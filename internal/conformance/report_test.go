@@ -64,10 +64,21 @@ var deviations = map[string]string{
 		"saturates or clamps to the documented range",
 	"nan-percentage": "upstream accepts a \"NaN%\" eviction threshold and then compares with a machine-dependent " +
 		"number; nodelife rejects it with ErrInvalidThreshold",
-	"cfs-period": "with the CPUCFSQuotaPeriod gate off upstream ignores the period it is given and uses 100ms; " +
+	"cfs-period": "with the CPUCFSQuotaPeriod gate switched off (it is GA and on by default in v1.36) upstream ignores the period it is given and uses 100ms; " +
 		"nodelife takes the period as given (the caller passes 100000 for the upstream default)",
 	"negative-quota": "upstream reads any negative quota other than -1 as a negative milliCPU; nodelife reads every " +
 		"negative quota as no limit (0), as the kernel does",
+	"stricter-name": "nodelife refuses a cgroup name component that is empty, \".\" or \"..\" (the cgroupfs path would " +
+		"lose a level or leave the parent), a --cgroup-root component with \"_\" (upstream's NewCgroupName panics on it, " +
+		"but its path parser lets it in), and a systemd name with an empty part; upstream accepts them",
+	"negative-period": "upstream divides a quota by a negative CFS period; nodelife reads a period that is not positive as no limit (0)",
+	"float64": "upstream divides cpu.shares in float64, which rounds once shares*1000 passes 2^53 (far above the " +
+		"kernel's 262144); nodelife's integer arithmetic is exact",
+	"systemd-root": "nodelife reads the systemd names \"/\", \"\", \"-\", \".slice\" and \"-.slice\" as the root; upstream " +
+		"returns a name with a single \"/\", \".\" or empty component, which no other function accepts",
+	"hugepage-size": "for a hugepages-<size> resource whose size does not parse or is not positive, upstream ignores the " +
+		"error and files the amount under page size 0 (or the negative size); nodelife skips the entry (API validation " +
+		"rejects such names in a pod)",
 	"long-hostname": "upstream fails to build the identity hash for a hostname over 65535 bytes (klog.Fatalf); " +
 		"nodelife hashes it with the length truncated to 16 bits",
 }
