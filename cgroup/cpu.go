@@ -51,17 +51,15 @@ const maxMilliCPUForShares = int64(MaxShares) * MilliCPUPerCPU / SharesPerCPU
 // [MinShares, MaxShares]. A negative request gives MinShares. 100m gives
 // 102, 1000m gives 1024.
 func MilliCPUToShares(milliCPU int64) uint64 {
-	if milliCPU <= 0 {
-		return MinShares
-	}
-	if milliCPU > maxMilliCPUForShares {
+	// 2m..256000m map onto 2..262144 shares exactly; one unsigned
+	// comparison tells whether milliCPU is outside that range.
+	if uint64(milliCPU-2) > uint64(maxMilliCPUForShares-2) {
+		if milliCPU < 2 {
+			return MinShares
+		}
 		return MaxShares
 	}
-	shares := uint64(milliCPU * SharesPerCPU / MilliCPUPerCPU)
-	if shares < MinShares {
-		return MinShares
-	}
-	return shares
+	return uint64(milliCPU) * SharesPerCPU / MilliCPUPerCPU
 }
 
 // MilliCPUToSharesChecked is MilliCPUToShares for callers that want to hear
@@ -132,6 +130,10 @@ func checkPeriod(period int64) error {
 func SharesToMilliCPU(shares uint64) int64 {
 	if shares < MinShares {
 		return 0
+	}
+	if shares <= (math.MaxUint64-SharesPerCPU)/MilliCPUPerCPU {
+		// Every shares value a cgroup can hold: one multiply and a shift.
+		return int64((shares*MilliCPUPerCPU + SharesPerCPU - 1) / SharesPerCPU)
 	}
 	whole, rest := shares/SharesPerCPU, shares%SharesPerCPU
 	if whole > (math.MaxInt64-MilliCPUPerCPU)/MilliCPUPerCPU {
@@ -234,6 +236,10 @@ func (f WeightFormula) String() string {
 // above MaxShares give MaxWeight. An unknown formula is treated as
 // WeightLinear.
 func (f WeightFormula) Weight(shares uint64) uint64 {
+	if shares-(MinShares+1) < MaxShares-(MinShares+1) && f != WeightQuadratic {
+		// Inside the range (one unsigned comparison): the linear formula.
+		return 1 + (shares-2)*9999/262142
+	}
 	switch {
 	case shares == 0:
 		return 0

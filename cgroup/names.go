@@ -115,11 +115,21 @@ func (n Name) Cgroupfs() string {
 // [a ""] (a trailing empty component that Cgroupfs drops again). It never
 // fails; call Validate to reject names that do not round-trip.
 func ParseCgroupfs(path string) Name {
-	path = strings.TrimPrefix(path, "/")
+	if path != "" && path[0] == '/' {
+		path = path[1:]
+	}
 	if path == "" {
 		return Name{}
 	}
-	return Name(strings.Split(path, "/"))
+	n := make(Name, 0, strings.Count(path, "/")+1)
+	for {
+		i := strings.IndexByte(path, '/')
+		if i < 0 {
+			return append(n, path)
+		}
+		n = append(n, path[:i])
+		path = path[i+1:]
+	}
 }
 
 // EscapeSystemd turns a component into its systemd form: every "-"

@@ -242,7 +242,7 @@ func (c NoExecuteConfig) matchTolerations(noExec []taints.Taint, tols []taints.T
 		tt := &noExec[i]
 		used := -1
 		for j := range tols {
-			if c.Matcher.ToleratesTaint(tols[j], *tt) {
+			if c.Matcher.ToleratesTaint(&tols[j], tt) {
 				used = j
 				break
 			}

@@ -305,7 +305,7 @@ func naiveNoExecute(nodeTaints []taints.Taint, tols []taints.Toleration, now tim
 		}
 		found := false
 		for _, tol := range tols {
-			if tol.ToleratesTaint(tt) {
+			if tol.ToleratesTaint(&tt) {
 				used, found = append(used, tol), true
 				break
 			}

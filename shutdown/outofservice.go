@@ -181,7 +181,7 @@ func (c OutOfServiceConfig) Plan(node Node, pods []Pod, volumes []AttachedVolume
 			if pods[i].DeletionTimestamp == nil {
 				continue
 			}
-			if c.SkipTolerating && taints.TolerationsTolerateTaint(pods[i].Tolerations, oos) {
+			if c.SkipTolerating && taints.TolerationsTolerateTaint(pods[i].Tolerations, &oos) {
 				continue
 			}
 			picked = append(picked, i)

@@ -13,7 +13,7 @@ func BenchmarkToleratesTaint(b *testing.B) {
 	b.Run("op=Equal", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
-			sinkBool = tol.ToleratesTaint(tnt)
+			sinkBool = tol.ToleratesTaint(&tnt)
 		}
 	})
 	gt := Toleration{Key: "example.com/sla", Operator: TolerationOpGt, Value: "950", Effect: TaintEffectNoSchedule}
@@ -22,7 +22,7 @@ func BenchmarkToleratesTaint(b *testing.B) {
 	b.Run("op=Gt", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
-			sinkBool = m.ToleratesTaint(gt, sla)
+			sinkBool = m.ToleratesTaint(&gt, &sla)
 		}
 	})
 }

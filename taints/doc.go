@@ -13,7 +13,7 @@
 // Matching, as the scheduler and the taint-eviction controller do it:
 //
 //	tol := taints.Toleration{Key: "dedicated", Operator: taints.TolerationOpEqual, Value: "gpu", Effect: taints.TaintEffectNoSchedule}
-//	tol.ToleratesTaint(taints.Taint{Key: "dedicated", Value: "gpu", Effect: taints.TaintEffectNoSchedule}) // true
+//	tol.ToleratesTaint(&taints.Taint{Key: "dedicated", Value: "gpu", Effect: taints.TaintEffectNoSchedule}) // true
 //
 //	untolerated, found := taints.FindMatchingUntoleratedTaint(nodeTaints, podTolerations,
 //		func(t taints.Taint) bool { return t.Effect == taints.TaintEffectNoExecute })

@@ -17,10 +17,10 @@ func ExampleToleration_ToleratesTaint() {
 	wrongEffect := taints.Toleration{Key: "example.com/gpu", Operator: taints.TolerationOpExists, Effect: taints.TaintEffectNoExecute}
 	everything := taints.Toleration{Operator: taints.TolerationOpExists}
 
-	fmt.Println(exact.ToleratesTaint(gpu))
-	fmt.Println(anyValue.ToleratesTaint(gpu))
-	fmt.Println(wrongEffect.ToleratesTaint(gpu))
-	fmt.Println(everything.ToleratesTaint(gpu))
+	fmt.Println(exact.ToleratesTaint(&gpu))
+	fmt.Println(anyValue.ToleratesTaint(&gpu))
+	fmt.Println(wrongEffect.ToleratesTaint(&gpu))
+	fmt.Println(everything.ToleratesTaint(&gpu))
 	// Output:
 	// true
 	// true
@@ -34,9 +34,9 @@ func ExampleMatcher() {
 	sla := taints.Taint{Key: "example.com/sla", Value: "999", Effect: taints.TaintEffectNoSchedule}
 	tol := taints.Toleration{Key: "example.com/sla", Operator: taints.TolerationOpGt, Value: "950", Effect: taints.TaintEffectNoSchedule}
 
-	fmt.Println("gate off:", tol.ToleratesTaint(sla), tol.Validate() != nil)
+	fmt.Println("gate off:", tol.ToleratesTaint(&sla), tol.Validate() != nil)
 	m := taints.Matcher{ComparisonOperators: true}
-	fmt.Println("gate on: ", m.ToleratesTaint(tol, sla), m.ValidateToleration(tol) != nil)
+	fmt.Println("gate on: ", m.ToleratesTaint(&tol, &sla), m.ValidateToleration(tol) != nil)
 	// Output:
 	// gate off: false true
 	// gate on:  true false
@@ -55,7 +55,7 @@ func ExampleFindMatchingUntoleratedTaint() {
 	t, found := taints.FindMatchingUntoleratedTaint(nodeTaints, podTolerations, hard)
 	fmt.Println(found, t)
 
-	fmt.Println(taints.TolerationsTolerateTaint(podTolerations, nodeTaints[1]))
+	fmt.Println(taints.TolerationsTolerateTaint(podTolerations, &nodeTaints[1]))
 	// Output:
 	// true example.com/dedicated=db:NoSchedule
 	// true

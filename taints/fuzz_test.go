@@ -82,14 +82,14 @@ func FuzzToleratesTaint(f *testing.F) {
 		tol := Toleration{Key: key, Operator: Operator(op), Value: value, Effect: Effect(effect)}
 		tnt := Taint{Key: tKey, Value: tValue, Effect: Effect(tEffect)}
 		m := Matcher{ComparisonOperators: true}
-		got := m.ToleratesTaint(tol, tnt)
+		got := m.ToleratesTaint(&tol, &tnt)
 		if (tol.Operator == TolerationOpLt || tol.Operator == TolerationOpGt) &&
 			(key == "" || key == tKey) && (effect == "" || effect == tEffect) {
 			if want := strconvOracle(tol.Operator, value, tValue); got != want {
 				t.Fatalf("%+v vs %+v: got %v, oracle %v", tol, tnt, got, want)
 			}
 		}
-		if !(Toleration{Operator: TolerationOpExists}).ToleratesTaint(tnt) {
+		if !(&Toleration{Operator: TolerationOpExists}).ToleratesTaint(&tnt) {
 			t.Fatalf("Exists with empty key did not tolerate %+v", tnt)
 		}
 		_ = m.ValidateToleration(tol)

@@ -44,10 +44,10 @@ func TestToleratesTaint(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := tc.tol.ToleratesTaint(tc.t); got != tc.want {
+			if got := tc.tol.ToleratesTaint(&tc.t); got != tc.want {
 				t.Errorf("ToleratesTaint(%+v, %+v) = %v, want %v", tc.tol, tc.t, got, tc.want)
 			}
-			if got := (Matcher{}).ToleratesTaint(tc.tol, tc.t); got != tc.want {
+			if got := (Matcher{}).ToleratesTaint(&tc.tol, &tc.t); got != tc.want {
 				t.Errorf("zero Matcher disagrees: got %v, want %v", got, tc.want)
 			}
 		})
@@ -94,10 +94,10 @@ func TestComparisonOperatorsKEP5471(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tol := Toleration{Key: k, Operator: tc.op, Value: tc.tolValue, Effect: TaintEffectNoSchedule}
 			tnt := Taint{Key: k, Value: tc.tntValue, Effect: TaintEffectNoSchedule}
-			if got := m.ToleratesTaint(tol, tnt); got != tc.want {
+			if got := m.ToleratesTaint(&tol, &tnt); got != tc.want {
 				t.Errorf("Matcher{ComparisonOperators}.ToleratesTaint(%s %s, taint %s) = %v, want %v", tc.op, tc.tolValue, tc.tntValue, got, tc.want)
 			}
-			if tol.ToleratesTaint(tnt) {
+			if tol.ToleratesTaint(&tnt) {
 				t.Errorf("default matching honoured %s", tc.op)
 			}
 		})
@@ -159,7 +159,7 @@ func TestFindMatchingUntoleratedTaint(t *testing.T) {
 			}
 			allTolerated := true
 			for _, x := range tc.taints {
-				if (tc.filter == nil || tc.filter(x)) && !TolerationsTolerateTaint(tc.tols, x) {
+				if (tc.filter == nil || tc.filter(x)) && !TolerationsTolerateTaint(tc.tols, &x) {
 					allTolerated = false
 				}
 			}
@@ -172,14 +172,14 @@ func TestFindMatchingUntoleratedTaint(t *testing.T) {
 
 func TestTolerationsTolerateTaint(t *testing.T) {
 	tnt := Taint{Key: "k", Value: "5", Effect: TaintEffectNoSchedule}
-	if TolerationsTolerateTaint(nil, tnt) {
+	if TolerationsTolerateTaint(nil, &tnt) {
 		t.Error("no tolerations tolerated a taint")
 	}
 	tols := []Toleration{{Key: "x", Operator: TolerationOpExists}, {Key: "k", Operator: TolerationOpGt, Value: "1"}}
-	if TolerationsTolerateTaint(tols, tnt) {
+	if TolerationsTolerateTaint(tols, &tnt) {
 		t.Error("Gt honoured without comparison operators")
 	}
-	if !(Matcher{ComparisonOperators: true}).TolerationsTolerateTaint(tols, tnt) {
+	if !(Matcher{ComparisonOperators: true}).TolerationsTolerateTaint(tols, &tnt) {
 		t.Error("Gt 1 did not tolerate taint value 5 with comparison operators on")
 	}
 	if got, _ := (Matcher{ComparisonOperators: true}).FindMatchingUntoleratedTaint([]Taint{tnt}, tols, nil); got != (Taint{}) {

@@ -55,7 +55,7 @@ func TestPropertyExistsWithEmptyKeyToleratesEverything(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		taint := anyTaint().Draw(t, "taint")
 		for _, m := range []Matcher{{}, {ComparisonOperators: true}} {
-			if !m.ToleratesTaint(Toleration{Operator: TolerationOpExists}, taint) {
+			if !m.ToleratesTaint(&Toleration{Operator: TolerationOpExists}, &taint) {
 				t.Fatalf("{Operator: Exists} did not tolerate %+v (matcher %+v)", taint, m)
 			}
 		}
@@ -75,11 +75,11 @@ func TestPropertyMatchingIndependentOfOrder(t *testing.T) {
 		if found1 != found2 {
 			t.Fatalf("found = %v before and %v after permuting", found1, found2)
 		}
-		if found1 && (m.TolerationsTolerateTaint(tols, got1) || m.TolerationsTolerateTaint(tols, got2)) {
+		if found1 && (m.TolerationsTolerateTaint(tols, &got1) || m.TolerationsTolerateTaint(tols, &got2)) {
 			t.Fatalf("a returned taint is tolerated: %+v / %+v", got1, got2)
 		}
 		for _, x := range taints {
-			if m.TolerationsTolerateTaint(tols, x) != m.TolerationsTolerateTaint(tolPerm, x) {
+			if m.TolerationsTolerateTaint(tols, &x) != m.TolerationsTolerateTaint(tolPerm, &x) {
 				t.Fatalf("TolerationsTolerateTaint depends on toleration order for %+v", x)
 			}
 		}
@@ -96,7 +96,7 @@ func TestPropertyComparisonOperatorsMatchOracle(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		op := rapid.SampledFrom([]Operator{TolerationOpLt, TolerationOpGt}).Draw(t, "op")
 		tv, nv := num.Draw(t, "tol"), num.Draw(t, "taint")
-		got := Matcher{ComparisonOperators: true}.ToleratesTaint(Toleration{Key: "k", Operator: op, Value: tv}, Taint{Key: "k", Value: nv})
+		got := Matcher{ComparisonOperators: true}.ToleratesTaint(&Toleration{Key: "k", Operator: op, Value: tv}, &Taint{Key: "k", Value: nv})
 		if want := strconvOracle(op, tv, nv); got != want {
 			t.Fatalf("%s %q vs taint %q: got %v, oracle %v", op, tv, nv, got, want)
 		}

@@ -39,7 +39,8 @@ func Admit(conds []conditions.Type, p *Pod) AdmitResult {
 		if p.QOSClass != QOSBestEffort {
 			return AdmitResult{Admit: true}
 		}
-		if taints.TolerationsTolerateTaint(p.Tolerations, taints.Taint{Key: taints.TaintNodeMemoryPressure, Effect: taints.TaintEffectNoSchedule}) {
+		mp := taints.Taint{Key: taints.TaintNodeMemoryPressure, Effect: taints.TaintEffectNoSchedule}
+		if taints.TolerationsTolerateTaint(p.Tolerations, &mp) {
 			return AdmitResult{Admit: true}
 		}
 	}

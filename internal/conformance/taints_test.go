@@ -181,7 +181,8 @@ func TestDifferentialToleratesTaint(t *testing.T) {
 				if upv {
 					matched++
 				}
-				c.check(diffBool(fmt.Sprintf("%+v against %+v", tol, tt), upv, m.ToleratesTaint(oneTol(tol), one(tt))))
+				ntol, ntt := oneTol(tol), one(tt)
+				c.check(diffBool(fmt.Sprintf("%+v against %+v", tol, tt), upv, m.ToleratesTaint(&ntol, &ntt)))
 			}
 			t.Logf("%d tolerated", matched)
 		})
@@ -200,7 +201,8 @@ func TestDifferentialTolerationsTolerateTaint(t *testing.T) {
 				tt := randomTaint(r)
 				tols := tolerationsFor(r, []v1.Taint{tt}, 4)
 				upv := corev1helpers.TolerationsTolerateTaint(discard, tols, &tt, cmpOps)
-				c.check(diffBool(fmt.Sprintf("%+v against %+v", tols, tt), upv, m.TolerationsTolerateTaint(kubeapi.Tolerations(tols), one(tt))))
+				ntt := one(tt)
+				c.check(diffBool(fmt.Sprintf("%+v against %+v", tols, tt), upv, m.TolerationsTolerateTaint(kubeapi.Tolerations(tols), &ntt)))
 			}
 		})
 	}

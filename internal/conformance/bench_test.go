@@ -1,0 +1,471 @@
+package conformance
+
+import (
+	"fmt"
+	"math/rand"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+
+	libcontainercgroups "github.com/opencontainers/cgroups"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/component-helpers/node/topology"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	kubeletapis "k8s.io/kubelet/pkg/apis"
+	v1qos "k8s.io/kubernetes/pkg/apis/core/v1/helper/qos"
+	"k8s.io/kubernetes/pkg/kubelet/cm"
+	kubecontainer "k8s.io/kubernetes/pkg/kubelet/container"
+	kubeeviction "k8s.io/kubernetes/pkg/kubelet/eviction"
+	utiltaints "k8s.io/kubernetes/pkg/util/taints"
+
+	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/cri"
+	"github.com/nodelife/nodelife/eviction"
+	"github.com/nodelife/nodelife/eviction/pressure"
+	"github.com/nodelife/nodelife/examples/kubeapi"
+	"github.com/nodelife/nodelife/taints"
+)
+
+// A pair times nodelife and its upstream counterpart on identical inputs,
+// each side given its own representation of them, built before the clock
+// starts. The loops call the functions directly (no function values), so
+// that inlining is what each side's code allows.
+type pair struct {
+	name               string
+	nodelife, upstream func(b *testing.B)
+}
+
+var (
+	sinkBool   bool
+	sinkU64    uint64
+	sinkI64    int64
+	sinkString string
+	sinkAny    any
+)
+
+// benchInputs is how many distinct inputs a conversion cycles through, so
+// that neither side is timed on one constant.
+const benchInputs = 1024
+
+func pairs() []pair {
+	r := rand.New(rand.NewSource(99))
+
+	// Toleration matching: the scheduler's and the taint manager's hot path.
+	tolEq := v1.Toleration{Key: "example.com/dedicated", Operator: v1.TolerationOpEqual, Value: "gpu", Effect: v1.TaintEffectNoSchedule}
+	taintEq := v1.Taint{Key: "example.com/dedicated", Value: "gpu", Effect: v1.TaintEffectNoSchedule}
+	nTolEq, nTaintEq := oneTol(tolEq), one(taintEq)
+	tolGt := v1.Toleration{Key: "example.com/sla", Operator: v1.TolerationOpGt, Value: "950", Effect: v1.TaintEffectNoSchedule}
+	taintSLA := v1.Taint{Key: "example.com/sla", Value: "999", Effect: v1.TaintEffectNoSchedule}
+	nTolGt, nTaintSLA := oneTol(tolGt), one(taintSLA)
+	cmpOn := taints.Matcher{ComparisonOperators: true}
+	// Two tolerations against one taint: the default not-ready and
+	// unreachable NoExecute tolerations every pod gets, against not-ready.
+	sec := int64(300)
+	twoTols := []v1.Toleration{
+		{Key: "node.kubernetes.io/not-ready", Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute, TolerationSeconds: &sec},
+		{Key: "node.kubernetes.io/unreachable", Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute, TolerationSeconds: &sec},
+	}
+	notReady := v1.Taint{Key: "node.kubernetes.io/unreachable", Effect: v1.TaintEffectNoExecute}
+	nTwoTols, nNotReady := kubeapi.Tolerations(twoTols), one(notReady)
+	// Eight taints and eight tolerations, every taint tolerated (the scan
+	// goes to the end), with the scheduler's NoSchedule/NoExecute filter.
+	var eightTaints []v1.Taint
+	var eightTols []v1.Toleration
+	effects := []v1.TaintEffect{v1.TaintEffectNoSchedule, v1.TaintEffectPreferNoSchedule, v1.TaintEffectNoExecute}
+	for i := 0; i < 8; i++ {
+		t := v1.Taint{Key: fmt.Sprintf("example.com/taint-%03d", i), Value: fmt.Sprintf("v%03d", i), Effect: effects[i%3]}
+		eightTaints = append(eightTaints, t)
+		eightTols = append([]v1.Toleration{{Key: t.Key, Operator: v1.TolerationOpEqual, Value: t.Value, Effect: t.Effect}}, eightTols...)
+	}
+	nEightTaints, nEightTols := kubeapi.Taints(eightTaints), kubeapi.Tolerations(eightTols)
+	hardUp := func(t *v1.Taint) bool {
+		return t.Effect == v1.TaintEffectNoSchedule || t.Effect == v1.TaintEffectNoExecute
+	}
+	hardNL := func(t taints.Taint) bool {
+		return t.Effect == taints.TaintEffectNoSchedule || t.Effect == taints.TaintEffectNoExecute
+	}
+	specs := []string{"example.com/dedicated=gpu:NoSchedule", "node.kubernetes.io/out-of-service=nodeshutdown:NoExecute", "old-"}
+	nodeWith := &v1.Node{Spec: v1.NodeSpec{Taints: eightTaints}}
+	addTaint := v1.Taint{Key: "example.com/taint-004", Value: "new", Effect: effects[1]}
+	nAddTaint := one(addTaint)
+
+	// Conversions, over benchInputs values each.
+	millis, periods, shares, quotas := make([]int64, benchInputs), make([]int64, benchInputs), make([]uint64, benchInputs), make([]int64, benchInputs)
+	for i := range millis {
+		millis[i] = int64(r.Intn(64_000))
+		periods[i] = []int64{100000, 50000, 1000000}[r.Intn(3)]
+		shares[i] = uint64(2 + r.Intn(262143))
+		quotas[i] = int64(1000 + r.Intn(6_400_000))
+	}
+
+	// Names.
+	podName := cm.NewCgroupName(cm.RootCgroupName, "kubepods", "burstable", "pod0b7a4c2e-6f0e-4a6b-9d8e-2b3c4d5e6f70")
+	nPodName, _ := cgroup.NewName(nil, podName...)
+	sdPath := podName.ToSystemd()
+	fsPath := podName.ToCgroupfs()
+
+	// Pods for QoS, the pod cgroup and huge pages.
+	var pods []*v1.Pod
+	var nPods []cgroup.Pod
+	for i := 0; i < 64; i++ {
+		p := randomPod(r, i)
+		pods = append(pods, p)
+		nPods = append(nPods, kubeapi.CgroupPod(p))
+	}
+	huge := v1.ResourceList{"hugepages-2Mi": resourceQ("4Mi"), "hugepages-1Gi": resourceQ("1Gi"), "cpu": resourceQ("2"), "memory": resourceQ("1Gi")}
+	nHuge := toCgroupList(huge)
+
+	// The kubelet's default eviction settings plus soft thresholds.
+	hard := map[string]string{"memory.available": "100Mi", "nodefs.available": "10%", "nodefs.inodesFree": "5%", "imagefs.available": "15%"}
+	soft := map[string]string{"memory.available": "300Mi", "nodefs.available": "15%"}
+	grace := map[string]string{"memory.available": "1m30s", "nodefs.available": "2m"}
+	reclaim := map[string]string{"memory.available": "0Mi", "nodefs.available": "500Mi"}
+	enforce := []string{"pods"}
+
+	labelKeys := []string{"kubernetes.io/hostname", "node.kubernetes.io/instance-type", "example.com/team", "kubelet.kubernetes.io/x", "node-role.kubernetes.io/worker"}
+	zoneLabels := map[string]string{v1.LabelTopologyZone: "us-east-1a", v1.LabelTopologyRegion: "us-east-1", "kubernetes.io/hostname": "n1"}
+	zoneNode := &v1.Node{ObjectMeta: metav1.ObjectMeta{Labels: zoneLabels}}
+
+	return []pair{
+		{"Toleration.ToleratesTaint/Equal",
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkBool = nTolEq.ToleratesTaint(&nTaintEq)
+				}
+			},
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkBool = tolEq.ToleratesTaint(discard, &taintEq, false)
+				}
+			}},
+		{"Toleration.ToleratesTaint/Gt",
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkBool = cmpOn.ToleratesTaint(&nTolGt, &nTaintSLA)
+				}
+			},
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkBool = tolGt.ToleratesTaint(discard, &taintSLA, true)
+				}
+			}},
+		{"TolerationsTolerateTaint/2-tolerations",
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkBool = taints.TolerationsTolerateTaint(nTwoTols, &nNotReady)
+				}
+			},
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkBool = corev1helpers.TolerationsTolerateTaint(discard, twoTols, &notReady, false)
+				}
+			}},
+		{"FindMatchingUntoleratedTaint/8x8-filtered",
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					_, sinkBool = taints.FindMatchingUntoleratedTaint(nEightTaints, nEightTols, hardNL)
+				}
+			},
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					_, sinkBool = corev1helpers.FindMatchingUntoleratedTaint(discard, eightTaints, eightTols, hardUp, false)
+				}
+			}},
+		{"ParseTaints/3-specs",
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					a, _, _ := taints.ParseTaints(specs)
+					sinkAny = a
+				}
+			},
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					a, _, _ := utiltaints.ParseTaints(specs)
+					sinkAny = a
+				}
+			}},
+		{"Taint.String",
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkString = nTaintEq.String()
+				}
+			},
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkString = taintEq.ToString()
+				}
+			}},
+		{"AddOrUpdate/8-taints",
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					out, _ := taints.AddOrUpdate(nEightTaints, nAddTaint)
+					sinkAny = out
+				}
+			},
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					n, _, _ := utiltaints.AddOrUpdateTaint(nodeWith, &addTaint)
+					sinkAny = n
+				}
+			}},
+		{"MilliCPUToShares",
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkU64 = cgroup.MilliCPUToShares(millis[i%benchInputs])
+				}
+			},
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkU64 = cm.MilliCPUToShares(millis[i%benchInputs])
+				}
+			}},
+		{"MilliCPUToQuota",
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkI64 = cgroup.MilliCPUToQuota(millis[i%benchInputs], periods[i%benchInputs])
+				}
+			},
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkI64 = cm.MilliCPUToQuota(millis[i%benchInputs], periods[i%benchInputs])
+				}
+			}},
+		{"SharesToMilliCPU",
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkI64 = cgroup.SharesToMilliCPU(shares[i%benchInputs])
+				}
+			},
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkI64 = cm.SharesToMilliCPU(int64(shares[i%benchInputs]))
+				}
+			}},
+		{"QuotaToMilliCPU",
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkI64 = cgroup.QuotaToMilliCPU(quotas[i%benchInputs], periods[i%benchInputs])
+				}
+			},
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkI64 = cm.QuotaToMilliCPU(quotas[i%benchInputs], periods[i%benchInputs])
+				}
+			}},
+		{"CPUWeight/linear",
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkU64 = cgroup.WeightLinear.Weight(shares[i%benchInputs])
+				}
+			},
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkU64 = kubeletCPUWeight(&shares[i%benchInputs])
+				}
+			}},
+		{"CPUWeight/quadratic",
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkU64 = cgroup.WeightQuadratic.Weight(shares[i%benchInputs])
+				}
+			},
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkU64 = libcontainercgroups.ConvertCPUSharesToCgroupV2Value(shares[i%benchInputs])
+				}
+			}},
+		{"CgroupName.Systemd",
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkString, _ = nPodName.Systemd()
+				}
+			},
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkString = podName.ToSystemd()
+				}
+			}},
+		{"ParseSystemd",
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					n, _ := cgroup.ParseSystemd(sdPath)
+					sinkAny = n
+				}
+			},
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkAny = cm.ParseSystemdToCgroupName(sdPath)
+				}
+			}},
+		{"CgroupName.Cgroupfs",
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkString = nPodName.Cgroupfs()
+				}
+			},
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkString = podName.ToCgroupfs()
+				}
+			}},
+		{"ParseCgroupfs",
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkAny = cgroup.ParseCgroupfs(fsPath)
+				}
+			},
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkAny = cm.ParseCgroupfsToCgroupName(fsPath)
+				}
+			}},
+		{"HugePageLimits",
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkAny = cgroup.HugePageLimits(nHuge)
+				}
+			},
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkAny = cm.HugePageLimits(huge)
+				}
+			}},
+		{"PodQOS/64-pods",
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkString = string(cgroup.PodQOS(nPods[i%64], cgroup.QOSOptions{}))
+				}
+			},
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkString = string(v1qos.GetPodQOS(pods[i%64]))
+				}
+			}},
+		{"ResourceConfigForPod/64-pods",
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkAny = cgroup.ResourceConfigForPod(nPods[i%64], cgroup.PodConfigOptions{})
+				}
+			},
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkAny = cm.ResourceConfigForPod(pods[i%64], true, 100000, false, "")
+				}
+			}},
+		{"HashContainer",
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkU64 = cri.HashContainer("app", "registry.k8s.io/pause:3.10")
+				}
+			},
+			func(b *testing.B) {
+				c := &v1.Container{Name: "app", Image: "registry.k8s.io/pause:3.10"}
+				for i := 0; i < b.N; i++ {
+					sinkU64 = kubecontainer.HashContainer(c)
+				}
+			}},
+		{"ParseThresholdConfig",
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					ths, _ := pressure.ParseThresholdConfig(enforce, hard, soft, grace, reclaim)
+					sinkAny = ths
+				}
+			},
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					ths, _ := kubeeviction.ParseThresholdConfig(enforce, hard, soft, grace, reclaim)
+					sinkAny = ths
+				}
+			}},
+		{"IsKubeletLabel",
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkBool = conditions.IsKubeletLabel(labelKeys[i%len(labelKeys)])
+				}
+			},
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkBool = kubeletapis.IsKubeletLabel(labelKeys[i%len(labelKeys)])
+				}
+			}},
+		{"ZoneKey",
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkString = eviction.ZoneKey(zoneLabels)
+				}
+			},
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkString = topology.GetZoneKey(zoneNode)
+				}
+			}},
+	}
+}
+
+func BenchmarkPairs(b *testing.B) {
+	for _, p := range pairs() {
+		b.Run(p.name+"/nodelife", func(b *testing.B) { b.ReportAllocs(); p.nodelife(b) })
+		b.Run(p.name+"/upstream", func(b *testing.B) { b.ReportAllocs(); p.upstream(b) })
+	}
+}
+
+// Never more allocations than upstream: each pair measured with
+// testing.Benchmark (deterministic for these functions, so it runs in CI).
+func TestPairsAllocateNoMore(t *testing.T) {
+	for _, p := range pairs() {
+		nl := testing.Benchmark(func(b *testing.B) { b.ReportAllocs(); p.nodelife(b) })
+		up := testing.Benchmark(func(b *testing.B) { b.ReportAllocs(); p.upstream(b) })
+		if nl.AllocsPerOp() > up.AllocsPerOp() || nl.AllocedBytesPerOp() > up.AllocedBytesPerOp() {
+			t.Errorf("%s: nodelife %d allocs %d B/op, upstream %d allocs %d B/op", p.name,
+				nl.AllocsPerOp(), nl.AllocedBytesPerOp(), up.AllocsPerOp(), up.AllocedBytesPerOp())
+		}
+	}
+}
+
+// TestRatioTable prints the side-by-side table of BENCHMARKS.md: each side
+// timed NODELIFE_RATIO_ROUNDS times (default 5) with testing.Benchmark,
+// the fastest round kept. Run with NODELIFE_RATIOS=1:
+//
+//	cd internal/conformance && NODELIFE_RATIOS=1 go test -count=1 -run TestRatioTable -v .
+func TestRatioTable(t *testing.T) {
+	if os.Getenv("NODELIFE_RATIOS") != "1" {
+		t.Skip("set NODELIFE_RATIOS=1 to time every pair (about a minute)")
+	}
+	rounds := 5
+	if v := os.Getenv("NODELIFE_RATIO_ROUNDS"); v != "" {
+		fmt.Sscan(v, &rounds)
+	}
+	best := func(f func(*testing.B)) testing.BenchmarkResult {
+		var out testing.BenchmarkResult
+		for i := 0; i < rounds; i++ {
+			r := testing.Benchmark(func(b *testing.B) { b.ReportAllocs(); f(b) })
+			if i == 0 || float64(r.T.Nanoseconds())/float64(r.N) < float64(out.T.Nanoseconds())/float64(out.N) {
+				out = r
+			}
+		}
+		return out
+	}
+	ns := func(r testing.BenchmarkResult) float64 { return float64(r.T.Nanoseconds()) / float64(r.N) }
+	var b strings.Builder
+	b.WriteString("| pair | nodelife ns/op | upstream ns/op | ns ratio | nodelife allocs/op | upstream allocs/op |\n|---|---:|---:|---:|---:|---:|\n")
+	var slower []string
+	for _, p := range pairs() {
+		nl, up := best(p.nodelife), best(p.upstream)
+		ratio := ns(nl) / ns(up)
+		fmt.Fprintf(&b, "| %s | %.1f | %.1f | %.2fx | %d | %d |\n", p.name, ns(nl), ns(up), ratio, nl.AllocsPerOp(), up.AllocsPerOp())
+		if ratio > 1.0 {
+			slower = append(slower, fmt.Sprintf("%s %.2fx", p.name, ratio))
+		}
+	}
+	t.Logf("\n%s", b.String())
+	sort.Strings(slower)
+	if len(slower) > 0 {
+		t.Errorf("slower than upstream: %s", strings.Join(slower, ", "))
+	}
+}
+
+func resourceQ(s string) resource.Quantity { return resource.MustParse(s) }
