@@ -127,7 +127,7 @@ type NodeAddress struct {
 }
 
 // NodeHostIPs returns the node's IPs as upstream's GetNodeHostIPs: InternalIP
-// addresses first, then ExternalIP, unparsable ones skipped; the first is the
+// addresses first, then ExternalIP, unparsable ones (IPv6 with a zone included) skipped; the first is the
 // primary, and the first address of the other family, if any, is added. So
 // there is at most one address per family. A node with no usable address
 // gives ErrNoNodeAddress.
@@ -139,7 +139,9 @@ func NodeHostIPs(addrs []NodeAddress) ([]netip.Addr, error) {
 				continue
 			}
 			ip, err := netip.ParseAddr(a.Address)
-			if err != nil {
+			if err != nil || ip.Zone() != "" {
+				// Upstream's parser has no IPv6 zones: "fe80::1%eth0"
+				// is no address to it either.
 				continue
 			}
 			ip = ip.Unmap()

@@ -78,6 +78,10 @@ func TestNodeHostIPs(t *testing.T) {
 		{"one per family, primary first", []NodeAddress{a(NodeInternalIP, "fd00::1"), a(NodeInternalIP, "fd00::2"), a(NodeInternalIP, "10.0.0.1")}, []netip.Addr{ip("fd00::1"), ip("10.0.0.1")}},
 		{"second family from external", []NodeAddress{a(NodeInternalIP, "10.0.0.1"), a(NodeExternalIP, "2001:db8::1")}, []netip.Addr{ip("10.0.0.1"), ip("2001:db8::1")}},
 		{"unparsable skipped", []NodeAddress{a(NodeInternalIP, "bogus"), a(NodeExternalIP, "1.2.3.4")}, []netip.Addr{ip("1.2.3.4")}},
+		// net.ParseIP, under upstream's ParseIPSloppy, refuses zones.
+		{"zoned IPv6 skipped", []NodeAddress{a(NodeInternalIP, "fe80::1%eth0"), a(NodeExternalIP, "1.2.3.4")}, []netip.Addr{ip("1.2.3.4")}},
+		// An IPv4-mapped IPv6 address is IPv4 to upstream (To4 != nil).
+		{"IPv4-mapped is IPv4", []NodeAddress{a(NodeInternalIP, "::ffff:10.0.0.4"), a(NodeInternalIP, "10.0.0.5"), a(NodeInternalIP, "fd00::1")}, []netip.Addr{ip("10.0.0.4"), ip("fd00::1")}},
 	}
 	for _, tc := range tests {
 		got, err := NodeHostIPs(tc.addrs)

@@ -79,6 +79,10 @@ var deviations = map[string]string{
 	"hugepage-size": "for a hugepages-<size> resource whose size does not parse or is not positive, upstream ignores the " +
 		"error and files the amount under page size 0 (or the negative size); nodelife skips the entry (API validation " +
 		"rejects such names in a pod)",
+	"sloppy-ip": "upstream parses node addresses with ParseIPSloppy, which reads IPv4 octets with leading zeros " +
+		"(\"010.0.0.1\") as decimal; nodelife refuses them as ambiguous (octal or decimal) and skips the address",
+	"effect-required": "taints.Taint.Validate checks a node's taint as the API server does, where the effect is " +
+		"required; upstream's CheckTaintValidation (kubectl's check, which also serves removals) lets an empty effect pass",
 	"long-hostname": "upstream fails to build the identity hash for a hostname over 65535 bytes (klog.Fatalf); " +
 		"nodelife hashes it with the length truncated to 16 bits (not compared: upstream ends the process)",
 }

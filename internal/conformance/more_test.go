@@ -1,0 +1,199 @@
+package conformance
+
+import (
+	"fmt"
+	"maps"
+	"math/rand"
+	"net"
+	"net/netip"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubecontainer "k8s.io/kubernetes/pkg/kubelet/container"
+	kubeeviction "k8s.io/kubernetes/pkg/kubelet/eviction"
+	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
+	utilnode "k8s.io/kubernetes/pkg/util/node"
+	utiltaints "k8s.io/kubernetes/pkg/util/taints"
+
+	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/cri"
+	"github.com/nodelife/nodelife/eviction/pressure"
+	"github.com/nodelife/nodelife/gc"
+)
+
+var (
+	addressTypes = []v1.NodeAddressType{v1.NodeInternalIP, v1.NodeExternalIP, v1.NodeHostName, v1.NodeInternalDNS, v1.NodeExternalDNS, "Other"}
+	addressPool  = []string{"10.0.0.1", "10.0.0.2", "192.168.1.10", "fd00::1", "2001:db8::2", "::1", "0.0.0.0", "::",
+		"010.000.000.001", "10.0.0.256", "node-1", "", " 10.0.0.3", "::ffff:10.0.0.4", "fe80::1%eth0", "1.2.3", "2001:db8::g"}
+)
+
+func TestDifferentialNodeHostIPs(t *testing.T) {
+	c := compare(t, "conditions.NodeHostIPs", "pkg/util/node.GetNodeHostIPs",
+		"0-5 node addresses of every type: IPv4, IPv6, unspecified, IPv4-mapped, zoned, with leading zeros, malformed, host names")
+	r := rand.New(rand.NewSource(41))
+	for i, n := 0, inputs(t); i < n; i++ {
+		var addrs []v1.NodeAddress
+		var nAddrs []conditions.NodeAddress
+		for j := r.Intn(6); j > 0; j-- {
+			a := v1.NodeAddress{Type: addressTypes[r.Intn(len(addressTypes))], Address: oneOf(r, addressPool)}
+			addrs = append(addrs, a)
+			nAddrs = append(nAddrs, conditions.NodeAddress{Type: conditions.NodeAddressType(a.Type), Address: a.Address})
+		}
+		up, upErr := utilnode.GetNodeHostIPs(&v1.Node{Status: v1.NodeStatus{Addresses: addrs}})
+		nl, nlErr := conditions.NodeHostIPs(nAddrs)
+		switch {
+		case (upErr == nil) == (nlErr == nil) && sameIPs(up, nl):
+			c.agree()
+		case sloppyOnly(addrs):
+			c.deviate("sloppy-ip")
+		default:
+			c.disagree("%v: upstream %v (%v), nodelife %v (%v)", addrs, up, upErr, nl, nlErr)
+		}
+	}
+}
+
+func sameIPs(up []net.IP, nl []netip.Addr) bool {
+	if len(up) != len(nl) {
+		return false
+	}
+	for i := range up {
+		if !up[i].Equal(net.IP(nl[i].AsSlice())) {
+			return false
+		}
+	}
+	return true
+}
+
+// sloppyOnly reports whether an address upstream's ParseIPSloppy accepts
+// and netip refuses takes part: IPv4 octets with leading zeros.
+func sloppyOnly(addrs []v1.NodeAddress) bool {
+	for _, a := range addrs {
+		if (a.Type == v1.NodeInternalIP || a.Type == v1.NodeExternalIP) && strings.Contains(a.Address, "010.") {
+			return true
+		}
+	}
+	return false
+}
+
+func TestDifferentialTaintValidate(t *testing.T) {
+	c := compare(t, "taints.Taint.Validate", "pkg/util/taints.CheckTaintValidation",
+		"taints with keys, values and effects from the pools (qualified names, prefixes, over-long names and values, empty and unknown effects), mangled")
+	r := rand.New(rand.NewSource(42))
+	valid := 0
+	for i, n := 0, inputs(t); i < n; i++ {
+		tt := randomTaint(r)
+		if r.Intn(2) == 0 {
+			tt.Key, tt.Value, tt.Effect = oneOf(r, validKeys), oneOf(r, validValues), v1.TaintEffect(oneOf(r, effectPool))
+		}
+		upErr, nlErr := utiltaints.CheckTaintValidation(tt), one(tt).Validate()
+		if upErr == nil {
+			valid++
+		}
+		switch {
+		case (upErr == nil) == (nlErr == nil):
+			c.agree()
+		case upErr == nil && tt.Effect == "":
+			c.deviate("effect-required")
+		default:
+			c.disagree("%+v: upstream %v, nodelife %v", tt, upErr, nlErr)
+		}
+	}
+	t.Logf("%d valid", valid)
+}
+
+var layouts = []struct {
+	layout              pressure.Layout
+	imageFs, separateFs bool
+}{{pressure.LayoutSingle, false, false}, {pressure.LayoutImageFs, true, false}, {pressure.LayoutSplit, true, true}}
+
+func TestDifferentialUpdateContainerFsThresholds(t *testing.T) {
+	c := compare(t, "pressure.UpdateContainerFsThresholds", "pkg/kubelet/eviction.UpdateContainerFsThresholds",
+		"the thresholds ParseThresholdConfig makes from the generated settings above (containerfs ones included), on the three filesystem layouts")
+	r := rand.New(rand.NewSource(43))
+	for c.inputs < inputs(t) {
+		hard, soft := randomSettings(r, thresholdPool, 9, 4), randomSettings(r, thresholdPool, 9, 3)
+		grace := map[string]string{}
+		for s := range soft {
+			grace[s] = oneOf(r, gracePool[:4])
+		}
+		reclaim := randomSettings(r, reclaimPool, 4, 2)
+		up, upErr := kubeeviction.ParseThresholdConfig(nil, hard, soft, grace, reclaim)
+		nl, nlErr := pressure.ParseThresholdConfig(nil, hard, soft, grace, reclaim)
+		if upErr != nil || nlErr != nil {
+			continue // the parse is compared on its own
+		}
+		l := layouts[r.Intn(len(layouts))]
+		upOut, _ := kubeeviction.UpdateContainerFsThresholds(slices.Clone(up), l.imageFs, l.separateFs)
+		nlOut, _ := pressure.UpdateContainerFsThresholds(nl, l.layout)
+		if u, n := canonicalUpstream(upOut), canonicalNodelife(nlOut); !slices.Equal(u, n) {
+			c.disagree("%v: hard %v soft %v:\n upstream %q\n nodelife %q", l.layout, hard, soft, u, n)
+		} else {
+			c.agree()
+		}
+	}
+}
+
+// The tables: default hard thresholds and the operator of every signal.
+func TestDifferentialEvictionTables(t *testing.T) {
+	c := compare(t, "pressure.DefaultEvictionHard(\"linux\"), pressure.Signals", "pkg/kubelet/eviction.DefaultEvictionHard (linux), eviction/api.OpForSignal",
+		"every entry of both tables")
+	for k, v := range kubeeviction.DefaultEvictionHard {
+		c.check(diffString(k+"<"+v, k+"<"+pressure.DefaultEvictionHard("linux")[k]))
+	}
+	if len(kubeeviction.DefaultEvictionHard) != len(pressure.DefaultEvictionHard("linux")) {
+		c.disagree("default evictionHard: upstream %v, nodelife %v", kubeeviction.DefaultEvictionHard, pressure.DefaultEvictionHard("linux"))
+	}
+	nl := map[string]string{}
+	for _, s := range pressure.Signals() {
+		nl[string(s)] = string(pressure.OpLessThan)
+	}
+	for s, op := range evictionapi.OpForSignal {
+		c.check(diffString(string(s)+" "+string(op), string(s)+" "+nl[string(s)]))
+	}
+	if !slices.Equal(sorted(slices.Collect(maps.Keys(nl))), sorted(signalNames(evictionapi.OpForSignal))) {
+		c.disagree("signals: upstream %v, nodelife %v", signalNames(evictionapi.OpForSignal), pressure.Signals())
+	}
+}
+
+func signalNames(m map[evictionapi.Signal]evictionapi.ThresholdOperator) []string {
+	var out []string
+	for s := range m {
+		out = append(out, string(s))
+	}
+	return out
+}
+
+var (
+	upStates = []kubecontainer.State{kubecontainer.ContainerStateCreated, kubecontainer.ContainerStateRunning, kubecontainer.ContainerStateExited, kubecontainer.ContainerStateUnknown}
+	nlStates = []gc.ContainerState{gc.ContainerCreated, gc.ContainerRunning, gc.ContainerExited, gc.ContainerUnknown}
+)
+
+func TestDifferentialShouldRestart(t *testing.T) {
+	c := compare(t, "cri.ShouldRestart", "pkg/kubelet/container.ShouldContainerBeRestarted (ContainerRestartRules at its v1.36 default, on)",
+		"restart policy Always/OnFailure/Never/empty, pod deleting or not, newest instance none/created/running/exited (exit 0, 1, 137, -1)/unknown; containers without their own restartPolicy or rules, which cri.Pod does not model")
+	r := rand.New(rand.NewSource(44))
+	policies := []v1.RestartPolicy{v1.RestartPolicyAlways, v1.RestartPolicyOnFailure, v1.RestartPolicyNever, ""}
+	codes := []int{0, 1, 137, -1}
+	for i, n := 0, inputs(t); i < n; i++ {
+		policy := policies[r.Intn(len(policies))]
+		pod := &v1.Pod{Spec: v1.PodSpec{RestartPolicy: policy, Containers: []v1.Container{{Name: "app"}}}}
+		np := cri.Pod{Name: "p", RestartPolicy: cri.RestartPolicy(policy), Containers: []cri.Container{{Name: "app"}}}
+		if r.Intn(4) == 0 {
+			pod.DeletionTimestamp = &metav1.Time{Time: time.Unix(1, 0)}
+			np.Deleting = true
+		}
+		status := &kubecontainer.PodStatus{}
+		var newest *cri.ContainerStatus
+		if s := r.Intn(5); s < 4 {
+			code := codes[r.Intn(len(codes))]
+			status.ContainerStatuses = []*kubecontainer.Status{{Name: "app", State: upStates[s], ExitCode: code}}
+			newest = &cri.ContainerStatus{Name: "app", State: nlStates[s], ExitCode: int32(code)}
+		}
+		up := kubecontainer.ShouldContainerBeRestarted(discard, &pod.Spec.Containers[0], pod, status)
+		c.check(diffBool(fmt.Sprintf("policy %q deleting %v status %+v", policy, np.Deleting, newest), up, cri.ShouldRestart(np, newest)))
+	}
+}
