@@ -127,9 +127,10 @@ type NodeAddress struct {
 }
 
 // NodeHostIPs returns the node's IPs as upstream's GetNodeHostIPs: InternalIP
-// addresses first, then ExternalIP, unparsable ones (IPv6 with a zone included) skipped; the first is the
-// primary, and the first address of the other family, if any, is added. So
-// there is at most one address per family. A node with no usable address
+// addresses first, then ExternalIP, unparsable ones (IPv6 with a zone
+// included) skipped; the first is the primary, and the first address of the
+// other family, if any, is added. So there is at most one address per
+// family. A node with no usable address
 // gives ErrNoNodeAddress.
 func NodeHostIPs(addrs []NodeAddress) ([]netip.Addr, error) {
 	var primary netip.Addr
