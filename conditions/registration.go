@@ -130,8 +130,7 @@ type NodeAddress struct {
 // addresses first, then ExternalIP, unparsable ones (IPv6 with a zone
 // included) skipped; the first is the primary, and the first address of the
 // other family, if any, is added. So there is at most one address per
-// family. A node with no usable address
-// gives ErrNoNodeAddress.
+// family. A node with no usable address gives ErrNoNodeAddress.
 func NodeHostIPs(addrs []NodeAddress) ([]netip.Addr, error) {
 	var primary netip.Addr
 	for _, want := range []NodeAddressType{NodeInternalIP, NodeExternalIP} {
