@@ -327,11 +327,11 @@ func hasRestartableInit(pod *Pod) bool {
 // starts, the pod is killed.
 //
 // Not modelled: in-place resize (InPlacePodVerticalScaling) and the
-// per-container restart rules (ContainerRestartRules, alpha). An unknown
-// restart policy, a restart policy on a regular or ephemeral container or
-// other than Always on an init container, and empty or duplicate container
-// names return an error naming the value and no actions; the input is not
-// modified.
+// per-container restart rules (ContainerRestartRules: alpha in v1.34, beta
+// and on by default since v1.35). An unknown restart policy, a restart
+// policy on a regular or ephemeral container or other than Always on an
+// init container, and empty or duplicate container names return an error
+// naming the value and no actions; the input is not modified.
 func ComputePodActions(pod Pod, status PodStatus, opts SyncOptions) (PodActions, error) {
 	var a PodActions
 	if err := checkPod(&pod); err != nil {
@@ -730,7 +730,7 @@ func checkPod(pod *Pod) error {
 	for _, l := range lists[1:] {
 		for i := range l {
 			if l[i].RestartPolicy != "" {
-				return wrap(ErrInvalidInput, fmt.Sprintf("pod %s: container %q has restart policy %q; per-container restart rules (ContainerRestartRules, alpha) are not modelled", pod.String(), l[i].Name, l[i].RestartPolicy))
+				return wrap(ErrInvalidInput, fmt.Sprintf("pod %s: container %q has restart policy %q; per-container restart rules (ContainerRestartRules, beta since v1.35) are not modelled", pod.String(), l[i].Name, l[i].RestartPolicy))
 			}
 		}
 	}

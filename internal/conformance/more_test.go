@@ -13,6 +13,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	nodeutil "k8s.io/component-helpers/node/util"
 	kubecontainer "k8s.io/kubernetes/pkg/kubelet/container"
 	kubeeviction "k8s.io/kubernetes/pkg/kubelet/eviction"
 	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
@@ -196,4 +197,45 @@ func TestDifferentialShouldRestart(t *testing.T) {
 		up := kubecontainer.ShouldContainerBeRestarted(discard, &pod.Spec.Containers[0], pod, status)
 		c.check(diffBool(fmt.Sprintf("policy %q deleting %v status %+v", policy, np.Deleting, newest), up, cri.ShouldRestart(np, newest)))
 	}
+}
+
+func TestDifferentialParseNodeIPs(t *testing.T) {
+	c := compare(t, "conditions.ParseNodeIPs", "component-helpers/node/util.ParseNodeIPArgument (no cloud provider)",
+		"--node-ip values: empty, one address, pairs and triples of the address pool (same and mixed families, unspecified, leading zeros, zones, malformed), spaces around items")
+	r := rand.New(rand.NewSource(45))
+	for i, n := 0, inputs(t); i < n; i++ {
+		parts := make([]string, r.Intn(4))
+		for j := range parts {
+			parts[j] = oneOf(r, addressPool)
+			if r.Intn(8) == 0 {
+				parts[j] = " " + parts[j] + " "
+			}
+		}
+		flag := strings.Join(parts, ",")
+		up, invalid, upErr := nodeutil.ParseNodeIPArgument(flag, "")
+		nl, nlErr := conditions.ParseNodeIPs(flag)
+		switch {
+		case upErr == nil && nlErr == nil && allBlank(invalid) && sameIPs(up, nl):
+			// Blank items are no address on either side (upstream lists
+			// them as invalid, and the kubelet goes on without them).
+			c.agree()
+		case upErr != nil && nlErr != nil:
+			c.agree()
+		case strings.Contains(flag, "010."):
+			c.deviate("sloppy-ip")
+		case len(invalid) > 0 && nlErr != nil:
+			c.deviate("invalid-node-ip")
+		default:
+			c.disagree("%q: upstream %v %q (%v), nodelife %v (%v)", flag, up, invalid, upErr, nl, nlErr)
+		}
+	}
+}
+
+func allBlank(items []string) bool {
+	for _, s := range items {
+		if strings.TrimSpace(s) != "" {
+			return false
+		}
+	}
+	return true
 }
