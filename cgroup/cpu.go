@@ -170,6 +170,11 @@ func QuotaToMilliCPU(quota, period int64) int64 {
 	if quota > math.MaxInt64/MilliCPUPerCPU {
 		return quota / period * MilliCPUPerCPU
 	}
+	if period == QuotaPeriod {
+		// The default period: quota*1000/100000 is quota/100, a division
+		// by a constant instead of a hardware divide.
+		return quota / (QuotaPeriod / MilliCPUPerCPU)
+	}
 	return quota * MilliCPUPerCPU / period
 }
 
@@ -237,8 +242,9 @@ func (f WeightFormula) String() string {
 // WeightLinear.
 func (f WeightFormula) Weight(shares uint64) uint64 {
 	if shares-(MinShares+1) < MaxShares-(MinShares+1) && f != WeightQuadratic {
-		// Inside the range (one unsigned comparison): the linear formula.
-		return 1 + (shares-2)*9999/262142
+		// Inside the range (one unsigned comparison): the linear formula,
+		// in 32 bits, where (262143-2)*9999 still fits.
+		return uint64(1 + uint32(shares-2)*9999/262142)
 	}
 	switch {
 	case shares == 0:

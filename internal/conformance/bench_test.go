@@ -434,35 +434,37 @@ func TestPairsAllocateNoMore(t *testing.T) {
 	}
 }
 
-// TestRatioTable prints the side-by-side table of BENCHMARKS.md: each side
-// timed NODELIFE_RATIO_ROUNDS times (default 5) with testing.Benchmark,
-// the fastest round kept. Run with NODELIFE_RATIOS=1:
+// TestRatioTable prints the side-by-side table of BENCHMARKS.md: each pair
+// timed NODELIFE_RATIO_ROUNDS times (default 7) with testing.Benchmark, the
+// two sides interleaved round by round so that both see the same machine,
+// and the median round of each side kept. Run with NODELIFE_RATIOS=1:
 //
 //	cd internal/conformance && NODELIFE_RATIOS=1 go test -count=1 -run TestRatioTable -v .
 func TestRatioTable(t *testing.T) {
 	if os.Getenv("NODELIFE_RATIOS") != "1" {
-		t.Skip("set NODELIFE_RATIOS=1 to time every pair (about a minute)")
+		t.Skip("set NODELIFE_RATIOS=1 to time every pair (several minutes)")
 	}
-	rounds := 5
+	rounds := 7
 	if v := os.Getenv("NODELIFE_RATIO_ROUNDS"); v != "" {
-		fmt.Sscan(v, &rounds)
-	}
-	best := func(f func(*testing.B)) testing.BenchmarkResult {
-		var out testing.BenchmarkResult
-		for i := 0; i < rounds; i++ {
-			r := testing.Benchmark(func(b *testing.B) { b.ReportAllocs(); f(b) })
-			if i == 0 || float64(r.T.Nanoseconds())/float64(r.N) < float64(out.T.Nanoseconds())/float64(out.N) {
-				out = r
-			}
+		if _, err := fmt.Sscan(v, &rounds); err != nil || rounds < 1 {
+			t.Fatalf("NODELIFE_RATIO_ROUNDS=%q: want a positive count", v)
 		}
-		return out
 	}
 	ns := func(r testing.BenchmarkResult) float64 { return float64(r.T.Nanoseconds()) / float64(r.N) }
+	median := func(rs []testing.BenchmarkResult) testing.BenchmarkResult {
+		sort.Slice(rs, func(i, j int) bool { return ns(rs[i]) < ns(rs[j]) })
+		return rs[len(rs)/2]
+	}
 	var b strings.Builder
 	b.WriteString("| pair | nodelife ns/op | upstream ns/op | ns ratio | nodelife allocs/op | upstream allocs/op |\n|---|---:|---:|---:|---:|---:|\n")
 	var slower []string
 	for _, p := range pairs() {
-		nl, up := best(p.nodelife), best(p.upstream)
+		var nls, ups []testing.BenchmarkResult
+		for i := 0; i < rounds; i++ {
+			nls = append(nls, testing.Benchmark(func(b *testing.B) { b.ReportAllocs(); p.nodelife(b) }))
+			ups = append(ups, testing.Benchmark(func(b *testing.B) { b.ReportAllocs(); p.upstream(b) }))
+		}
+		nl, up := median(nls), median(ups)
 		ratio := ns(nl) / ns(up)
 		fmt.Fprintf(&b, "| %s | %.1f | %.1f | %.2fx | %d | %d |\n", p.name, ns(nl), ns(up), ratio, nl.AllocsPerOp(), up.AllocsPerOp())
 		if ratio > 1.0 {
@@ -470,7 +472,6 @@ func TestRatioTable(t *testing.T) {
 		}
 	}
 	t.Logf("\n%s", b.String())
-	sort.Strings(slower)
 	if len(slower) > 0 {
 		t.Errorf("slower than upstream: %s", strings.Join(slower, ", "))
 	}
