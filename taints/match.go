@@ -87,7 +87,13 @@ func findUntolerated(taints []Taint, tols []Toleration, filter func(Taint) bool,
 
 func anyTolerates(tols []Toleration, t *Taint, cmpOps bool) bool {
 	for i := range tols {
-		if tolerates(&tols[i], t, cmpOps) {
+		// The effect and key checks are repeated here, ahead of the call, so
+		// that the common mismatch costs no function call.
+		tol := &tols[i]
+		if tol.Effect != "" && tol.Effect != t.Effect || tol.Key != "" && tol.Key != t.Key {
+			continue
+		}
+		if valueMatches(tol, t, cmpOps) {
 			return true
 		}
 	}
@@ -95,12 +101,17 @@ func anyTolerates(tols []Toleration, t *Taint, cmpOps bool) bool {
 }
 
 // tolerates is the single implementation of the matching rules. It takes
-// pointers so that the loops copy nothing, and is small enough to be inlined
-// into them and into ToleratesTaint: only Lt and Gt cost a call.
+// pointers so that the loops copy nothing.
 func tolerates(tol *Toleration, t *Taint, cmpOps bool) bool {
 	if tol.Effect != "" && tol.Effect != t.Effect || tol.Key != "" && tol.Key != t.Key {
 		return false
 	}
+	return valueMatches(tol, t, cmpOps)
+}
+
+// valueMatches applies tol's operator to the values (rule 3 of
+// Toleration.ToleratesTaint).
+func valueMatches(tol *Toleration, t *Taint, cmpOps bool) bool {
 	if tol.Operator == TolerationOpExists {
 		return true
 	}
