@@ -110,21 +110,23 @@ func tolerates(tol *Toleration, t *Taint, cmpOps bool) bool {
 }
 
 // valueMatches applies tol's operator to the values (rule 3 of
-// Toleration.ToleratesTaint).
+// Toleration.ToleratesTaint). It is small enough to be inlined into
+// tolerates and anyTolerates: only Lt and Gt cost a call.
 func valueMatches(tol *Toleration, t *Taint, cmpOps bool) bool {
-	if tol.Operator == TolerationOpExists {
+	switch tol.Operator {
+	case TolerationOpExists:
 		return true
-	}
-	if tol.Operator == "" || tol.Operator == TolerationOpEqual {
+	case "", TolerationOpEqual:
 		return tol.Value == t.Value
 	}
-	return cmpOps && compareValues(tol, t)
+	return compareValues(tol, t, cmpOps)
 }
 
 // compareValues applies an Lt or Gt toleration to the taint's value (rule 3
-// of Toleration.ToleratesTaint); any other operator matches nothing.
-func compareValues(tol *Toleration, t *Taint) bool {
-	if tol.Operator != TolerationOpLt && tol.Operator != TolerationOpGt {
+// of Toleration.ToleratesTaint) when cmpOps; any other operator, or Lt and Gt
+// without cmpOps, matches nothing.
+func compareValues(tol *Toleration, t *Taint, cmpOps bool) bool {
+	if !cmpOps || tol.Operator != TolerationOpLt && tol.Operator != TolerationOpGt {
 		return false
 	}
 	tv, ok := parseCanonicalInt64(tol.Value)

@@ -437,7 +437,8 @@ func TestPairsAllocateNoMore(t *testing.T) {
 // TestRatioTable prints the side-by-side table of BENCHMARKS.md: each pair
 // timed NODELIFE_RATIO_ROUNDS times (default 7) with testing.Benchmark, the
 // two sides interleaved round by round so that both see the same machine,
-// and the median round of each side kept. Run with NODELIFE_RATIOS=1:
+// and the median round of each side kept (NODELIFE_RATIO_PAIRS=substring
+// times only the pairs whose name holds it). Run with NODELIFE_RATIOS=1:
 //
 //	cd internal/conformance && NODELIFE_RATIOS=1 go test -count=1 -run TestRatioTable -v .
 func TestRatioTable(t *testing.T) {
@@ -458,7 +459,11 @@ func TestRatioTable(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("| pair | nodelife ns/op | upstream ns/op | ns ratio | nodelife allocs/op | upstream allocs/op |\n|---|---:|---:|---:|---:|---:|\n")
 	var slower []string
+	only := os.Getenv("NODELIFE_RATIO_PAIRS") // a substring: time only the pairs whose name holds it
 	for _, p := range pairs() {
+		if !strings.Contains(p.name, only) {
+			continue
+		}
 		var nls, ups []testing.BenchmarkResult
 		for i := 0; i < rounds; i++ {
 			nls = append(nls, testing.Benchmark(func(b *testing.B) { b.ReportAllocs(); p.nodelife(b) }))
