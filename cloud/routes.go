@@ -1,0 +1,264 @@
+package cloud
+
+import (
+	"cmp"
+	"net/netip"
+	"slices"
+	"time"
+
+	"github.com/nodelife/nodelife/conditions"
+)
+
+// Route is a cloud route to a node's pod CIDR (k8s.io/cloud-provider.Route).
+type Route struct {
+	// Name is the cloud's name for the route.
+	Name string
+	// TargetNode is the node the route sends traffic to; empty for a route
+	// whose node is unknown.
+	TargetNode string
+	// TargetNodeAddresses are the node's addresses when the route was made
+	// (only compared when EnableNodeAddresses).
+	TargetNodeAddresses []conditions.NodeAddress
+	// DestinationCIDR is the pod CIDR.
+	DestinationCIDR string
+	// Blackhole: the route's target no longer exists; such routes are
+	// deleted.
+	Blackhole bool
+	// EnableNodeAddresses: the provider routes by node address, so a route
+	// whose addresses differ from the node's is recreated.
+	EnableNodeAddresses bool
+}
+
+// RouteChange is one route to create or delete, with the reason.
+type RouteChange struct {
+	// Route is the route.
+	Route Route
+	// NameHint is the node's UID, passed to CreateRoute.
+	NameHint string
+	// Reason is "NoRoute", "AddressesChanged" (create), or "Blackhole",
+	// "NodeGone" (no such node, or no target), "CIDRNotAssigned" (the
+	// node has no such pod CIDR), "AddressesChanged" (delete).
+	Reason string
+}
+
+// RoutePlan is the route controller's reconcile plan: the deletions, to run
+// first, then the creations, and for each node what NetworkUnavailable
+// becomes once they have run.
+type RoutePlan struct {
+	// Delete are the routes to delete, sorted by target node, CIDR and name.
+	Delete []RouteChange
+	// Create are the routes to create, sorted by node name in the order of
+	// each node's pod CIDRs.
+	Create []RouteChange
+	// Nodes are the nodes whose NetworkUnavailable condition the controller
+	// sets, sorted by name.
+	Nodes []RouteNode
+}
+
+// RouteNode says how the route controller settles one node's
+// NetworkUnavailable condition.
+type RouteNode struct {
+	// Node is the node's name.
+	Node string
+	// Pending are the pod CIDRs whose routes the plan creates; when every
+	// one is created the node gets NetworkUnavailable=False
+	// (RouteCreated), otherwise True (NoRouteCreated).
+	Pending []string
+	// NoPodCIDRs is true for a node that has routes but no pod CIDR: it
+	// gets NetworkUnavailable=True (NoRouteCreated) whatever happens.
+	NoPodCIDRs bool
+}
+
+// RoutesCreated reports whether the node ends with NetworkUnavailable=False
+// given the CIDRs whose creation failed.
+func (r RouteNode) RoutesCreated(failed map[string]bool) bool {
+	if r.NoPodCIDRs {
+		return false
+	}
+	for _, c := range r.Pending {
+		if failed[c] {
+			return false
+		}
+	}
+	return true
+}
+
+// RouteConfig configures PlanRoutes.
+type RouteConfig struct {
+	// ClusterCIDRs are the cluster CIDRs (--cluster-cidr): the controller
+	// touches only routes whose CIDR has its first or last address in one
+	// of them, so routes of other clusters sharing the cloud network stay.
+	ClusterCIDRs []netip.Prefix
+}
+
+// PlanRoutes is the route controller's reconcile (k8s.io/cloud-provider
+// controllers/route reconcile) on the nodes and on the routes the provider
+// listed for this cluster:
+//
+//   - a node's pod CIDR with a route to it is kept, unless the route
+//     records node addresses (EnableNodeAddresses) that differ from the
+//     node's, which replaces it (delete, then create);
+//   - a pod CIDR without a route gets one, named after the node's UID;
+//   - a route in the cluster CIDRs is deleted when it is a blackhole, its
+//     node is not among nodes with pod CIDRs, or its CIDR is not one of the
+//     node's pod CIDRs; a route outside the cluster CIDRs is never touched;
+//   - a node with pod CIDRs, or with routes but no pod CIDR, has its
+//     NetworkUnavailable condition settled (RouteNode).
+//
+// The plan does not depend on the order of nodes or routes.
+func PlanRoutes(cfg RouteConfig, nodes []Node, routes []Route) RoutePlan {
+	byNode := map[string][]*Route{}
+	for i := range routes {
+		if r := &routes[i]; r.TargetNode != "" {
+			byNode[r.TargetNode] = append(byNode[r.TargetNode], r)
+		}
+	}
+	actions := map[string]map[string]string{} // node -> CIDR -> "keep", "add" or "update"
+	var plan RoutePlan
+	sorted := slices.Clone(nodes)
+	slices.SortStableFunc(sorted, func(a, b Node) int { return cmp.Compare(a.Name, b.Name) })
+	seen := map[string]bool{}
+	for i := range sorted {
+		n := &sorted[i]
+		if len(n.PodCIDRs) == 0 || seen[n.Name] {
+			continue
+		}
+		seen[n.Name] = true
+		acts := map[string]string{}
+		actions[n.Name] = acts
+		for _, cidr := range n.PodCIDRs {
+			if _, done := acts[cidr]; done {
+				continue
+			}
+			a := routeAction(byNode[n.Name], cidr, n.Addresses)
+			acts[cidr] = a
+			if a == "keep" {
+				continue
+			}
+			reason := "NoRoute"
+			if a == "update" {
+				reason = "AddressesChanged"
+			}
+			plan.Create = append(plan.Create, RouteChange{
+				Route:    Route{TargetNode: n.Name, TargetNodeAddresses: slices.Clone(n.Addresses), DestinationCIDR: cidr},
+				NameHint: n.UID, Reason: reason,
+			})
+		}
+	}
+	exists := make(map[string]bool, len(sorted))
+	for i := range sorted {
+		exists[sorted[i].Name] = true
+	}
+	for _, r := range routes {
+		if !responsibleFor(cfg.ClusterCIDRs, r.DestinationCIDR) {
+			continue
+		}
+		a, has := actions[r.TargetNode][r.DestinationCIDR]
+		reason := ""
+		switch {
+		case r.Blackhole:
+			reason = "Blackhole"
+		case !exists[r.TargetNode]:
+			reason = "NodeGone"
+		case !has:
+			reason = "CIDRNotAssigned"
+		case a == "update":
+			reason = "AddressesChanged"
+		}
+		if reason != "" {
+			plan.Delete = append(plan.Delete, RouteChange{Route: r, Reason: reason})
+		}
+	}
+	slices.SortStableFunc(plan.Delete, func(a, b RouteChange) int {
+		return cmp.Or(cmp.Compare(a.Route.TargetNode, b.Route.TargetNode), cmp.Compare(a.Route.DestinationCIDR, b.Route.DestinationCIDR),
+			cmp.Compare(a.Route.Name, b.Route.Name))
+	})
+	for i := range sorted {
+		n := &sorted[i]
+		if i > 0 && sorted[i-1].Name == n.Name {
+			continue
+		}
+		if acts, ok := actions[n.Name]; ok {
+			rn := RouteNode{Node: n.Name}
+			for _, cidr := range n.PodCIDRs {
+				if a := acts[cidr]; a != "keep" && !slices.Contains(rn.Pending, cidr) {
+					rn.Pending = append(rn.Pending, cidr)
+				}
+			}
+			plan.Nodes = append(plan.Nodes, rn)
+		} else if len(byNode[n.Name]) > 0 {
+			plan.Nodes = append(plan.Nodes, RouteNode{Node: n.Name, NoPodCIDRs: true})
+		}
+	}
+	return plan
+}
+
+// routeAction is upstream's getRouteAction: the first route to the node with
+// this CIDR decides.
+func routeAction(routes []*Route, cidr string, addrs []conditions.NodeAddress) string {
+	for _, r := range routes {
+		if r.DestinationCIDR == cidr {
+			if !r.EnableNodeAddresses || sameAddresses(addrs, r.TargetNodeAddresses) {
+				return "keep"
+			}
+			return "update"
+		}
+	}
+	return "add"
+}
+
+// sameAddresses is upstream's equalNodeAddrs: the same length and every
+// address of a found in b.
+func sameAddresses(a, b []conditions.NodeAddress) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			return false
+		}
+	}
+	return true
+}
+
+// responsibleFor is upstream's isResponsibleForRoute: the route's CIDR parses
+// and its first or last address lies in a cluster CIDR.
+func responsibleFor(clusterCIDRs []netip.Prefix, cidr string) bool {
+	p, err := netip.ParsePrefix(cidr)
+	if err != nil {
+		return false
+	}
+	p = p.Masked()
+	first, last := p.Addr(), lastAddr(p)
+	for _, c := range clusterCIDRs {
+		if c.Contains(first) || c.Contains(last) {
+			return true
+		}
+	}
+	return false
+}
+
+// Route controller condition reasons and messages.
+const (
+	ReasonRouteCreated    = "RouteCreated"
+	MessageRouteCreated   = "RouteController created a route"
+	ReasonNoRouteCreated  = "NoRouteCreated"
+	MessageNoRouteCreated = "RouteController failed to create a route"
+)
+
+// NetworkUnavailable returns the NetworkUnavailable condition the route
+// controller writes for a node whose routes are all created (or not), and
+// whether it writes at all: not when the node already has False/RouteCreated
+// (True/NoRouteCreated). The transition time is now, as upstream sets it on
+// every write.
+func NetworkUnavailable(current []conditions.Condition, routesCreated bool, now time.Time) (conditions.Condition, bool) {
+	c := conditions.Condition{Type: conditions.NetworkUnavailable, Status: conditions.True, Reason: ReasonNoRouteCreated,
+		Message: MessageNoRouteCreated, LastTransitionTime: now}
+	if routesCreated {
+		c.Status, c.Reason, c.Message = conditions.False, ReasonRouteCreated, MessageRouteCreated
+	}
+	if old, ok := conditions.Find(current, conditions.NetworkUnavailable); ok && old.Status == c.Status && old.Reason == c.Reason {
+		return old, false
+	}
+	return c, true
+}
