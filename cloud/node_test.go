@@ -34,7 +34,7 @@ func newNode(name string) Node {
 // addresses with the node's Hostname appended (the cloud reported none).
 func TestPlanInitialization(t *testing.T) {
 	meta := &InstanceMetadata{ProviderID: "fake://us-east-1a/i-1", InstanceType: "m5.large", Zone: "us-east-1a", Region: "us-east-1",
-		NodeAddresses: addrs("InternalIP", "10.0.0.5", "ExternalIP", "203.0.113.5", "InternalDNS", "ip-10-0-0-5.ec2.internal"),
+		NodeAddresses:    addrs("InternalIP", "10.0.0.5", "ExternalIP", "203.0.113.5", "InternalDNS", "ip-10-0-0-5.ec2.internal"),
 		AdditionalLabels: map[string]string{"example.com/pool": "a", "kubernetes.io/role": "x", "node.k8s.io/x": "y", "team": "cloud"}}
 	p := PlanInitialization(newNode("n1"), meta, nil)
 	want := InitPlan{
