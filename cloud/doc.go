@@ -72,12 +72,18 @@
 //
 // The route plan touches only routes whose CIDR starts or ends inside a
 // cluster CIDR, so routes of other clusters in the same network stay.
+// Applied by a provider that does not fail, a plan leaves nothing to do on
+// the next pass (with RecreateBlackholes; upstream needs a second pass for a
+// blackholed route to a current pod CIDR).
 //
 // # Options
 //
 //   - RangeAllocatorConfig.ReleaseOnPartialFailure: give back the first
 //     family's block when the second family is exhausted (upstream keeps it
 //     until the controller restarts).
+//   - RouteConfig.RecreateBlackholes: replace a blackholed route to a current
+//     pod CIDR in the same pass (upstream deletes it and recreates it on the
+//     next pass, reporting the node's routes as created meanwhile).
 //   - LoadBalancerOptions.RequireReady: the load-balancer node set before
 //     KEP-3458 (kubernetes#115204), which also dropped nodes that were not
 //     Ready.

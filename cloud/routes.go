@@ -35,7 +35,8 @@ type RouteChange struct {
 	Route Route
 	// NameHint is the node's UID, passed to CreateRoute.
 	NameHint string
-	// Reason is "NoRoute", "AddressesChanged" (create), or "Blackhole",
+	// Reason is "NoRoute", "AddressesChanged", "Blackhole" (create, with
+	// RecreateBlackholes), or "Blackhole",
 	// "NodeGone" (no such node, or no target), "CIDRNotAssigned" (the
 	// node has no such pod CIDR), "AddressesChanged" (delete).
 	Reason string
@@ -89,6 +90,13 @@ type RouteConfig struct {
 	// touches only routes whose CIDR has its first or last address in one
 	// of them, so routes of other clusters sharing the cloud network stay.
 	ClusterCIDRs []netip.Prefix
+	// RecreateBlackholes replaces a blackholed route to a node's current
+	// pod CIDR in the same pass. Upstream's getRouteAction does not look at
+	// Blackhole: such a route counts as present, so the pass deletes it,
+	// creates nothing, and reports the node's routes as created; the route
+	// comes back on the next pass (10s later by default). Off by default; no
+	// upstream issue tracks it.
+	RecreateBlackholes bool
 }
 
 // PlanRoutes is the route controller's reconcile (k8s.io/cloud-provider
@@ -130,7 +138,7 @@ func PlanRoutes(cfg RouteConfig, nodes []Node, routes []Route) RoutePlan {
 			if _, done := acts[cidr]; done {
 				continue
 			}
-			a := routeAction(byNode[n.Name], cidr, n.Addresses)
+			a := routeAction(byNode[n.Name], cidr, n.Addresses, cfg.RecreateBlackholes)
 			acts[cidr] = a
 			if a == "keep" {
 				continue
@@ -138,6 +146,8 @@ func PlanRoutes(cfg RouteConfig, nodes []Node, routes []Route) RoutePlan {
 			reason := "NoRoute"
 			if a == "update" {
 				reason = "AddressesChanged"
+			} else if slices.ContainsFunc(byNode[n.Name], func(r *Route) bool { return r.DestinationCIDR == cidr && r.Blackhole }) {
+				reason = "Blackhole"
 			}
 			plan.Create = append(plan.Create, RouteChange{
 				Route:    Route{TargetNode: n.Name, TargetNodeAddresses: slices.Clone(n.Addresses), DestinationCIDR: cidr},
@@ -194,10 +204,10 @@ func PlanRoutes(cfg RouteConfig, nodes []Node, routes []Route) RoutePlan {
 }
 
 // routeAction is upstream's getRouteAction: the first route to the node with
-// this CIDR decides.
-func routeAction(routes []*Route, cidr string, addrs []conditions.NodeAddress) string {
+// this CIDR decides (blackholes are skipped when skipBlackholes).
+func routeAction(routes []*Route, cidr string, addrs []conditions.NodeAddress, skipBlackholes bool) string {
 	for _, r := range routes {
-		if r.DestinationCIDR == cidr {
+		if r.DestinationCIDR == cidr && !(skipBlackholes && r.Blackhole) {
 			if !r.EnableNodeAddresses || sameAddresses(addrs, r.TargetNodeAddresses) {
 				return "keep"
 			}
