@@ -8,7 +8,13 @@ import (
 
 // maxIPv6Diff is how many bits longer than an IPv6 cluster CIDR a node mask
 // may be (upstream's clusterSubnetMaxDiff): at most 65,536 node CIDRs.
-const maxIPv6Diff = 16
+// maxIPv4Diff is the same limit for IPv4, which upstream does not have:
+// 2^24 blocks (a /8 of /32s, or 0.0.0.0/0 in /24s) keep the bitmap at
+// 2 MiB, where 2^32 would need 512 MiB.
+const (
+	maxIPv6Diff = 16
+	maxIPv4Diff = 24
+)
 
 // CIDRSet hands out the node-sized blocks of one cluster CIDR, as the node
 // IPAM controller's cidrset: a bitmap of used blocks, a next-candidate cursor
@@ -30,7 +36,8 @@ type CIDRSet struct {
 // masked first ("10.0.1.7/16" is 10.0.0.0/16). nodeMaskSize must be between
 // the cluster's prefix length and the address length; for IPv6 it may be at
 // most 16 bits longer than the cluster's (upstream's limit, 65,536 blocks);
-// for IPv4 at most 32 (every /32 of 0.0.0.0/0).
+// for IPv4 at most 24 bits (16,777,216 blocks; upstream sets no limit, and
+// its bitmap for 2^32 blocks would take 512 MiB).
 func NewCIDRSet(cluster netip.Prefix, nodeMaskSize int) (*CIDRSet, error) {
 	if !cluster.IsValid() {
 		return nil, wrap(ErrInvalidConfig, "cluster CIDR "+quote(cluster.String())+" is not a valid prefix")
@@ -44,6 +51,9 @@ func NewCIDRSet(cluster netip.Prefix, nodeMaskSize int) (*CIDRSet, error) {
 	case addrBits == 128 && nodeMaskSize-cluster.Bits() > maxIPv6Diff:
 		return nil, wrap(ErrInvalidConfig, "node CIDR mask size "+strconv.Itoa(nodeMaskSize)+" is more than 16 bits longer than cluster CIDR "+
 			cluster.String()+" (New CIDR set failed; the node CIDR size is too big)")
+	case addrBits == 32 && nodeMaskSize-cluster.Bits() > maxIPv4Diff:
+		return nil, wrap(ErrInvalidConfig, "node CIDR mask size "+strconv.Itoa(nodeMaskSize)+" is more than 24 bits longer than cluster CIDR "+
+			cluster.String()+" (more than 16,777,216 node CIDRs)")
 	}
 	return &CIDRSet{cluster: cluster, nodeBits: nodeMaskSize, max: 1 << (nodeMaskSize - cluster.Bits())}, nil
 }
@@ -226,9 +236,7 @@ func (s *CIDRSet) Occupy(cidr netip.Prefix) error {
 	if err != nil {
 		return err
 	}
-	for i := first; i <= last; i++ {
-		s.set(i, true)
-	}
+	s.setRange(first, last, true)
 	return nil
 }
 
@@ -239,10 +247,37 @@ func (s *CIDRSet) Release(cidr netip.Prefix) error {
 	if err != nil {
 		return err
 	}
-	for i := first; i <= last; i++ {
-		s.set(i, false)
-	}
+	s.setRange(first, last, false)
 	return nil
+}
+
+// setRange marks blocks first..last used or free, a 64-bit word at a time.
+func (s *CIDRSet) setRange(first, last int, on bool) {
+	if on {
+		for last>>6 >= len(s.used) {
+			s.used = append(s.used, 0)
+		}
+	}
+	for i := first; i <= last; {
+		w := i >> 6
+		if w >= len(s.used) {
+			return // releasing blocks never used
+		}
+		hi := uint(63)
+		if w<<6+63 > last {
+			hi = uint(last & 63)
+		}
+		mask := ^uint64(0) >> (63 - hi) &^ (1<<(uint(i)&63) - 1)
+		old := s.used[w]
+		if on {
+			s.used[w] |= mask
+			s.allocated += bits.OnesCount64(s.used[w] &^ old)
+		} else {
+			s.used[w] &^= mask
+			s.allocated -= bits.OnesCount64(old &^ s.used[w])
+		}
+		i = (w + 1) << 6
+	}
 }
 
 // InUse reports whether every node block cidr touches is used.

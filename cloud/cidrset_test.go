@@ -160,14 +160,17 @@ func TestNewCIDRSetErrors(t *testing.T) {
 	if got, _ := s.AllocateNext(); got != mp("10.0.0.0/24") {
 		t.Fatalf("got %v", got)
 	}
-	// An IPv4 cluster may be split into 2^32 blocks; the bitmap grows only
-	// as far as blocks are used.
-	s, err = NewCIDRSet(mp("0.0.0.0/0"), 32)
-	if err != nil || s.Max() != 1<<32 {
+	// An IPv4 cluster may be split into 2^24 blocks (upstream: no limit);
+	// the bitmap grows only as far as blocks are used.
+	s, err = NewCIDRSet(mp("0.0.0.0/0"), 24)
+	if err != nil || s.Max() != 1<<24 {
 		t.Fatalf("%v, Max %d", err, s.Max())
 	}
-	_ = s.Occupy(mp("0.1.0.0/32")) // block 65,536: 1,025 words of 64 bits
+	_ = s.Occupy(mp("1.0.0.0/24")) // block 65,536: 1,025 words of 64 bits
 	if len(s.used) != 1025 || s.Allocated() != 1 {
 		t.Fatalf("bitmap words %d, Allocated %d", len(s.used), s.Allocated())
+	}
+	if _, err := NewCIDRSet(mp("0.0.0.0/0"), 25); !errors.Is(err, ErrInvalidConfig) || !strings.Contains(err.Error(), "more than 24 bits") {
+		t.Fatalf("2^25 blocks: %v", err)
 	}
 }

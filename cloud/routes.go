@@ -115,62 +115,90 @@ type RouteConfig struct {
 //
 // The plan does not depend on the order of nodes or routes.
 func PlanRoutes(cfg RouteConfig, nodes []Node, routes []Route) RoutePlan {
-	byNode := map[string][]*Route{}
-	for i := range routes {
-		if r := &routes[i]; r.TargetNode != "" {
-			byNode[r.TargetNode] = append(byNode[r.TargetNode], r)
-		}
+	// The routes of each target node, as a range of an index sorted by
+	// target (stable, so the cloud's order within a node is kept).
+	byTarget := make([]int, len(routes))
+	for i := range byTarget {
+		byTarget[i] = i
 	}
-	actions := map[string]map[string]string{} // node -> CIDR -> "keep", "add" or "update"
+	slices.SortStableFunc(byTarget, func(a, b int) int { return cmp.Compare(routes[a].TargetNode, routes[b].TargetNode) })
+	spans := make(map[string][2]int, len(nodes))
+	for i := 0; i < len(byTarget); {
+		j := i
+		for j < len(byTarget) && routes[byTarget[j]].TargetNode == routes[byTarget[i]].TargetNode {
+			j++
+		}
+		if t := routes[byTarget[i]].TargetNode; t != "" {
+			spans[t] = [2]int{i, j}
+		}
+		i = j
+	}
+	routesTo := func(node string) []int {
+		sp := spans[node]
+		return byTarget[sp[0]:sp[1]]
+	}
+
+	order := make([]int, len(nodes))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(nodes[a].Name, nodes[b].Name) })
+
+	type key struct{ node, cidr string }
+	actions := make(map[key]string, len(nodes)) // "keep", "add" or "update"
+	withCIDRs := make(map[string]bool, len(nodes))
 	var plan RoutePlan
-	sorted := slices.Clone(nodes)
-	slices.SortStableFunc(sorted, func(a, b Node) int { return cmp.Compare(a.Name, b.Name) })
-	seen := map[string]bool{}
-	for i := range sorted {
-		n := &sorted[i]
-		if len(n.PodCIDRs) == 0 || seen[n.Name] {
+	for k, i := range order {
+		n := &nodes[i]
+		if k > 0 && nodes[order[k-1]].Name == n.Name {
+			continue // a duplicate name: the first in name order counts
+		}
+		mine := routesTo(n.Name)
+		if len(n.PodCIDRs) == 0 {
+			if len(mine) > 0 {
+				plan.Nodes = append(plan.Nodes, RouteNode{Node: n.Name, NoPodCIDRs: true})
+			}
+			withCIDRs[n.Name] = false
 			continue
 		}
-		seen[n.Name] = true
-		acts := map[string]string{}
-		actions[n.Name] = acts
+		withCIDRs[n.Name] = true
+		rn := RouteNode{Node: n.Name}
 		for _, cidr := range n.PodCIDRs {
-			if _, done := acts[cidr]; done {
+			if _, done := actions[key{n.Name, cidr}]; done {
 				continue
 			}
-			a := routeAction(byNode[n.Name], cidr, n.Addresses, cfg.RecreateBlackholes)
-			acts[cidr] = a
+			a := routeAction(routes, mine, cidr, n.Addresses, cfg.RecreateBlackholes)
+			actions[key{n.Name, cidr}] = a
 			if a == "keep" {
 				continue
 			}
 			reason := "NoRoute"
 			if a == "update" {
 				reason = "AddressesChanged"
-			} else if slices.ContainsFunc(byNode[n.Name], func(r *Route) bool { return r.DestinationCIDR == cidr && r.Blackhole }) {
+			} else if slices.ContainsFunc(mine, func(r int) bool { return routes[r].DestinationCIDR == cidr && routes[r].Blackhole }) {
 				reason = "Blackhole"
 			}
 			plan.Create = append(plan.Create, RouteChange{
 				Route:    Route{TargetNode: n.Name, TargetNodeAddresses: slices.Clone(n.Addresses), DestinationCIDR: cidr},
 				NameHint: n.UID, Reason: reason,
 			})
+			rn.Pending = append(rn.Pending, cidr)
 		}
-	}
-	exists := make(map[string]bool, len(sorted))
-	for i := range sorted {
-		exists[sorted[i].Name] = true
+		plan.Nodes = append(plan.Nodes, rn)
 	}
 	for _, r := range routes {
 		if !responsibleFor(cfg.ClusterCIDRs, r.DestinationCIDR) {
 			continue
 		}
-		a, has := actions[r.TargetNode][r.DestinationCIDR]
+		hasCIDRs, exists := withCIDRs[r.TargetNode]
+		a, has := actions[key{r.TargetNode, r.DestinationCIDR}]
 		reason := ""
 		switch {
 		case r.Blackhole:
 			reason = "Blackhole"
-		case !exists[r.TargetNode]:
+		case !exists:
 			reason = "NodeGone"
-		case !has:
+		case !hasCIDRs || !has:
 			reason = "CIDRNotAssigned"
 		case a == "update":
 			reason = "AddressesChanged"
@@ -183,31 +211,14 @@ func PlanRoutes(cfg RouteConfig, nodes []Node, routes []Route) RoutePlan {
 		return cmp.Or(cmp.Compare(a.Route.TargetNode, b.Route.TargetNode), cmp.Compare(a.Route.DestinationCIDR, b.Route.DestinationCIDR),
 			cmp.Compare(a.Route.Name, b.Route.Name))
 	})
-	for i := range sorted {
-		n := &sorted[i]
-		if i > 0 && sorted[i-1].Name == n.Name {
-			continue
-		}
-		if acts, ok := actions[n.Name]; ok {
-			rn := RouteNode{Node: n.Name}
-			for _, cidr := range n.PodCIDRs {
-				if a := acts[cidr]; a != "keep" && !slices.Contains(rn.Pending, cidr) {
-					rn.Pending = append(rn.Pending, cidr)
-				}
-			}
-			plan.Nodes = append(plan.Nodes, rn)
-		} else if len(byNode[n.Name]) > 0 {
-			plan.Nodes = append(plan.Nodes, RouteNode{Node: n.Name, NoPodCIDRs: true})
-		}
-	}
 	return plan
 }
 
 // routeAction is upstream's getRouteAction: the first route to the node with
 // this CIDR decides (blackholes are skipped when skipBlackholes).
-func routeAction(routes []*Route, cidr string, addrs []conditions.NodeAddress, skipBlackholes bool) string {
-	for _, r := range routes {
-		if r.DestinationCIDR == cidr && !(skipBlackholes && r.Blackhole) {
+func routeAction(all []Route, mine []int, cidr string, addrs []conditions.NodeAddress, skipBlackholes bool) string {
+	for _, i := range mine {
+		if r := &all[i]; r.DestinationCIDR == cidr && !(skipBlackholes && r.Blackhole) {
 			if !r.EnableNodeAddresses || sameAddresses(addrs, r.TargetNodeAddresses) {
 				return "keep"
 			}
