@@ -164,6 +164,7 @@ func All() []Scenario {
 		{"leader-election", "a leader stops renewing its lease and another candidate takes over", "candidates (default 2)", LeaderElection},
 		{"cascading-delete", "a Deployment deleted under each propagation policy", "pods per ReplicaSet (default 2)", CascadingDelete},
 		{"cgroup", "cgroup names and values of a Burstable pod under systemd and cgroupfs", "", Cgroup},
+		{"cloud-node", "a node initialized by the cloud controller manager, routed, shut down, then deleted from the cloud", "", CloudNode},
 	}
 }
 

@@ -190,6 +190,29 @@ var facts = map[string][]string{
 		`memory.high 2040107008`,
 		`swap: Granted, memory.swap.max 134217728`,
 	},
+	// k8s.io/cloud-provider controllers: the --node-ip 10.0.1.7 comes first
+	// with its InternalIP type and the other InternalIP (10.0.1.8) goes;
+	// Hostname is appended as the cloud reports none. Instance type, zone
+	// and region under both names plus example.com/pool = 7 labels
+	// (node.kubernetes.io/pool is in a Kubernetes namespace). cp-1 holds
+	// block 0, so worker-1 gets block 1 of each family. Ready=Unknown at
+	// +175s: last status +120s, 50s grace, passes every 5s, and 170 is not
+	// after 170. Readiness does not take it out of the load balancers;
+	// deletion does; its two routes go, cp-1's and the prod cluster's stay.
+	"cloud-node": {
+		`addresses \[\{InternalIP 10.0.1.7\} \{ExternalIP 198.51.100.7\} \{Hostname worker-1\}\]`,
+		`initialized: providerID fake://eu-1a/i-0b7, 7 labels`,
+		`\+0s  pod CIDRs \[10.244.1.0/24 fd00:10:244:1::/64\]`,
+		`\+10s  worker-1 NetworkUnavailable=False \(RouteCreated\)`,
+		`\+10s  load-balancer nodes: \[worker-1\]`,
+		`\+175s  cloud node lifecycle: AddShutdownTaint; taints \[node.cloudprovider.kubernetes.io/shutdown:NoSchedule\]`,
+		`\+175s  load-balancer nodes: \[worker-1\]`,
+		`\+300s  cloud node lifecycle: Deleting node worker-1 because it does not exist in the cloud provider`,
+		`released: 255 of 256 IPv4 blocks free`,
+		`\+310s  route kind-uid-worker-1-10.244.1.0/24 deleted \(NodeGone\)`,
+		`routes left in the cloud: \[kind-uid-cp-1-10.244.0.0/24 kind-uid-cp-1-fd00:10:244::/64 prod-uid-x-10.8.0.0/24\]`,
+		`routes created 2, routes deleted 2, IPv4 blocks in use 1`,
+	},
 }
 
 func TestHandWorkedFacts(t *testing.T) {

@@ -38,7 +38,7 @@ func TestTourGolden(t *testing.T) {
 	if out.String() != string(want) {
 		t.Errorf("the tour differs from testdata/tour.golden (go test -update rewrites it after review):\n%s", out.String())
 	}
-	for _, name := range []string{"taints", "zone-outage", "shutdown", "disk-pressure", "leader-election", "cascading-delete", "cgroup"} {
+	for _, name := range []string{"taints", "zone-outage", "shutdown", "disk-pressure", "leader-election", "cascading-delete", "cgroup", "cloud-node"} {
 		if !strings.Contains(out.String(), "== "+name+": ") {
 			t.Errorf("the tour lacks the %s scenario", name)
 		}
