@@ -71,6 +71,14 @@
 // or kill on a sync, the container hash, the crash-loop back-off and the
 // probe worker.
 //
+// cloud: the cloud controller manager's node decisions, with the cloud
+// provider injected as two small interfaces (cloud/fake implements them in
+// memory): initializing a node from its instance metadata (provider ID,
+// topology labels, addresses honouring the kubelet's --node-ip), the cloud
+// node lifecycle (shutdown taint, deleting nodes whose instance is gone),
+// node IPAM (the CIDR set and the dual-stack range allocator), the route
+// controller's reconcile plan and the load-balancer node set.
+//
 // eviction/pressure: the kubelet's node-pressure eviction. The eviction
 // signals and the threshold grammar of --eviction-hard and friends with
 // upstream's defaults and errors, observations from node stats, a
@@ -84,7 +92,8 @@
 // go run ./examples/tour prints the guided tour: one scenario per area,
 // each also a program of its own (examples/zone-outage, examples/shutdown,
 // examples/disk-pressure, examples/leader-election,
-// examples/cascading-delete, examples/cgroup, examples/taints).
+// examples/cascading-delete, examples/cgroup, examples/taints,
+// examples/cloud-node).
 // examples/sim is a discrete-event simulation driver that composes the
 // packages on a virtual clock (go run ./examples/simulate --nodes 5000), and
 // examples/kubeapi, a module of its own, converts k8s.io/api objects into
