@@ -143,7 +143,7 @@ func TestDifferentialParseThresholdConfig(t *testing.T) {
 	for i, n := 0, inputs(t); i < n; i++ {
 		hard, soft := randomSettings(r, thresholdPool, 9, 3), randomSettings(r, thresholdPool, 9, 2)
 		grace := randomSettings(r, gracePool, 4, 2)
-		for s := range soft {
+		for _, s := range sortedKeys(soft) { // sorted: map order would change the draws
 			if r.Intn(4) > 0 {
 				grace[s] = oneOf(r, gracePool[:4])
 			}
@@ -235,4 +235,13 @@ func TestDifferentialZoneKey(t *testing.T) {
 		node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Labels: labels}}
 		c.check(diffString(topology.GetZoneKey(node), eviction.ZoneKey(labels)))
 	}
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

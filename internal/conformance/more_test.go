@@ -118,7 +118,7 @@ func TestDifferentialUpdateContainerFsThresholds(t *testing.T) {
 	for c.inputs < inputs(t) {
 		hard, soft := randomSettings(r, thresholdPool, 9, 4), randomSettings(r, thresholdPool, 9, 3)
 		grace := map[string]string{}
-		for s := range soft {
+		for _, s := range sortedKeys(soft) { // sorted: map order would change the draws
 			grace[s] = oneOf(r, gracePool[:4])
 		}
 		reclaim := randomSettings(r, reclaimPool, 4, 2)
