@@ -113,7 +113,9 @@ type RouteConfig struct {
 //   - a node with pod CIDRs, or with routes but no pod CIDR, has its
 //     NetworkUnavailable condition settled (RouteNode).
 //
-// The plan does not depend on the order of nodes or routes.
+// The plan does not depend on the order of nodes or routes, except where the
+// cloud lists two routes to one node with the same CIDR: then, as upstream,
+// the first decides.
 func PlanRoutes(cfg RouteConfig, nodes []Node, routes []Route) RoutePlan {
 	// The routes of each target node, as a range of an index sorted by
 	// target (stable, so the cloud's order within a node is kept).
