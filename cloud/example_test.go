@@ -181,3 +181,30 @@ func ExampleParseProvidedNodeIP() {
 	// [fd00::7 10.0.3.7] <nil>
 	// cloud: invalid provided node IP: failed to parse node IP "10.0.3.7,10.0.3.8": must contain either a single IP or a dual-stack pair of IPs
 }
+
+func ExampleLoadBalancerHostsChanged() {
+	a := cloud.Node{Name: "a", ProviderID: "fake://i-1"}
+	b := cloud.Node{Name: "b", ProviderID: "fake://i-2"}
+	notReady := b
+	notReady.Conditions = []conditions.Condition{{Type: conditions.Ready, Status: conditions.False}}
+	fmt.Println(cloud.LoadBalancerHostsChanged([]cloud.Node{a, b}, []cloud.Node{notReady, a}, cloud.LoadBalancerOptions{}))
+	fmt.Println(cloud.LoadBalancerHostsChanged([]cloud.Node{a, b}, []cloud.Node{a}, cloud.LoadBalancerOptions{}))
+	// Output:
+	// false
+	// true
+}
+
+func ExampleIncludedInLoadBalancers() {
+	for _, v := range []string{"true", "false", "0", "", "yes"} {
+		n := cloud.Node{Labels: map[string]string{cloud.LabelExcludeFromLoadBalancers: v}}
+		fmt.Printf("%q:%v ", v, cloud.IncludedInLoadBalancers(&n))
+	}
+	fmt.Println()
+	// Output: "true":false "false":true "0":true "":false "yes":false
+}
+
+func ExampleShutdownTaint() {
+	n := cloud.Node{Name: "n", Taints: []taints.Taint{{Key: taints.TaintExternalCloudProvider, Effect: taints.TaintEffectNoSchedule}}}
+	fmt.Println(cloud.ShutdownTaint(), n.Uninitialized())
+	// Output: node.cloudprovider.kubernetes.io/shutdown:NoSchedule true
+}

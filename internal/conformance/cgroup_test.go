@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/rand"
 	"strings"
@@ -153,14 +154,7 @@ func TestDifferentialQuotaToMilliCPU(t *testing.T) {
 	for i, n := 0, inputs(t); i < n; i++ {
 		q, p := randomInt64(r), randomPeriod(r)
 		nl := cgroup.QuotaToMilliCPU(q, p)
-		up, panicked := func() (v int64, panicked bool) {
-			defer func() {
-				if recover() != nil {
-					panicked = true
-				}
-			}()
-			return cm.QuotaToMilliCPU(q, p), false
-		}()
+		up, panicked := catch(func() int64 { return cm.QuotaToMilliCPU(q, p) })
 		switch {
 		case panicked:
 			c.deviate("panics")
@@ -250,14 +244,15 @@ func randomComponents(r *rand.Rand) []string {
 	return out
 }
 
-// upstreamName calls cm.NewCgroupName, turning its panic into ok=false.
-func upstreamName(base cm.CgroupName, comps []string) (name cm.CgroupName, ok bool) {
+// catch calls f and reports whether it panicked (upstream panics on some
+// inputs nodelife answers with an error).
+func catch[T any](f func() T) (v T, panicked bool) {
 	defer func() {
 		if recover() != nil {
-			ok = false
+			panicked = true
 		}
 	}()
-	return cm.NewCgroupName(base, comps...), true
+	return f(), false
 }
 
 func sameName(up cm.CgroupName, nl cgroup.Name) bool {
@@ -285,7 +280,8 @@ func TestDifferentialCgroupNames(t *testing.T) {
 		"cgroupfs paths made from the names above, and their mangled forms")
 	for newName.inputs < n || systemd.inputs < n {
 		comps := randomComponents(r)
-		up, upOK := upstreamName(nil, comps)
+		up, upPanicked := catch(func() cm.CgroupName { return cm.NewCgroupName(nil, comps...) })
+		upOK := !upPanicked
 		nl, err := cgroup.NewName(nil, comps...)
 		switch {
 		case upOK && err == nil && sameName(up, nl):
@@ -298,14 +294,7 @@ func TestDifferentialCgroupNames(t *testing.T) {
 			newName.disagree("%q: upstream %q (ok %v), nodelife %q (%v)", comps, up, upOK, nl, err)
 		}
 		if upOK && err == nil {
-			upS, panicked := func() (s string, panicked bool) {
-				defer func() {
-					if recover() != nil {
-						panicked = true
-					}
-				}()
-				return up.ToSystemd(), false
-			}()
+			upS, panicked := catch(up.ToSystemd)
 			nlS, nlErr := nl.Systemd()
 			switch {
 			case panicked && nlErr != nil:
@@ -379,14 +368,7 @@ func TestDifferentialNodeAllocatableRoot(t *testing.T) {
 		perQOS := r.Intn(2) == 0
 		nl, err := cgroup.NodeAllocatableRoot(root, perQOS)
 		upFs := cm.NodeAllocatableRoot(root, perQOS, "cgroupfs")
-		upSd, panicked := func() (s string, panicked bool) {
-			defer func() {
-				if recover() != nil {
-					panicked = true
-				}
-			}()
-			return cm.NodeAllocatableRoot(root, perQOS, "systemd"), false
-		}()
+		upSd, panicked := catch(func() string { return cm.NodeAllocatableRoot(root, perQOS, "systemd") })
 		if err != nil {
 			if panicked || stricterName(cm.ParseCgroupfsToCgroupName(root)) {
 				c.deviate("stricter-name")
@@ -427,9 +409,9 @@ func TestDifferentialHugePageLimits(t *testing.T) {
 		}
 		up, nl := cm.HugePageLimits(l), cgroup.HugePageLimits(toCgroupList(l))
 		switch {
-		case equalSizes(up, nl):
+		case maps.Equal(up, nl):
 			c.agree()
-		case equalSizes(positiveSizes(up), nl):
+		case maps.Equal(positiveSizes(up), nl):
 			c.deviate("hugepage-size")
 		default:
 			c.disagree("%v: upstream %v, nodelife %v", l, up, nl)
@@ -443,18 +425,6 @@ func toCgroupList(l v1.ResourceList) cgroup.ResourceList {
 		out[cgroup.ResourceName(k)] = v
 	}
 	return out
-}
-
-func equalSizes(a, b map[int64]int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }
 
 // positiveSizes drops the page sizes upstream files malformed names under

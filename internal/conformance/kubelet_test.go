@@ -7,8 +7,10 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
@@ -85,43 +87,43 @@ func randomSettings(r *rand.Rand, pool []string, valid, max int) map[string]stri
 }
 
 // canonical renders thresholds order-free (upstream's order follows map
-// iteration): one sorted line per threshold.
-func canonicalUpstream(ths []evictionapi.Threshold) []string {
-	value := func(v evictionapi.ThresholdValue) string {
-		if v.Quantity != nil {
-			return "q" + v.Quantity.String()
-		}
-		return fmt.Sprintf("p%v", v.Percentage)
-	}
+// iteration): one sorted line per threshold, "signal operator value grace
+// minReclaim", from either side's type through get.
+func canonical[T any](ths []T, get func(T) (signal, op string, value string, grace time.Duration, minReclaim string)) []string {
 	out := make([]string, len(ths))
 	for i, th := range ths {
-		mr := "-"
-		if th.MinReclaim != nil {
-			mr = value(*th.MinReclaim)
-		}
-		out[i] = fmt.Sprintf("%s %s %s %v %s", th.Signal, th.Operator, value(th.Value), th.GracePeriod, mr)
+		signal, op, value, grace, mr := get(th)
+		out[i] = fmt.Sprintf("%s %s %s %v %s", signal, op, value, grace, mr)
 	}
 	sort.Strings(out)
 	return out
 }
 
-func canonicalNodelife(ths []pressure.Threshold) []string {
-	value := func(v pressure.ThresholdValue) string {
-		if v.Quantity != nil {
-			return "q" + v.Quantity.String()
-		}
-		return fmt.Sprintf("p%v", v.Percentage)
+func thresholdValue(q *resource.Quantity, pct float32) string {
+	if q != nil {
+		return "q" + q.String()
 	}
-	out := make([]string, len(ths))
-	for i, th := range ths {
+	return fmt.Sprintf("p%v", pct)
+}
+
+func canonicalUpstream(ths []evictionapi.Threshold) []string {
+	return canonical(ths, func(th evictionapi.Threshold) (string, string, string, time.Duration, string) {
 		mr := "-"
 		if th.MinReclaim != nil {
-			mr = value(*th.MinReclaim)
+			mr = thresholdValue(th.MinReclaim.Quantity, th.MinReclaim.Percentage)
 		}
-		out[i] = fmt.Sprintf("%s %s %s %v %s", th.Signal, th.Operator, value(th.Value), th.GracePeriod, mr)
-	}
-	sort.Strings(out)
-	return out
+		return string(th.Signal), string(th.Operator), thresholdValue(th.Value.Quantity, th.Value.Percentage), th.GracePeriod, mr
+	})
+}
+
+func canonicalNodelife(ths []pressure.Threshold) []string {
+	return canonical(ths, func(th pressure.Threshold) (string, string, string, time.Duration, string) {
+		mr := "-"
+		if th.MinReclaim != nil {
+			mr = thresholdValue(th.MinReclaim.Quantity, th.MinReclaim.Percentage)
+		}
+		return string(th.Signal), string(th.Operator), thresholdValue(th.Value.Quantity, th.Value.Percentage), th.GracePeriod, mr
+	})
 }
 
 func hasNaN(ms ...map[string]string) bool {

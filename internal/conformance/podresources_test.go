@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"maps"
 	"math/rand"
 	"strconv"
 	"testing"
@@ -164,18 +165,6 @@ func fromCgroup(l cgroup.ResourceList) v1.ResourceList {
 	return out
 }
 
-func equalMaps(a, b map[string]int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
-}
-
 // The pod's QoS class, effective requests and limits, and its own cgroup's
 // values (ResourceConfigForPod, CFS quota on, 100ms period), nodelife
 // against upstream (v1qos.GetPodQOS and ComputePodQOS, component-helpers'
@@ -224,12 +213,12 @@ func TestDifferentialPodResources(t *testing.T) {
 					compute.agree()
 				}
 				ro := resourcehelper.PodResourcesOptions{SkipPodLevelResources: !gate}
-				if up, nl := quantityMap(resourcehelper.PodRequests(pod, ro)), quantityMap(fromCgroup(cgroup.PodRequests(np, opts))); !equalMaps(up, nl) {
+				if up, nl := quantityMap(resourcehelper.PodRequests(pod, ro)), quantityMap(fromCgroup(cgroup.PodRequests(np, opts))); !maps.Equal(up, nl) {
 					requests.disagree("requests %v/%v\n%s", up, nl, describe(pod))
 				} else {
 					requests.agree()
 				}
-				if up, nl := quantityMap(resourcehelper.PodLimits(pod, ro)), quantityMap(fromCgroup(cgroup.PodLimits(np, opts))); !equalMaps(up, nl) {
+				if up, nl := quantityMap(resourcehelper.PodLimits(pod, ro)), quantityMap(fromCgroup(cgroup.PodLimits(np, opts))); !maps.Equal(up, nl) {
 					limits.disagree("limits %v/%v\n%s", up, nl, describe(pod))
 				} else {
 					limits.agree()
