@@ -29,29 +29,32 @@ type Matcher struct {
 //
 // Both are pointers, as in upstream's signature, so that a call copies
 // neither struct (a by-value call cost a third more on this hot path);
-// neither is modified or retained.
+// neither is modified or retained. A nil toleration tolerates nothing and a
+// nil taint is tolerated by nothing (upstream would panic).
 func (tol *Toleration) ToleratesTaint(t *Taint) bool {
-	return tolerates(tol, t, false)
+	return tol != nil && t != nil && tolerates(tol, t, false)
 }
 
 // ToleratesTaint reports whether tol tolerates t under m's options. See
-// Toleration.ToleratesTaint for the rules and Matcher for Lt and Gt.
+// Toleration.ToleratesTaint for the rules, nil included, and Matcher for Lt
+// and Gt.
 func (m Matcher) ToleratesTaint(tol *Toleration, t *Taint) bool {
-	return tolerates(tol, t, m.ComparisonOperators)
+	return tol != nil && t != nil && tolerates(tol, t, m.ComparisonOperators)
 }
 
 // TolerationsTolerateTaint reports whether any of tols tolerates t, as
 // upstream's v1helper.TolerationsTolerateTaint.
 //
-// The taint is a pointer, as upstream's, so that the call copies nothing.
+// The taint is a pointer, as upstream's, so that the call copies nothing; a
+// nil taint is tolerated by nothing.
 func TolerationsTolerateTaint(tols []Toleration, t *Taint) bool {
-	return anyTolerates(tols, t, false)
+	return t != nil && anyTolerates(tols, t, false)
 }
 
 // TolerationsTolerateTaint reports whether any of tols tolerates t under m's
-// options.
+// options; a nil taint is tolerated by nothing.
 func (m Matcher) TolerationsTolerateTaint(tols []Toleration, t *Taint) bool {
-	return anyTolerates(tols, t, m.ComparisonOperators)
+	return t != nil && anyTolerates(tols, t, m.ComparisonOperators)
 }
 
 // FindMatchingUntoleratedTaint returns the first taint, in the order of

@@ -200,3 +200,20 @@ func strconvOracle(op Operator, tolValue, taintValue string) bool {
 	}
 	return nv > tv
 }
+
+// The pointer signatures take nil without panicking (upstream's would).
+func TestToleratesTaintNil(t *testing.T) {
+	tol := Toleration{Operator: TolerationOpExists}
+	tnt := Taint{Key: "k", Effect: TaintEffectNoSchedule}
+	var nilTol *Toleration
+	m := Matcher{ComparisonOperators: true}
+	if nilTol.ToleratesTaint(&tnt) || tol.ToleratesTaint(nil) || m.ToleratesTaint(nil, &tnt) || m.ToleratesTaint(&tol, nil) {
+		t.Error("a nil toleration or taint matched")
+	}
+	if TolerationsTolerateTaint([]Toleration{tol}, nil) || m.TolerationsTolerateTaint([]Toleration{tol}, nil) {
+		t.Error("a nil taint was tolerated")
+	}
+	if !tol.ToleratesTaint(&tnt) || !TolerationsTolerateTaint([]Toleration{tol}, &tnt) {
+		t.Error("Exists with no key must tolerate every taint")
+	}
+}
