@@ -21,8 +21,11 @@ type LoadBalancerOptions struct {
 // a node without the node.kubernetes.io/exclude-from-external-load-balancers
 // label is included; with it, only when its value parses as false
 // (strconv.ParseBool: "false", "0", "f", "F", "FALSE", "False"). Any other
-// value, "" included, excludes it.
+// value, "" included, excludes it. A nil node is not included.
 func IncludedInLoadBalancers(n *Node) bool {
+	if n == nil {
+		return false
+	}
 	v, ok := n.Labels[LabelExcludeFromLoadBalancers]
 	if !ok {
 		return true

@@ -151,3 +151,10 @@ func TestPlanRoutesBlackholeOnCurrentCIDR(t *testing.T) {
 		t.Fatalf("RecreateBlackholes: %+v", p)
 	}
 }
+
+func TestNilNodes(t *testing.T) {
+	var n *Node
+	if n.Uninitialized() || IncludedInLoadBalancers(nil) {
+		t.Error("a nil node is neither uninitialized nor included")
+	}
+}

@@ -60,8 +60,11 @@ type Node struct {
 
 // Uninitialized reports whether n still carries the
 // node.cloudprovider.kubernetes.io/uninitialized taint the kubelet registers
-// with under --cloud-provider=external.
+// with under --cloud-provider=external. A nil node is not.
 func (n *Node) Uninitialized() bool {
+	if n == nil {
+		return false
+	}
 	for i := range n.Taints {
 		if n.Taints[i].Key == taints.TaintExternalCloudProvider {
 			return true

@@ -68,10 +68,16 @@ func (c *Cloud) call(method string) error {
 	return c.failures[method]
 }
 
+// errNilNode is returned for a nil node.
+var errNilNode = errors.New("fake cloud: nil node")
+
 // InstanceExists reports whether node's instance exists.
 func (c *Cloud) InstanceExists(_ context.Context, node *cloud.Node) (bool, error) {
 	if err := c.call("InstanceExists"); err != nil {
 		return false, err
+	}
+	if node == nil {
+		return false, errNilNode
 	}
 	_, ok := c.instances[node.Name]
 	return ok, nil
@@ -83,6 +89,9 @@ func (c *Cloud) InstanceShutdown(_ context.Context, node *cloud.Node) (bool, err
 	if err := c.call("InstanceShutdown"); err != nil {
 		return false, err
 	}
+	if node == nil {
+		return false, errNilNode
+	}
 	in, ok := c.instances[node.Name]
 	return ok && in.Shutdown, nil
 }
@@ -92,6 +101,9 @@ func (c *Cloud) InstanceShutdown(_ context.Context, node *cloud.Node) (bool, err
 func (c *Cloud) InstanceMetadata(_ context.Context, node *cloud.Node) (*cloud.InstanceMetadata, error) {
 	if err := c.call("InstanceMetadata"); err != nil {
 		return nil, err
+	}
+	if node == nil {
+		return nil, errNilNode
 	}
 	in, ok := c.instances[node.Name]
 	if !ok {
