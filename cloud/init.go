@@ -293,10 +293,14 @@ func ReconcileLabels(n Node) map[string]string {
 }
 
 // Initialize asks the provider for n's metadata and plans its
-// initialization. It calls the provider only for an uninitialized node.
+// initialization. It calls the provider only for an uninitialized node; a
+// nil provider is a failed lookup (ErrNoProvider).
 func Initialize(ctx context.Context, p Instances, n Node) InitPlan {
 	if !n.Uninitialized() {
 		return PlanInitialization(n, nil, nil)
+	}
+	if p == nil {
+		return PlanInitialization(n, nil, ErrNoProvider)
 	}
 	meta, err := p.InstanceMetadata(ctx, &n)
 	return PlanInitialization(n, meta, err)

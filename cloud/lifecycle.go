@@ -120,13 +120,18 @@ func DecideLifecycle(n Node, probe Probe) LifecycleDecision {
 
 // MonitorNodes asks the provider about every node that is not Ready, in the
 // order given, and returns the decisions, one per node, as one pass of the
-// controller (every node-monitor-period, 5s by default).
+// controller (every node-monitor-period, 5s by default). A nil provider
+// fails every question with ErrNoProvider.
 func MonitorNodes(ctx context.Context, p Instances, nodes []Node) []LifecycleDecision {
 	out := make([]LifecycleDecision, len(nodes))
 	for i := range nodes {
 		n := &nodes[i]
 		var probe Probe
 		if n.ready() != conditions.True {
+			if p == nil {
+				out[i] = DecideLifecycle(*n, Probe{ExistsErr: ErrNoProvider})
+				continue
+			}
 			probe.Exists, probe.ExistsErr = p.InstanceExists(ctx, n)
 			if probe.ExistsErr == nil && probe.Exists {
 				probe.Shutdown, probe.ShutdownErr = p.InstanceShutdown(ctx, n)

@@ -1,6 +1,8 @@
 package cloud
 
 import (
+	"context"
+	"errors"
 	"net/netip"
 	"slices"
 	"testing"
@@ -152,9 +154,17 @@ func TestPlanRoutesBlackholeOnCurrentCIDR(t *testing.T) {
 	}
 }
 
-func TestNilNodes(t *testing.T) {
+func TestNilNodesAndProvider(t *testing.T) {
 	var n *Node
 	if n.Uninitialized() || IncludedInLoadBalancers(nil) {
 		t.Error("a nil node is neither uninitialized nor included")
+	}
+	d := MonitorNodes(context.Background(), nil, []Node{{Name: "a"}})
+	if d[0].Action != LifecycleNone || !errors.Is(d[0].Err, ErrNoProvider) {
+		t.Errorf("nil provider: %+v", d[0])
+	}
+	p := Initialize(context.Background(), nil, Node{Name: "a", Taints: []taints.Taint{uninitialized}})
+	if p.Initialize || !errors.Is(p.Err, ErrNoProvider) {
+		t.Errorf("nil provider: %+v", p)
 	}
 }

@@ -136,6 +136,8 @@ var (
 	// ErrInvalidNodeIP: the provided-node-ip annotation does not parse, or
 	// names an IP the cloud does not report for the instance.
 	ErrInvalidNodeIP = errors.New("cloud: invalid provided node IP")
+	// ErrNoProvider: a nil Instances was given; every question to it fails.
+	ErrNoProvider = errors.New("cloud: no cloud provider (nil Instances)")
 	// ErrNoProviderID: neither the node nor the cloud has a provider ID.
 	ErrNoProviderID = errors.New("cloud: cloud provider does not set node provider ID")
 )
