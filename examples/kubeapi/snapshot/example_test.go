@@ -1,0 +1,45 @@
+package snapshot_test
+
+import (
+	"fmt"
+
+	"github.com/nodelife/nodelife/examples/kubeapi"
+	"github.com/nodelife/nodelife/examples/kubeapi/snapshot"
+)
+
+func ExampleLoad() {
+	s, warnings, err := snapshot.Load("testdata/sample.json")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(len(s.Nodes), "nodes,", len(s.Pods), "pods,", len(s.Leases), "leases,", len(warnings), "warnings")
+	fmt.Println(s.Validate())
+	for _, p := range s.PodsOn()["w-1c1"] {
+		ep := kubeapi.EvictionPod(p)
+		fmt.Println(ep.Key(), len(ep.Tolerations), "tolerations")
+	}
+	// Output:
+	// 7 nodes, 18 pods, 7 leases, 0 warnings
+	// <nil>
+	// kube-system/kube-proxy-w-1c1 7 tolerations
+	// shop/api-6c4d7f9b8-b 2 tolerations
+}
+
+func ExampleDecode() {
+	_, warnings, err := snapshot.Decode([]byte(`{"apiVersion":"v1","kind":"List","items":[
+		{"apiVersion":"v1","kind":"ConfigMap","metadata":{"namespace":"shop","name":"settings"}}]}`), "cluster.json")
+	fmt.Println(err, warnings)
+	_, _, err = snapshot.Decode([]byte(`{"apiVersion":"v1","kind":"Pod"}`), "pod.json")
+	fmt.Println(err)
+	// Output:
+	// <nil> [cluster.json: item 0: kind ConfigMap (apiVersion "v1") shop/settings skipped: the replay does not use it]
+	// snapshot: invalid input: pod.json: kind "Pod" is not a List; want the output of kubectl get nodes,pods,leases -A -o json
+}
+
+func ExampleSnapshot_Validate() {
+	s, _, _ := snapshot.Decode([]byte(`{"apiVersion":"v1","kind":"List","items":[
+		{"apiVersion":"v1","kind":"Pod","metadata":{"namespace":"shop","name":"web-1"},"spec":{"nodeName":"n9"}}]}`), "in.json")
+	fmt.Println(s.Validate())
+	// Output: snapshot: invalid input: pod shop/web-1: spec.nodeName "n9" is not a node of the snapshot
+}
