@@ -400,8 +400,8 @@ func ComputePodActions(pod Pod, status PodStatus, opts SyncOptions) (PodActions,
 		c := &pod.Containers[i]
 		s := v.find(c.Name)
 		if s == nil || s.State != ContainerRunning {
-			if restart, why, m := shouldRestart(&pod, s); restart {
-				a.ContainersToStart = append(a.ContainersToStart, ContainerStart{i, c.Name, why, m})
+			if restart, why := shouldRestart(&pod, s); restart {
+				a.ContainersToStart = append(a.ContainersToStart, ContainerStart{i, c.Name, why, startMessage(&pod, s, why)})
 				if s != nil && s.State == ContainerUnknown {
 					a.ContainersToKill = append(a.ContainersToKill, ContainerKill{s.ID, c.Name, false, KillUnknown,
 						fmt.Sprintf("Container is in %q state, try killing it before restart", stateWord(s.State))})
@@ -442,25 +442,39 @@ func ComputePodActions(pod Pod, status PodStatus, opts SyncOptions) (PodActions,
 
 // shouldRestart is kubecontainer.ShouldContainerBeRestarted for a
 // container whose newest instance is s (nil: none), with why.
-func shouldRestart(pod *Pod, s *ContainerStatus) (bool, StartReason, string) {
+func shouldRestart(pod *Pod, s *ContainerStatus) (bool, StartReason) {
 	policy := pod.restartPolicy()
 	switch {
 	case pod.Deleting:
-		return false, "", ""
+		return false, ""
 	case s == nil:
-		return true, StartNotCreated, "the container has not been created"
+		return true, StartNotCreated
 	case s.State == ContainerRunning:
-		return false, "", ""
+		return false, ""
 	case s.State == ContainerUnknown:
-		return true, StartUnknown, `the container is in "unknown" state; it is killed and started again`
+		return true, StartUnknown
 	case s.State == ContainerCreated:
-		return true, StartCreated, `the container is stuck in "created" state; it is started again`
+		return true, StartCreated
 	case policy == RestartPolicyNever:
-		return false, "", ""
+		return false, ""
 	case policy == RestartPolicyOnFailure && s.ExitCode == 0:
-		return false, "", ""
+		return false, ""
 	}
-	return true, StartExited, fmt.Sprintf("the container exited with code %d and the restart policy is %s", s.ExitCode, policy)
+	return true, StartExited
+}
+
+// startMessage is the sentence for a start decided by shouldRestart, built
+// only when a plan needs it.
+func startMessage(pod *Pod, s *ContainerStatus, why StartReason) string {
+	switch why {
+	case StartNotCreated:
+		return "the container has not been created"
+	case StartUnknown:
+		return `the container is in "unknown" state; it is killed and started again`
+	case StartCreated:
+		return `the container is stuck in "created" state; it is started again`
+	}
+	return fmt.Sprintf("the container exited with code %d and the restart policy is %s", s.ExitCode, pod.restartPolicy())
 }
 
 // ShouldRestart reports whether the kubelet starts the container again
@@ -471,7 +485,7 @@ func shouldRestart(pod *Pod, s *ContainerStatus) (bool, StartReason, string) {
 // the pod's restart policy (Always: yes; OnFailure: when the exit code is
 // not 0; Never: no).
 func ShouldRestart(pod Pod, newest *ContainerStatus) bool {
-	ok, _, _ := shouldRestart(&pod, newest)
+	ok, _ := shouldRestart(&pod, newest)
 	return ok
 }
 

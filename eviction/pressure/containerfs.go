@@ -18,7 +18,9 @@ package pressure
 func UpdateContainerFsThresholds(ths []Threshold, layout Layout) ([]Threshold, []Warning) {
 	var nodeFs, imageFs [2][2]*Threshold      // [inodes][soft]
 	existing := [2][2]int{{-1, -1}, {-1, -1}} // index of the user's containerfs thresholds, -1 if none
-	out := append([]Threshold(nil), ths...)
+	// One allocation for the result: the input plus up to four copies.
+	out := make([]Threshold, len(ths), len(ths)+4)
+	copy(out, ths)
 	var warnings []Warning
 	for i := range out {
 		t := &out[i]
@@ -36,18 +38,14 @@ func UpdateContainerFsThresholds(ths []Threshold, layout Layout) ([]Threshold, [
 		case SignalImageFsInodesFree:
 			imageFs[1][soft] = t
 		case SignalContainerFsAvailable, SignalContainerFsInodesFree:
-			kind := "hard"
-			if soft == 1 {
-				kind = "soft"
-			}
 			inodes := 0
 			if t.Signal == SignalContainerFsInodesFree {
 				inodes = 1
 			}
 			existing[inodes][soft] = i
-			warnings = append(warnings, Warning{
+			warnings = appendWarning(warnings, Warning{
 				Reason:  ReasonContainerFsOverwritten,
-				Message: "found " + string(t.Signal) + " for " + kind + " eviction. ignoring: containerfs thresholds are derived from the " + layout.source() + " thresholds",
+				Message: overwrittenMessages[layout.imageFs()][inodes][soft],
 			})
 		}
 	}
@@ -55,29 +53,57 @@ func UpdateContainerFsThresholds(ths []Threshold, layout Layout) ([]Threshold, [
 	if layout == LayoutImageFs {
 		src = &imageFs
 	}
-	var copies []Threshold
+	// Upstream appends in the order hard available, soft available, hard
+	// inodes, soft inodes: the order of these loops.
 	for inodes, sig := range [2]Signal{SignalContainerFsAvailable, SignalContainerFsInodesFree} {
 		for soft := 0; soft < 2; soft++ {
 			c := Threshold{Signal: sig}
 			if s := src[inodes][soft]; s != nil {
 				c.Operator, c.Value, c.MinReclaim, c.GracePeriod = s.Operator, s.Value, s.MinReclaim, s.GracePeriod
 			} else {
-				warnings = append(warnings, Warning{
-					Reason:  ReasonZeroValuedCopy,
-					Message: "no " + kindName(soft) + " " + string(layout.sourceSignal(inodes == 1)) + " threshold to copy: a zero-valued " + string(sig) + " threshold that is never met is added",
-				})
+				warnings = appendWarning(warnings, Warning{Reason: ReasonZeroValuedCopy, Message: zeroCopyMessages[layout.imageFs()][inodes][soft]})
 			}
 			if i := existing[inodes][soft]; i >= 0 {
 				out[i] = c
 			} else {
-				copies = append(copies, c)
+				out = append(out, c)
 			}
 		}
 	}
-	// Upstream appends in the order hard available, soft available, hard
-	// inodes, soft inodes.
-	return append(out, copies...), warnings
+	return out, warnings
 }
+
+// appendWarning appends w, allocating room for the at most eight warnings
+// UpdateContainerFsThresholds can give on the first one.
+func appendWarning(ws []Warning, w Warning) []Warning {
+	if ws == nil {
+		ws = make([]Warning, 0, 8)
+	}
+	return append(ws, w)
+}
+
+func (l Layout) imageFs() int {
+	if l == LayoutImageFs {
+		return 1
+	}
+	return 0
+}
+
+// The warnings' messages, by [source is imagefs][inodes][soft], built once
+// so that a call allocates none.
+var overwrittenMessages, zeroCopyMessages = func() (over, zero [2][2][2]string) {
+	for fs, l := range [2]Layout{LayoutSingle, LayoutImageFs} {
+		for inodes, sig := range [2]Signal{SignalContainerFsAvailable, SignalContainerFsInodesFree} {
+			for soft := 0; soft < 2; soft++ {
+				over[fs][inodes][soft] = "found " + string(sig) + " for " + kindName(soft) + " eviction. ignoring: containerfs thresholds are derived from the " +
+					l.source() + " thresholds"
+				zero[fs][inodes][soft] = "no " + kindName(soft) + " " + string(l.sourceSignal(inodes == 1)) + " threshold to copy: a zero-valued " +
+					string(sig) + " threshold that is never met is added"
+			}
+		}
+	}
+	return over, zero
+}()
 
 func kindName(soft int) string {
 	if soft == 1 {

@@ -5,22 +5,28 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	libcontainercgroups "github.com/opencontainers/cgroups"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/flowcontrol"
 	"k8s.io/component-helpers/node/topology"
+	nodeutil "k8s.io/component-helpers/node/util"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	kubeletapis "k8s.io/kubelet/pkg/apis"
 	v1qos "k8s.io/kubernetes/pkg/apis/core/v1/helper/qos"
 	"k8s.io/kubernetes/pkg/kubelet/cm"
 	kubecontainer "k8s.io/kubernetes/pkg/kubelet/container"
 	kubeeviction "k8s.io/kubernetes/pkg/kubelet/eviction"
+	utilnode "k8s.io/kubernetes/pkg/util/node"
 	utiltaints "k8s.io/kubernetes/pkg/util/taints"
+	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/conditions"
@@ -28,6 +34,7 @@ import (
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/eviction/pressure"
 	"github.com/nodelife/nodelife/examples/kubeapi"
+	"github.com/nodelife/nodelife/gc"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -130,6 +137,23 @@ func pairs() []pair {
 	labelKeys := []string{"kubernetes.io/hostname", "node.kubernetes.io/instance-type", "example.com/team", "kubelet.kubernetes.io/x", "node-role.kubernetes.io/worker"}
 	zoneLabels := map[string]string{v1.LabelTopologyZone: "us-east-1a", v1.LabelTopologyRegion: "us-east-1", "kubernetes.io/hostname": "n1"}
 	zoneNode := &v1.Node{ObjectMeta: metav1.ObjectMeta{Labels: zoneLabels}}
+
+	// Node addresses, --node-ip, a taint to validate, thresholds to derive
+	// containerfs ones from, a restart decision and a back-off step.
+	nodeAddrs := []v1.NodeAddress{{Type: v1.NodeHostName, Address: "n1"}, {Type: v1.NodeInternalIP, Address: "10.0.0.7"},
+		{Type: v1.NodeInternalIP, Address: "fd00::7"}, {Type: v1.NodeExternalIP, Address: "203.0.113.7"}}
+	addrNode := &v1.Node{Status: v1.NodeStatus{Addresses: nodeAddrs}}
+	var nAddrs []conditions.NodeAddress
+	for _, a := range nodeAddrs {
+		nAddrs = append(nAddrs, conditions.NodeAddress{Type: conditions.NodeAddressType(a.Type), Address: a.Address})
+	}
+	upThs, _ := kubeeviction.ParseThresholdConfig(nil, hard, soft, grace, reclaim)
+	nlThs, _ := pressure.ParseThresholdConfig(nil, hard, soft, grace, reclaim)
+	restartPod := &v1.Pod{Spec: v1.PodSpec{RestartPolicy: v1.RestartPolicyOnFailure, Containers: []v1.Container{{Name: "app"}}}}
+	restartStatus := &kubecontainer.PodStatus{ContainerStatuses: []*kubecontainer.Status{{Name: "app", State: kubecontainer.ContainerStateExited, ExitCode: 1}}}
+	nRestartPod := cri.Pod{Name: "p", RestartPolicy: cri.RestartPolicyOnFailure, Containers: []cri.Container{{Name: "app"}}}
+	nRestartStatus := &cri.ContainerStatus{Name: "app", State: gc.ContainerExited, ExitCode: 1}
+	backoffStart := time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC)
 
 	return []pair{
 		{"Toleration.ToleratesTaint/Equal",
@@ -393,6 +417,93 @@ func pairs() []pair {
 					sinkBool = kubeletapis.IsKubeletLabel(labelKeys[i%len(labelKeys)])
 				}
 			}},
+		{"NodeHostIPs/dual-stack",
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					ips, _ := conditions.NodeHostIPs(nAddrs)
+					sinkAny = ips
+				}
+			},
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					ips, _ := utilnode.GetNodeHostIPs(addrNode)
+					sinkAny = ips
+				}
+			}},
+		{"ParseNodeIPs/dual-stack",
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					ips, _ := conditions.ParseNodeIPs("10.0.0.7,fd00::7")
+					sinkAny = ips
+				}
+			},
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					ips, _, _ := nodeutil.ParseNodeIPArgument("10.0.0.7,fd00::7", "")
+					sinkAny = ips
+				}
+			}},
+		{"Taint.Validate",
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkAny = nTaintEq.Validate()
+				}
+			},
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkAny = utiltaints.CheckTaintValidation(taintEq)
+				}
+			}},
+		{"UpdateContainerFsThresholds",
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					out, _ := pressure.UpdateContainerFsThresholds(nlThs, pressure.LayoutImageFs)
+					sinkAny = out
+				}
+			},
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					out, _ := kubeeviction.UpdateContainerFsThresholds(slices.Clone(upThs), true, false)
+					sinkAny = out
+				}
+			}},
+		{"ShouldRestart",
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkBool = cri.ShouldRestart(nRestartPod, nRestartStatus)
+				}
+			},
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkBool = kubecontainer.ShouldContainerBeRestarted(discard, &restartPod.Spec.Containers[0], restartPod, restartStatus)
+				}
+			}},
+		{"CrashLoopBackoff/step",
+			func(b *testing.B) {
+				cfg := cri.DefaultBackoffConfig()
+				var e cri.BackoffEntry
+				now := backoffStart
+				for i := 0; i < b.N; i++ {
+					now = now.Add(7 * time.Second)
+					d, _ := cfg.Decide(e, now.Add(-3*time.Second), now)
+					e = d.Entry
+					sinkBool = d.InBackoff
+				}
+			},
+			func(b *testing.B) {
+				clk := clocktesting.NewFakeClock(backoffStart)
+				bo := flowcontrol.NewFakeBackOff(10*time.Second, 300*time.Second, clk)
+				now := backoffStart
+				for i := 0; i < b.N; i++ {
+					now = now.Add(7 * time.Second)
+					clk.SetTime(now)
+					in := bo.IsInBackOffSince("k", now.Add(-3*time.Second))
+					if !in {
+						bo.Next("k", now.Add(-3*time.Second))
+					}
+					sinkBool = in
+				}
+			}},
 		{"ZoneKey",
 			func(b *testing.B) {
 				for i := 0; i < b.N; i++ {
@@ -437,8 +548,9 @@ func TestPairsAllocateNoMore(t *testing.T) {
 // TestRatioTable prints the side-by-side table of BENCHMARKS.md: each pair
 // timed NODELIFE_RATIO_ROUNDS times (default 7) with testing.Benchmark, the
 // two sides interleaved round by round so that both see the same machine,
-// and the median round of each side kept (NODELIFE_RATIO_PAIRS=substring
-// times only the pairs whose name holds it). Run with NODELIFE_RATIOS=1:
+// and the median round of each side kept (NODELIFE_RATIO_PAIRS=a,b times
+// only the pairs whose name holds one of the substrings). Run with
+// NODELIFE_RATIOS=1:
 //
 //	cd internal/conformance && NODELIFE_RATIOS=1 go test -count=1 -run TestRatioTable -v .
 func TestRatioTable(t *testing.T) {
@@ -459,9 +571,9 @@ func TestRatioTable(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("| pair | nodelife ns/op | upstream ns/op | ns ratio | nodelife allocs/op | upstream allocs/op |\n|---|---:|---:|---:|---:|---:|\n")
 	var slower []string
-	only := os.Getenv("NODELIFE_RATIO_PAIRS") // a substring: time only the pairs whose name holds it
+	only := strings.Split(os.Getenv("NODELIFE_RATIO_PAIRS"), ",") // substrings: time only the pairs whose name holds one
 	for _, p := range pairs() {
-		if !strings.Contains(p.name, only) {
+		if !slices.ContainsFunc(only, func(o string) bool { return strings.Contains(p.name, o) }) {
 			continue
 		}
 		var nls, ups []testing.BenchmarkResult

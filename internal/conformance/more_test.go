@@ -13,12 +13,14 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/flowcontrol"
 	nodeutil "k8s.io/component-helpers/node/util"
 	kubecontainer "k8s.io/kubernetes/pkg/kubelet/container"
 	kubeeviction "k8s.io/kubernetes/pkg/kubelet/eviction"
 	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
 	utilnode "k8s.io/kubernetes/pkg/util/node"
 	utiltaints "k8s.io/kubernetes/pkg/util/taints"
+	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/nodelife/nodelife/conditions"
 	"github.com/nodelife/nodelife/cri"
@@ -238,4 +240,68 @@ func allBlank(items []string) bool {
 		}
 	}
 	return true
+}
+
+// The kubelet's crash-loop back-off: doBackOff (pkg/kubelet/kuberuntime)
+// asks flowcontrol.Backoff IsInBackOffSince(key, finishedAt) and, when not in
+// back-off, calls Next(key, finishedAt), on a clock at now.
+func TestDifferentialCrashLoopBackoff(t *testing.T) {
+	for _, cfg := range []struct {
+		name string
+		c    cri.BackoffConfig
+	}{{"DefaultBackoffConfig", cri.DefaultBackoffConfig()}, {"ReducedDecayBackoffConfig", cri.ReducedDecayBackoffConfig()}} {
+		t.Run(cfg.name, func(t *testing.T) {
+			c := compare(t, "cri.BackoffConfig.Decide ("+cfg.name+")",
+				fmt.Sprintf("client-go flowcontrol.Backoff (initial %v, max %v) as pkg/kubelet/kuberuntime doBackOff uses it", cfg.c.Initial, cfg.c.Max),
+				"one container through 1-8 restarts: now moves on by up to 2 x max, one time in four up to 25 minutes (across the 2 x max reset); the exit lies within twice the current delay, one time in three up to 1.5 x max, before now; each step compares the decision and the delay")
+			r := rand.New(rand.NewSource(46))
+			start := time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC)
+			inBackoff, resets := 0, 0
+			defer func() { t.Logf("%d steps in back-off, %d resets", inBackoff, resets) }()
+			for c.inputs < inputs(t) {
+				clk := clocktesting.NewFakeClock(start)
+				b := flowcontrol.NewFakeBackOff(cfg.c.Initial, cfg.c.Max, clk)
+				var e cri.BackoffEntry
+				now := start
+				for step := 1 + r.Intn(8); step > 0 && c.inputs < inputs(t); step-- {
+					// Mostly restarts within the back-off's reach, sometimes a
+					// long quiet spell that expires the entry.
+					gap := time.Duration(r.Int63n(int64(2 * cfg.c.Max)))
+					if r.Intn(4) == 0 {
+						gap = time.Duration(r.Int63n(int64(25 * time.Minute)))
+					}
+					now = now.Add(gap)
+					// The exit: just now, within twice the current delay, or
+					// up to 1.5 x max ago.
+					back := time.Duration(r.Int63n(int64(2*e.Delay + time.Second)))
+					if r.Intn(3) == 0 {
+						back = time.Duration(r.Int63n(int64(cfg.c.Max) * 3 / 2))
+					}
+					finished := now.Add(-back)
+					clk.SetTime(now)
+					upIn := b.IsInBackOffSince("k", finished)
+					if !upIn {
+						b.Next("k", finished)
+					}
+					d, err := cfg.c.Decide(e, finished, now)
+					if err != nil {
+						c.disagree("step at %v: %v", now, err)
+						break
+					}
+					if d.InBackoff != upIn || d.Entry.Delay != b.Get("k") {
+						c.disagree("finished %v now %v: upstream in back-off %v delay %v, nodelife %v %v", finished, now, upIn, b.Get("k"), d.InBackoff, d.Entry.Delay)
+						break
+					}
+					c.agree()
+					if upIn {
+						inBackoff++
+					}
+					if d.Reset {
+						resets++
+					}
+					e = d.Entry
+				}
+			}
+		})
+	}
 }

@@ -24,8 +24,8 @@ var unpaired = []string{
 	"**lease**: the heartbeat follows the kubelet's nodelease controller and the elector client-go's leaderelection, both running on " +
 		"real clocks and API clients; `LegacyIdentityLeaseName` reproduces the name earlier releases gave (as the seeds document it), which v1.36's code no longer computes.",
 	"**gc**: the owner graph, image GC, container GC, pod GC and the TTL/CSR collectors are unexported controller internals.",
-	"**cri**: `ComputePodActions` is `kubeGenericRuntimeManager.computePodActions` (unexported); the crash-loop back-off is " +
-		"client-go's `flowcontrol.Backoff` on a clock (not compared yet); the probe worker is unexported. `ShouldRestart` is compared " +
+	"**cri**: `ComputePodActions` is `kubeGenericRuntimeManager.computePodActions` (unexported); the probe worker is unexported. " +
+		"The crash-loop back-off is compared with client-go's `flowcontrol.Backoff` driven as the kubelet's doBackOff drives it. `ShouldRestart` is compared " +
 		"only for containers without their own restartPolicy or restart rules: per-container rules (ContainerRestartRules, beta since " +
 		"v1.35) are not modelled by `cri.Pod`.",
 	"**cgroup**: MemoryQoS and swap values are computed in the kubelet's unexported kuberuntime code; QoS-level configs in the " +
