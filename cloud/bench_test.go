@@ -62,7 +62,10 @@ func BenchmarkPlanRoutes(b *testing.B) {
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				p := PlanRoutes(cfg, nodes, routes)
+				p, err := PlanRoutes(cfg, nodes, routes)
+				if err != nil {
+					b.Fatal(err)
+				}
 				if len(p.Create) != n/100 || len(p.Delete) != n/100 {
 					b.Fatalf("create %d delete %d", len(p.Create), len(p.Delete))
 				}

@@ -37,7 +37,7 @@
 //
 //	for _, d := range cloud.MonitorNodes(ctx, provider, nodes) { act on d.Action }
 //	routes, _ := provider.ListRoutes(ctx, clusterName)
-//	plan := cloud.PlanRoutes(cloud.RouteConfig{ClusterCIDRs: cidrs}, nodes, routes)
+//	plan, err := cloud.PlanRoutes(cloud.RouteConfig{ClusterCIDRs: cidrs}, nodes, routes)
 //
 // # Semantics
 //

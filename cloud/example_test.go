@@ -118,7 +118,11 @@ func ExamplePlanRoutes() {
 		{Name: "k-uid-z", TargetNode: "z", DestinationCIDR: "10.244.9.0/24"},
 		{Name: "other-cluster", TargetNode: "q", DestinationCIDR: "10.99.0.0/24"},
 	}
-	p := cloud.PlanRoutes(cfg, nodes, routes)
+	p, err := cloud.PlanRoutes(cfg, nodes, routes)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	for _, d := range p.Delete {
 		fmt.Println("delete", d.Route.Name, d.Reason)
 	}
@@ -179,7 +183,7 @@ func ExampleParseProvidedNodeIP() {
 	fmt.Println(err)
 	// Output:
 	// [fd00::7 10.0.3.7] <nil>
-	// cloud: invalid provided node IP: failed to parse node IP "10.0.3.7,10.0.3.8": must contain either a single IP or a dual-stack pair of IPs
+	// cloud: invalid provided node IP: failed to parse node IP "10.0.3.7,10.0.3.8": conditions: invalid node IP: --node-ip "10.0.3.7,10.0.3.8" must contain either a single IP or a dual-stack pair of IPs
 }
 
 func ExampleLoadBalancerHostsChanged() {

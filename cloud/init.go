@@ -2,9 +2,11 @@ package cloud
 
 import (
 	"context"
+	"fmt"
 	"net/netip"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/nodelife/nodelife/conditions"
 	"github.com/nodelife/nodelife/taints"
@@ -133,7 +135,9 @@ func PlanInitialization(n Node, meta *InstanceMetadata, err error) InitPlan {
 
 // inKubernetesNamespace reports whether a label key's prefix is kubernetes.io
 // or k8s.io or a subdomain of them (upstream's (^|\.)(kubernetes|k8s)\.io/
-// match, which also catches such a name anywhere before a "/").
+// match, which also catches such a name anywhere before a "/"). It is not
+// conditions.IsKubernetesLabel, NodeRestriction's rule, which looks only at
+// the part before the first "/".
 func inKubernetesNamespace(key string) bool {
 	for _, ns := range []string{"kubernetes.io/", "k8s.io/"} {
 		for i := 0; ; {
@@ -237,25 +241,18 @@ func addressesFromNodeIP(n Node, cloud []conditions.NodeAddress) ([]conditions.N
 }
 
 // ParseProvidedNodeIP parses the alpha.kubernetes.io/provided-node-ip
-// annotation as upstream's ParseNodeIPAnnotation: one IP or a dual-stack pair
-// separated by a comma, no spaces, no unspecified address in a pair. Unlike
-// upstream's sloppy parser, IPv4 octets with leading zeros are refused
-// (ambiguous: octal or decimal). Errors wrap ErrInvalidNodeIP and name the
-// value.
+// annotation as upstream's ParseNodeIPAnnotation: the kubelet's --node-ip
+// rules (conditions.ParseNodeIPs: one IP or a dual-stack pair, no
+// unspecified address in a pair, no leading-zero IPv4 octets, no zones),
+// but strict where the flag is lenient: the value may not be empty and may
+// hold no spaces. Errors wrap ErrInvalidNodeIP and name the value.
 func ParseProvidedNodeIP(v string) ([]netip.Addr, error) {
-	var ips []netip.Addr
-	for _, s := range strings.Split(v, ",") {
-		ip, err := netip.ParseAddr(s)
-		if err != nil || ip.Zone() != "" {
-			return nil, wrap(ErrInvalidNodeIP, "failed to parse node IP "+quote(v)+": could not parse "+quote(s))
-		}
-		ips = append(ips, ip.Unmap())
+	if v == "" || strings.IndexFunc(v, unicode.IsSpace) >= 0 {
+		return nil, wrap(ErrInvalidNodeIP, "failed to parse node IP "+quote(v)+": empty, or with spaces")
 	}
-	switch {
-	case len(ips) > 2 || (len(ips) == 2 && ips[0].Is4() == ips[1].Is4()):
-		return nil, wrap(ErrInvalidNodeIP, "failed to parse node IP "+quote(v)+": must contain either a single IP or a dual-stack pair of IPs")
-	case len(ips) == 2 && (ips[0].IsUnspecified() || ips[1].IsUnspecified()):
-		return nil, wrap(ErrInvalidNodeIP, "failed to parse node IP "+quote(v)+": dual-stack node IP cannot include '0.0.0.0' or '::'")
+	ips, err := conditions.ParseNodeIPs(v)
+	if err != nil {
+		return nil, fmt.Errorf("%w: failed to parse node IP %s: %w", ErrInvalidNodeIP, quote(v), err)
 	}
 	return ips, nil
 }

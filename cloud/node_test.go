@@ -128,6 +128,9 @@ func TestAddressesFromNodeIPDualStack(t *testing.T) {
 			t.Errorf("ParseProvidedNodeIP(%q): %v", bad, err)
 		}
 	}
+	if _, err := ParseProvidedNodeIP("10.0.0.5,10.0.0.6"); !errors.Is(err, conditions.ErrInvalidNodeIP) {
+		t.Errorf("the --node-ip rules' error is kept: %v", err)
+	}
 	if ips, err := ParseProvidedNodeIP("::ffff:10.0.0.5"); err != nil || ips[0].String() != "10.0.0.5" {
 		t.Errorf("IPv4-mapped: %v %v", ips, err)
 	}

@@ -104,7 +104,7 @@ func TestPropertyCIDRSetAgainstOracle(t *testing.T) {
 		o := &oracle{cluster: cluster, nodeBits: nodeBits, used: make([]bool, 1<<(nodeBits-cluster.Bits()))}
 		handed := map[netip.Prefix]bool{}
 		for step := rapid.IntRange(1, 80).Draw(t, "steps"); step > 0; step-- {
-			switch rapid.IntRange(0, 3).Draw(t, "op") {
+			switch kind := rapid.IntRange(0, 3).Draw(t, "op"); kind {
 			case 0, 1:
 				got, err := s.AllocateNext()
 				want, ok := o.allocate()
@@ -122,26 +122,19 @@ func TestPropertyCIDRSetAgainstOracle(t *testing.T) {
 					}
 					handed[got] = true
 				}
-			case 2:
+			case 2, 3:
 				p := randomPrefixIn(t, cluster)
-				if err := s.Occupy(p); err != nil {
-					t.Fatalf("occupy %v: %v", p, err)
+				occupy, op := kind == 2, s.Release
+				if occupy {
+					op = s.Occupy
 				}
-				o.mark(p, true)
+				if err := op(p); err != nil {
+					t.Fatalf("occupy=%v %v: %v", occupy, p, err)
+				}
+				o.mark(p, occupy)
 				for h := range handed {
 					if h.Overlaps(p) {
-						delete(handed, h) // occupied again: no longer ours alone
-					}
-				}
-			case 3:
-				p := randomPrefixIn(t, cluster)
-				if err := s.Release(p); err != nil {
-					t.Fatalf("release %v: %v", p, err)
-				}
-				o.mark(p, false)
-				for h := range handed {
-					if h.Overlaps(p) {
-						delete(handed, h)
+						delete(handed, h) // occupied or released again: no longer ours alone
 					}
 				}
 			}
@@ -219,14 +212,14 @@ func TestPropertyRoutePlanFixedPoint(t *testing.T) {
 		cfg, nodes, routes := routeWorld(t)
 		cfg.RecreateBlackholes = rapid.Bool().Draw(t, "recreateBlackholes")
 		enableAddrs := rapid.Bool().Draw(t, "enableAddrs")
-		p := PlanRoutes(cfg, nodes, routes)
+		p := mustPlan(t, cfg, nodes, routes)
 		for _, d := range p.Delete {
 			if !responsibleFor(cfg.ClusterCIDRs, d.Route.DestinationCIDR) {
 				t.Fatalf("deletes %v, outside the cluster CIDRs", d.Route)
 			}
 		}
 		after := apply(routes, p, enableAddrs)
-		again := PlanRoutes(cfg, nodes, after)
+		again := mustPlan(t, cfg, nodes, after)
 		if !cfg.RecreateBlackholes {
 			// Only the routes a blackhole hid come back, then nothing.
 			for _, c := range again.Create {
@@ -241,7 +234,7 @@ func TestPropertyRoutePlanFixedPoint(t *testing.T) {
 				t.Fatalf("second pass deletes %+v", again.Delete)
 			}
 			after = apply(after, again, enableAddrs)
-			again = PlanRoutes(cfg, nodes, after)
+			again = mustPlan(t, cfg, nodes, after)
 		}
 		if len(again.Delete) != 0 || len(again.Create) != 0 {
 			t.Fatalf("plan after applying not empty: %+v", again)
@@ -262,7 +255,7 @@ func TestPropertyPlansIgnoreOrder(t *testing.T) {
 		n2, r2 := slices.Clone(nodes), slices.Clone(routes)
 		r.Shuffle(len(n2), func(i, j int) { n2[i], n2[j] = n2[j], n2[i] })
 		r.Shuffle(len(r2), func(i, j int) { r2[i], r2[j] = r2[j], r2[i] })
-		if d := cmp.Diff(PlanRoutes(cfg, nodes, routes), PlanRoutes(cfg, n2, r2)); d != "" {
+		if d := cmp.Diff(mustPlan(t, cfg, nodes, routes), mustPlan(t, cfg, n2, r2)); d != "" {
 			t.Fatalf("route plan depends on order:\n%s", d)
 		}
 		for i := range n2 {

@@ -2,8 +2,10 @@ package cloud
 
 import (
 	"cmp"
+	"errors"
 	"net/netip"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/nodelife/nodelife/conditions"
@@ -99,6 +101,19 @@ type RouteConfig struct {
 	RecreateBlackholes bool
 }
 
+// Validate reports every cluster CIDR that is not a valid prefix, naming its
+// index and value (errors.Join); an empty list is allowed and makes the
+// controller touch no route.
+func (c RouteConfig) Validate() error {
+	var errs []error
+	for i, p := range c.ClusterCIDRs {
+		if !p.IsValid() {
+			errs = append(errs, wrap(ErrInvalidConfig, "ClusterCIDRs["+strconv.Itoa(i)+"] "+quote(p.String())+" is not a valid prefix"))
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // PlanRoutes is the route controller's reconcile (k8s.io/cloud-provider
 // controllers/route reconcile) on the nodes and on the routes the provider
 // listed for this cluster:
@@ -115,8 +130,12 @@ type RouteConfig struct {
 //
 // The plan does not depend on the order of nodes or routes, except where the
 // cloud lists two routes to one node with the same CIDR: then, as upstream,
-// the first decides.
-func PlanRoutes(cfg RouteConfig, nodes []Node, routes []Route) RoutePlan {
+// the first decides. An invalid cfg is an error (RouteConfig.Validate) and no
+// plan.
+func PlanRoutes(cfg RouteConfig, nodes []Node, routes []Route) (RoutePlan, error) {
+	if err := cfg.Validate(); err != nil {
+		return RoutePlan{}, err
+	}
 	// The routes of each target node, as a range of an index sorted by
 	// target (stable, so the cloud's order within a node is kept).
 	byTarget := make([]int, len(routes))
@@ -213,7 +232,7 @@ func PlanRoutes(cfg RouteConfig, nodes []Node, routes []Route) RoutePlan {
 		return cmp.Or(cmp.Compare(a.Route.TargetNode, b.Route.TargetNode), cmp.Compare(a.Route.DestinationCIDR, b.Route.DestinationCIDR),
 			cmp.Compare(a.Route.Name, b.Route.Name))
 	})
-	return plan
+	return plan, nil
 }
 
 // routeAction is upstream's getRouteAction: the first route to the node with

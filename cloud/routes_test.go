@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/netip"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,6 +16,27 @@ import (
 )
 
 var routeCfg = RouteConfig{ClusterCIDRs: []netip.Prefix{mp("10.0.0.0/16")}}
+
+// mustPlan is PlanRoutes for configurations known to be valid.
+func mustPlan(t interface{ Fatalf(string, ...any) }, cfg RouteConfig, nodes []Node, routes []Route) RoutePlan {
+	p, err := PlanRoutes(cfg, nodes, routes)
+	if err != nil {
+		t.Fatalf("PlanRoutes: %v", err)
+	}
+	return p
+}
+
+// An invalid cluster CIDR is refused with its index named, rather than
+// silently covering no route.
+func TestRouteConfigValidate(t *testing.T) {
+	_, err := PlanRoutes(RouteConfig{ClusterCIDRs: []netip.Prefix{mp("10.0.0.0/16"), {}}}, nil, nil)
+	if !errors.Is(err, ErrInvalidConfig) || !strings.Contains(err.Error(), "ClusterCIDRs[1]") {
+		t.Fatalf("%v", err)
+	}
+	if err := (RouteConfig{}).Validate(); err != nil {
+		t.Fatalf("empty config: %v", err)
+	}
+}
 
 // controllers/route/route_controller.go reconcile, worked by hand.
 func TestPlanRoutes(t *testing.T) {
@@ -33,7 +55,7 @@ func TestPlanRoutes(t *testing.T) {
 		{Name: "c-none", DestinationCIDR: "10.0.8.0/24"},                    // no target
 		{Name: "c-bad", TargetNode: "n1", DestinationCIDR: "not-a-cidr"},    // not ours to judge
 	}
-	got := PlanRoutes(routeCfg, nodes, routes)
+	got := mustPlan(t, routeCfg, nodes, routes)
 	want := RoutePlan{
 		Delete: []RouteChange{
 			{Route: routes[6], Reason: "NodeGone"},
@@ -61,7 +83,7 @@ func TestPlanRoutesAddresses(t *testing.T) {
 	n := Node{Name: "n1", UID: "u1", PodCIDRs: []string{"10.0.0.0/24", "fd00::/64"}, Addresses: addrs("InternalIP", "10.1.0.1")}
 	stale := Route{Name: "c-1", TargetNode: "n1", DestinationCIDR: "10.0.0.0/24", EnableNodeAddresses: true, TargetNodeAddresses: addrs("InternalIP", "10.1.0.99")}
 	cfg := RouteConfig{ClusterCIDRs: []netip.Prefix{mp("10.0.0.0/16"), mp("fd00::/48")}}
-	p := PlanRoutes(cfg, []Node{n}, []Route{stale, {Name: "c-2", TargetNode: "n1", DestinationCIDR: "fd00::/64", TargetNodeAddresses: addrs("InternalIP", "10.1.0.99")}})
+	p := mustPlan(t, cfg, []Node{n}, []Route{stale, {Name: "c-2", TargetNode: "n1", DestinationCIDR: "fd00::/64", TargetNodeAddresses: addrs("InternalIP", "10.1.0.99")}})
 	if len(p.Delete) != 1 || p.Delete[0].Reason != "AddressesChanged" || len(p.Create) != 1 || p.Create[0].Reason != "AddressesChanged" ||
 		p.Create[0].Route.DestinationCIDR != "10.0.0.0/24" || !slices.Equal(p.Nodes[0].Pending, []string{"10.0.0.0/24"}) {
 		t.Fatalf("%+v", p)
@@ -142,13 +164,13 @@ func TestLoadBalancerNodes(t *testing.T) {
 func TestPlanRoutesBlackholeOnCurrentCIDR(t *testing.T) {
 	n := Node{Name: "n1", UID: "u1", PodCIDRs: []string{"10.0.0.0/24"}}
 	bh := Route{Name: "c-1", TargetNode: "n1", DestinationCIDR: "10.0.0.0/24", Blackhole: true}
-	p := PlanRoutes(routeCfg, []Node{n}, []Route{bh})
+	p := mustPlan(t, routeCfg, []Node{n}, []Route{bh})
 	if len(p.Delete) != 1 || len(p.Create) != 0 || len(p.Nodes[0].Pending) != 0 {
 		t.Fatalf("upstream: %+v", p)
 	}
 	cfg := routeCfg
 	cfg.RecreateBlackholes = true
-	p = PlanRoutes(cfg, []Node{n}, []Route{bh})
+	p = mustPlan(t, cfg, []Node{n}, []Route{bh})
 	if len(p.Delete) != 1 || len(p.Create) != 1 || p.Create[0].Reason != "Blackhole" || !slices.Equal(p.Nodes[0].Pending, []string{"10.0.0.0/24"}) {
 		t.Fatalf("RecreateBlackholes: %+v", p)
 	}

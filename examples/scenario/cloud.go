@@ -89,7 +89,10 @@ func CloudNode(Options) (Report, error) {
 		if err != nil {
 			return err
 		}
-		p := cloud.PlanRoutes(routeCfg, nodes, routes)
+		p, err := cloud.PlanRoutes(routeCfg, nodes, routes)
+		if err != nil {
+			return err
+		}
 		for _, d := range p.Delete {
 			if err := provider.DeleteRoute(ctx, clusterName, d.Route); err != nil {
 				return err

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"maps"
 	"math/rand"
 	"slices"
 	"sort"
@@ -145,7 +146,7 @@ func TestDifferentialParseThresholdConfig(t *testing.T) {
 	for i, n := 0, inputs(t); i < n; i++ {
 		hard, soft := randomSettings(r, thresholdPool, 9, 3), randomSettings(r, thresholdPool, 9, 2)
 		grace := randomSettings(r, gracePool, 4, 2)
-		for _, s := range sortedKeys(soft) { // sorted: map order would change the draws
+		for _, s := range slices.Sorted(maps.Keys(soft)) { // sorted: map order would change the draws
 			if r.Intn(4) > 0 {
 				grace[s] = oneOf(r, gracePool[:4])
 			}
@@ -194,10 +195,10 @@ func TestDifferentialIdentityLeaseName(t *testing.T) {
 }
 
 func TestDifferentialKubeletLabels(t *testing.T) {
-	if up, nl := kubeletapis.KubeletLabels(), conditions.KubeletLabels(); !slices.Equal(sorted(up), sorted(nl)) {
+	if up, nl := kubeletapis.KubeletLabels(), conditions.KubeletLabels(); !slices.Equal(slices.Sorted(slices.Values(up)), slices.Sorted(slices.Values(nl))) {
 		t.Errorf("KubeletLabels: upstream %q, nodelife %q", up, nl)
 	}
-	if up, nl := kubeletapis.KubeletLabelNamespaces(), conditions.KubeletLabelNamespaces(); !slices.Equal(sorted(up), sorted(nl)) {
+	if up, nl := kubeletapis.KubeletLabelNamespaces(), conditions.KubeletLabelNamespaces(); !slices.Equal(slices.Sorted(slices.Values(up)), slices.Sorted(slices.Values(nl))) {
 		t.Errorf("KubeletLabelNamespaces: upstream %q, nodelife %q", up, nl)
 	}
 	c := compare(t, "conditions.IsKubeletLabel", "k8s.io/kubelet/pkg/apis.IsKubeletLabel",
@@ -210,12 +211,6 @@ func TestDifferentialKubeletLabels(t *testing.T) {
 		k := mangle(r, oneOf(r, keys))
 		c.check(diffBool(k, kubeletapis.IsKubeletLabel(k), conditions.IsKubeletLabel(k)))
 	}
-}
-
-func sorted(s []string) []string {
-	s = slices.Clone(s)
-	sort.Strings(s)
-	return s
 }
 
 func TestDifferentialZoneKey(t *testing.T) {
@@ -237,13 +232,4 @@ func TestDifferentialZoneKey(t *testing.T) {
 		node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Labels: labels}}
 		c.check(diffString(topology.GetZoneKey(node), eviction.ZoneKey(labels)))
 	}
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -120,7 +120,7 @@ func TestDifferentialUpdateContainerFsThresholds(t *testing.T) {
 	for c.inputs < inputs(t) {
 		hard, soft := randomSettings(r, thresholdPool, 9, 4), randomSettings(r, thresholdPool, 9, 3)
 		grace := map[string]string{}
-		for _, s := range sortedKeys(soft) { // sorted: map order would change the draws
+		for _, s := range slices.Sorted(maps.Keys(soft)) { // sorted: map order would change the draws
 			grace[s] = oneOf(r, gracePool[:4])
 		}
 		reclaim := randomSettings(r, reclaimPool, 4, 2)
@@ -157,7 +157,7 @@ func TestDifferentialEvictionTables(t *testing.T) {
 	for s, op := range evictionapi.OpForSignal {
 		c.check(diffString(string(s)+" "+string(op), string(s)+" "+nl[string(s)]))
 	}
-	if !slices.Equal(sorted(slices.Collect(maps.Keys(nl))), sorted(signalNames(evictionapi.OpForSignal))) {
+	if !slices.Equal(slices.Sorted(maps.Keys(nl)), slices.Sorted(slices.Values(signalNames(evictionapi.OpForSignal)))) {
 		c.disagree("signals: upstream %v, nodelife %v", signalNames(evictionapi.OpForSignal), pressure.Signals())
 	}
 }

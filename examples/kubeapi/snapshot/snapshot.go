@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -176,10 +177,10 @@ func Load(path string) (*Snapshot, []Warning, error) {
 func (s *Snapshot) sort() {
 	slices.SortStableFunc(s.Nodes, func(a, b *corev1.Node) int { return strings.Compare(a.Name, b.Name) })
 	slices.SortStableFunc(s.Pods, func(a, b *corev1.Pod) int {
-		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
+		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
 	})
 	slices.SortStableFunc(s.Leases, func(a, b *coordinationv1.Lease) int {
-		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
+		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
 	})
 	slices.SortStableFunc(s.PriorityClasses, func(a, b *schedulingv1.PriorityClass) int { return strings.Compare(a.Name, b.Name) })
 }
