@@ -6,13 +6,16 @@ import (
 	"fmt"
 	"math/rand"
 	"strconv"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/nodelife/nodelife/conditions"
 	"github.com/nodelife/nodelife/eviction"
+	"github.com/nodelife/nodelife/gc"
 	"github.com/nodelife/nodelife/lease"
+	"github.com/nodelife/nodelife/shutdown"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -23,11 +26,14 @@ var DefaultStart = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 // Outage cuts nodes off from the API server: their heartbeats and status
 // posts fail from From to To (times since the start).
 type Outage struct {
-	// Zone is the zone's name: "a", "b", ...
+	// Zone is the zone's name: "a", "b", ... in a synthetic cluster; in an
+	// explicit one the printable zone "region/zone" or just its zone part.
 	Zone string
 	// Nodes is how many of the zone's nodes are cut off, counting from its
 	// first; 0 means all of them.
 	Nodes int
+	// Names are further nodes to cut off by name (explicit clusters only).
+	Names []string
 	// From and To bound the outage; To 0 means it lasts to the end.
 	From, To time.Duration
 }
@@ -35,7 +41,19 @@ type Outage struct {
 // Config describes a simulated cluster. The zero value is a valid
 // three-zone cluster of 150 nodes, simulated for 15 minutes with upstream
 // defaults and no outage.
+//
+// With Cluster set, the cluster is that one instead of a synthetic one:
+// Zones, NodesPerZone, Nodes, PodsPerNode and TolerationSeconds are
+// ignored, pods keep their own tolerations, and the scenarios Shutdowns,
+// Pressures and CloudDeletions, which need real pods, become available.
 type Config struct {
+	// Cluster, when set, is the explicit cluster to simulate.
+	Cluster *Cluster
+	// Shutdowns, Pressures and CloudDeletions are the scenarios beyond
+	// connectivity loss (explicit clusters only).
+	Shutdowns      []Shutdown
+	Pressures      []Pressure
+	CloudDeletions []CloudDeletion
 	// Zones is the number of zones, named "a", "b", ... (1 to 26; 0 means 3).
 	Zones int
 	// NodesPerZone is the number of nodes in each zone (0 means 50).
@@ -83,9 +101,13 @@ type Event struct {
 	// At is the time since the start.
 	At time.Duration
 	// Kind is one of "outage", "reconnect", "unknown", "ready", "noschedule",
-	// "zone", "taint", "untaint", "evict", "cancel".
+	// "zone", "taint", "untaint", "evict", "cancel"; explicit clusters add
+	// "shutdown", "notready", "kill", "poweroff", "pressure", "condition",
+	// "pressure-evict", "pressure-end", "instance-deleted", "nodedelete",
+	// "forcedelete" and "gone".
 	Kind string
-	// Zone is the zone's name.
+	// Zone is the zone's name ("" for an event about nodes of several
+	// zones).
 	Zone string
 	// Object is the node, pod or zone the event is about.
 	Object string
@@ -122,6 +144,16 @@ type Totals struct {
 	Evicted, Tainted, Cancelled int
 	Heartbeats, MonitorPasses   int
 	TaintPasses, QueueEvents    int
+	// Killed (graceful shutdown), PressureEvicted (node-pressure
+	// eviction), ForceDeleted (pod GC), NodesDeleted (cloud node
+	// lifecycle) and Skipped (pods of an explicit cluster not simulated:
+	// unscheduled or finished) are about the scenarios of explicit
+	// clusters.
+	Killed          int `json:",omitempty"`
+	PressureEvicted int `json:",omitempty"`
+	ForceDeleted    int `json:",omitempty"`
+	NodesDeleted    int `json:",omitempty"`
+	Skipped         int `json:",omitempty"`
 }
 
 // Result is a finished run.
@@ -140,6 +172,12 @@ type Result struct {
 	Timeline []Sample
 	// Totals sum the run up.
 	Totals Totals
+	// Pods are the pods of an explicit cluster that the scenarios touched,
+	// in namespace/name order, with their fate.
+	Pods []Outcome `json:",omitempty"`
+	// Workloads are the workloads of an explicit cluster with pods the
+	// scenarios touched, by name, with their lost replicas over time.
+	Workloads []Workload `json:",omitempty"`
 }
 
 // ErrInvalidConfig is wrapped by every configuration error.
@@ -204,24 +242,10 @@ func (c Config) Validate() error {
 	bad := func(format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrInvalidConfig}, args...)...))
 	}
-	if c.Zones < 1 || c.Zones > 26 {
-		bad("Zones %d is not in [1, 26]", c.Zones)
-	}
-	switch {
-	case c.Nodes < 0:
-		bad("Nodes %d is negative", c.Nodes)
-	case c.Nodes > MaxNodes:
-		bad("Nodes %d is above %d", c.Nodes, MaxNodes)
-	case c.Nodes > 0 && c.Nodes < c.Zones:
-		bad("Nodes %d is fewer than the %d zones", c.Nodes, c.Zones)
-	case c.Nodes > 0:
-	case c.NodesPerZone < 1:
-		bad("NodesPerZone %d is not positive", c.NodesPerZone)
-	case c.Zones >= 1 && c.Zones <= 26 && c.NodesPerZone > MaxNodes/c.Zones:
-		bad("Zones x NodesPerZone = %d x %d is above %d nodes", c.Zones, c.NodesPerZone, MaxNodes)
-	}
-	if c.PodsPerNode > 1000 {
-		bad("PodsPerNode %d is above 1000", c.PodsPerNode)
+	if c.Cluster != nil {
+		c.validateCluster(bad)
+	} else {
+		c.validateSynthetic(bad)
 	}
 	if c.Duration < 0 || c.Duration > 24*time.Hour {
 		bad("Duration %v is not in (0, 24h]", c.Duration)
@@ -230,12 +254,6 @@ func (c Config) Validate() error {
 		bad("SampleEvery %v is below 1s", c.SampleEvery)
 	}
 	for i, o := range c.Outages {
-		if len(o.Zone) != 1 || o.Zone[0] < 'a' || int(o.Zone[0]-'a') >= c.Zones {
-			bad("Outages[%d].Zone %q is not one of the %d zones", i, o.Zone, c.Zones)
-		}
-		if z := int(o.Zone[0] - 'a'); len(o.Zone) == 1 && z >= 0 && z < c.Zones && (o.Nodes < 0 || o.Nodes > c.zoneSize(z)) {
-			bad("Outages[%d].Nodes %d is not in [0, %d]", i, o.Nodes, c.zoneSize(z))
-		}
 		if o.From < 0 {
 			bad("Outages[%d].From %v is negative", i, o.From)
 		}
@@ -255,6 +273,45 @@ func (c Config) Validate() error {
 	return errors.Join(errs...)
 }
 
+// validateSynthetic checks the fields of a synthetic cluster.
+func (c Config) validateSynthetic(bad func(string, ...any)) {
+	if len(c.Shutdowns) > 0 || len(c.Pressures) > 0 || len(c.CloudDeletions) > 0 {
+		bad("Shutdowns, Pressures and CloudDeletions need an explicit Cluster")
+	}
+	if c.Zones < 1 || c.Zones > 26 {
+		bad("Zones %d is not in [1, 26]", c.Zones)
+	}
+	switch {
+	case c.Nodes < 0:
+		bad("Nodes %d is negative", c.Nodes)
+	case c.Nodes > MaxNodes:
+		bad("Nodes %d is above %d", c.Nodes, MaxNodes)
+	case c.Nodes > 0 && c.Nodes < c.Zones:
+		bad("Nodes %d is fewer than the %d zones", c.Nodes, c.Zones)
+	case c.Nodes > 0:
+	case c.NodesPerZone < 1:
+		bad("NodesPerZone %d is not positive", c.NodesPerZone)
+	case c.Zones >= 1 && c.Zones <= 26 && c.NodesPerZone > MaxNodes/c.Zones:
+		bad("Zones x NodesPerZone = %d x %d is above %d nodes", c.Zones, c.NodesPerZone, MaxNodes)
+	}
+	if c.PodsPerNode > 1000 {
+		bad("PodsPerNode %d is above 1000", c.PodsPerNode)
+	}
+	for i, o := range c.Outages {
+		if len(o.Zone) != 1 || o.Zone[0] < 'a' || int(o.Zone[0]-'a') >= c.Zones {
+			bad("Outages[%d].Zone %q is not one of the %d zones", i, o.Zone, c.Zones)
+		}
+		if len(o.Zone) == 1 {
+			if z := int(o.Zone[0]) - 'a'; z >= 0 && z < c.Zones && (o.Nodes < 0 || o.Nodes > c.zoneSize(z)) {
+				bad("Outages[%d].Nodes %d is not in [0, %d]", i, o.Nodes, c.zoneSize(z))
+			}
+		}
+		if len(o.Names) > 0 {
+			bad("Outages[%d].Names needs an explicit Cluster", i)
+		}
+	}
+}
+
 // The kinds of queued events, in the order same-time events run.
 const (
 	evOutage = iota
@@ -262,6 +319,9 @@ const (
 	evMonitor
 	evTaintPass
 	evEvict
+	evAction
+	evCloud
+	evPodGC
 	evSample
 )
 
@@ -304,18 +364,40 @@ func (q *queue) Pop() any {
 type node struct {
 	name, zone string // zone is the zone key
 	zi         int
+	created    time.Time
 	hb         *lease.Heartbeat
 	lease      *lease.Lease
 	conds      []conditions.Condition
 	taints     []taints.Taint
 	pods       []int
 	scheduled  map[string]eviction.Scheduled
+	cut        [][2]time.Time // outage windows (zero end: none)
+
+	off          bool // powered off: the kubelet is silent for good
+	shutting     bool // graceful shutdown under way: posts Ready=False
+	instanceGone bool // deleted from the cloud
+	deleted      bool // the Node object is deleted
+	noExecute    bool // carried a NoExecute taint at some point
 }
 
+// pod is a simulated pod; the times are since the start, -1 for never.
 type pod struct {
-	node    int
-	p       eviction.Pod
-	evicted bool
+	node int
+	p    eviction.Pod
+
+	// Explicit clusters only.
+	src                 int // index in run.srcPods
+	wl                  int // index in run.wls, -1 for none
+	replace             replacement
+	stoppedAt           time.Duration // killed, evicted or deleted
+	gone, replaced      time.Duration
+	terminating, failed bool
+	affected, wasLost   bool
+	scheduledAt         time.Duration // the last eviction deadline planned, 0 none
+	cancelledAt         time.Duration // when it was cancelled, 0 none
+	cancelReason        string
+	fate, rule, detail  string
+	lost                time.Duration
 }
 
 type run struct {
@@ -328,7 +410,16 @@ type run struct {
 	index    map[string]int
 	zones    []string // names
 	zoneKeys []string
-	cut      [][2]time.Time // per node: outage window (zero: none)
+	rnd      *rand.Rand
+	explicit bool
+	srcPods  []Pod // explicit: the cluster's pods, sorted
+	wls      []Workload
+	wlIndex  map[string]int
+	wlLost   []int
+	actions  []func(time.Time)
+	podGC    *gc.PodGC
+	gcPods   []gc.Pod
+	gcNodes  []gc.Node
 	monitor  *conditions.Monitor
 	tainter  *eviction.NoExecuteTainter
 	prev     map[string]eviction.ZoneStatus
@@ -348,7 +439,7 @@ func Run(cfg Config) (Result, error) {
 		return Result{}, err
 	}
 	cfg = cfg.withDefaults()
-	r := &run{cfg: cfg, end: cfg.Start.Add(cfg.Duration), index: map[string]int{}}
+	r := &run{cfg: cfg, end: cfg.Start.Add(cfg.Duration), index: map[string]int{}, wlIndex: map[string]int{}}
 	var err error
 	if r.monitor, err = conditions.NewMonitor(*cfg.Monitor); err != nil {
 		return Result{}, err
@@ -356,10 +447,51 @@ func Run(cfg Config) (Result, error) {
 	if r.tainter, err = eviction.NewNoExecuteTainter(*cfg.Eviction, eviction.QueueOptions{}); err != nil {
 		return Result{}, err
 	}
-	var rnd *rand.Rand
 	if cfg.Seed != 0 {
-		rnd = rand.New(rand.NewSource(cfg.Seed))
+		r.rnd = rand.New(rand.NewSource(cfg.Seed))
 	}
+	r.res = Result{Duration: cfg.Duration}
+	if cfg.Cluster != nil {
+		r.explicit = true
+		r.buildCluster()
+		for i, o := range cfg.Outages {
+			for _, n := range r.selectNodes(o.Zone, o.Nodes, o.Names) {
+				r.addCut(n, o)
+			}
+			r.outageEvents(i, o)
+		}
+	} else {
+		r.buildSynthetic()
+	}
+	if r.err != nil {
+		return Result{}, r.err
+	}
+	r.res.Zones = r.zones
+	r.states = make([]eviction.ZoneState, len(r.zones))
+	r.evicted = make([]int, len(r.zones))
+	if r.explicit {
+		r.scheduleScenarios()
+	}
+	r.push(cfg.Start, evMonitor, 0)
+	r.push(cfg.Start, evSample, 0)
+	r.res.Totals.Nodes, r.res.Totals.Pods = len(r.nodes), len(r.pods)
+	r.cn = make([]conditions.Node, 0, len(r.nodes))
+	r.zn = make([]eviction.ZoneNode, 0, len(r.nodes))
+	r.observed = make([]conditions.Status, len(r.nodes))
+	r.wlLost = make([]int, len(r.wls))
+	r.loop()
+	if r.err != nil {
+		return Result{}, r.err
+	}
+	if r.explicit {
+		r.outcomes()
+	}
+	return r.res, nil
+}
+
+// buildSynthetic sets up the nodes and pods of a synthetic cluster.
+func (r *run) buildSynthetic() {
+	cfg := r.cfg
 	width := len(strconv.Itoa(cfg.zoneSize(0) - 1))
 	if width < 2 {
 		width = 2
@@ -377,67 +509,75 @@ func Run(cfg Config) (Result, error) {
 		r.zones = append(r.zones, name)
 		r.zoneKeys = append(r.zoneKeys, eviction.ZoneKey(map[string]string{eviction.LabelTopologyRegion: "sim", eviction.LabelTopologyZone: name}))
 	}
-	r.res = Result{Zones: r.zones, Duration: cfg.Duration}
-	r.states = make([]eviction.ZoneState, cfg.Zones)
-	r.evicted = make([]int, cfg.Zones)
 	for z := range r.zones {
 		size := cfg.zoneSize(z)
 		r.res.ZoneNodes = append(r.res.ZoneNodes, size)
 		r.res.ZonePods = append(r.res.ZonePods, size*cfg.PodsPerNode)
 		for i := 0; i < size; i++ {
-			n := node{name: fmt.Sprintf("%s-%0*d", r.zones[z], width, i), zone: r.zoneKeys[z], zi: z}
-			hc := lease.DefaultHeartbeatConfig(n.name)
-			if rnd != nil {
-				hc.Rand = rnd.Float64
-			}
-			if n.hb, err = lease.NewHeartbeat(hc); err != nil {
-				return Result{}, err
-			}
-			// The simulated kubelet registered its Node: the lease is owned
-			// by it.
-			n.hb.SetNodeUID(types.UID("uid-" + n.name))
+			n := node{name: fmt.Sprintf("%s-%0*d", r.zones[z], width, i), zone: r.zoneKeys[z], zi: z, created: cfg.Start}
 			idx := len(r.nodes)
 			for k := 0; k < cfg.PodsPerNode; k++ {
 				pi := len(r.pods)
-				r.pods = append(r.pods, pod{node: idx, p: eviction.Pod{Namespace: "shop", Name: fmt.Sprintf("%s-%d", n.name, k), UID: strconv.Itoa(pi), Tolerations: tols}})
+				r.pods = append(r.pods, pod{node: idx, stoppedAt: -1, p: eviction.Pod{Namespace: "shop", Name: fmt.Sprintf("%s-%d", n.name, k), UID: strconv.Itoa(pi), Tolerations: tols}})
 				n.pods = append(n.pods, pi)
 			}
-			r.index[n.name] = idx
-			r.nodes = append(r.nodes, n)
-			var w [2]time.Time
 			for _, o := range cfg.Outages {
 				if o.Zone == r.zones[z] && (o.Nodes == 0 || i < o.Nodes) {
-					w[0] = cfg.Start.Add(o.From)
-					if o.To != 0 {
-						w[1] = cfg.Start.Add(o.To)
-					}
+					n.cut = append(n.cut, window(cfg.Start, o))
 				}
 			}
-			r.cut = append(r.cut, w)
-			start := cfg.Start
-			if rnd != nil {
-				start = start.Add(time.Duration(rnd.Int63n(int64(hc.RenewInterval()))))
-			}
-			r.push(start, evHeartbeat, idx)
+			r.addNode(n)
 		}
 	}
 	for i, o := range cfg.Outages {
-		r.push(cfg.Start.Add(o.From), evOutage, i)
-		if o.To != 0 {
-			r.push(cfg.Start.Add(o.To), evOutage, -1-i)
-		}
+		r.outageEvents(i, o)
 	}
-	r.push(cfg.Start, evMonitor, 0)
-	r.push(cfg.Start, evSample, 0)
-	r.res.Totals.Nodes, r.res.Totals.Pods = len(r.nodes), len(r.pods)
-	r.cn = make([]conditions.Node, len(r.nodes))
-	r.zn = make([]eviction.ZoneNode, len(r.nodes))
-	r.observed = make([]conditions.Status, len(r.nodes))
-	r.loop()
-	if r.err != nil {
-		return Result{}, r.err
+}
+
+// window is an outage's window in wall-clock time.
+func window(start time.Time, o Outage) [2]time.Time {
+	w := [2]time.Time{start.Add(o.From)}
+	if o.To != 0 {
+		w[1] = start.Add(o.To)
 	}
-	return r.res, nil
+	return w
+}
+
+func (r *run) addCut(i int, o Outage) {
+	r.nodes[i].cut = append(r.nodes[i].cut, window(r.cfg.Start, o))
+}
+
+func (r *run) outageEvents(i int, o Outage) {
+	r.push(r.cfg.Start.Add(o.From), evOutage, i)
+	if o.To != 0 {
+		r.push(r.cfg.Start.Add(o.To), evOutage, -1-i)
+	}
+}
+
+// addNode registers n, gives it a kubelet heartbeat and queues the
+// heartbeat's first run (unless the node is off).
+func (r *run) addNode(n node) {
+	hc := lease.DefaultHeartbeatConfig(n.name)
+	if r.rnd != nil {
+		hc.Rand = r.rnd.Float64
+	}
+	var err error
+	if n.hb, err = lease.NewHeartbeat(hc); err != nil {
+		r.err = err
+		return
+	}
+	// The simulated kubelet registered its Node: the lease is owned by it.
+	n.hb.SetNodeUID(types.UID("uid-" + n.name))
+	idx := len(r.nodes)
+	r.index[n.name] = idx
+	r.nodes = append(r.nodes, n)
+	start := r.cfg.Start
+	if r.rnd != nil {
+		start = start.Add(time.Duration(r.rnd.Int63n(int64(hc.RenewInterval()))))
+	}
+	if !n.off {
+		r.push(start, evHeartbeat, idx)
+	}
 }
 
 func (r *run) push(at time.Time, kind uint8, idx int) {
@@ -447,7 +587,11 @@ func (r *run) push(at time.Time, kind uint8, idx int) {
 }
 
 func (r *run) event(now time.Time, kind string, zone int, object, reason, format string, args ...any) {
-	r.res.Events = append(r.res.Events, Event{At: now.Sub(r.cfg.Start), Kind: kind, Zone: r.zones[zone], Object: object, Reason: reason, Message: fmt.Sprintf(format, args...)})
+	z := ""
+	if zone >= 0 {
+		z = r.zones[zone]
+	}
+	r.res.Events = append(r.res.Events, Event{At: now.Sub(r.cfg.Start), Kind: kind, Zone: z, Object: object, Reason: reason, Message: fmt.Sprintf(format, args...)})
 }
 
 func (r *run) loop() {
@@ -475,6 +619,14 @@ func (r *run) loop() {
 			}
 		case evEvict:
 			r.evict(it.at, int(it.idx))
+		case evAction:
+			r.actions[it.idx](it.at)
+		case evCloud:
+			r.cloudPass(it.at)
+			r.push(it.at.Add(cloudMonitorPeriod), evCloud, 0)
+		case evPodGC:
+			r.podGCPass(it.at)
+			r.push(it.at.Add(gc.PodGCPeriod), evPodGC, 0)
 		case evSample:
 			r.sample(it.at)
 			r.push(it.at.Add(r.cfg.SampleEvery), evSample, 0)
@@ -491,28 +643,62 @@ func (r *run) outage(now time.Time, i int) {
 		i = -1 - i
 	}
 	o := r.cfg.Outages[i]
-	z := int(o.Zone[0] - 'a')
-	n := o.Nodes
-	if n == 0 {
-		n = r.res.ZoneNodes[z]
+	var z, n int
+	var what string
+	if r.explicit {
+		sel := r.selectNodes(o.Zone, o.Nodes, o.Names)
+		n, z = len(sel), -1
+		if len(sel) > 0 {
+			z = r.nodes[sel[0]].zi
+			for _, k := range sel {
+				if r.nodes[k].zi != z {
+					z = -1
+				}
+			}
+		}
+		what = o.Zone
+		if what == "" {
+			what = strings.Join(o.Names, ",")
+		}
+	} else {
+		z = int(o.Zone[0] - 'a')
+		if n = o.Nodes; n == 0 {
+			n = r.res.ZoneNodes[z]
+		}
+		what = r.zones[z]
 	}
 	if start {
-		r.event(now, "outage", z, r.zones[z], "Outage", "zone %s: %d nodes lose connectivity to the API server", r.zones[z], n)
+		r.event(now, "outage", z, what, "Outage", "zone %s: %d nodes lose connectivity to the API server", what, n)
 	} else {
-		r.event(now, "reconnect", z, r.zones[z], "Reconnect", "zone %s: %d nodes can reach the API server again", r.zones[z], n)
+		r.event(now, "reconnect", z, what, "Reconnect", "zone %s: %d nodes can reach the API server again", what, n)
 	}
 }
 
 // isCut reports whether node i cannot reach the API server at now.
 func (r *run) isCut(i int, now time.Time) bool {
-	w := r.cut[i]
-	return !w[0].IsZero() && !now.Before(w[0]) && (w[1].IsZero() || now.Before(w[1]))
+	n := &r.nodes[i]
+	if n.off {
+		return true
+	}
+	for _, w := range n.cut {
+		if !now.Before(w[0]) && (w[1].IsZero() || now.Before(w[1])) {
+			return true
+		}
+	}
+	return false
 }
 
-var kubeletReady = conditions.KubeletInput{Ready: conditions.ReadyInput{Capacity: []string{"cpu", "memory", "pods"}}}
+var (
+	kubeletReady    = conditions.KubeletInput{Ready: conditions.ReadyInput{Capacity: []string{"cpu", "memory", "pods"}}}
+	kubeletShutting = conditions.KubeletInput{Ready: conditions.ReadyInput{Capacity: []string{"cpu", "memory", "pods"},
+		ShutdownErrors: []error{shutdown.ErrNodeShuttingDown}}}
+)
 
 func (r *run) heartbeat(now time.Time, i int) {
 	n := &r.nodes[i]
+	if n.off {
+		return // powered off: no kubelet any more
+	}
 	cut := r.isCut(i, now)
 	s := n.hb.Next(now)
 	for tries := 0; s.Op != lease.OpWait && tries < 16; tries++ {
@@ -531,13 +717,20 @@ func (r *run) heartbeat(now time.Time, i int) {
 			s = n.hb.Done(now, lease.OK, nil)
 		}
 	}
-	if !cut && readyOf(n.conds) != conditions.True {
+	want, in := conditions.True, kubeletReady
+	if n.shutting {
+		want, in = conditions.False, kubeletShutting
+	}
+	if before := readyOf(n.conds); !cut && before != want {
 		// The kubelet's status sync finds the API server's Ready not what
 		// it computes, and posts.
-		before := readyOf(n.conds)
-		n.conds, _ = conditions.SetKubeletConditions(n.conds, kubeletReady, now)
-		if before != "" {
+		n.conds, _ = conditions.SetKubeletConditions(n.conds, in, now)
+		switch {
+		case want == conditions.False:
+			r.event(now, "notready", n.zi, n.name, "KubeletNotReady", "%s posts Ready=False: %v", n.name, shutdown.ErrNodeShuttingDown)
+		case before != "":
 			r.event(now, "ready", n.zi, n.name, conditions.ReasonKubeletReady, "%s posts Ready=True again (was %s)", n.name, before)
+			r.reconnected(now, i)
 		}
 		r.reconcileNoSchedule(now, i)
 	}
@@ -571,14 +764,20 @@ func (r *run) reconcileNoSchedule(now time.Time, i int) {
 func (r *run) monitorPass(now time.Time) {
 	r.res.Totals.MonitorPasses++
 	observed := r.observed
+	cn := r.cn[:0]
 	for i := range r.nodes {
 		n := &r.nodes[i]
-		observed[i] = readyOf(n.conds)
-		r.cn[i] = conditions.Node{Name: n.name, CreationTimestamp: r.cfg.Start, Conditions: n.conds, HasLease: n.lease != nil}
-		if n.lease != nil && n.lease.RenewTime != nil {
-			r.cn[i].LeaseRenewTime = *n.lease.RenewTime
+		if n.deleted {
+			continue
 		}
+		observed[i] = readyOf(n.conds)
+		c := conditions.Node{Name: n.name, CreationTimestamp: n.created, Conditions: n.conds, HasLease: n.lease != nil}
+		if n.lease != nil && n.lease.RenewTime != nil {
+			c.LeaseRenewTime = *n.lease.RenewTime
+		}
+		cn = append(cn, c)
 	}
+	r.cn = cn
 	for _, u := range r.monitor.Pass(r.cn, now) {
 		i := r.index[u.Name]
 		n := &r.nodes[i]
@@ -589,13 +788,18 @@ func (r *run) monitorPass(now time.Time) {
 			}
 		}
 	}
+	zn := r.zn[:0]
 	for i := range r.nodes {
 		n := &r.nodes[i]
+		if n.deleted {
+			continue
+		}
 		r.reconcileNoSchedule(now, i)
 		a := r.tainter.Observe(eviction.TaintNode{Name: n.name, Zone: n.zone, Taints: n.taints}, observed[i], now)
 		r.apply(now, i, a)
-		r.zn[i] = eviction.ZoneNode{Name: n.name, Zone: n.zone, Ready: readyOf(n.conds)}
+		zn = append(zn, eviction.ZoneNode{Name: n.name, Zone: n.zone, Ready: readyOf(n.conds)})
 	}
+	r.zn = zn
 	plan, err := r.cfg.Eviction.PlanDisruption(r.prev, r.zn)
 	if err != nil {
 		// Only an invalid config makes the planner fail, and Run
@@ -617,7 +821,9 @@ func (r *run) monitorPass(now time.Time) {
 	var all []eviction.TaintNode
 	if plan.StripNoExecuteTaints {
 		for _, n := range r.nodes {
-			all = append(all, eviction.TaintNode{Name: n.name, Zone: n.zone, Taints: n.taints})
+			if !n.deleted {
+				all = append(all, eviction.TaintNode{Name: n.name, Zone: n.zone, Taints: n.taints})
+			}
 		}
 	}
 	for _, a := range r.tainter.ApplyPlan(plan, all, now) {
@@ -667,6 +873,7 @@ func (r *run) apply(now time.Time, i int, a eviction.TaintAction) {
 	for _, t := range a.Add {
 		r.event(now, "taint", n.zi, n.name, a.Reason, "%s tainted %s", n.name, t)
 		r.res.Totals.Tainted++
+		n.noExecute = true
 	}
 	r.replan(now, i)
 }
@@ -676,7 +883,7 @@ func (r *run) taintPass(now time.Time) {
 	r.passAt = time.Time{}
 	ups := r.tainter.Pass(now, func(name string) (conditions.Status, bool) {
 		i, ok := r.index[name]
-		if !ok {
+		if !ok || r.nodes[i].deleted {
 			return "", false
 		}
 		return readyOf(r.nodes[i].conds), true
@@ -685,6 +892,7 @@ func (r *run) taintPass(now time.Time) {
 		i := r.index[u.Node]
 		n := &r.nodes[i]
 		n.taints = taints.Apply(n.taints, []taints.Taint{u.Add}, []taints.Taint{u.Remove})
+		n.noExecute = true
 		r.res.Totals.Tainted++
 		r.event(now, "taint", n.zi, n.name, u.Reason, "%s tainted %s", n.name, u.Add)
 		r.replan(now, i)
@@ -697,27 +905,34 @@ func (r *run) replan(now time.Time, i int) {
 	n := &r.nodes[i]
 	live := make([]eviction.Pod, 0, len(n.pods))
 	for _, pi := range n.pods {
-		if !r.pods[pi].evicted {
+		if r.pods[pi].stoppedAt < 0 {
 			live = append(live, r.pods[pi].p)
 		}
 	}
 	for _, d := range r.cfg.NoExecute.PlanNode(n.taints, live, n.scheduled, now) {
-		pi, _ := strconv.Atoi(d.Pod.UID)
+		pi := atoiUID(d.Pod.UID)
 		key := d.Pod.Key()
+		p := &r.pods[pi]
 		switch d.Action {
 		case eviction.NoExecuteEvictNow:
-			r.remove(now, pi, d.Reason)
+			detail := ""
+			if r.explicit {
+				detail = fmt.Sprintf("does not tolerate %s", d.Taint)
+			}
+			r.remove(now, pi, d.Reason, detail)
 		case eviction.NoExecuteSchedule:
 			if n.scheduled == nil {
 				n.scheduled = map[string]eviction.Scheduled{}
 			}
 			n.scheduled[key] = d.Scheduled
 			r.push(d.At, evEvict, pi)
+			p.affected, p.scheduledAt, p.cancelledAt = true, d.At.Sub(r.cfg.Start), 0
 		case eviction.NoExecuteCancel:
 			if _, ok := n.scheduled[key]; ok {
 				delete(n.scheduled, key)
 				r.res.Totals.Cancelled++
 				r.event(now, "cancel", n.zi, key, d.Reason, "pod %s: scheduled eviction cancelled (%s)", key, d.Reason)
+				p.cancelledAt, p.cancelReason = now.Sub(r.cfg.Start), d.Reason
 			}
 		}
 	}
@@ -727,20 +942,110 @@ func (r *run) evict(now time.Time, pi int) {
 	p := &r.pods[pi]
 	n := &r.nodes[p.node]
 	s, ok := n.scheduled[p.p.Key()]
-	if p.evicted || !ok || !s.At.Equal(now) {
+	if p.stoppedAt >= 0 || !ok || !s.At.Equal(now) {
 		return // cancelled or re-planned since
 	}
 	delete(n.scheduled, p.p.Key())
-	r.remove(now, pi, eviction.TaintManagerEvictionReason)
+	detail := ""
+	if r.explicit {
+		detail = fmt.Sprintf("tolerated %s for %v (its tolerationSeconds)", noExecuteTaints(n.taints), s.At.Sub(s.CreatedAt))
+	}
+	r.remove(now, pi, eviction.TaintManagerEvictionReason, detail)
 }
 
-func (r *run) remove(now time.Time, pi int, reason string) {
+// remove is the taint eviction controller's deletion of pod pi.
+func (r *run) remove(now time.Time, pi int, reason, detail string) {
 	p := &r.pods[pi]
 	n := &r.nodes[p.node]
-	p.evicted = true
-	r.evicted[n.zi]++
 	r.res.Totals.Evicted++
 	r.event(now, "evict", n.zi, p.p.Key(), reason, "pod %s on %s deleted (%s)", p.p.Key(), n.name, reason)
+	r.stop(now, pi, "evicted", reason, detail)
+	if !r.explicit {
+		return
+	}
+	// The deletion starts: the pod is terminating, a ReplicaSet replaces
+	// it now, and the pod object goes once the kubelet has stopped it.
+	p.terminating = true
+	if p.replace == replaceOnDelete {
+		r.replaceNow(now, pi)
+	}
+	if !r.isCut(p.node, now) {
+		r.goneAfterGrace(now, pi)
+	}
+}
+
+// stop records that pod pi stopped running at now, and why.
+func (r *run) stop(now time.Time, pi int, fate, rule, detail string) {
+	p := &r.pods[pi]
+	p.stoppedAt = now.Sub(r.cfg.Start)
+	p.fate, p.rule, p.detail = fate, rule, detail
+	p.affected = true
+	r.evicted[r.nodes[p.node].zi]++
+	switch fate {
+	case "killed":
+		r.res.Totals.Killed++
+		r.event(now, "kill", r.nodes[p.node].zi, p.p.Key(), rule, "pod %s killed: %s", p.p.Key(), detail)
+	case "pressure-evicted":
+		r.res.Totals.PressureEvicted++
+		r.event(now, "pressure-evict", r.nodes[p.node].zi, p.p.Key(), rule, "pod %s evicted by the kubelet: %s", p.p.Key(), detail)
+	}
+}
+
+// fail records that pod pi reached phase Failed (its kill is over).
+func (r *run) fail(now time.Time, pi int) {
+	p := &r.pods[pi]
+	if p.failed || p.gone >= 0 {
+		return
+	}
+	p.failed = true
+	if p.replace == replaceOnGone {
+		// The StatefulSet controller deletes a failed pod, which goes at
+		// once (terminal pods have no grace period), and recreates it.
+		r.markGone(now, pi)
+	}
+	if p.replace != replaceNever {
+		r.replaceNow(now, pi)
+	}
+}
+
+// goneAfterGrace removes pod pi's object once its kubelet has stopped it.
+func (r *run) goneAfterGrace(now time.Time, pi int) {
+	src := &r.srcPods[r.pods[pi].src]
+	grace := int64(30)
+	if g := src.TerminationGracePeriodSeconds; g != nil {
+		grace = *g
+	}
+	r.later(now.Add(time.Duration(grace)*time.Second), func(t time.Time) { r.markGone(t, pi) })
+}
+
+// reconnected lets the kubelet of node i finish the deletions that started
+// while it was cut off.
+func (r *run) reconnected(now time.Time, i int) {
+	if !r.explicit {
+		return
+	}
+	for _, pi := range r.nodes[i].pods {
+		if p := &r.pods[pi]; p.terminating && p.gone < 0 {
+			r.goneAfterGrace(now, pi)
+		}
+	}
+}
+
+func (r *run) markGone(now time.Time, pi int) {
+	p := &r.pods[pi]
+	if p.gone >= 0 {
+		return
+	}
+	p.gone = now.Sub(r.cfg.Start)
+	if p.replace != replaceNever {
+		r.replaceNow(now, pi)
+	}
+}
+
+func (r *run) replaceNow(now time.Time, pi int) {
+	if p := &r.pods[pi]; p.replaced < 0 {
+		p.replaced = now.Sub(r.cfg.Start)
+	}
 }
 
 func (r *run) sample(now time.Time) {
@@ -749,6 +1054,9 @@ func (r *run) sample(now time.Time) {
 		s.Zones[z] = ZoneSample{Zone: r.zones[z], Evicted: r.evicted[z], State: r.states[z]}
 	}
 	for _, n := range r.nodes {
+		if n.deleted {
+			continue
+		}
 		zs := &s.Zones[n.zi]
 		switch readyOf(n.conds) {
 		case conditions.True:
@@ -766,4 +1074,7 @@ func (r *run) sample(now time.Time) {
 		}
 	}
 	r.res.Timeline = append(r.res.Timeline, s)
+	if r.explicit {
+		r.sampleWorkloads(now)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -63,7 +64,7 @@ func TestParseOutage(t *testing.T) {
 		"b:1m30s-1h0m": {Zone: "b", From: 90 * time.Second, To: time.Hour},
 	} {
 		got, err := parseOutage(spec)
-		if err != nil || got != want {
+		if err != nil || !reflect.DeepEqual(got, want) {
 			t.Errorf("parseOutage(%q) = %+v, %v; want %+v", spec, got, err, want)
 		}
 	}
