@@ -12,8 +12,8 @@ import (
 	"github.com/nodelife/nodelife/cloud"
 	"github.com/nodelife/nodelife/conditions"
 	"github.com/nodelife/nodelife/eviction"
-	"github.com/nodelife/nodelife/gc"
 	"github.com/nodelife/nodelife/eviction/pressure"
+	"github.com/nodelife/nodelife/gc"
 	"github.com/nodelife/nodelife/shutdown"
 	"github.com/nodelife/nodelife/taints"
 )
