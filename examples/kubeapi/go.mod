@@ -3,6 +3,7 @@ module github.com/nodelife/nodelife/examples/kubeapi
 go 1.26.0
 
 require (
+	github.com/google/go-cmp v0.7.0
 	github.com/nodelife/nodelife v0.0.0-00010101000000-000000000000
 	k8s.io/api v0.36.3
 	k8s.io/apimachinery v0.36.3

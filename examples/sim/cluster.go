@@ -242,9 +242,9 @@ func zoneOf(labels map[string]string) (key, name string) {
 	return key, name
 }
 
-// matchZone reports whether the selector zone names the zone display
-// name ("region/zone", or just the zone part).
-func matchZone(sel, name string) bool {
+// MatchZone reports whether sel names zone, a name Cluster.Zones returns:
+// the whole "region/zone", or its zone part alone.
+func MatchZone(sel, name string) bool {
 	if sel == name {
 		return true
 	}
@@ -290,7 +290,7 @@ func (c Config) validateCluster(bad func(string, ...any)) {
 	zoneSize := func(sel string) int {
 		n := 0
 		for z, size := range zones {
-			if matchZone(sel, z) {
+			if MatchZone(sel, z) {
 				n += size
 			}
 		}
@@ -367,7 +367,7 @@ func (r *run) selectNodes(zone string, count int, names []string) []int {
 	if zone != "" {
 		taken := 0
 		for i := range r.nodes {
-			if matchZone(zone, r.zones[r.nodes[i].zi]) && (count == 0 || taken < count) {
+			if MatchZone(zone, r.zones[r.nodes[i].zi]) && (count == 0 || taken < count) {
 				out = append(out, i)
 				seen[i] = true
 				taken++
@@ -552,6 +552,7 @@ func (r *run) outOfService(now time.Time, i int) {
 	}
 	t := taints.Taint{Key: taints.TaintNodeOutOfService, Value: "nodeshutdown", Effect: taints.TaintEffectNoExecute}
 	n.taints = taints.Apply(n.taints, []taints.Taint{t}, nil)
+	n.sawNoExecute(t)
 	r.event(now, "taint", n.zi, n.name, "OutOfService", "%s tainted %s by the operator", n.name, t)
 	r.replan(now, i)
 }
@@ -639,7 +640,7 @@ func (r *run) pressureStep(now time.Time, ps *pressureState) {
 		pi := atoiUID(ev.Pod.UID)
 		src := &r.srcPods[r.pods[pi].src]
 		ps.freed += workingSet(src, ps.cfg)
-		r.stop(now, pi, "pressure-evicted", pressure.Reason, fmt.Sprintf("%s; grace period %ds", ev.Status.Message, ev.GracePeriodSeconds))
+		r.stop(now, pi, "pressure-evicted", pressure.Reason, fmt.Sprintf("%s; grace period %ds", strings.TrimSpace(ev.Status.Message), ev.GracePeriodSeconds))
 		r.later(now.Add(time.Duration(max(ev.GracePeriodSeconds, 0))*time.Second), func(t time.Time) { r.fail(t, pi) })
 	}
 	if over && !under {
@@ -856,8 +857,8 @@ func (r *run) spared(pi int) (rule, detail string) {
 		return "EvictionCancelled", fmt.Sprintf("its eviction, due at %v, was cancelled at %v (%s)", p.scheduledAt, p.cancelledAt, p.cancelReason)
 	case p.scheduledAt > 0:
 		return "EvictionPending", fmt.Sprintf("its eviction is due at %v, after the end of the run", p.scheduledAt)
-	case n.noExecute:
-		return "Tolerated", fmt.Sprintf("tolerates %s with no tolerationSeconds", noExecuteTaints(n.taints))
+	case len(n.noExecute) > 0:
+		return "Tolerated", fmt.Sprintf("tolerates %s with no tolerationSeconds", noExecuteTaints(n.noExecute))
 	}
 	for _, ps := range r.cfg.Pressures {
 		if ps.Node == n.name {
@@ -872,4 +873,20 @@ func (r *run) spared(pi int) (rule, detail string) {
 		return "NotRemoved", "its node is gone, and nothing removed the pod in the run"
 	}
 	return "NodeNotTainted", fmt.Sprintf("its node was not Ready for a while but never NoExecute-tainted (zone %s: %s)", r.zones[n.zi], r.states[n.zi])
+}
+
+// Zones returns the printable names ("region/zone") of the cluster's
+// zones, sorted, as a run names them; "(no zone)" stands for nodes
+// without zone labels.
+func (c *Cluster) Zones() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, n := range c.Nodes {
+		if _, name := zoneOf(n.Labels); !seen[name] {
+			seen[name] = true
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

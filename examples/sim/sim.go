@@ -377,7 +377,17 @@ type node struct {
 	shutting     bool // graceful shutdown under way: posts Ready=False
 	instanceGone bool // deleted from the cloud
 	deleted      bool // the Node object is deleted
-	noExecute    bool // carried a NoExecute taint at some point
+	noExecute    []taints.Taint // the NoExecute taints it carried at some point
+}
+
+// sawNoExecute records a NoExecute taint the node carries.
+func (n *node) sawNoExecute(t taints.Taint) {
+	for _, s := range n.noExecute {
+		if s.Key == t.Key && s.Value == t.Value {
+			return
+		}
+	}
+	n.noExecute = append(n.noExecute, t)
 }
 
 // pod is a simulated pod; the times are since the start, -1 for never.
@@ -873,7 +883,7 @@ func (r *run) apply(now time.Time, i int, a eviction.TaintAction) {
 	for _, t := range a.Add {
 		r.event(now, "taint", n.zi, n.name, a.Reason, "%s tainted %s", n.name, t)
 		r.res.Totals.Tainted++
-		n.noExecute = true
+		n.sawNoExecute(t)
 	}
 	r.replan(now, i)
 }
@@ -892,7 +902,7 @@ func (r *run) taintPass(now time.Time) {
 		i := r.index[u.Node]
 		n := &r.nodes[i]
 		n.taints = taints.Apply(n.taints, []taints.Taint{u.Add}, []taints.Taint{u.Remove})
-		n.noExecute = true
+		n.sawNoExecute(u.Add)
 		r.res.Totals.Tainted++
 		r.event(now, "taint", n.zi, n.name, u.Reason, "%s tainted %s", n.name, u.Add)
 		r.replan(now, i)

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,6 +90,10 @@ func sampleList() map[string]any {
 				Containers: []corev1.Container{{Name: owner, Image: "registry.example.com/" + owner + ":1.0",
 					Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse("128Mi")}}}}},
 			Status: corev1.PodStatus{Phase: corev1.PodRunning, QOSClass: corev1.PodQOSBurstable}}
+		if i := strings.LastIndex(owner, "-"); ownerKind == "ReplicaSet" && i > 0 {
+			// A Deployment's pod: app is the Deployment's name.
+			p.Labels = map[string]string{"app": owner[:i], "pod-template-hash": owner[i+1:]}
+		}
 		if owner != "" {
 			p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: ownerKind, Name: owner, UID: types.UID("owner-" + owner), Controller: ptr(true)}}
 		}

@@ -1,0 +1,240 @@
+package replay
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/nodelife/nodelife/examples/sim"
+	"github.com/nodelife/nodelife/shutdown"
+)
+
+// ErrSpec is wrapped by every error about a scenario spec.
+var ErrSpec = errors.New("replay: invalid scenario")
+
+func specError(flag, spec, format string, args ...any) error {
+	return fmt.Errorf("%w: %s %q: %s", ErrSpec, flag, spec, fmt.Sprintf(format, args...))
+}
+
+// Select resolves a node selector against the cluster: a zone name (as
+// sim.Cluster.Zones prints it, or its zone part), optionally followed by
+// "/n" for the zone's first n nodes; otherwise node names joined by "+".
+func Select(c *sim.Cluster, sel string) (zone string, count int, names []string, err error) {
+	if sel == "" {
+		return "", 0, nil, errors.New("no nodes selected")
+	}
+	base, n, hasCount := strings.Cut(sel, "/")
+	for _, z := range c.Zones() {
+		for _, cand := range []string{sel, base} {
+			if sim.MatchZone(cand, z) {
+				if cand == base && hasCount {
+					if _, err := fmt.Sscan(n, &count); err != nil || count < 1 {
+						return "", 0, nil, fmt.Errorf("node count %q is not a positive number", n)
+					}
+				}
+				return cand, count, nil, nil
+			}
+		}
+	}
+	known := map[string]bool{}
+	for _, node := range c.Nodes {
+		known[node.Name] = true
+	}
+	for _, name := range strings.Split(sel, "+") {
+		if !known[name] {
+			return "", 0, nil, fmt.Errorf("%q is neither a zone (%s) nor a node of the snapshot", name, strings.Join(c.Zones(), ", "))
+		}
+		names = append(names, name)
+	}
+	return "", 0, names, nil
+}
+
+// cut splits "SEL@REST".
+func cut(flag, spec string) (sel, rest string, err error) {
+	sel, rest, ok := strings.Cut(strings.TrimSpace(spec), "@")
+	if !ok {
+		return "", "", specError(flag, spec, "want SELECTOR@TIME")
+	}
+	return sel, rest, nil
+}
+
+// window parses "FROM-TO" ("FROM-" lasts to the end).
+func window(flag, spec, s string) (from, to time.Duration, err error) {
+	f, t, ok := strings.Cut(s, "-")
+	if !ok {
+		return 0, 0, specError(flag, spec, "want FROM-TO, e.g. 1m-11m")
+	}
+	if from, err = time.ParseDuration(f); err != nil {
+		return 0, 0, specError(flag, spec, "%v", err)
+	}
+	if t != "" {
+		if to, err = time.ParseDuration(t); err != nil {
+			return 0, 0, specError(flag, spec, "%v", err)
+		}
+	}
+	return from, to, nil
+}
+
+// ParseOutage reads --outage SEL@FROM-TO: the selected nodes lose their
+// connection to the API server from FROM to TO (TO empty: to the end).
+func ParseOutage(c *sim.Cluster, spec string) (sim.Outage, error) {
+	sel, rest, err := cut("--outage", spec)
+	if err != nil {
+		return sim.Outage{}, err
+	}
+	var o sim.Outage
+	if o.Zone, o.Nodes, o.Names, err = Select(c, sel); err != nil {
+		return o, specError("--outage", spec, "%v", err)
+	}
+	o.From, o.To, err = window("--outage", spec, rest)
+	return o, err
+}
+
+// ParseShutdown reads --shutdown SEL@AT[/OOS]: the selected nodes shut
+// down at AT, gracefully when graceful enables it; OOS is when the
+// out-of-service taint is added.
+func ParseShutdown(c *sim.Cluster, spec string, graceful shutdown.Config) (sim.Shutdown, error) {
+	sel, rest, err := cut("--shutdown", spec)
+	if err != nil {
+		return sim.Shutdown{}, err
+	}
+	s := sim.Shutdown{Graceful: graceful}
+	if s.Zone, s.Nodes, s.Names, err = Select(c, sel); err != nil {
+		return s, specError("--shutdown", spec, "%v", err)
+	}
+	at, oos, hasOOS := strings.Cut(rest, "/")
+	if s.At, err = time.ParseDuration(at); err != nil {
+		return s, specError("--shutdown", spec, "%v", err)
+	}
+	if hasOOS {
+		if s.OutOfServiceAt, err = time.ParseDuration(oos); err != nil {
+			return s, specError("--shutdown", spec, "out-of-service time: %v", err)
+		}
+		if s.OutOfServiceAt <= s.At {
+			return s, specError("--shutdown", spec, "the out-of-service taint (%v) must come after the shutdown (%v)", s.OutOfServiceAt, s.At)
+		}
+	}
+	return s, nil
+}
+
+// ParsePressure reads --pressure NODE@FROM-TO:AVAILABLE: memory.available
+// on NODE drops to AVAILABLE (a quantity, e.g. 50Mi) from FROM to TO.
+func ParsePressure(c *sim.Cluster, spec string, usageRatio float64) (sim.Pressure, error) {
+	sel, rest, err := cut("--pressure", spec)
+	if err != nil {
+		return sim.Pressure{}, err
+	}
+	_, _, names, err := Select(c, sel)
+	if err != nil || len(names) != 1 {
+		if err == nil {
+			err = errors.New("select one node by name")
+		}
+		return sim.Pressure{}, specError("--pressure", spec, "%v", err)
+	}
+	w, avail, ok := strings.Cut(rest, ":")
+	if !ok {
+		return sim.Pressure{}, specError("--pressure", spec, "want NODE@FROM-TO:AVAILABLE, e.g. w-1@3m-8m:50Mi")
+	}
+	p := sim.Pressure{Node: names[0], UsageRatio: usageRatio}
+	if p.From, p.To, err = window("--pressure", spec, w); err != nil {
+		return p, err
+	}
+	q, err := resource.ParseQuantity(avail)
+	if err != nil || q.Sign() < 0 {
+		return p, specError("--pressure", spec, "available memory %q is not a non-negative quantity", avail)
+	}
+	p.AvailableBytes = uint64(q.Value())
+	return p, nil
+}
+
+// ParseCloudDeletion reads --cloud-delete SEL@AT: the selected nodes'
+// instances are deleted from the cloud at AT.
+func ParseCloudDeletion(c *sim.Cluster, spec string) (sim.CloudDeletion, error) {
+	sel, rest, err := cut("--cloud-delete", spec)
+	if err != nil {
+		return sim.CloudDeletion{}, err
+	}
+	var d sim.CloudDeletion
+	if d.Zone, d.Nodes, d.Names, err = Select(c, sel); err != nil {
+		return d, specError("--cloud-delete", spec, "%v", err)
+	}
+	if d.At, err = time.ParseDuration(rest); err != nil {
+		return d, specError("--cloud-delete", spec, "%v", err)
+	}
+	return d, nil
+}
+
+// WriteSummary writes the run's summary: totals, zones at the end, the
+// workloads that lost replicas and the pods the scenarios touched.
+func WriteSummary(w io.Writer, res sim.Result) error {
+	t := res.Totals
+	fmt.Fprintf(w, "%d nodes, %d pods (%d not simulated: unscheduled or finished), %v simulated\n", t.Nodes, t.Pods, t.Skipped, res.Duration)
+	fmt.Fprintf(w, "evicted by taints %d, killed by graceful shutdown %d, evicted under node pressure %d, force deleted by the pod GC %d, nodes deleted %d, evictions cancelled %d\n",
+		t.Evicted, t.Killed, t.PressureEvicted, t.ForceDeleted, t.NodesDeleted, t.Cancelled)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "\nZONE\tNODES\tREADY AT END\tNOT READY\tUNKNOWN\tNOEXECUTE-TAINTED\tPODS STOPPED\tSTATE")
+	if k := len(res.Timeline); k > 0 {
+		for z, zs := range res.Timeline[k-1].Zones {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", zs.Zone, res.ZoneNodes[z], zs.Ready, zs.NotReady, zs.Unknown, zs.Tainted, zs.Evicted, zs.State)
+		}
+	}
+	if len(res.Workloads) > 0 {
+		fmt.Fprintln(tw, "\nWORKLOAD\tREPLICAS\tMOST LOST AT ONCE\tREPLICA-TIME LOST\tLOST OVER TIME")
+		for _, wl := range res.Workloads {
+			var pts []string
+			for _, p := range wl.Lost {
+				pts = append(pts, fmt.Sprintf("%v:%d", p.At, p.Lost))
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%v\t%s\n", wl.Name, wl.Replicas, wl.MaxLost, wl.LostTime, strings.Join(pts, " "))
+		}
+	}
+	if len(res.Pods) > 0 {
+		fmt.Fprintln(tw, "\nPOD\tNODE\tFATE\tAT\tRULE\tGONE\tREPLACED\tLOST\tWHY")
+		for _, p := range res.Pods {
+			at := "-"
+			if p.Fate != "spared" {
+				at = p.At.String()
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%v\t%s\n", p.Pod, p.Node, p.Fate, at, p.Rule, when(p.GoneAt), when(p.ReplacedAt), p.Lost, p.Detail)
+		}
+	}
+	return tw.Flush()
+}
+
+// when prints a time since the start, "-" for never (-1).
+func when(d time.Duration) string {
+	if d < 0 {
+		return "-"
+	}
+	return d.String()
+}
+
+// WriteEvents writes every event, one per line.
+func WriteEvents(w io.Writer, res sim.Result) error {
+	for _, e := range res.Events {
+		if _, err := fmt.Fprintf(w, "%10v  %-16s %-26s %s\n", e.At, e.Kind, e.Reason, e.Message); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Fates counts the touched pods by fate, in name order, as "fate=n".
+func Fates(res sim.Result) []string {
+	count := map[string]int{}
+	for _, p := range res.Pods {
+		count[p.Fate]++
+	}
+	var out []string
+	for f, n := range count {
+		out = append(out, fmt.Sprintf("%s=%d", f, n))
+	}
+	slices.Sort(out)
+	return out
+}
