@@ -6,8 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -18,11 +16,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/clock"
 
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/examples/cluster/controller"
+	"github.com/nodelife/nodelife/examples/cluster/internal/kubeconfig"
 	"github.com/nodelife/nodelife/examples/kubeapi"
 	"github.com/nodelife/nodelife/lease"
 )
@@ -98,26 +96,9 @@ func restConfig(o Options) (*rest.Config, string, error) {
 	if o.Config != nil {
 		return o.Config, o.Config.Host, nil
 	}
-	path := o.Kubeconfig
-	if path == "" {
-		path = os.Getenv("KUBECONFIG")
-	}
-	if path == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return nil, "", fmt.Errorf("%w: no -kubeconfig, no KUBECONFIG and no home directory: %v", ErrNoKubeconfig, err)
-		}
-		path = filepath.Join(home, ".kube", "config")
-	}
-	for _, p := range filepath.SplitList(path) {
-		if _, err := os.Stat(p); err != nil {
-			return nil, "", fmt.Errorf("%w at %s: %v (set -kubeconfig or KUBECONFIG)", ErrNoKubeconfig, p, err)
-		}
-	}
-	rules := &clientcmd.ClientConfigLoadingRules{Precedence: filepath.SplitList(path)}
-	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: o.Context}).ClientConfig()
+	cfg, err := kubeconfig.Load(o.Kubeconfig, o.Context, "nodewatch", ErrNoKubeconfig)
 	if err != nil {
-		return nil, "", fmt.Errorf("nodewatch: kubeconfig %s: %w", path, err)
+		return nil, "", err
 	}
 	return cfg, cfg.Host, nil
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -189,7 +188,7 @@ func WriteSummary(w io.Writer, res sim.Result) error {
 		for _, wl := range res.Workloads {
 			var pts []string
 			for _, p := range wl.Lost {
-				pts = append(pts, fmt.Sprintf("%v:%d", p.At, p.Lost))
+				pts = append(pts, fmt.Sprintf("%s:%d", when(p.At), p.Lost))
 			}
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%v\t%s\n", wl.Name, wl.Replicas, wl.MaxLost, wl.LostTime, strings.Join(pts, " "))
 		}
@@ -199,7 +198,7 @@ func WriteSummary(w io.Writer, res sim.Result) error {
 		for _, p := range res.Pods {
 			at := "-"
 			if p.Fate != "spared" {
-				at = p.At.String()
+				at = when(p.At)
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%v\t%s\n", p.Pod, p.Node, p.Fate, at, p.Rule, when(p.GoneAt), when(p.ReplacedAt), p.Lost, p.Detail)
 		}
@@ -207,34 +206,21 @@ func WriteSummary(w io.Writer, res sim.Result) error {
 	return tw.Flush()
 }
 
-// when prints a time since the start, "-" for never (-1).
+// when prints a time since the start to the millisecond, "-" for never
+// (-1).
 func when(d time.Duration) string {
 	if d < 0 {
 		return "-"
 	}
-	return d.String()
+	return d.Round(time.Millisecond).String()
 }
 
 // WriteEvents writes every event, one per line.
 func WriteEvents(w io.Writer, res sim.Result) error {
 	for _, e := range res.Events {
-		if _, err := fmt.Fprintf(w, "%10v  %-16s %-26s %s\n", e.At, e.Kind, e.Reason, e.Message); err != nil {
+		if _, err := fmt.Fprintf(w, "%10s  %-16s %-26s %s\n", when(e.At), e.Kind, e.Reason, e.Message); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// Fates counts the touched pods by fate, in name order, as "fate=n".
-func Fates(res sim.Result) []string {
-	count := map[string]int{}
-	for _, p := range res.Pods {
-		count[p.Fate]++
-	}
-	var out []string
-	for f, n := range count {
-		out = append(out, fmt.Sprintf("%s=%d", f, n))
-	}
-	slices.Sort(out)
-	return out
 }

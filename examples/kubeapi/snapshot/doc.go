@@ -10,6 +10,8 @@
 // snapshot does not have. The objects convert into nodelife's inputs with
 // package kubeapi (ZoneNode, EvictionPod, ShutdownPod, ...).
 //
-// It is the input side of the what-if replay on a user's own cluster; the
-// replay itself is not written yet.
+// It is the input side of the what-if replay on a user's own cluster:
+// Cluster converts a snapshot into the simulator's explicit cluster
+// (package examples/sim), and package examples/kubeapi/replay and the
+// command examples/cluster/cmd/replay run scenarios on it.
 package snapshot

@@ -40,7 +40,6 @@ type Warning struct {
 }
 
 // String formats the warning as "source: item i: message".
-// String formats the warning as "source: item i: message".
 func (w Warning) String() string { return fmt.Sprintf("%s: item %d: %s", w.Source, w.Item, w.Message) }
 
 // ErrInvalid is wrapped by every error about the input.
@@ -172,6 +171,15 @@ func Load(path string) (*Snapshot, []Warning, error) {
 	}
 	s.sort()
 	return s, ws, nil
+}
+
+// New makes a snapshot of objects read some other way (a live cluster's
+// lists, say), sorted as Decode sorts them. The slices are kept, not
+// copied.
+func New(nodes []*corev1.Node, pods []*corev1.Pod, leases []*coordinationv1.Lease, classes []*schedulingv1.PriorityClass) *Snapshot {
+	s := &Snapshot{Nodes: nodes, Pods: pods, Leases: leases, PriorityClasses: classes}
+	s.sort()
+	return s
 }
 
 func (s *Snapshot) sort() {

@@ -1,0 +1,300 @@
+// Package replaycmd is the replay command: what-if scenarios (connectivity
+// loss, graceful and non-graceful shutdown, memory pressure, cloud
+// deletion) played by nodelife's simulator on a snapshot of a real
+// cluster, read from kubectl's JSON or live, read-only, from the API
+// server.
+//
+//	kubectl get nodes,pods,leases -A -o json > cluster.json
+//	go run ./cmd/replay -snapshot cluster.json -outage eu-1b@1m-11m
+//	go run ./cmd/replay -kubeconfig ~/.kube/config -shutdown w-1a2@2m -shutdown-grace 60s
+//
+// It prints the totals, the zones at the end, the workloads that lost
+// replicas (when and how many) and every pod the scenarios touched, with
+// its fate, the rule that decided it and why; -json prints the whole
+// result, -svg draws the timeline, -events lists every event.
+package replaycmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/nodelife/nodelife/examples/cluster/internal/kubeconfig"
+	"github.com/nodelife/nodelife/examples/kubeapi/replay"
+	"github.com/nodelife/nodelife/examples/kubeapi/snapshot"
+	"github.com/nodelife/nodelife/examples/sim"
+	"github.com/nodelife/nodelife/shutdown"
+)
+
+// ErrNoKubeconfig is wrapped when the kubeconfig file does not exist.
+var ErrNoKubeconfig = errors.New("replay: no kubeconfig")
+
+// ProgressNodes is the snapshot size from which the command reports its
+// progress on stderr (unless -quiet).
+const ProgressNodes = 10_000
+
+// specs is a repeatable string flag.
+type specs []string
+
+// String joins the values.
+func (s *specs) String() string { return strings.Join(*s, " ") }
+
+// Set appends a value.
+func (s *specs) Set(v string) error { *s = append(*s, v); return nil }
+
+// Main is the replay command: it parses args, runs, and returns the exit
+// code (0 ok, 1 failure, 2 bad usage).
+func Main(args []string, stdout, stderr io.Writer) int {
+	return MainWith(context.Background(), nil, args, stdout, stderr)
+}
+
+// MainWith is Main with a client configuration to read a live cluster
+// from instead of a kubeconfig (tests pass the in-process API server's).
+func MainWith(ctx context.Context, live *rest.Config, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var outages, shutdowns, pressures, deletions specs
+	snapPath := fs.String("snapshot", "", "kubectl get nodes,pods,leases -A -o json output: a file, or a directory of *.json files")
+	kc := fs.String("kubeconfig", "", "read the cluster live, read-only, with this kubeconfig (instead of -snapshot)")
+	kctx := fs.String("context", "", "kubeconfig context (default: the current one)")
+	duration := fs.Duration("duration", 30*time.Minute, "simulated time")
+	seed := fs.Int64("seed", 1, "seed of the kubelets' start offsets and heartbeat jitter; 0: none")
+	fs.Var(&outages, "outage", "SEL@FROM-TO: the nodes lose the API server (repeatable; SEL: zone, zone/n, or node+node)")
+	fs.Var(&shutdowns, "shutdown", "SEL@AT[/OOS]: the nodes shut down at AT; the out-of-service taint at OOS (repeatable)")
+	grace := fs.Duration("shutdown-grace", 0, "kubelet shutdownGracePeriod for -shutdown (0: no graceful shutdown)")
+	graceCritical := fs.Duration("shutdown-grace-critical", 0, "kubelet shutdownGracePeriodCriticalPods for -shutdown")
+	byPriority := fs.String("shutdown-grace-by-priority", "", "kubelet shutdownGracePeriodByPodPriority, as PRIORITY=PERIOD,... (e.g. 100000=20s,0=10s)")
+	fs.Var(&pressures, "pressure", "NODE@FROM-TO:AVAILABLE: memory.available on NODE drops to AVAILABLE (repeatable)")
+	usage := fs.Float64("usage-ratio", 1, "pods' working set as a multiple of their memory request, for -pressure")
+	fs.Var(&deletions, "cloud-delete", "SEL@AT: the nodes' instances are deleted from the cloud at AT (repeatable)")
+	asJSON := fs.Bool("json", false, "print the whole result as JSON")
+	svg := fs.String("svg", "", "write the timeline as SVG to this file")
+	events := fs.Bool("events", false, "print every event before the summary")
+	quiet := fs.Bool("quiet", false, "no progress on stderr")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: replay (-snapshot file|dir | -kubeconfig file) [scenarios] [-duration 30m] [-json] [-svg file] [-events]")
+		fmt.Fprintln(stderr, "Plays outages, shutdowns, memory pressure and cloud deletions on a snapshot of a real cluster with")
+		fmt.Fprintln(stderr, "nodelife's decisions, and reports which pods go, when, by which rule, and what each workload loses.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 || (*snapPath == "") == (*kc == "" && live == nil) {
+		fmt.Fprintln(stderr, "replay: give exactly one of -snapshot and -kubeconfig")
+		fs.Usage()
+		return 2
+	}
+	fail := func(err error) int {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	progress := func(format string, args ...any) {
+		if !*quiet {
+			fmt.Fprintf(stderr, "replay: "+format+"\n", args...)
+		}
+	}
+
+	var snap *snapshot.Snapshot
+	var err error
+	if *snapPath != "" {
+		var ws []snapshot.Warning
+		snap, ws, err = snapshot.Load(*snapPath)
+		for _, w := range ws {
+			fmt.Fprintln(stderr, "replay: warning:", w)
+		}
+	} else {
+		cfg := live
+		if cfg == nil {
+			if cfg, err = kubeconfig.Load(*kc, *kctx, "replay", ErrNoKubeconfig); err != nil {
+				return fail(err)
+			}
+		}
+		snap, err = Live(ctx, cfg)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	if err := snap.Validate(); err != nil {
+		return fail(err)
+	}
+	big := len(snap.Nodes) >= ProgressNodes
+	if big {
+		progress("read %d nodes, %d pods, %d leases", len(snap.Nodes), len(snap.Pods), len(snap.Leases))
+	}
+	c := snap.Cluster()
+
+	cfg := sim.Config{Cluster: c, Duration: *duration, Seed: *seed}
+	graceful := shutdown.Config{ShutdownGracePeriod: *grace, ShutdownGracePeriodCriticalPods: *graceCritical}
+	if *byPriority != "" {
+		if graceful.ShutdownGracePeriodByPodPriority, err = parseByPriority(*byPriority); err != nil {
+			return fail(err)
+		}
+	}
+	for _, s := range outages {
+		o, err := replay.ParseOutage(c, s)
+		if err != nil {
+			return fail(err)
+		}
+		cfg.Outages = append(cfg.Outages, o)
+	}
+	for _, s := range shutdowns {
+		sd, err := replay.ParseShutdown(c, s, graceful)
+		if err != nil {
+			return fail(err)
+		}
+		cfg.Shutdowns = append(cfg.Shutdowns, sd)
+	}
+	for _, s := range pressures {
+		p, err := replay.ParsePressure(c, s, *usage)
+		if err != nil {
+			return fail(err)
+		}
+		cfg.Pressures = append(cfg.Pressures, p)
+	}
+	for _, s := range deletions {
+		d, err := replay.ParseCloudDeletion(c, s)
+		if err != nil {
+			return fail(err)
+		}
+		cfg.CloudDeletions = append(cfg.CloudDeletions, d)
+	}
+	if big && !*quiet {
+		cfg.Progress = func(done, total time.Duration) { progress("simulated %v of %v", done, total) }
+	}
+	res, err := sim.Run(cfg)
+	if err != nil {
+		return fail(err)
+	}
+	if *svg != "" {
+		if err := os.WriteFile(*svg, []byte(res.SVG()), 0o644); err != nil {
+			return fail(err)
+		}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", " ")
+		if err := enc.Encode(res); err != nil {
+			return fail(err)
+		}
+		return 0
+	}
+	if *events {
+		if err := replay.WriteEvents(stdout, res); err != nil {
+			return fail(err)
+		}
+		fmt.Fprintln(stdout)
+	}
+	if err := replay.WriteSummary(stdout, res); err != nil {
+		return fail(err)
+	}
+	return 0
+}
+
+// parseByPriority reads PRIORITY=PERIOD,...
+func parseByPriority(v string) ([]shutdown.PhaseConfig, error) {
+	var out []shutdown.PhaseConfig
+	for _, part := range strings.Split(v, ",") {
+		p, d, ok := strings.Cut(strings.TrimSpace(part), "=")
+		var pc shutdown.PhaseConfig
+		if !ok {
+			return nil, fmt.Errorf("replay: -shutdown-grace-by-priority %q: want PRIORITY=PERIOD, got %q", v, part)
+		}
+		if _, err := fmt.Sscan(p, &pc.Priority); err != nil {
+			return nil, fmt.Errorf("replay: -shutdown-grace-by-priority %q: priority %q: %v", v, p, err)
+		}
+		period, err := time.ParseDuration(d)
+		if err != nil || period%time.Second != 0 || period < 0 {
+			return nil, fmt.Errorf("replay: -shutdown-grace-by-priority %q: period %q is not a whole, non-negative number of seconds", v, d)
+		}
+		pc.ShutdownGracePeriodSeconds = int64(period / time.Second)
+		out = append(out, pc)
+	}
+	return out, nil
+}
+
+// Live reads a snapshot from the API server, read-only: every node and
+// pod, the leases of kube-node-lease and the priority classes, listed in
+// pages of 500.
+func Live(ctx context.Context, cfg *rest.Config) (*snapshot.Snapshot, error) {
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	nodes, err := list(ctx, "nodes", func(o metav1.ListOptions) ([]corev1.Node, string, error) {
+		l, err := client.CoreV1().Nodes().List(ctx, o)
+		if err != nil {
+			return nil, "", err
+		}
+		return l.Items, l.Continue, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	pods, err := list(ctx, "pods", func(o metav1.ListOptions) ([]corev1.Pod, string, error) {
+		l, err := client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, o)
+		if err != nil {
+			return nil, "", err
+		}
+		return l.Items, l.Continue, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	leases, err := list(ctx, "leases", func(o metav1.ListOptions) ([]coordinationv1.Lease, string, error) {
+		l, err := client.CoordinationV1().Leases(corev1.NamespaceNodeLease).List(ctx, o)
+		if err != nil {
+			return nil, "", err
+		}
+		return l.Items, l.Continue, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	classes, err := list(ctx, "priorityclasses", func(o metav1.ListOptions) ([]schedulingv1.PriorityClass, string, error) {
+		l, err := client.SchedulingV1().PriorityClasses().List(ctx, o)
+		if err != nil {
+			return nil, "", err
+		}
+		return l.Items, l.Continue, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return snapshot.New(nodes, pods, leases, classes), nil
+}
+
+// list reads every page of one resource, with an error naming it.
+func list[T any](ctx context.Context, what string, page func(metav1.ListOptions) ([]T, string, error)) ([]*T, error) {
+	var out []*T
+	opts := metav1.ListOptions{Limit: 500}
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		items, next, err := page(opts)
+		if err != nil {
+			return nil, fmt.Errorf("replay: listing %s: %w", what, err)
+		}
+		for i := range items {
+			out = append(out, &items[i])
+		}
+		if next == "" {
+			return out, nil
+		}
+		opts.Continue = next
+	}
+}
