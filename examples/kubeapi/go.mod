@@ -7,6 +7,7 @@ require (
 	github.com/nodelife/nodelife v0.0.0-00010101000000-000000000000
 	k8s.io/api v0.36.3
 	k8s.io/apimachinery v0.36.3
+	pgregory.net/rapid v1.2.0
 )
 
 require (
