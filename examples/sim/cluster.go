@@ -236,7 +236,8 @@ func replacementOf(kind string) replacement {
 // zoneOf returns the zone key and display name of labels.
 func zoneOf(labels map[string]string) (key, name string) {
 	key = eviction.ZoneKey(labels)
-	if name = eviction.ZoneName(key); name == "" {
+	// "region/zone", or the zone alone for nodes without a region label.
+	if name = strings.TrimPrefix(eviction.ZoneName(key), "/"); name == "" {
 		name = "(no zone)"
 	}
 	return key, name

@@ -373,10 +373,10 @@ type node struct {
 	scheduled  map[string]eviction.Scheduled
 	cut        [][2]time.Time // outage windows (zero end: none)
 
-	off          bool // powered off: the kubelet is silent for good
-	shutting     bool // graceful shutdown under way: posts Ready=False
-	instanceGone bool // deleted from the cloud
-	deleted      bool // the Node object is deleted
+	off          bool           // powered off: the kubelet is silent for good
+	shutting     bool           // graceful shutdown under way: posts Ready=False
+	instanceGone bool           // deleted from the cloud
+	deleted      bool           // the Node object is deleted
 	noExecute    []taints.Taint // the NoExecute taints it carried at some point
 }
 

@@ -1,0 +1,72 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/rest"
+
+	"github.com/nodelife/nodelife/examples/cluster/agent"
+	"github.com/nodelife/nodelife/examples/cluster/internal/testcluster"
+	"github.com/nodelife/nodelife/examples/cluster/replaycmd"
+	"github.com/nodelife/nodelife/examples/sim"
+)
+
+// The replay reads a live cluster, read-only, and plays a scenario on it.
+// Two agents register r-0 (zone za) and r-1 (zone zb) and renew their
+// leases; r-1 runs a pod tolerating unreachable for 60s and one with only
+// what the API server's DefaultTolerationSeconds admission adds (300s).
+// Zone zb is cut off from +1m in the replay (no jitter): last renewal
+// +50s, Unknown at +105s, the unreachable NoExecute taint at +110s (zb has
+// no Ready node left, za is healthy: tainting goes on at 0.1/s), so the
+// pods go at +170s and +410s; r-0's zone is untouched.
+func TestReplayLive(t *testing.T) {
+	h := newHarness(t)
+	h.addAgent("r-0", "za", agent.Options{}, nil)
+	h.addAgent("r-1", "zb", agent.Options{}, nil)
+	h.createPod("short", "r-1", []corev1.Toleration{{Key: "node.kubernetes.io/unreachable", Operator: corev1.TolerationOpExists,
+		Effect: corev1.TaintEffectNoExecute, TolerationSeconds: int64p(60)}}, "")
+	h.createPod("admitted", "r-1", nil, "")
+	h.run(20 * time.Second)
+
+	var writes atomic.Int64
+	cfg := rest.CopyConfig(testcluster.Shared(t).Config)
+	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { return countWrites{next: rt, n: &writes} }
+	var out, errOut bytes.Buffer
+	code := replaycmd.MainWith(h.ctx, cfg, []string{"-seed", "0", "-duration", "10m", "-outage", "zb@1m-", "-json"}, &out, &errOut)
+	require.Equal(t, 0, code, errOut.String())
+	require.Zero(t, writes.Load(), "the replay wrote to the cluster")
+
+	var res sim.Result
+	require.NoError(t, json.Unmarshal(out.Bytes(), &res))
+	got := map[string]string{}
+	for _, p := range res.Pods {
+		if strings.HasPrefix(p.Pod, h.ns+"/") {
+			got[strings.TrimPrefix(p.Pod, h.ns+"/")] = p.Fate + " " + p.At.String() + " " + p.Rule
+		}
+	}
+	require.Equal(t, map[string]string{
+		"short":    "evicted 2m50s TaintManagerEviction",
+		"admitted": "evicted 6m50s TaintManagerEviction",
+	}, got)
+	require.Equal(t, []string{"r/za", "r/zb"}, res.Zones) // the agents label region r
+}
+
+// Without a snapshot or a kubeconfig, or with both, the command says so;
+// a kubeconfig that is not there is named.
+func TestReplayUsage(t *testing.T) {
+	var out, errOut bytes.Buffer
+	require.Equal(t, 2, replaycmd.Main(nil, &out, &errOut))
+	require.Contains(t, errOut.String(), "give exactly one of -snapshot and -kubeconfig")
+	errOut.Reset()
+	missing := t.TempDir() + "/nope"
+	require.Equal(t, 1, replaycmd.Main([]string{"-kubeconfig", missing}, &out, &errOut))
+	require.Contains(t, errOut.String(), "replay: no kubeconfig at "+missing)
+}
