@@ -163,7 +163,9 @@ func (t *NoExecuteTainter) Observe(n TaintNode, observedReady conditions.Status,
 			Message: fmt.Sprintf("node %s: Ready is %s, queued for the %s taint in zone %q", n.Name, observedReady, want, ZoneName(n.Zone))}
 	}
 	return TaintAction{Node: n.Name, Zone: n.Zone, Kind: TaintActionNone, Reason: "AlreadyQueued",
-		Message: fmt.Sprintf("node %s: Ready is %s, already queued or tainted", n.Name, observedReady)}
+		// Concatenated, not formatted: this is the answer for every node
+		// of an outage on every pass.
+		Message: "node " + n.Name + ": Ready is " + string(observedReady) + ", already queued or tainted"}
 }
 
 // MarkReachable removes the node's NoExecute taints and takes it out of its
@@ -183,7 +185,9 @@ func (t *NoExecuteTainter) MarkReachable(n TaintNode) TaintAction {
 	}
 	if len(a.Remove) == 0 && !a.Dequeued {
 		a.Kind, a.Reason = TaintActionNone, "NotTainted"
-		a.Message = fmt.Sprintf("node %s: no NoExecute taint to remove", n.Name)
+		// Concatenated, not formatted: this is the answer for every Ready
+		// node on every pass.
+		a.Message = "node " + n.Name + ": no NoExecute taint to remove"
 		return a
 	}
 	a.Reason = "NodeReachable"

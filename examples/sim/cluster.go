@@ -774,17 +774,14 @@ func (r *run) podGCPass(now time.Time) {
 }
 
 // lostNow reports whether pod pi serves nowhere: neither it runs on a
-// Ready node nor has its controller replaced it.
-func (r *run) lostNow(pi int) bool {
+// Ready node nor has its controller replaced it. serving[i] reports that
+// node i is Ready and not deleted.
+func (r *run) lostNow(pi int, serving []bool) bool {
 	p := &r.pods[pi]
 	if p.replaced >= 0 {
 		return false
 	}
-	if p.stoppedAt >= 0 {
-		return true
-	}
-	n := &r.nodes[p.node]
-	return n.deleted || readyOf(n.conds) != conditions.True
+	return p.stoppedAt >= 0 || !serving[p.node]
 }
 
 // sampleWorkloads adds up, at each sample, the time pods and workloads
@@ -793,12 +790,19 @@ func (r *run) sampleWorkloads(now time.Time) {
 	at := now.Sub(r.cfg.Start)
 	step := r.cfg.SampleEvery
 	clear(r.wlLost)
+	if r.serving == nil {
+		r.serving = make([]bool, len(r.nodes))
+	}
+	for i := range r.nodes {
+		n := &r.nodes[i]
+		r.serving[i] = !n.deleted && readyOf(n.conds) == conditions.True
+	}
 	for pi := range r.pods {
 		p := &r.pods[pi]
 		if p.wasLost {
 			p.lost += step
 		}
-		p.wasLost = r.lostNow(pi)
+		p.wasLost = r.lostNow(pi, r.serving)
 		if p.wasLost {
 			p.affected = true
 			if p.wl >= 0 {

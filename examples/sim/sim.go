@@ -426,6 +426,7 @@ type run struct {
 	wls      []Workload
 	wlIndex  map[string]int
 	wlLost   []int
+	serving  []bool // per node, at the last sample
 	actions  []func(time.Time)
 	podGC    *gc.PodGC
 	gcPods   []gc.Pod

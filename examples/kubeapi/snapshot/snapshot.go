@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -70,51 +72,301 @@ func Decode(data []byte, source string) (*Snapshot, []Warning, error) {
 }
 
 func (s *Snapshot) add(data []byte, source string) ([]Warning, error) {
-	var list struct {
-		header
-		Items []json.RawMessage `json:"items"`
+	kind, items, err := splitList(data)
+	if err != nil {
+		// Let the whole-document decoder name the problem and its line.
+		var list struct {
+			header
+			Items []json.RawMessage `json:"items"`
+		}
+		if err := json.Unmarshal(data, &list); err != nil {
+			return nil, fmt.Errorf("%w: %s: not JSON: %s", ErrInvalid, source, jsonError(data, err))
+		}
+		return nil, fmt.Errorf("%w: %s: not JSON: %v", ErrInvalid, source, err)
 	}
-	if err := json.Unmarshal(data, &list); err != nil {
-		return nil, fmt.Errorf("%w: %s: not JSON: %s", ErrInvalid, source, jsonError(data, err))
+	if kind != "List" && !strings.HasSuffix(kind, "List") {
+		return nil, fmt.Errorf("%w: %s: kind %q is not a List; want the output of kubectl get nodes,pods,leases -A -o json", ErrInvalid, source, kind)
 	}
-	if list.Kind != "List" && !strings.HasSuffix(list.Kind, "List") {
-		return nil, fmt.Errorf("%w: %s: kind %q is not a List; want the output of kubectl get nodes,pods,leases -A -o json", ErrInvalid, source, list.Kind)
+	// Decoding is most of the time at cluster scale: the items are decoded
+	// on every core, then merged in input order, so that the warnings and
+	// the first error are those of a sequential read.
+	out := make([]decoded, len(items))
+	workers := min(runtime.GOMAXPROCS(0), len(items)/256+1)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(items); i += workers {
+				out[i] = decodeItem(items[i], source, i)
+				items[i] = nil
+			}
+		}()
 	}
+	wg.Wait()
 	var ws []Warning
-	for i, raw := range list.Items {
-		var h header
-		if err := json.Unmarshal(raw, &h); err != nil {
-			return ws, fmt.Errorf("%w: %s: item %d: %s", ErrInvalid, source, i, jsonError(raw, err))
-		}
-		what := fmt.Sprintf("%s: item %d (%s %s)", source, i, h.Kind, objectName(h))
-		var err error
-		switch gv := h.APIVersion + "/" + h.Kind; gv {
-		case "v1/Node":
-			err = decodeInto(raw, &s.Nodes)
-		case "v1/Pod":
-			err = decodeInto(raw, &s.Pods)
-		case "coordination.k8s.io/v1/Lease":
-			err = decodeInto(raw, &s.Leases)
-		case "scheduling.k8s.io/v1/PriorityClass":
-			err = decodeInto(raw, &s.PriorityClasses)
-		default:
-			ws = append(ws, Warning{Source: source, Item: i, Message: fmt.Sprintf("kind %s (apiVersion %q) %s skipped: the replay does not use it", h.Kind, h.APIVersion, objectName(h))})
-			continue
-		}
-		if err != nil {
-			return ws, fmt.Errorf("%w: %s: %s", ErrInvalid, what, jsonError(raw, err))
+	for i := range out {
+		d := &out[i]
+		switch {
+		case d.err != nil:
+			return ws, d.err
+		case d.warning != "":
+			ws = append(ws, Warning{Source: source, Item: i, Message: d.warning})
+		case d.node != nil:
+			s.Nodes = append(s.Nodes, d.node)
+		case d.pod != nil:
+			s.Pods = append(s.Pods, d.pod)
+		case d.lease != nil:
+			s.Leases = append(s.Leases, d.lease)
+		case d.class != nil:
+			s.PriorityClasses = append(s.PriorityClasses, d.class)
 		}
 	}
 	return ws, nil
 }
 
-func decodeInto[T any](raw json.RawMessage, into *[]*T) error {
+// decoded is one item, decoded: one of the objects, a warning or an error.
+type decoded struct {
+	node    *corev1.Node
+	pod     *corev1.Pod
+	lease   *coordinationv1.Lease
+	class   *schedulingv1.PriorityClass
+	warning string
+	err     error
+}
+
+func decodeItem(raw []byte, source string, i int) (d decoded) {
+	apiVersion, kind, ok := itemKind(raw)
+	var h header
+	if !ok {
+		if err := json.Unmarshal(raw, &h); err != nil {
+			d.err = fmt.Errorf("%w: %s: item %d: %s", ErrInvalid, source, i, jsonError(raw, err))
+			return d
+		}
+		apiVersion, kind = h.APIVersion, h.Kind
+	}
+	var err error
+	switch apiVersion + "/" + kind {
+	case "v1/Node":
+		d.node, err = decodeNode(raw)
+	case "v1/Pod":
+		d.pod, err = decodePod(raw)
+	case "coordination.k8s.io/v1/Lease":
+		d.lease, err = decodeInto[coordinationv1.Lease](raw)
+	case "scheduling.k8s.io/v1/PriorityClass":
+		d.class, err = decodeInto[schedulingv1.PriorityClass](raw)
+	default:
+		if herr := json.Unmarshal(raw, &h); herr != nil {
+			d.err = fmt.Errorf("%w: %s: item %d: %s", ErrInvalid, source, i, jsonError(raw, herr))
+			return d
+		}
+		d.warning = fmt.Sprintf("kind %s (apiVersion %q) %s skipped: the replay does not use it", h.Kind, h.APIVersion, objectName(h))
+	}
+	if err != nil {
+		_ = json.Unmarshal(raw, &h) // for the name in the message, as far as it decodes
+		d.err = fmt.Errorf("%w: %s: item %d (%s %s): %s", ErrInvalid, source, i, kind, objectName(h), jsonError(raw, err))
+	}
+	return d
+}
+
+// splitList reads a List's kind and finds its items in one pass over
+// data, without decoding them: the items are sub-slices of data, checked
+// later by their own decoding; everything else is checked here.
+func splitList(data []byte) (kind string, items [][]byte, err error) {
+	bad := func(i int, what string) error { return fmt.Errorf("offset %d: %s", i, what) }
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return "", nil, bad(i, "not a JSON object")
+	}
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == '}' {
+		i++
+	} else {
+		for {
+			if i >= len(data) || data[i] != '"' {
+				return "", nil, bad(i, "want a key")
+			}
+			end := skipValue(data, i)
+			if end < 0 {
+				return "", nil, bad(i, "unterminated key")
+			}
+			var key string
+			if err := json.Unmarshal(data[i:end], &key); err != nil {
+				return "", nil, err
+			}
+			i = skipSpace(data, end)
+			if i >= len(data) || data[i] != ':' {
+				return "", nil, bad(i, "want ':'")
+			}
+			i = skipSpace(data, i+1)
+			if strings.EqualFold(key, "items") && i < len(data) && data[i] == '[' {
+				if i, items, err = splitArray(data, i); err != nil {
+					return "", nil, err
+				}
+			} else {
+				end := skipValue(data, i)
+				if end < 0 || !json.Valid(data[i:end]) {
+					return "", nil, bad(i, "invalid value of "+key)
+				}
+				if strings.EqualFold(key, "items") && string(data[i:end]) != "null" {
+					return "", nil, bad(i, "items is not an array")
+				}
+				if strings.EqualFold(key, "kind") {
+					if err := json.Unmarshal(data[i:end], &kind); err != nil {
+						return "", nil, err
+					}
+				}
+				i = end
+			}
+			i = skipSpace(data, i)
+			if i < len(data) && data[i] == ',' {
+				i = skipSpace(data, i+1)
+				continue
+			}
+			if i < len(data) && data[i] == '}' {
+				i++
+				break
+			}
+			return "", nil, bad(i, "want ',' or '}'")
+		}
+	}
+	if i = skipSpace(data, i); i != len(data) {
+		return "", nil, bad(i, "data after the List")
+	}
+	return kind, items, nil
+}
+
+// splitArray returns the elements of the array at data[i] and the offset
+// after it.
+func splitArray(data []byte, i int) (int, [][]byte, error) {
+	var items [][]byte
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == ']' {
+		return i + 1, items, nil
+	}
+	for {
+		end := skipValue(data, i)
+		if end < 0 {
+			return 0, nil, fmt.Errorf("offset %d: unterminated item", i)
+		}
+		items = append(items, data[i:end])
+		i = skipSpace(data, end)
+		switch {
+		case i < len(data) && data[i] == ',':
+			i = skipSpace(data, i+1)
+		case i < len(data) && data[i] == ']':
+			return i + 1, items, nil
+		default:
+			return 0, nil, fmt.Errorf("offset %d: want ',' or ']' in items", i)
+		}
+	}
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\n' || data[i] == '\t' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the offset just after the JSON value starting at
+// data[i] (a string, an object or array by bracket depth outside strings,
+// or a literal up to the next delimiter), or -1 when it does not end. It
+// does not validate the value.
+func skipValue(data []byte, i int) int {
+	if i >= len(data) {
+		return -1
+	}
+	switch data[i] {
+	case '"':
+		for j := i + 1; j < len(data); j++ {
+			switch data[j] {
+			case '\\':
+				j++
+			case '"':
+				return j + 1
+			}
+		}
+		return -1
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(data); j++ {
+			switch data[j] {
+			case '"':
+				end := skipValue(data, j)
+				if end < 0 {
+					return -1
+				}
+				j = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return -1
+	}
+	j := i
+	for j < len(data) && data[j] != ',' && data[j] != '}' && data[j] != ']' && data[j] != ' ' && data[j] != '\n' && data[j] != '\t' && data[j] != '\r' {
+		j++
+	}
+	if j == i {
+		return -1
+	}
+	return j
+}
+
+// itemKind finds an item's apiVersion and kind without decoding the rest
+// of it; ok is false when the item is not an object of that shape (its
+// decoding then reports why).
+func itemKind(item []byte) (apiVersion, kind string, ok bool) {
+	i := skipSpace(item, 0)
+	if i >= len(item) || item[i] != '{' {
+		return "", "", false
+	}
+	i = skipSpace(item, i+1)
+	for i < len(item) && item[i] == '"' {
+		end := skipValue(item, i)
+		if end < 0 {
+			return "", "", false
+		}
+		key := string(item[i+1 : end-1])
+		i = skipSpace(item, end)
+		if i >= len(item) || item[i] != ':' {
+			return "", "", false
+		}
+		i = skipSpace(item, i+1)
+		vend := skipValue(item, i)
+		if vend < 0 {
+			return "", "", false
+		}
+		if strings.EqualFold(key, "apiVersion") || strings.EqualFold(key, "kind") {
+			var v string
+			if json.Unmarshal(item[i:vend], &v) != nil {
+				return "", "", false
+			}
+			if strings.EqualFold(key, "kind") {
+				kind = v
+			} else {
+				apiVersion = v
+			}
+		}
+		i = skipSpace(item, vend)
+		if i < len(item) && item[i] == ',' {
+			i = skipSpace(item, i+1)
+		}
+	}
+	return apiVersion, kind, true
+}
+
+func decodeInto[T any](raw []byte) (*T, error) {
 	v := new(T)
 	if err := json.Unmarshal(raw, v); err != nil {
-		return err
+		return nil, err
 	}
-	*into = append(*into, v)
-	return nil
+	return v, nil
 }
 
 func objectName(h header) string {
