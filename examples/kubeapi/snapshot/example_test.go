@@ -43,3 +43,23 @@ func ExampleSnapshot_Validate() {
 	fmt.Println(s.Validate())
 	// Output: snapshot: invalid input: pod shop/web-1: spec.nodeName "n9" is not a node of the snapshot
 }
+
+func ExampleSnapshot_Cluster() {
+	s, _, err := snapshot.Load("testdata/sample.json")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	c := s.Cluster()
+	fmt.Println(len(c.Nodes), "nodes in", c.Zones())
+	for _, p := range c.Pods {
+		if p.Node == "w-1b2" {
+			fmt.Println(p.Key(), "->", p.Workload())
+		}
+	}
+	// Output:
+	// 7 nodes in [eu-1/eu-1a eu-1/eu-1b eu-1/eu-1c]
+	// kube-system/kube-proxy-w-1b2 -> DaemonSet kube-system/kube-proxy
+	// shop/api-6c4d7f9b8-a -> Deployment shop/api
+	// shop/web-7d9f8b6c5-c -> Deployment shop/web
+}

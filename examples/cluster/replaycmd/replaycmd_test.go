@@ -1,0 +1,74 @@
+package replaycmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nodelife/nodelife/examples/sim"
+)
+
+const sample = "../../kubeapi/snapshot/testdata/sample.json"
+
+// The outputs on the sample: JSON that decodes into the result, an SVG
+// that is well-formed XML with the workload panel, the event list; and
+// errors that name the bad flag value.
+func TestOutputs(t *testing.T) {
+	svg := filepath.Join(t.TempDir(), "t.svg")
+	var out, errOut bytes.Buffer
+	args := []string{"-snapshot", sample, "-seed", "0", "-duration", "10m", "-outage", "eu-1b@1m-", "-cloud-delete", "w-1c1@2m"}
+	if code := Main(append(args, "-json", "-svg", svg), &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	var res sim.Result
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Totals.NodesDeleted != 1 || res.Totals.Evicted != 4 {
+		t.Errorf("totals %+v", res.Totals)
+	}
+	data, err := os.ReadFile(svg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	for {
+		if _, err := dec.Token(); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatalf("SVG: %v", err)
+		}
+	}
+	if !strings.Contains(string(data), "replicas lost") || !strings.Contains(string(data), "StatefulSet shop/db") {
+		t.Error("the SVG has no workload panel")
+	}
+	out.Reset()
+	if code := Main(append(args, "-events"), &out, &errOut); code != 0 || !strings.Contains(out.String(), "nodedelete") ||
+		!strings.Contains(out.String(), "Deleting node w-1c1 because it does not exist in the cloud provider") {
+		t.Errorf("events: exit %d\n%s", code, out.String())
+	}
+	for _, bad := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-outage", "eu-9@1m-2m"}, `--outage "eu-9@1m-2m": "eu-9" is neither a zone`},
+		{[]string{"-shutdown-grace-by-priority", "x=1s", "-shutdown", "w-1a1@1m"}, `priority "x"`},
+		{[]string{"-shutdown-grace", "500ms", "-shutdown", "w-1a1@1m"}, `ShutdownGracePeriod`},
+		{[]string{"-pressure", "w-1a1@1m-2m"}, `want NODE@FROM-TO:AVAILABLE`},
+	} {
+		errOut.Reset()
+		code := Main(append([]string{"-snapshot", sample}, bad.args...), io.Discard, &errOut)
+		if code != 1 || !strings.Contains(errOut.String(), bad.want) {
+			t.Errorf("%v: exit %d, %q; want it to say %q", bad.args, code, errOut.String(), bad.want)
+		}
+	}
+	errOut.Reset()
+	if code := Main([]string{"-snapshot", "nope.json"}, io.Discard, &errOut); code != 1 || !strings.Contains(errOut.String(), "nope.json") {
+		t.Errorf("a missing snapshot: exit %d, %q", code, errOut.String())
+	}
+}
