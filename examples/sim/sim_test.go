@@ -264,7 +264,7 @@ func TestSVGIsWellFormed(t *testing.T) {
 			polylines++
 		}
 	}
-	if polylines != 9 || !strings.Contains(svg, ">zone b</text>") {
+	if polylines != 9 || !strings.Contains(svg, ">zone b <tspan") {
 		t.Fatalf("%d polylines (want 3 per zone)", polylines)
 	}
 }

@@ -45,8 +45,7 @@ func (res Result) SVG() string {
 		y0 := float64(top + z*(panel+gap))
 		y := func(frac float64) float64 { return y0 + float64(panel)*(1-frac) }
 		nodes, pods := res.ZoneNodes[z], res.ZonePods[z]
-		fmt.Fprintf(&b, `<text x="8" y="%.1f" font-size="13">zone %s</text>`+"\n", y0+float64(panel)/2, name)
-		fmt.Fprintf(&b, `<text x="8" y="%.1f" fill="#666">%d nodes</text>`+"\n", y0+float64(panel)/2+14, nodes)
+		fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="12">zone %s <tspan fill="#666">(%d nodes, %d pods)</tspan></text>`+"\n", left, y0-5, escape(name), nodes, pods)
 		fmt.Fprintf(&b, `<rect x="%d" y="%.1f" width="%.1f" height="%d" fill="none" stroke="#999"/>`+"\n", left, y0, plotW, panel)
 		for t := time.Duration(0); t <= res.Duration; t += tick {
 			fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#eee"/>`+"\n", x(t), y0, x(t), y0+float64(panel))
@@ -83,8 +82,7 @@ func (res Result) SVG() string {
 			most = max(most, w.MaxLost)
 		}
 		y := func(n int) float64 { return y0 + float64(panel)*(1-float64(n)/float64(most)) }
-		fmt.Fprintf(&b, `<text x="8" y="%.1f" font-size="13">replicas lost</text>`+"\n", y0+float64(panel)/2)
-		fmt.Fprintf(&b, `<text x="8" y="%.1f" fill="#666">0 to %d</text>`+"\n", y0+float64(panel)/2+14, most)
+		fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="12">replicas lost per workload <tspan fill="#666">(0 to %d)</tspan></text>`+"\n", left, y0-5, most)
 		fmt.Fprintf(&b, `<rect x="%d" y="%.1f" width="%.1f" height="%d" fill="none" stroke="#999"/>`+"\n", left, y0, plotW, panel)
 		for k, w := range wls {
 			color := workloadColors[k%len(workloadColors)]
