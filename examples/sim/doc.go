@@ -20,7 +20,24 @@
 //     tolerationSeconds run out, or spared when the taint goes first.
 //
 // Outages cut a zone's nodes (or the first few of them) off from the API
-// server for a window of time. Nothing reads a real clock or starts a
+// server for a window of time.
+//
+// The cluster is synthetic (Zones, NodesPerZone, PodsPerNode: zones named
+// a, b, ..., every pod with the same tolerations) or explicit
+// (Config.Cluster: the nodes and pods of a real cluster, as package
+// examples/kubeapi/snapshot converts them). Explicit clusters add the
+// scenarios that need real pods: graceful node shutdown by the kubelet's
+// phases (shutdown.Config.Plan) and non-graceful shutdown with the
+// out-of-service taint and the pod GC's force deletions (gc.PodGC);
+// memory pressure episodes on a node, evicted one pod at a time by the
+// kubelet's eviction manager (pressure.Manager); instances deleted from
+// the cloud, whose Nodes the cloud node lifecycle controller deletes
+// (cloud.DecideLifecycle) and whose pods the pod GC then removes. The
+// result then tells each touched pod's fate (Result.Pods: evicted,
+// killed, pressure-evicted, deleted or spared, when, by which rule, and
+// when its controller could replace it) and each workload's lost replicas
+// over time (Result.Workloads). Replacements are assumed to find room:
+// nothing is scheduled. Nothing reads a real clock or starts a
 // goroutine; the event queue is ordered by (time, sequence), and the only
 // randomness comes from Config.Seed, so a run is a pure function of its
 // Config: the same Config gives the same Result, byte for byte.

@@ -77,6 +77,7 @@ func MainWith(ctx context.Context, live *rest.Config, args []string, stdout, std
 	grace := fs.Duration("shutdown-grace", 0, "kubelet shutdownGracePeriod for -shutdown (0: no graceful shutdown)")
 	graceCritical := fs.Duration("shutdown-grace-critical", 0, "kubelet shutdownGracePeriodCriticalPods for -shutdown")
 	byPriority := fs.String("shutdown-grace-by-priority", "", "kubelet shutdownGracePeriodByPodPriority, as PRIORITY=PERIOD,... (e.g. 100000=20s,0=10s)")
+	resolve := fs.Bool("resolve-priority-class", false, "for -shutdown: a pod without spec.priority (a static pod) gets its priorityClassName's value, from the snapshot's priority classes (not upstream: kubernetes#113940)")
 	fs.Var(&pressures, "pressure", "NODE@FROM-TO:AVAILABLE: memory.available on NODE drops to AVAILABLE (repeatable)")
 	usage := fs.Float64("usage-ratio", 1, "pods' working set as a multiple of their memory request, for -pressure")
 	fs.Var(&deletions, "cloud-delete", "SEL@AT: the nodes' instances are deleted from the cloud at AT (repeatable)")
@@ -111,6 +112,9 @@ func MainWith(ctx context.Context, live *rest.Config, args []string, stdout, std
 	var snap *snapshot.Snapshot
 	var err error
 	if *snapPath != "" {
+		if st, err := os.Stat(*snapPath); err == nil && st.Size() >= 100<<20 {
+			progress("reading %s (%d MB)", *snapPath, st.Size()>>20)
+		}
 		var ws []snapshot.Warning
 		snap, ws, err = snapshot.Load(*snapPath)
 		for _, w := range ws {
@@ -139,6 +143,13 @@ func MainWith(ctx context.Context, live *rest.Config, args []string, stdout, std
 
 	cfg := sim.Config{Cluster: c, Duration: *duration, Seed: *seed}
 	graceful := shutdown.Config{ShutdownGracePeriod: *grace, ShutdownGracePeriodCriticalPods: *graceCritical}
+	if *resolve {
+		graceful.ResolvePriorityClass = true
+		graceful.PriorityClasses = map[string]int32{}
+		for _, pc := range snap.PriorityClasses {
+			graceful.PriorityClasses[pc.Name] = pc.Value
+		}
+	}
 	if *byPriority != "" {
 		if graceful.ShutdownGracePeriodByPodPriority, err = parseByPriority(*byPriority); err != nil {
 			return fail(err)

@@ -29,7 +29,7 @@ import (
 // as the API server returns them, managed fields, status images and all,
 // is decoded and simulated through a 30-minute outage of one of its three
 // zones, in a child process whose wall time and peak RSS are measured.
-// CI runs 1,000 nodes; the figure is
+// CI runs 1,000 nodes (300 under the race detector); the figure is
 //
 //	cd examples/kubeapi && NODELIFE_SCALE_NODES=10000 go test -count=1 -run TestScale -v ./replay
 //
@@ -41,6 +41,9 @@ func TestScale(t *testing.T) {
 		return
 	}
 	nodes := 1000
+	if raceEnabled {
+		nodes = 300
+	}
 	if v := os.Getenv("NODELIFE_SCALE_NODES"); v != "" {
 		var err error
 		if nodes, err = strconv.Atoi(v); err != nil || nodes < 3 {
@@ -76,7 +79,9 @@ func TestScale(t *testing.T) {
 	if budget < 5*time.Second {
 		budget = 5 * time.Second
 	}
-	if wall > budget {
+	if raceEnabled {
+		t.Logf("race detector on: the time budget (%v) is not checked", budget)
+	} else if wall > budget {
 		t.Errorf("took %v, above the budget of %v", wall, budget)
 	}
 	if rss > 4<<30 {
@@ -182,7 +187,7 @@ func fields(keys ...string) *metav1.FieldsV1 {
 		m[k] = map[string]any{}
 	}
 	data, _ := json.Marshal(m)
-	return &metav1.FieldsV1{Raw: data}
+	return metav1.NewFieldsV1(string(data))
 }
 
 func scaleNode(name, zone string, created metav1.Time) corev1.Node {
@@ -208,7 +213,7 @@ func scaleNode(name, zone string, created metav1.Time) corev1.Node {
 			Addresses:   []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "10.1.2.3"}, {Type: corev1.NodeHostName, Address: name}},
 			NodeInfo: corev1.NodeSystemInfo{MachineID: "ec2abcdef0123456789", SystemUUID: "ec2abcdef0123456789", BootID: "0b9c2a6e-4f4c-4b8e-9a1e-3d0f6c1e2b7a",
 				KernelVersion: "6.1.0-amd64", OSImage: "Debian GNU/Linux 12", ContainerRuntimeVersion: "containerd://2.0.4", KubeletVersion: "v1.36.3",
-				KubeProxyVersion: "v1.36.3", OperatingSystem: "linux", Architecture: "amd64"},
+				OperatingSystem: "linux", Architecture: "amd64"},
 			DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: 10250}},
 		}}
 	for _, c := range []corev1.NodeConditionType{corev1.NodeMemoryPressure, corev1.NodeDiskPressure, corev1.NodePIDPressure, corev1.NodeReady} {

@@ -74,8 +74,9 @@ func Workload(p *corev1.Pod) sim.Owner {
 
 // MemoryRequest is the pod's memory request in bytes as the scheduler
 // counts it: the larger of the regular containers' sum (with sidecars) and
-// the largest init container's, plus overhead; pod-level resources
-// (spec.resources.requests.memory), when set, replace the containers'.
+// the largest init container's; pod-level resources
+// (spec.resources.requests.memory), when set, replace the containers';
+// the overhead is added to a request that is not zero.
 func MemoryRequest(p *corev1.Pod) int64 {
 	var sum, sidecars, initMax int64
 	for _, c := range p.Spec.InitContainers {
