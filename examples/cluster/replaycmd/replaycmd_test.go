@@ -72,3 +72,40 @@ func TestOutputs(t *testing.T) {
 		t.Errorf("a missing snapshot: exit %d, %q", code, errOut.String())
 	}
 }
+
+// A static pod has no spec.priority: upstream kills it in the first phase
+// (+60s here, with the priority-0 pod web) whatever its class; with
+// -resolve-priority-class its class from the snapshot (2000001000,
+// critical) puts it in the critical phase, which starts when the first
+// phase's 40s end (+100s).
+func TestResolvePriorityClass(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "static.json")
+	if err := os.WriteFile(path, []byte(`{"apiVersion":"v1","kind":"List","items":[
+ {"apiVersion":"v1","kind":"Node","metadata":{"name":"n"},"status":{"conditions":[{"type":"Ready","status":"True"}]}},
+ {"apiVersion":"scheduling.k8s.io/v1","kind":"PriorityClass","metadata":{"name":"node-agent"},"value":2000001000},
+ {"apiVersion":"v1","kind":"Pod","metadata":{"namespace":"kube-system","name":"agent-n"},
+  "spec":{"nodeName":"n","priorityClassName":"node-agent"},"status":{"phase":"Running"}},
+ {"apiVersion":"v1","kind":"Pod","metadata":{"namespace":"shop","name":"web"},
+  "spec":{"nodeName":"n","priority":0},"status":{"phase":"Running"}}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	killedAt := func(extra ...string) string {
+		var out, errOut bytes.Buffer
+		args := append([]string{"-snapshot", path, "-seed", "0", "-duration", "5m", "-shutdown", "n@1m", "-shutdown-grace", "60s",
+			"-shutdown-grace-critical", "20s", "-json"}, extra...)
+		if code := Main(args, &out, &errOut); code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut.String())
+		}
+		var res sim.Result
+		if err := json.Unmarshal(out.Bytes(), &res); err != nil || len(res.Pods) != 2 || res.Pods[0].Pod != "kube-system/agent-n" {
+			t.Fatalf("%v %+v", err, res.Pods)
+		}
+		return res.Pods[0].Fate + " " + res.Pods[0].At.String()
+	}
+	if got := killedAt(); got != "killed 1m0s" {
+		t.Errorf("upstream: %s", got)
+	}
+	if got := killedAt("-resolve-priority-class"); got != "killed 1m40s" {
+		t.Errorf("with -resolve-priority-class: %s", got)
+	}
+}
