@@ -667,21 +667,24 @@ func (r *run) outage(now time.Time, i int) {
 				}
 			}
 		}
-		what = o.Zone
-		if what == "" {
-			what = strings.Join(o.Names, ",")
+		what = "zone " + o.Zone
+		if o.Zone == "" {
+			what = "nodes " + strings.Join(o.Names, ",")
+		} else if len(o.Names) > 0 {
+			what += " and nodes " + strings.Join(o.Names, ",")
 		}
 	} else {
 		z = int(o.Zone[0] - 'a')
 		if n = o.Nodes; n == 0 {
 			n = r.res.ZoneNodes[z]
 		}
-		what = r.zones[z]
+		what = "zone " + r.zones[z]
 	}
+	object := strings.TrimPrefix(what, "zone ")
 	if start {
-		r.event(now, "outage", z, what, "Outage", "zone %s: %d nodes lose connectivity to the API server", what, n)
+		r.event(now, "outage", z, object, "Outage", "%s: %d nodes lose connectivity to the API server", what, n)
 	} else {
-		r.event(now, "reconnect", z, what, "Reconnect", "zone %s: %d nodes can reach the API server again", what, n)
+		r.event(now, "reconnect", z, object, "Reconnect", "%s: %d nodes can reach the API server again", what, n)
 	}
 }
 
