@@ -312,7 +312,8 @@ func (c Config) validateSynthetic(bad func(string, ...any)) {
 	}
 }
 
-// The kinds of queued events, in the order same-time events run.
+// The kinds of queued events. Events due at the same time run in the order
+// they were queued (queue.Less), whatever their kind.
 const (
 	evOutage = iota
 	evHeartbeat
