@@ -28,7 +28,11 @@ func Select(c *sim.Cluster, sel string) (zone string, count int, names []string,
 	if sel == "" {
 		return "", 0, nil, errors.New("no nodes selected")
 	}
-	base, n, hasCount := strings.Cut(sel, "/")
+	// The count follows the last "/", so that "region/zone/n" works too.
+	base, n, hasCount := sel, "", false
+	if i := strings.LastIndex(sel, "/"); i >= 0 {
+		base, n, hasCount = sel[:i], sel[i+1:], true
+	}
 	for _, z := range c.Zones() {
 		for _, cand := range []string{sel, base} {
 			if sim.MatchZone(cand, z) {

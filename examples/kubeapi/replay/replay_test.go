@@ -199,6 +199,7 @@ func TestSelectAndSpecs(t *testing.T) {
 		{"eu-1b", "eu-1b", 0, nil},
 		{"eu-1/eu-1c", "eu-1/eu-1c", 0, nil},
 		{"eu-1a/2", "eu-1a", 2, nil},
+		{"eu-1/eu-1a/2", "eu-1/eu-1a", 2, nil},
 		{"w-1a1+cp-1", "", 0, []string{"w-1a1", "cp-1"}},
 	} {
 		zone, count, names, err := Select(c, tc.sel)

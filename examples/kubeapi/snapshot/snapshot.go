@@ -90,9 +90,15 @@ func (s *Snapshot) add(data []byte, source string) ([]Warning, error) {
 			Items []json.RawMessage `json:"items"`
 		}
 		if err := json.Unmarshal(data, &list); err != nil {
-			return nil, fmt.Errorf("%w: %s: not JSON: %s", ErrInvalid, source, jsonError(data, err))
+			what := "not a List"
+			if se := (*json.SyntaxError)(nil); errors.As(err, &se) {
+				what = "not JSON"
+			}
+			return nil, fmt.Errorf("%w: %s: %s: %s", ErrInvalid, source, what, jsonError(data, err))
 		}
-		return nil, fmt.Errorf("%w: %s: not JSON: %v", ErrInvalid, source, err)
+		// Valid JSON, but not a List's shape (items that are not an
+		// array, say).
+		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, source, err)
 	}
 	if kind != "List" && !strings.HasSuffix(kind, "List") {
 		return nil, fmt.Errorf("%w: %s: kind %q is not a List; want the output of kubectl get nodes,pods,leases -A -o json", ErrInvalid, source, kind)

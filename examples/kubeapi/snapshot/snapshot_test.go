@@ -118,3 +118,12 @@ func TestLoadDirectory(t *testing.T) {
 		t.Error("missing file: no error")
 	}
 }
+
+// Valid JSON whose items are not an array is "not a List", not "not
+// JSON", and names the field.
+func TestItemsNotAnArray(t *testing.T) {
+	_, _, err := Decode([]byte(`{"apiVersion":"v1","kind":"List","items":{"a":1}}`), "in.json")
+	if err == nil || !strings.Contains(err.Error(), "in.json: not a List: field items: cannot use JSON object") || strings.Contains(err.Error(), "not JSON") {
+		t.Fatalf("%v", err)
+	}
+}
