@@ -1,0 +1,148 @@
+package nodelifecycle
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/eviction"
+	"github.com/nodelife/nodelife/internal/errdetail"
+)
+
+// ErrInvalidConfig is wrapped by every configuration error.
+var ErrInvalidConfig = errors.New("nodelifecycle: invalid config")
+
+// RetryDelay is how long after a failed eviction the Controller tries it
+// again (upstream's taint eviction worker retries a failed delete a few
+// times, milliseconds apart; one tainting-pass period keeps a caller that
+// steps at Next from spinning).
+const RetryDelay = eviction.NodeTaintPassPeriod
+
+// Config configures a Controller. Its first seven fields are
+// kube-controller-manager's flags, under the flags' names; the rest select
+// behaviour that upstream changed or never fixed. The zero value is not
+// usable (every period is 0): start from DefaultConfig.
+type Config struct {
+	// NodeMonitorPeriod is --node-monitor-period: how often the monitor
+	// pass runs (5s).
+	NodeMonitorPeriod time.Duration
+	// NodeMonitorGracePeriod is --node-monitor-grace-period: how long a
+	// node that posted a Ready condition may go unheard before it turns
+	// Unknown (50s since v1.32; conditions.LegacyNodeMonitorGracePeriod,
+	// 40s, before).
+	NodeMonitorGracePeriod time.Duration
+	// NodeStartupGracePeriod is --node-startup-grace-period: the same for
+	// a node that never posted a Ready condition (60s).
+	NodeStartupGracePeriod time.Duration
+	// NodeEvictionRate is --node-eviction-rate: nodes tainted NoExecute
+	// per second in a healthy zone, and in a fully disrupted zone while
+	// another zone is not (0.1).
+	NodeEvictionRate float64
+	// SecondaryNodeEvictionRate is --secondary-node-eviction-rate: the
+	// rate of a partially disrupted zone larger than
+	// LargeClusterSizeThreshold (0.01).
+	SecondaryNodeEvictionRate float64
+	// UnhealthyZoneThreshold is --unhealthy-zone-threshold: the fraction
+	// of not-ready nodes, with more than two of them, that makes a zone
+	// partially disrupted (0.55).
+	UnhealthyZoneThreshold float32
+	// LargeClusterSizeThreshold is --large-cluster-size-threshold: a
+	// partially disrupted zone with more counted nodes than this is
+	// tainted at the secondary rate, a smaller one not at all (50).
+	LargeClusterSizeThreshold int
+
+	// LargeClusterSizeBy compares LargeClusterSizeThreshold with the zone's
+	// size (eviction.SizeZone, upstream) or the cluster's
+	// (eviction.SizeCluster, kubernetes#102908).
+	LargeClusterSizeBy eviction.SizeBasis
+	// KeepProbesOnExit keeps the nodes' probe timestamps when the cluster
+	// leaves full disruption; upstream resets them, granting dead nodes a
+	// fresh grace period (openyurtio/openyurt#2713).
+	KeepProbesOnExit bool
+	// MarkPodsOnKubeletNotReady also marks a node's pods NotReady when
+	// the kubelet itself turns Ready from True to False (kubernetes#125618).
+	MarkPodsOnKubeletNotReady bool
+	// TaintOnObservedReady takes the NoExecute tainting decision from the
+	// Ready condition as posted before the pass's own rewrite, as
+	// upstream did before v1.29: the unreachable taint then follows the
+	// Unknown rewrite one monitor period later (kubernetes#120815, fixed
+	// by kubernetes PR #120816). Off: the decision uses the Ready
+	// condition after the rewrite, as v1.29 and later.
+	TaintOnObservedReady bool
+	// NoExecute configures the taint eviction planner (tolerationSeconds
+	// anchor, re-planning on toleration edits, Lt/Gt operators); its zero
+	// value is upstream.
+	NoExecute eviction.NoExecuteConfig
+	// Queue selects the tainting queues' behaviour; its zero value fixes
+	// the two upstream queue defects that eviction.QueueOptions documents,
+	// eviction.UpstreamQueueOptions() restores them.
+	Queue eviction.QueueOptions
+}
+
+// DefaultConfig returns kube-controller-manager v1.36's defaults.
+func DefaultConfig() Config {
+	ev := eviction.DefaultConfig()
+	return Config{
+		NodeMonitorPeriod:         conditions.DefaultNodeMonitorPeriod,
+		NodeMonitorGracePeriod:    conditions.DefaultNodeMonitorGracePeriod,
+		NodeStartupGracePeriod:    conditions.DefaultNodeStartupGracePeriod,
+		NodeEvictionRate:          ev.NodeEvictionRate,
+		SecondaryNodeEvictionRate: ev.SecondaryNodeEvictionRate,
+		UnhealthyZoneThreshold:    ev.UnhealthyZoneThreshold,
+		LargeClusterSizeThreshold: ev.LargeClusterSizeThreshold,
+		LargeClusterSizeBy:        ev.LargeClusterSizeBy,
+	}
+}
+
+// Validate returns every problem of c, joined, each naming the field and
+// its value; nil when c is usable.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, errdetail.New(ErrInvalidConfig, fmt.Sprintf(format, args...)))
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"NodeMonitorPeriod", c.NodeMonitorPeriod}, {"NodeMonitorGracePeriod", c.NodeMonitorGracePeriod}, {"NodeStartupGracePeriod", c.NodeStartupGracePeriod}} {
+		if d.v <= 0 {
+			bad("%s %v must be > 0", d.name, d.v)
+		}
+	}
+	for _, r := range []struct {
+		name string
+		v    float64
+	}{{"NodeEvictionRate", c.NodeEvictionRate}, {"SecondaryNodeEvictionRate", c.SecondaryNodeEvictionRate}} {
+		if !(r.v >= 0) || math.IsInf(r.v, 0) {
+			bad("%s %v must be a finite number of nodes per second >= 0", r.name, r.v)
+		}
+	}
+	if t := c.UnhealthyZoneThreshold; !(t >= 0 && t <= 1) {
+		bad("UnhealthyZoneThreshold %v is not a fraction in [0, 1]", t)
+	}
+	if c.LargeClusterSizeThreshold < 0 {
+		bad("LargeClusterSizeThreshold %d is negative", c.LargeClusterSizeThreshold)
+	}
+	if c.LargeClusterSizeBy != eviction.SizeZone && c.LargeClusterSizeBy != eviction.SizeCluster {
+		bad("LargeClusterSizeBy %v is neither eviction.SizeZone nor eviction.SizeCluster", c.LargeClusterSizeBy)
+	}
+	if err := c.NoExecute.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("%w: NoExecute: %w", ErrInvalidConfig, err))
+	}
+	return errors.Join(errs...)
+}
+
+// monitor returns the node health monitor's part of c.
+func (c Config) monitor() conditions.MonitorConfig {
+	return conditions.MonitorConfig{GracePeriod: c.NodeMonitorGracePeriod, StartupGracePeriod: c.NodeStartupGracePeriod,
+		MarkPodsOnKubeletNotReady: c.MarkPodsOnKubeletNotReady}
+}
+
+// eviction returns the zone and rate part of c.
+func (c Config) eviction() eviction.Config {
+	return eviction.Config{NodeEvictionRate: c.NodeEvictionRate, SecondaryNodeEvictionRate: c.SecondaryNodeEvictionRate,
+		LargeClusterSizeThreshold: c.LargeClusterSizeThreshold, LargeClusterSizeBy: c.LargeClusterSizeBy,
+		UnhealthyZoneThreshold: c.UnhealthyZoneThreshold, KeepProbesOnExit: c.KeepProbesOnExit}
+}

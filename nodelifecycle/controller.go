@@ -1,0 +1,372 @@
+package nodelifecycle
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/eviction"
+	"github.com/nodelife/nodelife/taints"
+)
+
+// Controller is the node lifecycle controller and the taint eviction
+// controller of kube-controller-manager composed into one synchronous state
+// machine. It holds a view of the cluster (nodes, node leases, bound pods),
+// which the caller keeps current with the Upsert and Delete methods, and the
+// controllers' own memory (health records, zone states, tainting queues,
+// scheduled evictions). Step decides, at the time it is given, what the
+// controllers would do, and returns the actions in order and when it next
+// needs to run.
+//
+// The Controller expects its own actions to succeed and updates its view
+// as if they did (a written Ready=Unknown, an added taint, a deleted pod);
+// an Apply that reports a failure makes it retry as upstream retries. The
+// caller's later upserts of the same objects, as an informer delivers them,
+// change nothing.
+//
+// There is no zero value: use New. A Controller is not safe for concurrent
+// use; it reads no clock and starts no goroutine.
+type Controller struct {
+	cfg     Config
+	mon     conditions.MonitorConfig
+	ev      eviction.Config
+	tainter *eviction.NoExecuteTainter
+
+	nodes      map[string]*nodeState
+	order      []*nodeState // nodes sorted by name; rebuilt when membership changes
+	orderStale bool
+	dirty      []*nodeState // nodes with a pending NoSchedule reconcile or NoExecute plan
+	leases     map[string]time.Time
+	pods       map[string]*podState // by namespace/name
+	byNode     map[string]map[string]*podState
+	gone       map[string]conditions.HealthRecord // records of deleted nodes, kept as upstream keeps them
+
+	prevZones  map[string]eviction.ZoneStatus
+	zoneStates map[string]eviction.ZoneState
+	due        dueHeap
+
+	started     bool
+	start, last time.Time
+	nextMonitor time.Time
+	nextPass    time.Time
+	passes      int
+
+	// scratch, reused between passes
+	zn      []eviction.ZoneNode
+	actions []Action
+	apply   Apply
+	now     time.Time
+}
+
+type nodeState struct {
+	node     Node
+	zone     string
+	excluded bool
+	hasLease bool
+	renew    time.Time
+	rec      conditions.HealthRecord
+	seen     bool // a monitor pass has seen it (upstream's knownNodeSet)
+
+	scheduled map[string]eviction.Scheduled // pending evictions by pod key
+
+	reconcile bool // condition NoSchedule taints to reconcile
+	plan      bool // NoExecute plan to redo
+	queued    bool // in Controller.dirty
+}
+
+type podState struct {
+	pod Pod
+}
+
+// New returns a Controller for cfg, or cfg's validation error.
+func New(cfg Config) (*Controller, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	t, err := eviction.NewNoExecuteTainter(cfg.eviction(), cfg.Queue)
+	if err != nil {
+		return nil, err
+	}
+	return &Controller{
+		cfg: cfg, mon: cfg.monitor(), ev: cfg.eviction(), tainter: t,
+		nodes: map[string]*nodeState{}, leases: map[string]time.Time{}, pods: map[string]*podState{},
+		byNode: map[string]map[string]*podState{}, gone: map[string]conditions.HealthRecord{},
+		zoneStates: map[string]eviction.ZoneState{},
+	}, nil
+}
+
+// Config returns the Controller's configuration.
+func (c *Controller) Config() Config { return c.cfg }
+
+// Passes returns how many monitor passes have run.
+func (c *Controller) Passes() int { return c.passes }
+
+// UpsertNode adds node to the view or replaces the node of the same name.
+// The slices and map of node are not modified and must not be modified by
+// the caller afterwards. A node whose taints, conditions or
+// unschedulability changed has its condition taints reconciled at the next
+// Step; one whose NoExecute taints changed has its pods planned again.
+func (c *Controller) UpsertNode(node Node) {
+	ns := c.nodes[node.Name]
+	if ns == nil {
+		ns = &nodeState{rec: c.gone[node.Name]}
+		delete(c.gone, node.Name)
+		ns.renew, ns.hasLease = c.leases[node.Name]
+		c.nodes[node.Name] = ns
+		c.orderStale = true
+		ns.node = node
+		ns.zone, ns.excluded = eviction.ZoneKey(node.Labels), eviction.IsExcludedFromDisruption(node.Labels)
+		c.markDirty(ns, true, true)
+		return
+	}
+	old := ns.node
+	ns.node = node
+	ns.zone, ns.excluded = eviction.ZoneKey(node.Labels), eviction.IsExcludedFromDisruption(node.Labels)
+	reconcile := old.Unschedulable != node.Unschedulable || !slices.Equal(old.Conditions, node.Conditions) || !taintsEqual(old.Taints, node.Taints)
+	c.markDirty(ns, reconcile, !noExecuteEqual(old.Taints, node.Taints))
+}
+
+// DeleteNode removes the named node from the view. Its pending evictions
+// are dropped; its health record is kept, as upstream keeps it, for a node
+// of the same name created later.
+func (c *Controller) DeleteNode(name string) {
+	ns := c.nodes[name]
+	if ns == nil {
+		return
+	}
+	delete(c.nodes, name)
+	c.orderStale = true
+	c.gone[name] = ns.rec
+	ns.scheduled = nil
+	ns.reconcile, ns.plan = false, false
+}
+
+// UpsertLease records the node lease of l.Node. A lease alone changes
+// nothing until the next monitor pass reads it.
+func (c *Controller) UpsertLease(l Lease) {
+	c.leases[l.Node] = l.RenewTime
+	if ns := c.nodes[l.Node]; ns != nil {
+		ns.hasLease, ns.renew = true, l.RenewTime
+	}
+}
+
+// DeleteLease forgets the lease of the named node.
+func (c *Controller) DeleteLease(node string) {
+	delete(c.leases, node)
+	if ns := c.nodes[node]; ns != nil {
+		ns.hasLease, ns.renew = false, time.Time{}
+	}
+}
+
+// UpsertPod adds pod to the view or replaces the pod of the same
+// namespace and name; a pod without NodeName is deleted from it. Its
+// node's pods are planned again at the next Step when the pod is new,
+// moved, started terminating or changed its tolerations.
+func (c *Controller) UpsertPod(pod Pod) {
+	if pod.NodeName == "" {
+		c.DeletePod(pod.Namespace, pod.Name)
+		return
+	}
+	key := pod.Key()
+	ps := c.pods[key]
+	if ps == nil {
+		ps = &podState{pod: pod}
+		c.pods[key] = ps
+		c.bind(key, ps)
+		c.touch(pod.NodeName)
+		return
+	}
+	old := ps.pod
+	ps.pod = pod
+	if old.NodeName != pod.NodeName {
+		c.unbind(key, old.NodeName)
+		c.bind(key, ps)
+		c.touch(old.NodeName)
+		c.touch(pod.NodeName)
+		return
+	}
+	if old.UID != pod.UID || old.Terminating != pod.Terminating || !slices.EqualFunc(old.Tolerations, pod.Tolerations, taints.Toleration.Equal) {
+		c.touch(pod.NodeName)
+	}
+}
+
+// DeletePod removes the pod from the view; a pending eviction of it is
+// dropped at the next Step.
+func (c *Controller) DeletePod(namespace, name string) {
+	key := namespace + "/" + name
+	ps := c.pods[key]
+	if ps == nil {
+		return
+	}
+	delete(c.pods, key)
+	c.unbind(key, ps.pod.NodeName)
+	c.touch(ps.pod.NodeName)
+}
+
+func (c *Controller) bind(key string, ps *podState) {
+	m := c.byNode[ps.pod.NodeName]
+	if m == nil {
+		m = map[string]*podState{}
+		c.byNode[ps.pod.NodeName] = m
+	}
+	m[key] = ps
+}
+
+func (c *Controller) unbind(key, node string) {
+	if m := c.byNode[node]; m != nil {
+		delete(m, key)
+		if len(m) == 0 {
+			delete(c.byNode, node)
+		}
+	}
+}
+
+// touch asks for the NoExecute plan of the named node's pods.
+func (c *Controller) touch(node string) {
+	if ns := c.nodes[node]; ns != nil {
+		c.markDirty(ns, false, true)
+	}
+}
+
+func (c *Controller) markDirty(ns *nodeState, reconcile, plan bool) {
+	ns.reconcile = ns.reconcile || reconcile
+	ns.plan = ns.plan || plan
+	if (ns.reconcile || ns.plan) && !ns.queued {
+		ns.queued = true
+		c.dirty = append(c.dirty, ns)
+	}
+}
+
+// Node returns the named node as the Controller sees it, with its own
+// writes applied, and whether it is in the view.
+func (c *Controller) Node(name string) (Node, bool) {
+	if ns := c.nodes[name]; ns != nil {
+		return ns.node, true
+	}
+	return Node{}, false
+}
+
+// Pod returns the pod as the Controller sees it and whether it is in the
+// view.
+func (c *Controller) Pod(namespace, name string) (Pod, bool) {
+	if ps := c.pods[namespace+"/"+name]; ps != nil {
+		return ps.pod, true
+	}
+	return Pod{}, false
+}
+
+// Scheduled returns the pending eviction of the pod and whether there is
+// one.
+func (c *Controller) Scheduled(namespace, name string) (eviction.Scheduled, bool) {
+	ps := c.pods[namespace+"/"+name]
+	if ps == nil {
+		return eviction.Scheduled{}, false
+	}
+	ns := c.nodes[ps.pod.NodeName]
+	if ns == nil {
+		return eviction.Scheduled{}, false
+	}
+	s, ok := ns.scheduled[ps.pod.Key()]
+	return s, ok
+}
+
+// ZoneState returns the state of the zone with key zone (eviction.ZoneKey)
+// after the last monitor pass, and whether the pass counted nodes in it.
+func (c *Controller) ZoneState(zone string) (eviction.ZoneState, bool) {
+	s, ok := c.zoneStates[zone]
+	return s, ok
+}
+
+// sortedNodes returns the nodes sorted by name.
+func (c *Controller) sortedNodes() []*nodeState {
+	if c.orderStale {
+		c.order = c.order[:0]
+		for _, ns := range c.nodes {
+			c.order = append(c.order, ns)
+		}
+		slices.SortFunc(c.order, func(a, b *nodeState) int { return cmp.Compare(a.node.Name, b.node.Name) })
+		c.orderStale = false
+	}
+	return c.order
+}
+
+// taintsEqual compares two taint lists entry by entry, TimeAdded included.
+func taintsEqual(a, b []taints.Taint) bool {
+	return slices.EqualFunc(a, b, func(x, y taints.Taint) bool {
+		return x.Key == y.Key && x.Value == y.Value && x.Effect == y.Effect && x.TimeAdded.Equal(y.TimeAdded)
+	})
+}
+
+// noExecuteEqual compares the NoExecute taints of two lists, in order,
+// TimeAdded included (it anchors tolerationSeconds under
+// eviction.AnchorTaintAdded).
+func noExecuteEqual(a, b []taints.Taint) bool {
+	i, j := 0, 0
+	for {
+		for i < len(a) && a[i].Effect != taints.TaintEffectNoExecute {
+			i++
+		}
+		for j < len(b) && b[j].Effect != taints.TaintEffectNoExecute {
+			j++
+		}
+		if i == len(a) || j == len(b) {
+			return i == len(a) && j == len(b)
+		}
+		x, y := a[i], b[j]
+		if x.Key != y.Key || x.Value != y.Value || !x.TimeAdded.Equal(y.TimeAdded) {
+			return false
+		}
+		i++
+		j++
+	}
+}
+
+// dueItem is a scheduled eviction in the heap; it is stale when the node's
+// schedule for the pod no longer has this time.
+type dueItem struct {
+	at   time.Time
+	node string
+	pod  string
+}
+
+type dueHeap []dueItem
+
+func (h *dueHeap) push(it dueItem) {
+	*h = append(*h, it)
+	s := *h
+	i := len(s) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !s[i].at.Before(s[p].at) {
+			break
+		}
+		s[i], s[p] = s[p], s[i]
+		i = p
+	}
+}
+
+func (h *dueHeap) pop() dueItem {
+	s := *h
+	top := s[0]
+	n := len(s) - 1
+	s[0] = s[n]
+	s = s[:n]
+	i := 0
+	for {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < n && s[l].at.Before(s[m].at) {
+			m = l
+		}
+		if r < n && s[r].at.Before(s[m].at) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		s[i], s[m] = s[m], s[i]
+		i = m
+	}
+	*h = s
+	return top
+}

@@ -1,0 +1,95 @@
+package nodelifecycle_test
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/eviction"
+	"github.com/nodelife/nodelife/nodelifecycle"
+	"github.com/nodelife/nodelife/taints"
+)
+
+// A three-zone cluster of two nodes per zone, one pod on each node that
+// tolerates unreachable and not-ready for 30s. Zone b's kubelets lose the
+// API server after their lease renewal at +10s and come back at +120s.
+// The driver plays the kubelets on a virtual clock: every node renews its
+// lease every 10s while it can reach the API server, and Step runs at
+// every Next the controller asks for.
+func Example() {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	c, err := nodelifecycle.New(nodelifecycle.DefaultConfig())
+	if err != nil {
+		panic(err)
+	}
+	ready := func(at time.Time) []conditions.Condition {
+		return []conditions.Condition{{Type: conditions.Ready, Status: conditions.True, Reason: conditions.ReasonKubeletReady,
+			LastHeartbeatTime: at, LastTransitionTime: at}}
+	}
+	var names []string
+	for _, zone := range []string{"a", "b", "c"} {
+		for i := 1; i <= 2; i++ {
+			name := fmt.Sprintf("%s-%d", zone, i)
+			names = append(names, name)
+			c.UpsertNode(nodelifecycle.Node{Name: name, CreationTimestamp: start.Add(-time.Hour), Conditions: ready(start),
+				Labels: map[string]string{eviction.LabelTopologyRegion: "r", eviction.LabelTopologyZone: zone}})
+			c.UpsertPod(nodelifecycle.Pod{Namespace: "shop", Name: "web-" + name, UID: "uid-" + name, NodeName: name, Ready: true,
+				Tolerations: taints.WithDefaultTolerationSeconds(nil, 30, 30)})
+		}
+	}
+	cut := func(node string, at time.Time) bool {
+		d := at.Sub(start)
+		return node[0] == 'b' && d > 10*time.Second && d < 120*time.Second
+	}
+	for t := start; !t.After(start.Add(125 * time.Second)); {
+		d := t.Sub(start)
+		for _, name := range names {
+			if !cut(name, t) && d%(10*time.Second) == 0 {
+				c.UpsertLease(nodelifecycle.Lease{Node: name, RenewTime: t})
+			}
+		}
+		if d == 120*time.Second {
+			// zone b's kubelets are back and post Ready=True.
+			for _, name := range []string{"b-1", "b-2"} {
+				n, _ := c.Node(name)
+				n.Conditions = ready(t)
+				c.UpsertNode(n)
+			}
+		}
+		r := c.Step(t, nil)
+		for _, a := range r.Actions {
+			if a.Kind == nodelifecycle.KindSchedule {
+				fmt.Printf("%+5.0fs Schedule %s due %+.0fs\n", d.Seconds(), a.Pod.Key(), a.Due.Sub(start).Seconds())
+				continue
+			}
+			fmt.Printf("%+5.0fs %s\n", d.Seconds(), a)
+		}
+		next := start.Add((d/(10*time.Second) + 1) * 10 * time.Second) // the next lease renewal
+		if r.Next.Before(next) {
+			next = r.Next
+		}
+		t = next
+	}
+	// Output:
+	//    +0s Zone r/a: Initial -> Normal, 0 of 2 not ready, tainting rate 0.1/s
+	//    +0s Zone r/b: Initial -> Normal, 0 of 2 not ready, tainting rate 0.1/s
+	//    +0s Zone r/c: Initial -> Normal, 0 of 2 not ready, tainting rate 0.1/s
+	//   +65s NodeStatus b-1: no heartbeat for 50s: Ready=Unknown
+	//   +65s PodsNotReady b-1: Node is not ready
+	//   +65s NodeStatus b-2: no heartbeat for 50s: Ready=Unknown
+	//   +65s PodsNotReady b-2: Node is not ready
+	//   +65s Zone r/b: Normal -> FullDisruption, 2 of 2 not ready, tainting rate 0.1/s
+	//   +65s Taint b-1 node.kubernetes.io/unreachable:NoSchedule: condition taints follow the node's conditions
+	//   +65s Taint b-2 node.kubernetes.io/unreachable:NoSchedule: condition taints follow the node's conditions
+	//   +65s Taint b-1 node.kubernetes.io/unreachable:NoExecute: node b-1: Ready is Unknown, adding node.kubernetes.io/unreachable:NoExecute
+	//   +65s Schedule shop/web-b-1 due +95s
+	//   +75s Taint b-2 node.kubernetes.io/unreachable:NoExecute: node b-2: Ready is Unknown, adding node.kubernetes.io/unreachable:NoExecute
+	//   +75s Schedule shop/web-b-2 due +105s
+	//   +95s Evict b-1 pod shop/web-b-1: tolerated the node's NoExecute taints for 30s
+	//  +105s Evict b-2 pod shop/web-b-2: tolerated the node's NoExecute taints for 30s
+	//  +120s Untaint b-1 node.kubernetes.io/unreachable:NoExecute: node b-1: removing NoExecute taints [node.kubernetes.io/unreachable:NoExecute]
+	//  +120s Untaint b-2 node.kubernetes.io/unreachable:NoExecute: node b-2: removing NoExecute taints [node.kubernetes.io/unreachable:NoExecute]
+	//  +120s Zone r/b: FullDisruption -> Normal, 0 of 2 not ready, tainting rate 0.1/s
+	//  +120s Untaint b-1 node.kubernetes.io/unreachable:NoSchedule: condition taints follow the node's conditions
+	//  +120s Untaint b-2 node.kubernetes.io/unreachable:NoSchedule: condition taints follow the node's conditions
+}

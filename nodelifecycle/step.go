@@ -1,0 +1,442 @@
+package nodelifecycle
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/eviction"
+	"github.com/nodelife/nodelife/taints"
+)
+
+// Step runs, at now, whatever the two controllers have due, in this order:
+//
+//  1. a monitor pass, when one is due: every NodeMonitorPeriod from the
+//     first Step (upstream's monitorNodeHealth). Nodes seen for the first
+//     time lose their NoExecute taints and leave their zone's queue
+//     (markNodeAsReachable: a restarted controller counts from its own
+//     first sight). Then, node by node in name order: the health monitor
+//     (Ready=Unknown after the grace period, KindNodeStatus), the NoExecute
+//     tainting decision from the Ready condition after that rewrite (swap at
+//     once, queue at the zone's rate, or untaint), and the pods marked
+//     NotReady (KindPodsNotReady). Then the zone states and rates from the
+//     nodes counted (KindZone), full disruption's untainting of every node,
+//     and the probe reset when the cluster leaves it;
+//  2. the condition NoSchedule taints of every node whose conditions,
+//     taints or unschedulability changed (doNoScheduleTaintingPass);
+//  3. a tainting pass, on the 100ms grid counted from the first Step, when
+//     the zone queues have a node due (doNoExecuteTaintingPass);
+//  4. the scheduled evictions that are due, by node and pod
+//     (KindEvict with reason TaintManagerEviction);
+//  5. the NoExecute plan of every node whose NoExecute taints or pods
+//     changed, by node name (the taint eviction controller's handlers):
+//     KindEvict for a pod that does not tolerate a taint, KindSchedule and
+//     KindCancel as tolerationSeconds say.
+//
+// apply, when not nil, is called for each action as it is decided; an
+// error it returns is kept in the action's Err and changes what follows:
+// a node whose status write failed is left out of its zone's counts and
+// its pass ends there; pods not marked NotReady are marked at the next
+// pass; a failed taint of the tainting pass is queued again; a failed
+// condition taint or eviction is tried again RetryDelay later. With a nil
+// apply every action is taken to succeed.
+//
+// A now earlier than an earlier Step's is taken as that Step's. Step
+// allocates only for what it returns and for the nodes and pods it plans.
+func (c *Controller) Step(now time.Time, apply Apply) Ready {
+	if !c.started {
+		c.started, c.start, c.last, c.nextMonitor = true, now, now, now
+	}
+	if now.Before(c.last) {
+		now = c.last
+	}
+	c.last, c.now, c.apply, c.actions = now, now, apply, nil
+	retry := false
+
+	if !now.Before(c.nextMonitor) {
+		c.monitorPass(now)
+		for !c.nextMonitor.After(now) {
+			c.nextMonitor = c.nextMonitor.Add(c.cfg.NodeMonitorPeriod)
+		}
+	}
+
+	slices.SortFunc(c.dirty, func(a, b *nodeState) int { return cmp.Compare(a.node.Name, b.node.Name) })
+	for _, ns := range c.dirty {
+		if ns.reconcile && c.nodes[ns.node.Name] == ns {
+			add, remove := taints.ReconcileConditionTaints(ns.node.Taints, ns.node.Conditions, ns.node.Unschedulable, now)
+			if c.writeTaints(ns, add, remove, "ConditionTaint", "condition taints follow the node's conditions") == nil {
+				ns.reconcile = false
+			} else {
+				retry = true
+			}
+		}
+	}
+
+	if !c.nextPass.IsZero() && !now.Before(c.nextPass) {
+		c.taintPass(now)
+	}
+
+	if c.evictDue(now) {
+		retry = true
+	}
+
+	slices.SortFunc(c.dirty, func(a, b *nodeState) int { return cmp.Compare(a.node.Name, b.node.Name) })
+	for _, ns := range c.dirty {
+		if ns.plan && c.nodes[ns.node.Name] == ns {
+			ns.plan = false
+			c.planNode(now, ns)
+		}
+	}
+	// Keep the nodes that still have work (a failed condition taint, or a
+	// plan asked for by a write failure during this Step).
+	keep := c.dirty[:0]
+	for _, ns := range c.dirty {
+		if (ns.reconcile || ns.plan) && c.nodes[ns.node.Name] == ns {
+			keep = append(keep, ns)
+		} else {
+			ns.queued = false
+		}
+	}
+	clear(c.dirty[len(keep):])
+	c.dirty = keep
+	retry = retry || len(keep) > 0
+
+	c.schedulePass(now)
+	next := c.nextMonitor
+	if !c.nextPass.IsZero() && c.nextPass.Before(next) {
+		next = c.nextPass
+	}
+	if at, ok := c.nextDue(); ok && at.Before(next) {
+		next = at
+	}
+	if retry && now.Add(RetryDelay).Before(next) {
+		next = now.Add(RetryDelay)
+	}
+	out := Ready{Actions: c.actions, Next: next}
+	c.actions, c.apply = nil, nil
+	return out
+}
+
+// emit records a and applies it; it returns apply's error.
+func (c *Controller) emit(a Action) error {
+	a.At = c.now
+	if c.apply != nil {
+		a.Err = c.apply(a)
+	}
+	c.actions = append(c.actions, a)
+	return a.Err
+}
+
+// writeTaints removes and adds taints on ns, only those that change its
+// taints as the view has them, and updates the view when the write
+// succeeds.
+func (c *Controller) writeTaints(ns *nodeState, add, remove []taints.Taint, reason, message string) error {
+	var effAdd, effRemove []taints.Taint
+	for _, t := range remove {
+		if taints.Exists(ns.node.Taints, t) {
+			effRemove = append(effRemove, t)
+		}
+	}
+	for _, t := range add {
+		if !taints.Exists(ns.node.Taints, t) || slices.ContainsFunc(effRemove, func(r taints.Taint) bool { return r.MatchTaint(t) }) {
+			effAdd = append(effAdd, t)
+		}
+	}
+	if len(effAdd) == 0 && len(effRemove) == 0 {
+		return nil
+	}
+	if err := c.emit(Action{Kind: KindTaints, Node: ns.node.Name, Add: effAdd, Remove: effRemove, Reason: reason, Message: message}); err != nil {
+		return err
+	}
+	before := ns.node.Taints
+	ns.node.Taints = taints.Apply(before, effAdd, effRemove)
+	// The controller's own taints never call for a condition-taint
+	// reconcile: it writes NoExecute taints, or the reconcile's own result.
+	c.markDirty(ns, false, !noExecuteEqual(before, ns.node.Taints))
+	return nil
+}
+
+// applyTaintAction carries out a tainter decision of a monitor pass.
+func (c *Controller) applyTaintAction(ns *nodeState, a eviction.TaintAction) {
+	if len(a.Add) == 0 && len(a.Remove) == 0 {
+		return
+	}
+	_ = c.writeTaints(ns, a.Add, a.Remove, a.Reason, a.Message) // upstream tries again at the next pass
+}
+
+func (ns *nodeState) taintNode() eviction.TaintNode {
+	return eviction.TaintNode{Name: ns.node.Name, UID: ns.node.UID, Zone: ns.zone, Taints: ns.node.Taints}
+}
+
+func (ns *nodeState) healthNode() conditions.Node {
+	return conditions.Node{Name: ns.node.Name, CreationTimestamp: ns.node.CreationTimestamp, Conditions: ns.node.Conditions,
+		HasLease: ns.hasLease, LeaseRenewTime: ns.renew}
+}
+
+// readyStatus is the status of the Ready condition, "" when there is none.
+func readyStatus(conds []conditions.Condition) conditions.Status {
+	if r, ok := conditions.Find(conds, conditions.Ready); ok {
+		return r.Status
+	}
+	return ""
+}
+
+func (c *Controller) monitorPass(now time.Time) {
+	c.passes++
+	nodes := c.sortedNodes()
+	for _, ns := range nodes {
+		if !ns.seen {
+			ns.seen = true
+			c.tainter.Queue(ns.zone)
+			c.applyTaintAction(ns, c.tainter.MarkReachable(ns.taintNode()))
+		}
+	}
+	zn := c.zn[:0]
+	for _, ns := range nodes {
+		h := c.mon.Observe(ns.rec, ns.healthNode(), now)
+		if h.Write {
+			msg := "Ready=" + string(h.CurrentReady.Status) + " (" + h.CurrentReady.Reason + ")"
+			if h.TimedOut {
+				msg = fmt.Sprintf("no heartbeat for %v: Ready=%s", h.GracePeriod, h.CurrentReady.Status)
+			}
+			if err := c.emit(Action{Kind: KindNodeStatus, Node: ns.node.Name, Conditions: h.Conditions, Reason: h.CurrentReady.Reason, Message: msg}); err != nil {
+				// Upstream skips the node for the rest of the pass: not
+				// counted in its zone, not tainted, pods not marked.
+				ns.rec = h.Record
+				zn = append(zn, eviction.ZoneNode{Name: ns.node.Name, Zone: ns.zone, Excluded: true})
+				continue
+			}
+			ns.rec = h.RecordAfterWrite
+			ns.node.Conditions = h.Conditions
+			c.markDirty(ns, true, false)
+		} else {
+			ns.rec = h.Record
+		}
+		var ready conditions.Status
+		if h.HasCurrentReady {
+			ready = h.CurrentReady.Status
+		}
+		zn = append(zn, eviction.ZoneNode{Name: ns.node.Name, Zone: ns.zone, Ready: ready, Excluded: ns.excluded})
+		if !h.HasCurrentReady {
+			continue
+		}
+		decide := h.CurrentReady.Status
+		if c.cfg.TaintOnObservedReady {
+			decide = h.ObservedReady.Status
+		}
+		c.applyTaintAction(ns, c.tainter.Observe(ns.taintNode(), decide, now))
+		if h.MarkPodsNotReady {
+			c.markPodsNotReady(ns)
+		}
+	}
+	c.zn = zn
+	plan, err := c.ev.PlanDisruption(c.prevZones, zn)
+	if err != nil {
+		return // only an invalid config fails, and New validated it
+	}
+	c.prevZones = plan.Next
+	for _, zp := range plan.Zones {
+		if prev, ok := c.zoneStates[zp.Zone]; zp.SetRate || !ok || zp.State != prev {
+			_ = c.emit(Action{Kind: KindZone, Zone: eviction.ZoneName(zp.Zone), Reason: zp.Reason,
+				Message: fmt.Sprintf("%s -> %s, %d of %d not ready, tainting rate %g/s", zp.Previous, zp.State, zp.NotReady, zp.Size, zp.Rate)})
+		}
+		c.zoneStates[zp.Zone] = zp.State
+	}
+	for _, z := range plan.Removed {
+		delete(c.zoneStates, z)
+	}
+	var all []eviction.TaintNode
+	if plan.StripNoExecuteTaints {
+		all = make([]eviction.TaintNode, 0, len(nodes))
+		for _, ns := range nodes {
+			all = append(all, ns.taintNode())
+		}
+	}
+	for _, a := range c.tainter.ApplyPlan(plan, all, now) {
+		if ns := c.nodes[a.Node]; ns != nil {
+			c.applyTaintAction(ns, a)
+		}
+	}
+	if plan.ResetProbes {
+		for _, ns := range nodes {
+			if ns.rec.Known {
+				ns.rec.ProbeTimestamp, ns.rec.ReadyTransitionTimestamp = now, now
+			}
+		}
+	}
+}
+
+// markPodsNotReady sets the Ready condition of the node's ready pods to
+// False, as upstream's MarkPodsNotReady; on failure the next pass asks
+// again.
+func (c *Controller) markPodsNotReady(ns *nodeState) {
+	var refs []PodRef
+	var marked []*podState
+	for _, ps := range c.byNode[ns.node.Name] {
+		if ps.pod.Ready {
+			refs = append(refs, PodRef{Namespace: ps.pod.Namespace, Name: ps.pod.Name, UID: ps.pod.UID})
+			marked = append(marked, ps)
+		}
+	}
+	slices.SortFunc(refs, comparePodRefs)
+	if err := c.emit(Action{Kind: KindPodsNotReady, Node: ns.node.Name, Pods: refs, Reason: "NodeNotReady", Message: "Node is not ready"}); err != nil {
+		ns.rec.RetryMarkPods = true
+		return
+	}
+	for _, ps := range marked {
+		ps.pod.Ready = false
+	}
+}
+
+func comparePodRefs(a, b PodRef) int {
+	return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name), cmp.Compare(a.UID, b.UID))
+}
+
+func (c *Controller) taintPass(now time.Time) {
+	c.nextPass = time.Time{}
+	ups := c.tainter.Pass(now, func(name string) (conditions.Status, bool) {
+		ns := c.nodes[name]
+		if ns == nil {
+			return "", false
+		}
+		return readyStatus(ns.node.Conditions), true
+	})
+	for _, u := range ups {
+		ns := c.nodes[u.Node]
+		if ns == nil {
+			continue
+		}
+		if err := c.writeTaints(ns, []taints.Taint{u.Add}, []taints.Taint{u.Remove}, u.Reason, u.Message); err != nil {
+			c.tainter.TaintFailed(u, now)
+		}
+	}
+}
+
+// schedulePass sets the next tainting pass on the 100ms grid counted from
+// the first Step, as upstream's ticker.
+func (c *Controller) schedulePass(now time.Time) {
+	next, ok := c.tainter.NextPass(now)
+	if !ok {
+		c.nextPass = time.Time{}
+		return
+	}
+	grid := next.Sub(c.start)
+	if rem := grid % eviction.NodeTaintPassPeriod; rem != 0 {
+		grid += eviction.NodeTaintPassPeriod - rem
+	}
+	c.nextPass = c.start.Add(grid)
+}
+
+// nextDue returns the earliest pending eviction, dropping stale entries.
+func (c *Controller) nextDue() (time.Time, bool) {
+	for len(c.due) > 0 {
+		top := c.due[0]
+		if c.live(top) {
+			return top.at, true
+		}
+		c.due.pop()
+	}
+	return time.Time{}, false
+}
+
+// live reports whether a heap entry is still the pod's pending eviction.
+func (c *Controller) live(it dueItem) bool {
+	ns := c.nodes[it.node]
+	if ns == nil {
+		return false
+	}
+	s, ok := ns.scheduled[it.pod]
+	return ok && s.At.Equal(it.at)
+}
+
+// evictDue evicts the pods whose scheduled eviction has come, by node and
+// pod key, and reports whether one failed (it is retried RetryDelay later).
+func (c *Controller) evictDue(now time.Time) (failed bool) {
+	var due []dueItem
+	for len(c.due) > 0 && !c.due[0].at.After(now) {
+		it := c.due.pop()
+		if c.live(it) {
+			due = append(due, it)
+		}
+	}
+	slices.SortFunc(due, func(a, b dueItem) int { return cmp.Or(cmp.Compare(a.node, b.node), cmp.Compare(a.pod, b.pod)) })
+	for _, it := range due {
+		ns := c.nodes[it.node]
+		s := ns.scheduled[it.pod]
+		delete(ns.scheduled, it.pod)
+		ps := c.pods[it.pod]
+		if ps == nil || ps.pod.NodeName != it.node || ps.pod.Terminating {
+			continue
+		}
+		msg := fmt.Sprintf("tolerated the node's NoExecute taints for %v", s.At.Sub(s.CreatedAt))
+		if c.evict(ns, ps, eviction.TaintManagerEvictionReason, taints.Taint{}, msg) != nil {
+			c.schedule(ns, it.pod, eviction.Scheduled{CreatedAt: s.CreatedAt, At: now.Add(RetryDelay)})
+			failed = true
+		}
+	}
+	return failed
+}
+
+func (c *Controller) schedule(ns *nodeState, key string, s eviction.Scheduled) {
+	if ns.scheduled == nil {
+		ns.scheduled = map[string]eviction.Scheduled{}
+	}
+	ns.scheduled[key] = s
+	c.due.push(dueItem{at: s.At, node: ns.node.Name, pod: key})
+}
+
+// evict deletes a pod for its node's NoExecute taints.
+func (c *Controller) evict(ns *nodeState, ps *podState, reason string, taint taints.Taint, message string) error {
+	err := c.emit(Action{Kind: KindEvict, Node: ns.node.Name, Pod: PodRef{Namespace: ps.pod.Namespace, Name: ps.pod.Name, UID: ps.pod.UID},
+		Taint: taint, Condition: eviction.TaintEvictionCondition, Reason: reason, Message: message})
+	if err == nil {
+		ps.pod.Terminating = true
+	}
+	return err
+}
+
+// planNode plans the node's live pods against its NoExecute taints.
+func (c *Controller) planNode(now time.Time, ns *nodeState) {
+	bound := c.byNode[ns.node.Name]
+	live := make([]eviction.Pod, 0, len(bound))
+	for _, ps := range bound {
+		if !ps.pod.Terminating {
+			live = append(live, eviction.Pod{Namespace: ps.pod.Namespace, Name: ps.pod.Name, UID: ps.pod.UID, Tolerations: ps.pod.Tolerations})
+		}
+	}
+	for key := range ns.scheduled {
+		if ps := bound[key]; ps == nil || ps.pod.Terminating {
+			delete(ns.scheduled, key) // the pod is gone, moved or terminating
+		}
+	}
+	for _, d := range c.cfg.NoExecute.PlanNode(ns.node.Taints, live, ns.scheduled, now) {
+		key := d.Pod.Key()
+		switch d.Action {
+		case eviction.NoExecuteEvictNow:
+			old, had := ns.scheduled[key]
+			delete(ns.scheduled, key)
+			if c.evict(ns, bound[key], d.Reason, d.Taint, d.Message()) != nil {
+				created := now
+				if had {
+					created = old.CreatedAt
+				}
+				c.schedule(ns, key, eviction.Scheduled{CreatedAt: created, At: now.Add(RetryDelay)})
+			}
+		case eviction.NoExecuteSchedule, eviction.NoExecuteKeep:
+			if old, ok := ns.scheduled[key]; ok && old.At.Equal(d.Scheduled.At) && old.CreatedAt.Equal(d.Scheduled.CreatedAt) {
+				continue
+			}
+			c.schedule(ns, key, d.Scheduled)
+			_ = c.emit(Action{Kind: KindSchedule, Node: ns.node.Name, Pod: PodRef{Namespace: d.Pod.Namespace, Name: d.Pod.Name, UID: d.Pod.UID},
+				Taint: d.Taint, Due: d.At, Reason: d.Reason, Message: d.Message()})
+		case eviction.NoExecuteCancel:
+			if _, ok := ns.scheduled[key]; ok {
+				delete(ns.scheduled, key)
+				_ = c.emit(Action{Kind: KindCancel, Node: ns.node.Name, Pod: PodRef{Namespace: d.Pod.Namespace, Name: d.Pod.Name, UID: d.Pod.UID},
+					Reason: d.Reason, Message: d.Message()})
+			}
+		}
+	}
+}

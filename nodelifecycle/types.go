@@ -1,0 +1,209 @@
+package nodelifecycle
+
+import (
+	"strings"
+	"time"
+
+	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/eviction"
+	"github.com/nodelife/nodelife/taints"
+)
+
+// Node is what the controller reads of a Node object. Field names are
+// those of k8s.io/api/core/v1, so converting is a field copy.
+type Node struct {
+	// Name is metadata.name; UID metadata.uid.
+	Name, UID string
+	// CreationTimestamp is metadata.creationTimestamp: the probe time of a
+	// node that never posted a Ready condition.
+	CreationTimestamp time.Time
+	// Labels are metadata.labels: the zone labels (eviction.ZoneKey) and
+	// node.kubernetes.io/exclude-disruption are read from them.
+	Labels map[string]string
+	// Conditions is status.conditions.
+	Conditions []conditions.Condition
+	// Taints is spec.taints.
+	Taints []taints.Taint
+	// Unschedulable is spec.unschedulable (the unschedulable:NoSchedule
+	// condition taint follows it).
+	Unschedulable bool
+}
+
+// Lease is what the controller reads of a node's Lease in
+// kube-node-lease.
+type Lease struct {
+	// Node is the lease's name, which is its node's.
+	Node string
+	// RenewTime is spec.renewTime; zero when unset.
+	RenewTime time.Time
+}
+
+// Pod is what the controller reads of a pod bound to a node.
+type Pod struct {
+	// Namespace, Name and UID identify the pod.
+	Namespace, Name, UID string
+	// NodeName is spec.nodeName; a pod with none is not the controller's.
+	NodeName string
+	// Tolerations are spec.tolerations, in order.
+	Tolerations []taints.Toleration
+	// Ready is true when the pod has a Ready condition that is not False:
+	// the pods MarkPodsNotReady changes.
+	Ready bool
+	// Terminating is true when metadata.deletionTimestamp is set: the taint
+	// eviction controller leaves such a pod alone.
+	Terminating bool
+}
+
+// Key returns "namespace/name", the key pods are known by.
+func (p Pod) Key() string { return p.Namespace + "/" + p.Name }
+
+// Kind says what an Action asks for.
+type Kind string
+
+// The kinds of actions, in the words of kube-controller-manager's node
+// lifecycle and taint eviction controllers.
+const (
+	// KindNodeStatus: write the node's status.conditions (Conditions), as
+	// the monitor's Ready=Unknown rewrite.
+	KindNodeStatus Kind = "NodeStatus"
+	// KindPodsNotReady: set the Ready condition of the listed pods (Pods)
+	// to False, as MarkPodsNotReady.
+	KindPodsNotReady Kind = "PodsNotReady"
+	// KindTaints: remove the taints of Remove (by key and effect) from the
+	// node and add those of Add, in one update.
+	KindTaints Kind = "Taints"
+	// KindZone: a zone changed state or tainting rate. Nothing to write.
+	KindZone Kind = "Zone"
+	// KindSchedule: a pod's eviction was scheduled for Due. Nothing to
+	// write; the Controller evicts it then.
+	KindSchedule Kind = "Schedule"
+	// KindCancel: a pod's scheduled eviction was cancelled. Nothing to
+	// write.
+	KindCancel Kind = "Cancel"
+	// KindEvict: set the DisruptionTarget condition (Condition) on the pod
+	// and delete it, conditional on its UID.
+	KindEvict Kind = "Evict"
+)
+
+// Writes reports whether an action of kind k is a write to the API server
+// (the others are decisions to log).
+func (k Kind) Writes() bool {
+	switch k {
+	case KindNodeStatus, KindPodsNotReady, KindTaints, KindEvict:
+		return true
+	}
+	return false
+}
+
+// PodRef names a pod.
+type PodRef struct {
+	// Namespace, Name and UID identify the pod.
+	Namespace, Name, UID string
+}
+
+// Key returns "namespace/name".
+func (p PodRef) Key() string { return p.Namespace + "/" + p.Name }
+
+// Action is one thing the controller decided, in order. Fields that do not
+// apply to its Kind are zero.
+type Action struct {
+	// At is the Step's now.
+	At time.Time
+	// Kind says what to do.
+	Kind Kind
+	// Node is the node acted on ("" for KindZone).
+	Node string
+	// Zone is, for KindZone, the zone as eviction.ZoneName prints it.
+	Zone string
+	// Pod is the pod of KindSchedule, KindCancel and KindEvict.
+	Pod PodRef
+	// Pods are, for KindPodsNotReady, the node's pods whose Ready condition
+	// turns False (possibly none).
+	Pods []PodRef
+	// Conditions is, for KindNodeStatus, the node's whole condition list to
+	// write.
+	Conditions []conditions.Condition
+	// Add and Remove are, for KindTaints, the taints to add (TimeAdded set)
+	// and to remove; each lists only taints that change the node as the
+	// controller last saw it.
+	Add, Remove []taints.Taint
+	// Taint is, for KindSchedule, the taint whose toleration set Due, and
+	// for an immediate KindEvict, the taint the pod does not tolerate.
+	Taint taints.Taint
+	// Due is, for KindSchedule, when the pod is to be evicted.
+	Due time.Time
+	// Condition is, for KindEvict, the pod condition to set before the
+	// delete (eviction.TaintEvictionCondition).
+	Condition eviction.PodCondition
+	// Reason is machine-readable; Message says it for people.
+	Reason, Message string
+	// Err is the error the Step's apply function returned for the action;
+	// nil when it succeeded or was not asked.
+	Err error
+}
+
+// String formats the action on one line without its time, as
+// "Kind node[ pod ns/name][ taint]: message[ (failed: err)]"; a taint
+// update reads "Taint n key:Effect", "Untaint n key:Effect", or both joined
+// by ", " for a swap.
+func (a Action) String() string {
+	var b strings.Builder
+	if a.Kind == KindTaints {
+		sep := ""
+		for _, t := range a.Add {
+			b.WriteString(sep + "Taint " + a.Node + " " + t.Key + ":" + string(t.Effect))
+			sep = ", "
+		}
+		for _, t := range a.Remove {
+			b.WriteString(sep + "Untaint " + a.Node + " " + t.Key + ":" + string(t.Effect))
+			sep = ", "
+		}
+	} else {
+		b.WriteString(string(a.Kind))
+		if a.Node != "" {
+			b.WriteString(" " + a.Node)
+		}
+		if a.Kind == KindZone {
+			b.WriteString(" " + printZone(a.Zone))
+		}
+		if a.Pod.Name != "" {
+			b.WriteString(" pod " + a.Pod.Key())
+		}
+		if a.Kind == KindSchedule && a.Taint.Key != "" {
+			b.WriteString(" " + a.Taint.Key + ":" + string(a.Taint.Effect))
+		}
+	}
+	if a.Message != "" {
+		b.WriteString(": " + a.Message)
+	}
+	if a.Err != nil {
+		b.WriteString(" (failed: " + a.Err.Error() + ")")
+	}
+	return b.String()
+}
+
+// printZone quotes the zone of unlabeled nodes, whose name is empty.
+func printZone(z string) string {
+	if z == "" {
+		return `""`
+	}
+	return z
+}
+
+// Apply carries out one action and reports whether it succeeded. Step
+// calls it for each action in order, before deciding the next, so that a
+// failed write changes what follows as it does upstream (a node whose
+// status write failed is left out of its zone's counts; a failed taint is
+// queued again). Apply must not call the Controller.
+type Apply func(Action) error
+
+// Ready is what a Step returns: the actions decided, in order, and when
+// the Controller next needs a Step if nothing is upserted or deleted
+// before then.
+type Ready struct {
+	// Actions are the Step's decisions, in the order they were taken.
+	Actions []Action
+	// Next is when the next monitor pass, tainting pass or scheduled
+	// eviction is due; it is never zero after a Step.
+	Next time.Time
+}
