@@ -373,6 +373,7 @@ func (c *Controller) evictDue(now time.Time) (failed bool) {
 		msg := fmt.Sprintf("tolerated the node's NoExecute taints for %v", s.At.Sub(s.CreatedAt))
 		if c.evict(ns, ps, eviction.TaintManagerEvictionReason, taints.Taint{}, msg) != nil {
 			c.schedule(ns, it.pod, eviction.Scheduled{CreatedAt: s.CreatedAt, At: now.Add(RetryDelay)})
+			c.markDirty(ns, false, true) // as a node update would: the plan sees the retry
 			failed = true
 		}
 	}
@@ -415,14 +416,9 @@ func (c *Controller) planNode(now time.Time, ns *nodeState) {
 		key := d.Pod.Key()
 		switch d.Action {
 		case eviction.NoExecuteEvictNow:
-			old, had := ns.scheduled[key]
 			delete(ns.scheduled, key)
 			if c.evict(ns, bound[key], d.Reason, d.Taint, d.Message()) != nil {
-				created := now
-				if had {
-					created = old.CreatedAt
-				}
-				c.schedule(ns, key, eviction.Scheduled{CreatedAt: created, At: now.Add(RetryDelay)})
+				ns.plan = true // planned again, and so evicted again, at the next Step
 			}
 		case eviction.NoExecuteSchedule, eviction.NoExecuteKeep:
 			if old, ok := ns.scheduled[key]; ok && old.At.Equal(d.Scheduled.At) && old.CreatedAt.Equal(d.Scheduled.CreatedAt) {

@@ -1,0 +1,377 @@
+package nodelifecycle
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/eviction"
+	"github.com/nodelife/nodelife/taints"
+)
+
+// naive is a deliberately simple reference for Controller: it keeps the
+// controllers' memory (health records, queues, zone memory, schedules)
+// but recomputes everything else from the whole view at every Step: every
+// node's condition taints, every node's NoExecute plan, every pending
+// eviction by scanning. The incremental Controller must take the same
+// actions.
+type naive struct {
+	cfg     Config
+	tainter *eviction.NoExecuteTainter
+
+	nodes  map[string]Node
+	leases map[string]time.Time
+	pods   map[string]Pod
+
+	records   map[string]conditions.HealthRecord // never forgotten, as upstream
+	seen      map[string]bool
+	scheduled map[string]map[string]eviction.Scheduled
+	prev      map[string]eviction.ZoneStatus
+	states    map[string]eviction.ZoneState
+
+	started                        bool
+	start, last, nextMon, nextPass time.Time
+
+	out   []Action
+	apply Apply
+	now   time.Time
+}
+
+func newNaive(cfg Config) *naive {
+	t, err := eviction.NewNoExecuteTainter(cfg.eviction(), cfg.Queue)
+	if err != nil {
+		panic(err)
+	}
+	return &naive{cfg: cfg, tainter: t, nodes: map[string]Node{}, leases: map[string]time.Time{}, pods: map[string]Pod{},
+		records: map[string]conditions.HealthRecord{}, seen: map[string]bool{}, scheduled: map[string]map[string]eviction.Scheduled{},
+		states: map[string]eviction.ZoneState{}}
+}
+
+func (n *naive) UpsertNode(node Node) { n.nodes[node.Name] = node }
+func (n *naive) DeleteNode(name string) {
+	delete(n.nodes, name)
+	delete(n.seen, name)
+	delete(n.scheduled, name)
+}
+func (n *naive) UpsertLease(l Lease)     { n.leases[l.Node] = l.RenewTime }
+func (n *naive) DeleteLease(node string) { delete(n.leases, node) }
+func (n *naive) UpsertPod(p Pod) {
+	if p.NodeName == "" {
+		n.DeletePod(p.Namespace, p.Name)
+		return
+	}
+	n.pods[p.Key()] = p
+}
+func (n *naive) DeletePod(ns, name string) { delete(n.pods, ns+"/"+name) }
+
+func (n *naive) emit(a Action) error {
+	a.At = n.now
+	if n.apply != nil {
+		a.Err = n.apply(a)
+	}
+	n.out = append(n.out, a)
+	return a.Err
+}
+
+func (n *naive) names() []string { return sortedKeys(n.nodes) }
+
+func (n *naive) podsOn(node string) []Pod {
+	var out []Pod
+	for _, p := range n.pods {
+		if p.NodeName == node {
+			out = append(out, p)
+		}
+	}
+	slices.SortFunc(out, func(a, b Pod) int { return cmp.Compare(a.Key(), b.Key()) })
+	return out
+}
+
+func (n *naive) taintNode(node Node) eviction.TaintNode {
+	return eviction.TaintNode{Name: node.Name, UID: node.UID, Zone: eviction.ZoneKey(node.Labels), Taints: node.Taints}
+}
+
+// setTaints writes the effective part of a taint change.
+func (n *naive) setTaints(name string, add, remove []taints.Taint, reason, msg string) error {
+	node := n.nodes[name]
+	var ea, er []taints.Taint
+	for _, t := range remove {
+		if taints.Exists(node.Taints, t) {
+			er = append(er, t)
+		}
+	}
+	for _, t := range add {
+		removed := false
+		for _, r := range er {
+			removed = removed || r.MatchTaint(t)
+		}
+		if !taints.Exists(node.Taints, t) || removed {
+			ea = append(ea, t)
+		}
+	}
+	if len(ea) == 0 && len(er) == 0 {
+		return nil
+	}
+	if err := n.emit(Action{Kind: KindTaints, Node: name, Add: ea, Remove: er, Reason: reason, Message: msg}); err != nil {
+		return err
+	}
+	node.Taints = taints.Apply(node.Taints, ea, er)
+	n.nodes[name] = node
+	return nil
+}
+
+func (n *naive) Step(now time.Time, apply Apply) Ready {
+	if !n.started {
+		n.started, n.start, n.last, n.nextMon = true, now, now, now
+	}
+	if now.Before(n.last) {
+		now = n.last
+	}
+	n.last, n.now, n.apply, n.out = now, now, apply, nil
+	retry := false
+	mon := n.cfg.monitor()
+
+	if !now.Before(n.nextMon) {
+		names := n.names()
+		for _, name := range names {
+			if !n.seen[name] {
+				n.seen[name] = true
+				node := n.nodes[name]
+				n.tainter.Queue(eviction.ZoneKey(node.Labels))
+				a := n.tainter.MarkReachable(n.taintNode(node))
+				_ = n.setTaints(name, a.Add, a.Remove, a.Reason, a.Message)
+			}
+		}
+		var zn []eviction.ZoneNode
+		for _, name := range names {
+			node := n.nodes[name]
+			renew, hasLease := n.leases[name]
+			h := mon.Observe(n.records[name], conditions.Node{Name: name, CreationTimestamp: node.CreationTimestamp, Conditions: node.Conditions,
+				HasLease: hasLease, LeaseRenewTime: renew}, now)
+			zone := eviction.ZoneKey(node.Labels)
+			if h.Write {
+				msg := "Ready=" + string(h.CurrentReady.Status) + " (" + h.CurrentReady.Reason + ")"
+				if h.TimedOut {
+					msg = fmt.Sprintf("no heartbeat for %v: Ready=%s", h.GracePeriod, h.CurrentReady.Status)
+				}
+				if n.emit(Action{Kind: KindNodeStatus, Node: name, Conditions: h.Conditions, Reason: h.CurrentReady.Reason, Message: msg}) != nil {
+					n.records[name] = h.Record
+					zn = append(zn, eviction.ZoneNode{Name: name, Zone: zone, Excluded: true})
+					continue
+				}
+				n.records[name] = h.RecordAfterWrite
+				node.Conditions = h.Conditions
+				n.nodes[name] = node
+			} else {
+				n.records[name] = h.Record
+			}
+			var ready conditions.Status
+			if h.HasCurrentReady {
+				ready = h.CurrentReady.Status
+			}
+			zn = append(zn, eviction.ZoneNode{Name: name, Zone: zone, Ready: ready, Excluded: eviction.IsExcludedFromDisruption(node.Labels)})
+			if !h.HasCurrentReady {
+				continue
+			}
+			decide := h.CurrentReady.Status
+			if n.cfg.TaintOnObservedReady {
+				decide = h.ObservedReady.Status
+			}
+			a := n.tainter.Observe(n.taintNode(n.nodes[name]), decide, now)
+			_ = n.setTaints(name, a.Add, a.Remove, a.Reason, a.Message)
+			if h.MarkPodsNotReady {
+				var refs []PodRef
+				for _, p := range n.podsOn(name) {
+					if p.Ready {
+						refs = append(refs, PodRef{Namespace: p.Namespace, Name: p.Name, UID: p.UID})
+					}
+				}
+				if n.emit(Action{Kind: KindPodsNotReady, Node: name, Pods: refs, Reason: "NodeNotReady", Message: "Node is not ready"}) != nil {
+					r := n.records[name]
+					r.RetryMarkPods = true
+					n.records[name] = r
+				} else {
+					for _, ref := range refs {
+						p := n.pods[ref.Key()]
+						p.Ready = false
+						n.pods[ref.Key()] = p
+					}
+				}
+			}
+		}
+		plan, err := n.cfg.eviction().PlanDisruption(n.prev, zn)
+		if err != nil {
+			panic(err)
+		}
+		n.prev = plan.Next
+		for _, zp := range plan.Zones {
+			if prev, ok := n.states[zp.Zone]; zp.SetRate || !ok || zp.State != prev {
+				_ = n.emit(Action{Kind: KindZone, Zone: eviction.ZoneName(zp.Zone), Reason: zp.Reason,
+					Message: fmt.Sprintf("%s -> %s, %d of %d not ready, tainting rate %g/s", zp.Previous, zp.State, zp.NotReady, zp.Size, zp.Rate)})
+			}
+			n.states[zp.Zone] = zp.State
+		}
+		for _, z := range plan.Removed {
+			delete(n.states, z)
+		}
+		var all []eviction.TaintNode
+		if plan.StripNoExecuteTaints {
+			for _, name := range names {
+				all = append(all, n.taintNode(n.nodes[name]))
+			}
+		}
+		for _, a := range n.tainter.ApplyPlan(plan, all, now) {
+			if _, ok := n.nodes[a.Node]; ok {
+				_ = n.setTaints(a.Node, a.Add, a.Remove, a.Reason, a.Message)
+			}
+		}
+		if plan.ResetProbes {
+			for _, name := range names {
+				if r := n.records[name]; r.Known {
+					r.ProbeTimestamp, r.ReadyTransitionTimestamp = now, now
+					n.records[name] = r
+				}
+			}
+		}
+		for !n.nextMon.After(now) {
+			n.nextMon = n.nextMon.Add(n.cfg.NodeMonitorPeriod)
+		}
+	}
+
+	for _, name := range n.names() {
+		node := n.nodes[name]
+		add, remove := taints.ReconcileConditionTaints(node.Taints, node.Conditions, node.Unschedulable, now)
+		if n.setTaints(name, add, remove, "ConditionTaint", "condition taints follow the node's conditions") != nil {
+			retry = true
+		}
+	}
+
+	if !n.nextPass.IsZero() && !now.Before(n.nextPass) {
+		n.nextPass = time.Time{}
+		for _, u := range n.tainter.Pass(now, func(name string) (conditions.Status, bool) {
+			node, ok := n.nodes[name]
+			if !ok {
+				return "", false
+			}
+			return readyStatus(node.Conditions), true
+		}) {
+			if _, ok := n.nodes[u.Node]; !ok {
+				continue
+			}
+			if n.setTaints(u.Node, []taints.Taint{u.Add}, []taints.Taint{u.Remove}, u.Reason, u.Message) != nil {
+				n.tainter.TaintFailed(u, now)
+			}
+		}
+	}
+
+	// Scheduled evictions that are due, by node and pod.
+	for _, name := range n.names() {
+		sched := n.scheduled[name]
+		for _, key := range sortedKeys(sched) {
+			s := sched[key]
+			if s.At.After(now) {
+				continue
+			}
+			delete(sched, key)
+			p, ok := n.pods[key]
+			if !ok || p.NodeName != name || p.Terminating {
+				continue
+			}
+			msg := fmt.Sprintf("tolerated the node's NoExecute taints for %v", s.At.Sub(s.CreatedAt))
+			if n.evict(name, p, eviction.TaintManagerEvictionReason, taints.Taint{}, msg) != nil {
+				sched[key] = eviction.Scheduled{CreatedAt: s.CreatedAt, At: now.Add(RetryDelay)}
+				retry = true
+			}
+		}
+	}
+
+	// Every node's NoExecute plan.
+	for _, name := range n.names() {
+		node := n.nodes[name]
+		sched := n.scheduled[name]
+		if sched == nil {
+			sched = map[string]eviction.Scheduled{}
+			n.scheduled[name] = sched
+		}
+		var live []eviction.Pod
+		for _, p := range n.podsOn(name) {
+			if !p.Terminating {
+				live = append(live, eviction.Pod{Namespace: p.Namespace, Name: p.Name, UID: p.UID, Tolerations: p.Tolerations})
+			}
+		}
+		for key := range sched {
+			if p, ok := n.pods[key]; !ok || p.NodeName != name || p.Terminating {
+				delete(sched, key)
+			}
+		}
+		for _, d := range n.cfg.NoExecute.PlanNode(node.Taints, live, sched, now) {
+			key := d.Pod.Key()
+			ref := PodRef{Namespace: d.Pod.Namespace, Name: d.Pod.Name, UID: d.Pod.UID}
+			switch d.Action {
+			case eviction.NoExecuteEvictNow:
+				delete(sched, key)
+				if n.evict(name, n.pods[key], d.Reason, d.Taint, d.Message()) != nil {
+					retry = true
+				}
+			case eviction.NoExecuteSchedule, eviction.NoExecuteKeep:
+				if old, ok := sched[key]; ok && old == d.Scheduled {
+					continue
+				}
+				sched[key] = d.Scheduled
+				_ = n.emit(Action{Kind: KindSchedule, Node: name, Pod: ref, Taint: d.Taint, Due: d.At, Reason: d.Reason, Message: d.Message()})
+			case eviction.NoExecuteCancel:
+				if _, ok := sched[key]; ok {
+					delete(sched, key)
+					_ = n.emit(Action{Kind: KindCancel, Node: name, Pod: ref, Reason: d.Reason, Message: d.Message()})
+				}
+			}
+		}
+	}
+
+	if next, ok := n.tainter.NextPass(now); ok {
+		grid := next.Sub(n.start)
+		if rem := grid % eviction.NodeTaintPassPeriod; rem != 0 {
+			grid += eviction.NodeTaintPassPeriod - rem
+		}
+		n.nextPass = n.start.Add(grid)
+	} else {
+		n.nextPass = time.Time{}
+	}
+	next := n.nextMon
+	if !n.nextPass.IsZero() && n.nextPass.Before(next) {
+		next = n.nextPass
+	}
+	for _, sched := range n.scheduled {
+		for _, s := range sched {
+			if s.At.Before(next) {
+				next = s.At
+			}
+		}
+	}
+	if retry && now.Add(RetryDelay).Before(next) {
+		next = now.Add(RetryDelay)
+	}
+	out := n.out
+	n.out, n.apply = nil, nil
+	return Ready{Actions: out, Next: next}
+}
+
+func (n *naive) evict(node string, p Pod, reason string, taint taints.Taint, msg string) error {
+	err := n.emit(Action{Kind: KindEvict, Node: node, Pod: PodRef{Namespace: p.Namespace, Name: p.Name, UID: p.UID},
+		Taint: taint, Condition: eviction.TaintEvictionCondition, Reason: reason, Message: msg})
+	if err == nil {
+		p.Terminating = true
+		n.pods[p.Key()] = p
+	}
+	return err
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
