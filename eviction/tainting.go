@@ -3,6 +3,7 @@ package eviction
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/nodelife/nodelife/conditions"
@@ -159,8 +160,11 @@ func (t *NoExecuteTainter) Observe(n TaintNode, observedReady conditions.Status,
 		q.Remove(n.Name)
 	}
 	if q.Add(n.Name, n.UID, now) {
+		// Concatenated, not formatted: a node waiting for its turn is
+		// queued again at every pass, as upstream.
 		return TaintAction{Node: n.Name, Zone: n.Zone, Kind: TaintActionQueued, Reason: "Queued",
-			Message: fmt.Sprintf("node %s: Ready is %s, queued for the %s taint in zone %q", n.Name, observedReady, want, ZoneName(n.Zone))}
+			Message: "node " + n.Name + ": Ready is " + string(observedReady) + ", queued for the " + want.Key + ":" + string(want.Effect) +
+				" taint in zone " + strconv.Quote(ZoneName(n.Zone))}
 	}
 	return TaintAction{Node: n.Name, Zone: n.Zone, Kind: TaintActionNone, Reason: "AlreadyQueued",
 		// Concatenated, not formatted: this is the answer for every node

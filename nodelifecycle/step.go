@@ -175,6 +175,32 @@ func (ns *nodeState) healthNode() conditions.Node {
 		HasLease: ns.hasLease, LeaseRenewTime: ns.renew}
 }
 
+// taintSettled reports whether the tainter's Observe would change nothing
+// for ns at Ready status decide, so that the pass can skip it: a Ready
+// node without the NoExecute taints and out of its queue, or a node that
+// already carries the taint its status calls for (and not the other) and
+// is in its queue's dedupe set. These are most nodes on most passes.
+func (c *Controller) taintSettled(ns *nodeState, decide conditions.Status) bool {
+	var want, other taints.Taint
+	switch decide {
+	case conditions.True:
+		return !hasControllerTaint(ns.node.Taints) && !c.tainter.Queue(ns.zone).Contains(ns.node.Name)
+	case conditions.False:
+		want, other = eviction.NotReadyTaint, eviction.UnreachableTaint
+	case conditions.Unknown:
+		want, other = eviction.UnreachableTaint, eviction.NotReadyTaint
+	default:
+		return true
+	}
+	return taints.Exists(ns.node.Taints, want) && !taints.Exists(ns.node.Taints, other) && c.tainter.Queue(ns.zone).Contains(ns.node.Name)
+}
+
+// hasControllerTaint reports whether ts holds the not-ready or the
+// unreachable NoExecute taint.
+func hasControllerTaint(ts []taints.Taint) bool {
+	return taints.Exists(ts, eviction.UnreachableTaint) || taints.Exists(ts, eviction.NotReadyTaint)
+}
+
 // readyStatus is the status of the Ready condition, "" when there is none.
 func readyStatus(conds []conditions.Condition) conditions.Status {
 	if r, ok := conditions.Find(conds, conditions.Ready); ok {
@@ -226,7 +252,9 @@ func (c *Controller) monitorPass(now time.Time) {
 		if c.cfg.TaintOnObservedReady {
 			decide = h.ObservedReady.Status
 		}
-		c.applyTaintAction(ns, c.tainter.Observe(ns.taintNode(), decide, now))
+		if !c.taintSettled(ns, decide) {
+			c.applyTaintAction(ns, c.tainter.Observe(ns.taintNode(), decide, now))
+		}
 		if h.MarkPodsNotReady {
 			c.markPodsNotReady(ns)
 		}

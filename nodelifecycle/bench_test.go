@@ -1,0 +1,145 @@
+package nodelifecycle
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/eviction"
+	"github.com/nodelife/nodelife/taints"
+)
+
+// benchCluster builds upstream's scalability envelope: nodes in three
+// zones, podsPerNode pods each with admission's 300s tolerations, every
+// node Ready with a lease renewed at start, and runs the first monitor
+// pass.
+func benchCluster(tb testing.TB, nodes, podsPerNode int) (*Controller, time.Time) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	c, err := New(DefaultConfig())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tols := taints.WithDefaultTolerationSeconds(nil, 300, 300)
+	for i := 0; i < nodes; i++ {
+		name := fmt.Sprintf("node-%05d", i)
+		zone := string(rune('a' + i%3))
+		c.UpsertNode(Node{Name: name, UID: "uid-" + name, CreationTimestamp: start.Add(-time.Hour),
+			Labels:     map[string]string{eviction.LabelTopologyRegion: "r", eviction.LabelTopologyZone: zone},
+			Conditions: []conditions.Condition{{Type: conditions.Ready, Status: conditions.True, LastHeartbeatTime: start, LastTransitionTime: start}}})
+		c.UpsertLease(Lease{Node: name, RenewTime: start})
+		for k := 0; k < podsPerNode; k++ {
+			c.UpsertPod(Pod{Namespace: "ns", Name: fmt.Sprintf("%s-%d", name, k), UID: fmt.Sprintf("%d-%d", i, k), NodeName: name, Ready: true, Tolerations: tols})
+		}
+	}
+	c.Step(start, nil)
+	return c, start
+}
+
+// One lease renewal, then a Step between monitor passes.
+func BenchmarkStepAfterLeaseRenewal(b *testing.B) {
+	c, start := benchCluster(b, 5000, 30)
+	now := start.Add(time.Second)
+	c.Step(now, nil)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		now = now.Add(time.Nanosecond)
+		c.UpsertLease(Lease{Node: fmt.Sprintf("node-%05d", i%5000), RenewTime: now})
+		if r := c.Step(now, nil); len(r.Actions) != 0 {
+			b.Fatalf("unexpected actions %v", r.Actions)
+		}
+	}
+}
+
+// A full monitor pass over a healthy cluster.
+func BenchmarkMonitorPass(b *testing.B) {
+	for _, n := range []int{1000, 5000} {
+		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
+			c, start := benchCluster(b, n, 30)
+			now := start
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				now = now.Add(c.cfg.NodeMonitorPeriod)
+				if i%2 == 0 { // keep the nodes healthy: renewals every 10s
+					b.StopTimer()
+					for k := 0; k < n; k++ {
+						c.UpsertLease(Lease{Node: fmt.Sprintf("node-%05d", k), RenewTime: now})
+					}
+					b.StartTimer()
+				}
+				c.Step(now, nil)
+			}
+		})
+	}
+}
+
+// zoneOutage cuts zone a, one of three zones of 5,000 nodes x 30 pods,
+// off at start and steps at every Next, renewing the other zones' leases
+// every 10s, until every pod of zone a is evicted (at 0.1 nodes/s that is
+// about 4h40m of cluster time); it returns the evictions.
+func zoneOutage(tb testing.TB, c *Controller, start time.Time, names []string) int {
+	evicted, now := 0, start
+	renew := start.Add(10 * time.Second)
+	for now.Before(start.Add(6 * time.Hour)) {
+		if !now.Before(renew) {
+			for i, name := range names {
+				if i%3 != 0 {
+					c.UpsertLease(Lease{Node: name, RenewTime: renew})
+				}
+			}
+			renew = renew.Add(10 * time.Second)
+		}
+		r := c.Step(now, nil)
+		for _, a := range r.Actions {
+			if a.Kind == KindEvict {
+				evicted++
+			}
+		}
+		if evicted == 1667*30 {
+			return evicted
+		}
+		now = r.Next
+		if renew.Before(now) {
+			now = renew
+		}
+	}
+	tb.Fatalf("only %d pods evicted in six hours", evicted)
+	return evicted
+}
+
+// A zone of 1,667 nodes (50,010 pods) cut off, from the first Unknown to
+// the last eviction; the lease renewals of the other zones are included.
+func BenchmarkZoneOutage(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		c, start := benchCluster(b, 5000, 30)
+		names := make([]string, 5000)
+		for k := range names {
+			names[k] = fmt.Sprintf("node-%05d", k)
+		}
+		b.StartTimer()
+		zoneOutage(b, c, start, names)
+	}
+}
+
+// TestStatePerPod measures the heap the Controller holds per pod.
+func TestStatePerPod(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds 150,000 pods")
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	c, _ := benchCluster(t, 5000, 30)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	perPod := float64(after.HeapAlloc-before.HeapAlloc) / 150000
+	t.Logf("state: %.0f bytes per pod (nodes and leases included), %d nodes", perPod, len(c.nodes))
+	if perPod > 1024 {
+		t.Fatalf("state is %.0f bytes per pod, over 1 KB", perPod)
+	}
+}
