@@ -13,6 +13,7 @@ import (
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/gc"
 	"github.com/nodelife/nodelife/lease"
+	"github.com/nodelife/nodelife/nodelifecycle"
 	"github.com/nodelife/nodelife/shutdown"
 	"github.com/nodelife/nodelife/taints"
 )
@@ -287,4 +288,36 @@ func ApplyLease(l lease.Lease, dst *coordinationv1.Lease) {
 		v := *dst.Spec.LeaseTransitions
 		dst.Spec.LeaseTransitions = &v
 	}
+}
+
+// LifecycleNode is what the composed node lifecycle controller
+// (nodelifecycle.Controller) reads of a node.
+func LifecycleNode(n *corev1.Node) nodelifecycle.Node {
+	return nodelifecycle.Node{Name: n.Name, UID: string(n.UID), CreationTimestamp: n.CreationTimestamp.Time, Labels: n.Labels,
+		Conditions: Conditions(n.Status.Conditions), Taints: Taints(n.Spec.Taints), Unschedulable: n.Spec.Unschedulable}
+}
+
+// LifecycleLease is what the composed node lifecycle controller reads of
+// a node lease (kube-node-lease/<node>).
+func LifecycleLease(l *coordinationv1.Lease) nodelifecycle.Lease {
+	out := nodelifecycle.Lease{Node: l.Name}
+	if l.Spec.RenewTime != nil {
+		out.RenewTime = l.Spec.RenewTime.Time
+	}
+	return out
+}
+
+// LifecyclePod is what the composed node lifecycle controller reads of a
+// bound pod: Ready is true when the pod has a Ready condition that is not
+// False (the pods MarkPodsNotReady changes).
+func LifecyclePod(p *corev1.Pod) nodelifecycle.Pod {
+	out := nodelifecycle.Pod{Namespace: p.Namespace, Name: p.Name, UID: string(p.UID), NodeName: p.Spec.NodeName,
+		Tolerations: Tolerations(p.Spec.Tolerations), Terminating: p.DeletionTimestamp != nil}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			out.Ready = c.Status != corev1.ConditionFalse
+			break
+		}
+	}
+	return out
 }

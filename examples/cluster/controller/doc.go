@@ -2,15 +2,14 @@
 // eviction controller of kube-controller-manager, built on nodelife and
 // client-go.
 //
-// Engine holds the decisions: conditions.Monitor (Ready=Unknown once the
-// grace period has passed since the node was last heard from, pods marked
-// NotReady), the condition NoSchedule taints, eviction.PlanDisruption
-// (zone states, tainting rates, full disruption), the rate-limited
-// NoExecute tainting queues of eviction.NoExecuteTainter, and the
-// NoExecute eviction times of eviction.NoExecuteConfig. Controller feeds
-// it from informers on Nodes, node Leases and bound Pods, and writes
-// through the API with optimistic concurrency (APIWriter). A Gate (a
-// leader-election candidate's Allowed) is asked before every write.
+// The decisions are nodelife's: a nodelifecycle.Controller, the two
+// controllers composed as one synchronous state machine. Engine feeds it
+// the API objects (as upserts and deletes, by resourceVersion) and carries
+// its actions out through a Writer; Controller drives an Engine from
+// informers on Nodes, node Leases and bound Pods and writes through the
+// API with optimistic concurrency (APIWriter). A Gate (a leader-election
+// candidate's Allowed) is asked before every write. Plan runs an Engine on
+// a virtual clock over a snapshot, writing nothing.
 //
 // # Usage
 //
@@ -20,10 +19,11 @@
 //
 // # Semantics
 //
-// Upstream defaults (DefaultConfig): 5s monitor period, 50s grace period,
-// 60s startup grace period, 0.1 nodes/s per zone, 0.01 for large partially
+// Those of nodelifecycle.Controller, with kube-controller-manager v1.36's
+// defaults (DefaultConfig): 5s monitor period, 50s grace period, 60s
+// startup grace period, 0.1 nodes/s per zone, 0.01 for large partially
 // disrupted zones, 0.55 unhealthy threshold, tolerationSeconds counted from
-// when the controller sees the taint. The tainter acts on the Ready status
-// observed before the pass's own rewrite, as upstream does, so a node's
-// NoExecute taint follows its Ready=Unknown by one monitor pass.
+// when the controller sees the taint, and the NoExecute taint in the same
+// pass as the Ready=Unknown rewrite (nodelifecycle.Config's
+// TaintOnObservedReady restores the one-pass lag of releases before v1.29).
 package controller

@@ -14,10 +14,11 @@ import (
 
 // Plan shows what a controller starting now would do: two nodes renew
 // their leases, n3's lease is five minutes old. n3 is first seen now, so it
-// turns Unknown after the 50s grace period (at the pass at +55s), gets the
-// unreachable taints (NoExecute one pass later), and its pod, which
-// tolerates unreachable for 60s, is deleted 60s after that. The zone has
-// no region label, hence "/a".
+// turns Unknown after the 50s grace period (at the pass at +55s) and gets
+// both unreachable taints in that pass (the tainting decision reads the
+// rewritten Ready condition, as since Kubernetes v1.29), and its pod,
+// which tolerates unreachable for 60s, is deleted 60s after that, at
+// +1m55s. The zone has no region label, hence "/a".
 func ExamplePlan() {
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	dur := int32(40)
@@ -53,7 +54,7 @@ func ExamplePlan() {
 	// +0s Zone /a: Initial -> Normal, 0 of 3 not ready, tainting rate 0.1/s
 	// +55s NodeStatus n3: no heartbeat for 50s: Ready=Unknown
 	// +55s PodsNotReady n3: Node is not ready
-	// +55s Taint n3 node.kubernetes.io/unreachable:NoSchedule
-	// +1m0s Taint n3 node.kubernetes.io/unreachable:NoExecute
-	// +2m0s Evict n3 pod shop/web: Taint manager: deleting due to NoExecute taint
+	// +55s Taint n3 node.kubernetes.io/unreachable:NoSchedule: condition taints follow the node's conditions
+	// +55s Taint n3 node.kubernetes.io/unreachable:NoExecute: node n3: Ready is Unknown, adding node.kubernetes.io/unreachable:NoExecute
+	// +1m55s Evict n3 pod shop/web: tolerated the node's NoExecute taints for 1m0s
 }

@@ -66,6 +66,7 @@ func Plan(ctx context.Context, cfg Config, snap Snapshot, now time.Time, horizon
 				l := leases[name].DeepCopy()
 				rt := metav1.NewMicroTime(r.next)
 				l.Spec.RenewTime = &rt
+				l.ResourceVersion = "" // a renewal the engine has not seen
 				leases[name] = l
 				r.next = r.next.Add(r.every)
 			}

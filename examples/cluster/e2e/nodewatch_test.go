@@ -53,9 +53,10 @@ func actionLines(out string) []string {
 // from the three nodes, which post Ready=True; n-2 is first seen at +30s,
 // so it turns Unknown at the first pass strictly after +80s, at +85s (+55s
 // from nodewatch's start), with the NoSchedule taint and its pods marked
-// NotReady; the NoExecute taint follows one pass later (+90s; the zone
-// keeps its 0.1/s rate with one of three nodes down); the pod tolerating
-// 30s goes at +120s, the one with admission's 300s at +390s. The dry run
+// NotReady; the NoExecute taint in the same pass (+85s: the tainter reads
+// the rewritten Ready, as since v1.29; the zone keeps its 0.1/s rate with
+// one of three nodes down); the pod tolerating 30s goes at +115s, the one
+// with admission's 300s at +385s. The dry run
 // writes nothing; -apply then does exactly what the plan said, through the
 // API.
 func TestNodewatchPlanMatchesApply(t *testing.T) {
@@ -84,9 +85,9 @@ func TestNodewatchPlanMatchesApply(t *testing.T) {
 		"+55s  NodeStatus n-2: no heartbeat for 50s: Ready=Unknown",
 		"+55s  PodsNotReady n-2: Node is not ready",
 		"+55s  Taint n-2 node.kubernetes.io/unreachable:NoSchedule",
-		"+1m0s  Taint n-2 node.kubernetes.io/unreachable:NoExecute",
-		"+1m30s  Evict n-2 pod " + h.ns + "/w-30s",
-		"+6m0s  Evict n-2 pod " + h.ns + "/w-default",
+		"+55s  Taint n-2 node.kubernetes.io/unreachable:NoExecute",
+		"+1m25s  Evict n-2 pod " + h.ns + "/w-30s",
+		"+5m55s  Evict n-2 pod " + h.ns + "/w-default",
 	} {
 		found := false
 		for _, l := range planned {
@@ -107,9 +108,9 @@ func TestNodewatchPlanMatchesApply(t *testing.T) {
 	require.Equal(t, []string{
 		ev(0, "n-2 Ready=True"), ev(0, "n-2 taint node.kubernetes.io/not-ready:NoSchedule=on"),
 		ev(30*s, "n-2 taint node.kubernetes.io/not-ready:NoSchedule=off"), ev(85*s, "n-2 Ready=Unknown"),
-		ev(85*s, "n-2 "+unreachableNoSchedule+"=on"), ev(90*s, "n-2 "+unreachableNoExecute+"=on"),
+		ev(85*s, "n-2 "+unreachableNoSchedule+"=on"), ev(85*s, "n-2 "+unreachableNoExecute+"=on"),
 	}, h.eventsAbout("", "n-2 "))
-	require.Equal(t, []string{ev(120*s, "w-30s deleted=yes"), ev(390*s, "w-default deleted=yes")}, h.eventsAbout("deleted", "w-"))
+	require.Equal(t, []string{ev(115*s, "w-30s deleted=yes"), ev(385*s, "w-default deleted=yes")}, h.eventsAbout("deleted", "w-"))
 }
 
 // The errors name their cause: a missing kubeconfig and where it was

@@ -69,12 +69,13 @@ func TestAdmissionAddsDefaultTolerations(t *testing.T) {
 //     +110s, at +115s, writes Ready=Unknown, marks the pods NotReady and
 //     the NoSchedule pass adds unreachable:NoSchedule.
 //   - Zone b is fully disrupted while a and c are not, so it keeps the
-//     0.1/s rate. The tainter acts on the Ready status observed before the
-//     pass's own rewrite, so the nodes are queued at +120s: b-0 is tainted
-//     unreachable:NoExecute at once, b-1..b-4 one per 10s (+130s ... +160s).
+//     0.1/s rate. The tainter acts on the Ready status after the pass's
+//     own rewrite (since v1.29, kubernetes#120816), so the nodes are queued
+//     at +115s: b-0 is tainted unreachable:NoExecute at once, b-1..b-4 one
+//     per 10s (+125s ... +155s).
 //   - Each pod's eviction counts from its node's taint: the 60s pods go
-//     at +180s, +190s, ... +220s; the pods with admission's 300s at
-//     +420s ... +460s; the pods tolerating forever stay.
+//     at +175s, +185s, ... +215s; the pods with admission's 300s at
+//     +415s ... +455s; the pods tolerating forever stay.
 //   - At +600s the agents renew and post Ready=True; the pass at +600s
 //     sees it and removes both taints.
 //
@@ -92,7 +93,7 @@ func TestZoneOutage(t *testing.T) {
 			ev(0, node+" Ready=True"),
 			ev(115*s, node+" Ready=Unknown"),
 			ev(115*s, node+" "+unreachableNoSchedule+"=on"),
-			ev(120*s+d, node+" "+unreachableNoExecute+"=on"),
+			ev(115*s+d, node+" "+unreachableNoExecute+"=on"),
 			ev(600*s, node+" Ready=True"),
 			ev(600*s, node+" "+unreachableNoSchedule+"=off"),
 			ev(600*s, node+" "+unreachableNoExecute+"=off"),
@@ -100,7 +101,7 @@ func TestZoneOutage(t *testing.T) {
 		for _, kind := range []string{"default", "60s", "forever"} {
 			want = append(want, ev(0, node+"-"+kind+" Ready=True"), ev(115*s, node+"-"+kind+" Ready=False"))
 		}
-		want = append(want, ev(180*s+d, node+"-60s deleted=yes"), ev(420*s+d, node+"-default deleted=yes"))
+		want = append(want, ev(175*s+d, node+"-60s deleted=yes"), ev(415*s+d, node+"-default deleted=yes"))
 	}
 	got := h.eventsAbout("", "b-")
 	var gotFiltered []string

@@ -10,16 +10,18 @@ import (
 
 	"github.com/nodelife/nodelife/examples/cluster/controller"
 	"github.com/nodelife/nodelife/examples/cluster/nodewatch"
+	"github.com/nodelife/nodelife/nodelifecycle"
+	"github.com/nodelife/nodelife/taints"
 )
 
 // Line formats an action of the plan (or of -apply) with its time from
 // the start; a scheduled eviction shows when it is due.
 func ExampleLine() {
 	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	fmt.Println(nodewatch.Line(controller.Action{At: start.Add(55 * time.Second), Kind: controller.KindTaint, Node: "n3",
-		Taint: "node.kubernetes.io/unreachable:NoSchedule"}, start))
-	fmt.Println(nodewatch.Line(controller.Action{At: start.Add(time.Minute), Kind: controller.KindSchedule, Node: "n3", Pod: "shop/web",
-		Due: start.Add(2 * time.Minute)}, start))
+	fmt.Println(nodewatch.Line(controller.Action{At: start.Add(55 * time.Second), Kind: controller.KindTaints, Node: "n3",
+		Add: []taints.Taint{{Key: "node.kubernetes.io/unreachable", Effect: taints.TaintEffectNoSchedule}}}, start))
+	fmt.Println(nodewatch.Line(controller.Action{At: start.Add(time.Minute), Kind: controller.KindSchedule, Node: "n3",
+		Pod: nodelifecycle.PodRef{Namespace: "shop", Name: "web"}, Due: start.Add(2 * time.Minute)}, start))
 	// Output:
 	//      +55s  Taint n3 node.kubernetes.io/unreachable:NoSchedule
 	//     +1m0s  Schedule n3 pod shop/web (due +2m0s)
