@@ -1,8 +1,13 @@
-// Package e2e holds the end-to-end tests of the cluster module: agents, the
+// Package e2e holds the end-to-end tests of examples/cluster: agents, the
 // node lifecycle controller, leader election and the nodewatch command
 // against a real kube-apiserver and etcd started once per test binary
 // (internal/testcluster), all on one fake clock stepped by a harness that
 // reads the API after each instant and records what changed, and when.
+//
+// It is a module of its own (github.com/nodelife/nodelife/examples/cluster/e2e)
+// because starting kube-apiserver in-process needs k8s.io/kubernetes and its
+// staging replace block; the programs and packages of examples/cluster do
+// not, and their module's graph has neither.
 //
 //   - TestZoneOutage: 3 zones x 5 nodes, zone b cut off from +60s to +600s;
 //     Ready=Unknown, the unreachable taints at the zone's rate, evictions at

@@ -17,7 +17,7 @@ import (
 
 	"github.com/nodelife/nodelife/examples/cluster/agent"
 	"github.com/nodelife/nodelife/examples/cluster/controller"
-	"github.com/nodelife/nodelife/examples/cluster/internal/testcluster"
+	"github.com/nodelife/nodelife/examples/cluster/e2e/internal/testcluster"
 	"github.com/nodelife/nodelife/examples/kubeapi"
 	"github.com/nodelife/nodelife/lease"
 )

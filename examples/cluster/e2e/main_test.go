@@ -10,7 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/nodelife/nodelife/examples/cluster/internal/testcluster"
+	"github.com/nodelife/nodelife/examples/cluster/e2e/internal/testcluster"
 )
 
 func TestMain(m *testing.M) {

@@ -14,7 +14,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/nodelife/nodelife/examples/cluster/agent"
-	"github.com/nodelife/nodelife/examples/cluster/internal/testcluster"
+	"github.com/nodelife/nodelife/examples/cluster/e2e/internal/testcluster"
 	"github.com/nodelife/nodelife/examples/cluster/replaycmd"
 	"github.com/nodelife/nodelife/examples/sim"
 )
