@@ -19,8 +19,8 @@ import (
 
 	"github.com/nodelife/nodelife/examples/cluster/agent"
 	"github.com/nodelife/nodelife/examples/cluster/controller"
-	"github.com/nodelife/nodelife/examples/cluster/election"
 	"github.com/nodelife/nodelife/examples/cluster/e2e/internal/testcluster"
+	"github.com/nodelife/nodelife/examples/cluster/election"
 	"github.com/nodelife/nodelife/lease"
 )
 
