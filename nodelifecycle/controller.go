@@ -51,6 +51,7 @@ type Controller struct {
 	nextMonitor time.Time
 	nextPass    time.Time
 	passes      int
+	taintPasses int
 
 	// scratch, reused between passes
 	zn      []eviction.ZoneNode
@@ -101,6 +102,9 @@ func (c *Controller) Config() Config { return c.cfg }
 
 // Passes returns how many monitor passes have run.
 func (c *Controller) Passes() int { return c.passes }
+
+// TaintPasses returns how many tainting passes have run.
+func (c *Controller) TaintPasses() int { return c.taintPasses }
 
 // UpsertNode adds node to the view or replaces the node of the same name.
 // The slices and map of node are not modified and must not be modified by

@@ -265,27 +265,6 @@ func (n *naive) Step(now time.Time, apply Apply) Ready {
 		}
 	}
 
-	// Scheduled evictions that are due, by node and pod.
-	for _, name := range n.names() {
-		sched := n.scheduled[name]
-		for _, key := range sortedKeys(sched) {
-			s := sched[key]
-			if s.At.After(now) {
-				continue
-			}
-			delete(sched, key)
-			p, ok := n.pods[key]
-			if !ok || p.NodeName != name || p.Terminating {
-				continue
-			}
-			msg := fmt.Sprintf("tolerated the node's NoExecute taints for %v", s.At.Sub(s.CreatedAt))
-			if n.evict(name, p, eviction.TaintManagerEvictionReason, taints.Taint{}, msg) != nil {
-				sched[key] = eviction.Scheduled{CreatedAt: s.CreatedAt, At: now.Add(RetryDelay)}
-				retry = true
-			}
-		}
-	}
-
 	// Every node's NoExecute plan.
 	for _, name := range n.names() {
 		node := n.nodes[name]
@@ -310,6 +289,9 @@ func (n *naive) Step(now time.Time, apply Apply) Ready {
 			ref := PodRef{Namespace: d.Pod.Namespace, Name: d.Pod.Name, UID: d.Pod.UID}
 			switch d.Action {
 			case eviction.NoExecuteEvictNow:
+				if old, ok := sched[key]; ok && !old.At.After(now) {
+					continue
+				}
 				delete(sched, key)
 				if n.evict(name, n.pods[key], d.Reason, d.Taint, d.Message()) != nil {
 					retry = true
@@ -325,6 +307,27 @@ func (n *naive) Step(now time.Time, apply Apply) Ready {
 					delete(sched, key)
 					_ = n.emit(Action{Kind: KindCancel, Node: name, Pod: ref, Reason: d.Reason, Message: d.Message()})
 				}
+			}
+		}
+	}
+
+	// Scheduled evictions that are due, by node and pod.
+	for _, name := range n.names() {
+		sched := n.scheduled[name]
+		for _, key := range sortedKeys(sched) {
+			s := sched[key]
+			if s.At.After(now) {
+				continue
+			}
+			delete(sched, key)
+			p, ok := n.pods[key]
+			if !ok || p.NodeName != name || p.Terminating {
+				continue
+			}
+			msg := fmt.Sprintf("tolerated the node's NoExecute taints for %v", s.At.Sub(s.CreatedAt))
+			if n.evict(name, p, eviction.TaintManagerEvictionReason, taints.Taint{}, msg) != nil {
+				sched[key] = eviction.Scheduled{CreatedAt: s.CreatedAt, At: now.Add(RetryDelay)}
+				retry = true
 			}
 		}
 	}

@@ -28,12 +28,14 @@ import (
 //     taints or unschedulability changed (doNoScheduleTaintingPass);
 //  3. a tainting pass, on the 100ms grid counted from the first Step, when
 //     the zone queues have a node due (doNoExecuteTaintingPass);
-//  4. the scheduled evictions that are due, by node and pod
-//     (KindEvict with reason TaintManagerEviction);
-//  5. the NoExecute plan of every node whose NoExecute taints or pods
+//  4. the NoExecute plan of every node whose NoExecute taints or pods
 //     changed, by node name (the taint eviction controller's handlers):
 //     KindEvict for a pod that does not tolerate a taint, KindSchedule and
-//     KindCancel as tolerationSeconds say.
+//     KindCancel as tolerationSeconds say; an eviction already due is left
+//     to the next step;
+//  5. the scheduled evictions that are due, by node and pod
+//     (KindEvict with reason TaintManagerEviction). A taint removed earlier
+//     in the same Step has cancelled them first.
 //
 // apply, when not nil, is called for each action as it is decided; an
 // error it returns is kept in the action's Err and changes what follows:
@@ -78,16 +80,16 @@ func (c *Controller) Step(now time.Time, apply Apply) Ready {
 		c.taintPass(now)
 	}
 
-	if c.evictDue(now) {
-		retry = true
-	}
-
 	slices.SortFunc(c.dirty, func(a, b *nodeState) int { return cmp.Compare(a.node.Name, b.node.Name) })
 	for _, ns := range c.dirty {
 		if ns.plan && c.nodes[ns.node.Name] == ns {
 			ns.plan = false
 			c.planNode(now, ns)
 		}
+	}
+
+	if c.evictDue(now) {
+		retry = true
 	}
 	// Keep the nodes that still have work (a failed condition taint, or a
 	// plan asked for by a write failure during this Step).
@@ -323,6 +325,7 @@ func comparePodRefs(a, b PodRef) int {
 }
 
 func (c *Controller) taintPass(now time.Time) {
+	c.taintPasses++
 	c.nextPass = time.Time{}
 	ups := c.tainter.Pass(now, func(name string) (conditions.Status, bool) {
 		ns := c.nodes[name]
@@ -444,6 +447,9 @@ func (c *Controller) planNode(now time.Time, ns *nodeState) {
 		key := d.Pod.Key()
 		switch d.Action {
 		case eviction.NoExecuteEvictNow:
+			if old, ok := ns.scheduled[key]; ok && !old.At.After(now) {
+				continue // due: evictDue takes it, after every plan of this Step
+			}
 			delete(ns.scheduled, key)
 			if c.evict(ns, bound[key], d.Reason, d.Taint, d.Message()) != nil {
 				ns.plan = true // planned again, and so evicted again, at the next Step

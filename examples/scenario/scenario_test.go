@@ -76,24 +76,26 @@ var facts = map[string][]string{
 	},
 	// Renewals every 10s from 0: the last good one at +50s. Grace 50s,
 	// passes every 5s: Unknown at the first pass strictly after +100s.
-	// NoExecute decisions read the Ready observed before the pass's
-	// rewrite, so the first taint comes one pass later, at +110s; then one
-	// node every 10s (rate 0.1/s: zone b is the only dark zone). Pods
-	// tolerate 300s: b-00's go at +410s; nodes tainted by +300s (b-00 to
-	// b-19) lose their 40 pods by +600s. Back at +600s, the heartbeat's
-	// back-off (at +60s five updates and a get fail; then gets at 60.2,
-	// 60.6, 61.4, 63, 66.2, 72.6, the delay doubling from 200ms, then every
-	// 7s) next fires at 72.6 + 76 x 7 = 604.6s; the pass at +605s
-	// untaints and cancels the other 30 nodes' 60 evictions.
+	// NoExecute decisions read the Ready after the pass's rewrite (as
+	// upstream since v1.29, kubernetes#120816), so the first taint comes
+	// in the same pass, at +105s; then one node every 10s (rate 0.1/s:
+	// zone b is the only dark zone). Pods tolerate 300s: b-00's go at
+	// +405s; nodes tainted by +295s (b-00 to b-19) lose their 40 pods by
+	// +595s. Back at +600s, the heartbeat's back-off (at +60s five updates
+	// and a get fail; then gets at 60.2, 60.6, 61.4, 63, 66.2, 72.6, the
+	// delay doubling from 200ms, then every 7s) next fires at
+	// 72.6 + 76 x 7 = 604.6s; the pass at +605s untaints, which cancels the
+	// other 30 nodes' 60 evictions (b-20's, due at +605s too, among them:
+	// the untaint comes first).
 	"zone-outage": {
 		`\+60s  zone b: 50 nodes lose connectivity`,
 		`\+105s  b-00: Ready=Unknown, no heartbeat for 50s; pods marked NotReady: true`,
 		`\+105s  b-00 tainted node.kubernetes.io/unreachable:NoSchedule`,
 		`\+105s  zone b: Normal -> FullDisruption, 50 of 50 not ready, tainting rate 0.1/s`,
-		`\+110s  b-00 tainted node.kubernetes.io/unreachable:NoExecute`,
-		`\+120s  b-01 tainted node.kubernetes.io/unreachable:NoExecute`,
-		`\+410s  pod shop/b-00-0 on b-00 deleted \(TaintManagerEviction\)`,
-		`\+600s  \.\.\. pods evicted in zone b: 40 in all, the last shop/b-19-1`,
+		`\+105s  b-00 tainted node.kubernetes.io/unreachable:NoExecute`,
+		`\+115s  b-01 tainted node.kubernetes.io/unreachable:NoExecute`,
+		`\+405s  pod shop/b-00-0 on b-00 deleted \(TaintManagerEviction\)`,
+		`\+595s  \.\.\. pods evicted in zone b: 40 in all, the last shop/b-19-1`,
 		`\+604.6s  b-00 posts Ready=True again \(was Unknown\)`,
 		`\+605s  b-00: NoExecute taints removed`,
 		`evictions cancelled in zone b: 60 in all`,
@@ -234,7 +236,7 @@ func TestHandWorkedFacts(t *testing.T) {
 // Sizes change what they say they change.
 func TestSizes(t *testing.T) {
 	for _, c := range []struct{ name, want string }{
-		// 3 x 4 nodes; zone b's 4 nodes are tainted at +110..+140s, all
+		// 3 x 4 nodes; zone b's 4 nodes are tainted at +105..+135s, all
 		// before +300s, so their 8 pods go.
 		{"zone-outage", `nodes 12, pods 24, NoExecute taints 4, pods evicted 8, evictions cancelled 0`},
 		// Twelve pods: six more batch jobs, all within their request.

@@ -415,7 +415,7 @@ func (r *run) buildCluster() {
 	r.res.ZonePods = make([]int, len(zs))
 	for _, n := range nodes {
 		key, _ := zoneOf(n.Labels)
-		nd := node{name: n.Name, zone: key, zi: zoneIdx[key], taints: slices.Clone(n.Taints), created: n.Created}
+		nd := node{name: n.Name, zone: key, zi: zoneIdx[key], taints: slices.Clone(n.Taints), created: n.Created, labels: n.Labels}
 		if nd.created.IsZero() {
 			nd.created = r.cfg.Start
 		}
@@ -555,7 +555,8 @@ func (r *run) outOfService(now time.Time, i int) {
 	n.taints = taints.Apply(n.taints, []taints.Taint{t}, nil)
 	n.sawNoExecute(t)
 	r.event(now, "taint", n.zi, n.name, "OutOfService", "%s tainted %s by the operator", n.name, t)
-	r.replan(now, i)
+	r.syncNode(i)
+	r.step(now)
 }
 
 // pressureState is a running memory pressure episode.
@@ -636,7 +637,8 @@ func (r *run) pressureStep(now time.Time, ps *pressureState) {
 	if after := condStatus(n.conds, conditions.MemoryPressure); after != before {
 		r.event(now, "condition", n.zi, n.name, "MemoryPressure", "%s posts MemoryPressure=%s", n.name, after)
 	}
-	r.reconcileNoSchedule(now, ps.node)
+	r.syncNode(ps.node)
+	r.step(now)
 	if ev := res.Decision.Evict; ev != nil {
 		pi := atoiUID(ev.Pod.UID)
 		src := &r.srcPods[r.pods[pi].src]
@@ -674,20 +676,6 @@ func atoiUID(s string) int {
 	return n
 }
 
-// noExecuteTaints names a node's NoExecute taints, comma-separated.
-func noExecuteTaints(ts []taints.Taint) string {
-	var b strings.Builder
-	for _, t := range ts {
-		if t.Effect == taints.TaintEffectNoExecute {
-			if b.Len() > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(t.String())
-		}
-	}
-	return b.String()
-}
-
 // cloudMonitorPeriod is how often the cloud node lifecycle controller
 // looks at the nodes (cloud-controller-manager --node-monitor-period, 5s).
 const cloudMonitorPeriod = 5 * time.Second
@@ -704,15 +692,21 @@ func (r *run) cloudPass(now time.Time) {
 		switch d.Action {
 		case cloud.LifecycleDeleteNode:
 			n.deleted = true
+			r.syncNode(i)
 			r.res.Totals.NodesDeleted++
 			r.event(now, "nodedelete", n.zi, n.name, d.Reason, "%s: %s", n.name, d.Message)
 		case cloud.LifecycleAddShutdownTaint:
 			n.taints = taints.Apply(n.taints, []taints.Taint{cloud.ShutdownTaint()}, nil)
 			r.event(now, "noschedule", n.zi, n.name, d.Reason, "%s tainted %s", n.name, cloud.ShutdownTaint())
+			r.syncNode(i)
 		case cloud.LifecycleRemoveShutdownTaint:
 			n.taints = taints.Apply(n.taints, nil, []taints.Taint{cloud.ShutdownTaint()})
+			r.syncNode(i)
 		}
 	}
+	// The node lifecycle controller sees these changes at its next step
+	// (the cloud controller runs before it at equal times, as it was
+	// queued first).
 }
 
 // podGCPass is one run of the pod GC controller.

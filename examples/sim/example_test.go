@@ -11,8 +11,8 @@ import (
 // An explicit cluster: two zones of one node each; zone b is cut off from
 // the API server from +1m to the end. Its node's last lease renewal is at
 // +50s, it turns Unknown at +105s and gets the unreachable NoExecute taint
-// at +110s; the pod tolerating that for 60s goes at +170s, the one
-// tolerating it forever stays.
+// in the same pass (as upstream since v1.29); the pod tolerating that for
+// 60s goes at +165s, the one tolerating it forever stays.
 func ExampleRun_cluster() {
 	zone := func(z string) map[string]string {
 		return map[string]string{"topology.kubernetes.io/region": "r", "topology.kubernetes.io/zone": z}
@@ -44,7 +44,7 @@ func ExampleRun_cluster() {
 	// Output:
 	// [r/a r/b]
 	// shop/db-0 spared 0s Tolerated replaced at -1ns
-	// shop/web-1 evicted 2m50s TaintManagerEviction replaced at 2m50s
+	// shop/web-1 evicted 2m45s TaintManagerEviction replaced at 2m45s
 	// Deployment shop/web lost at most 1 for 1m0s
 	// StatefulSet shop/db lost at most 1 for 3m10s
 }

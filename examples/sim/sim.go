@@ -15,6 +15,7 @@ import (
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/gc"
 	"github.com/nodelife/nodelife/lease"
+	"github.com/nodelife/nodelife/nodelifecycle"
 	"github.com/nodelife/nodelife/shutdown"
 	"github.com/nodelife/nodelife/taints"
 )
@@ -76,15 +77,10 @@ type Config struct {
 	Seed int64
 	// Outages are the connectivity losses to simulate.
 	Outages []Outage
-	// Monitor configures the node health monitor (nil means
-	// conditions.DefaultMonitorConfig).
-	Monitor *conditions.MonitorConfig
-	// Eviction configures zone rates and disruption modes (nil means
-	// eviction.DefaultConfig).
-	Eviction *eviction.Config
-	// NoExecute configures the taint eviction planner (zero value:
-	// upstream).
-	NoExecute eviction.NoExecuteConfig
+	// Controller configures the node lifecycle and taint eviction
+	// controllers: kube-controller-manager's flags and nodelife's options
+	// (nil means nodelifecycle.DefaultConfig).
+	Controller *nodelifecycle.Config
 	// TolerationSeconds is how long pods tolerate the not-ready and
 	// unreachable NoExecute taints (0 means 300, the DefaultTolerationSeconds
 	// admission plugin's default; negative means forever).
@@ -202,13 +198,9 @@ func (c Config) withDefaults() Config {
 	if c.Start.IsZero() {
 		c.Start = DefaultStart
 	}
-	if c.Monitor == nil {
-		m := conditions.DefaultMonitorConfig()
-		c.Monitor = &m
-	}
-	if c.Eviction == nil {
-		e := eviction.DefaultConfig()
-		c.Eviction = &e
+	if c.Controller == nil {
+		lc := nodelifecycle.DefaultConfig()
+		c.Controller = &lc
 	}
 	if c.TolerationSeconds == 0 {
 		c.TolerationSeconds = taints.DefaultTolerationSeconds
@@ -261,14 +253,8 @@ func (c Config) Validate() error {
 			bad("Outages[%d].To %v is not after From %v", i, o.To, o.From)
 		}
 	}
-	if err := c.Monitor.Validate(); err != nil {
-		errs = append(errs, fmt.Errorf("%w: Monitor: %w", ErrInvalidConfig, err))
-	}
-	if err := c.Eviction.Validate(); err != nil {
-		errs = append(errs, fmt.Errorf("%w: Eviction: %w", ErrInvalidConfig, err))
-	}
-	if err := c.NoExecute.Validate(); err != nil {
-		errs = append(errs, fmt.Errorf("%w: NoExecute: %w", ErrInvalidConfig, err))
+	if err := c.Controller.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("%w: Controller: %w", ErrInvalidConfig, err))
 	}
 	return errors.Join(errs...)
 }
@@ -317,9 +303,7 @@ func (c Config) validateSynthetic(bad func(string, ...any)) {
 const (
 	evOutage = iota
 	evHeartbeat
-	evMonitor
-	evTaintPass
-	evEvict
+	evController
 	evAction
 	evCloud
 	evPodGC
@@ -370,8 +354,8 @@ type node struct {
 	lease      *lease.Lease
 	conds      []conditions.Condition
 	taints     []taints.Taint
+	labels     map[string]string
 	pods       []int
-	scheduled  map[string]eviction.Scheduled
 	cut        [][2]time.Time // outage windows (zero end: none)
 
 	off          bool           // powered off: the kubelet is silent for good
@@ -405,6 +389,8 @@ type pod struct {
 	terminating, failed bool
 	affected, wasLost   bool
 	scheduledAt         time.Duration // the last eviction deadline planned, 0 none
+	scheduledFrom       time.Duration // when that eviction was planned
+	notReady            bool          // marked NotReady by the controller
 	cancelledAt         time.Duration // when it was cancelled, 0 none
 	cancelReason        string
 	fate, rule, detail  string
@@ -412,37 +398,34 @@ type pod struct {
 }
 
 type run struct {
-	cfg      Config
-	end      time.Time
-	q        queue
-	seq      uint64
-	nodes    []node
-	pods     []pod
-	index    map[string]int
-	zones    []string // names
-	zoneKeys []string
-	rnd      *rand.Rand
-	explicit bool
-	srcPods  []Pod // explicit: the cluster's pods, sorted
-	wls      []Workload
-	wlIndex  map[string]int
-	wlLost   []int
-	serving  []bool // per node, at the last sample
-	actions  []func(time.Time)
-	podGC    *gc.PodGC
-	gcPods   []gc.Pod
-	gcNodes  []gc.Node
-	monitor  *conditions.Monitor
-	tainter  *eviction.NoExecuteTainter
-	prev     map[string]eviction.ZoneStatus
-	states   []eviction.ZoneState
-	evicted  []int
-	passAt   time.Time
-	res      Result
-	cn       []conditions.Node
-	zn       []eviction.ZoneNode
-	observed []conditions.Status
-	err      error
+	cfg        Config
+	end        time.Time
+	q          queue
+	seq        uint64
+	nodes      []node
+	pods       []pod
+	index      map[string]int
+	zones      []string // names
+	zoneKeys   []string
+	rnd        *rand.Rand
+	explicit   bool
+	srcPods    []Pod // explicit: the cluster's pods, sorted
+	wls        []Workload
+	wlIndex    map[string]int
+	wlLost     []int
+	serving    []bool // per node, at the last sample
+	actions    []func(time.Time)
+	podGC      *gc.PodGC
+	gcPods     []gc.Pod
+	gcNodes    []gc.Node
+	ctl        *nodelifecycle.Controller
+	ctlSeq     uint64 // the sequence number of the queued controller step
+	ctlStarted bool
+	zoneIdx    map[string]int // zone index by eviction.ZoneName of its key
+	states     []eviction.ZoneState
+	evicted    []int
+	res        Result
+	err        error
 }
 
 // Run simulates cfg and returns what happened.
@@ -453,10 +436,7 @@ func Run(cfg Config) (Result, error) {
 	cfg = cfg.withDefaults()
 	r := &run{cfg: cfg, end: cfg.Start.Add(cfg.Duration), index: map[string]int{}, wlIndex: map[string]int{}}
 	var err error
-	if r.monitor, err = conditions.NewMonitor(*cfg.Monitor); err != nil {
-		return Result{}, err
-	}
-	if r.tainter, err = eviction.NewNoExecuteTainter(*cfg.Eviction, eviction.QueueOptions{}); err != nil {
+	if r.ctl, err = nodelifecycle.New(*cfg.Controller); err != nil {
 		return Result{}, err
 	}
 	if cfg.Seed != 0 {
@@ -484,14 +464,23 @@ func Run(cfg Config) (Result, error) {
 	if r.explicit {
 		r.scheduleScenarios()
 	}
-	r.push(cfg.Start, evMonitor, 0)
+	r.zoneIdx = make(map[string]int, len(r.zoneKeys))
+	for z, key := range r.zoneKeys {
+		r.zoneIdx[eviction.ZoneName(key)] = z
+	}
+	for i := range r.nodes {
+		r.syncNode(i)
+	}
+	for pi := range r.pods {
+		r.syncPod(pi)
+	}
+	r.push(cfg.Start, evController, 0)
+	r.ctlSeq = r.seq
 	r.push(cfg.Start, evSample, 0)
 	r.res.Totals.Nodes, r.res.Totals.Pods = len(r.nodes), len(r.pods)
-	r.cn = make([]conditions.Node, 0, len(r.nodes))
-	r.zn = make([]eviction.ZoneNode, 0, len(r.nodes))
-	r.observed = make([]conditions.Status, len(r.nodes))
 	r.wlLost = make([]int, len(r.wls))
 	r.loop()
+	r.res.Totals.MonitorPasses, r.res.Totals.TaintPasses = r.ctl.Passes(), r.ctl.TaintPasses()
 	if r.err != nil {
 		return Result{}, r.err
 	}
@@ -521,12 +510,16 @@ func (r *run) buildSynthetic() {
 		r.zones = append(r.zones, name)
 		r.zoneKeys = append(r.zoneKeys, eviction.ZoneKey(map[string]string{eviction.LabelTopologyRegion: "sim", eviction.LabelTopologyZone: name}))
 	}
+	zoneLabels := make([]map[string]string, len(r.zones))
+	for z, name := range r.zones {
+		zoneLabels[z] = map[string]string{eviction.LabelTopologyRegion: "sim", eviction.LabelTopologyZone: name}
+	}
 	for z := range r.zones {
 		size := cfg.zoneSize(z)
 		r.res.ZoneNodes = append(r.res.ZoneNodes, size)
 		r.res.ZonePods = append(r.res.ZonePods, size*cfg.PodsPerNode)
 		for i := 0; i < size; i++ {
-			n := node{name: fmt.Sprintf("%s-%0*d", r.zones[z], width, i), zone: r.zoneKeys[z], zi: z, created: cfg.Start}
+			n := node{name: fmt.Sprintf("%s-%0*d", r.zones[z], width, i), zone: r.zoneKeys[z], zi: z, created: cfg.Start, labels: zoneLabels[z]}
 			idx := len(r.nodes)
 			for k := 0; k < cfg.PodsPerNode; k++ {
 				pi := len(r.pods)
@@ -622,15 +615,11 @@ func (r *run) loop() {
 			r.outage(it.at, int(it.idx))
 		case evHeartbeat:
 			r.heartbeat(it.at, int(it.idx))
-		case evMonitor:
-			r.monitorPass(it.at)
-			r.push(it.at.Add(conditions.DefaultNodeMonitorPeriod), evMonitor, 0)
-		case evTaintPass:
-			if it.at.Equal(r.passAt) {
-				r.taintPass(it.at)
+		case evController:
+			if it.seq == r.ctlSeq {
+				r.ctlStarted = true
+				r.step(it.at)
 			}
-		case evEvict:
-			r.evict(it.at, int(it.idx))
 		case evAction:
 			r.actions[it.idx](it.at)
 		case evCloud:
@@ -730,6 +719,9 @@ func (r *run) heartbeat(now time.Time, i int) {
 			l := s.Object()
 			n.lease = &l
 			s = n.hb.Done(now, lease.OK, nil)
+			if l.RenewTime != nil {
+				r.ctl.UpsertLease(nodelifecycle.Lease{Node: n.name, RenewTime: *l.RenewTime})
+			}
 		}
 	}
 	want, in := conditions.True, kubeletReady
@@ -747,7 +739,8 @@ func (r *run) heartbeat(now time.Time, i int) {
 			r.event(now, "ready", n.zi, n.name, conditions.ReasonKubeletReady, "%s posts Ready=True again (was %s)", n.name, before)
 			r.reconnected(now, i)
 		}
-		r.reconcileNoSchedule(now, i)
+		r.syncNode(i)
+		r.step(now)
 	}
 	if s.Op == lease.OpWait && s.At.After(now) {
 		r.push(s.At, evHeartbeat, i)
@@ -762,210 +755,6 @@ func readyOf(conds []conditions.Condition) conditions.Status {
 		return c.Status
 	}
 	return ""
-}
-
-func (r *run) reconcileNoSchedule(now time.Time, i int) {
-	n := &r.nodes[i]
-	add, remove := taints.ReconcileConditionTaints(n.taints, n.conds, false, now)
-	if len(add) == 0 && len(remove) == 0 {
-		return
-	}
-	n.taints = taints.Apply(n.taints, add, remove)
-	for _, t := range add {
-		r.event(now, "noschedule", n.zi, n.name, "ConditionTaint", "%s tainted %s", n.name, t)
-	}
-}
-
-func (r *run) monitorPass(now time.Time) {
-	r.res.Totals.MonitorPasses++
-	observed := r.observed
-	cn := r.cn[:0]
-	for i := range r.nodes {
-		n := &r.nodes[i]
-		if n.deleted {
-			continue
-		}
-		observed[i] = readyOf(n.conds)
-		c := conditions.Node{Name: n.name, CreationTimestamp: n.created, Conditions: n.conds, HasLease: n.lease != nil}
-		if n.lease != nil && n.lease.RenewTime != nil {
-			c.LeaseRenewTime = *n.lease.RenewTime
-		}
-		cn = append(cn, c)
-	}
-	r.cn = cn
-	for _, u := range r.monitor.Pass(r.cn, now) {
-		i := r.index[u.Name]
-		n := &r.nodes[i]
-		if u.Health.Write {
-			n.conds = u.Health.Conditions
-			if u.Health.TimedOut {
-				r.event(now, "unknown", n.zi, n.name, conditions.ReasonNodeStatusUnknown, "%s: Ready=Unknown, no heartbeat for %v; pods marked NotReady: %v", n.name, u.Health.GracePeriod, u.Health.MarkPodsNotReady)
-			}
-		}
-	}
-	zn := r.zn[:0]
-	for i := range r.nodes {
-		n := &r.nodes[i]
-		if n.deleted {
-			continue
-		}
-		r.reconcileNoSchedule(now, i)
-		a := r.tainter.Observe(eviction.TaintNode{Name: n.name, Zone: n.zone, Taints: n.taints}, observed[i], now)
-		r.apply(now, i, a)
-		zn = append(zn, eviction.ZoneNode{Name: n.name, Zone: n.zone, Ready: readyOf(n.conds)})
-	}
-	r.zn = zn
-	plan, err := r.cfg.Eviction.PlanDisruption(r.prev, r.zn)
-	if err != nil {
-		// Only an invalid config makes the planner fail, and Run
-		// validated it; should it happen anyway, Run reports it.
-		r.err = err
-		return
-	}
-	r.prev = plan.Next
-	for _, zp := range plan.Zones {
-		z := r.zoneIndex(zp.Zone)
-		if z < 0 {
-			continue
-		}
-		if zp.SetRate || zp.State != r.states[z] {
-			r.event(now, "zone", z, r.zones[z], zp.Reason, "zone %s: %s -> %s, %d of %d not ready, tainting rate %g/s", r.zones[z], zp.Previous, zp.State, zp.NotReady, zp.Size, zp.Rate)
-		}
-		r.states[z] = zp.State
-	}
-	var all []eviction.TaintNode
-	if plan.StripNoExecuteTaints {
-		for _, n := range r.nodes {
-			if !n.deleted {
-				all = append(all, eviction.TaintNode{Name: n.name, Zone: n.zone, Taints: n.taints})
-			}
-		}
-	}
-	for _, a := range r.tainter.ApplyPlan(plan, all, now) {
-		r.apply(now, r.index[a.Node], a)
-	}
-	if plan.ResetProbes {
-		r.monitor.ResetProbes(now)
-	}
-	r.schedulePass(now)
-}
-
-func (r *run) zoneIndex(key string) int {
-	for z, k := range r.zoneKeys {
-		if k == key {
-			return z
-		}
-	}
-	return -1
-}
-
-// schedulePass queues the next tainting pass, if one is needed before the
-// one already queued.
-func (r *run) schedulePass(now time.Time) {
-	next, ok := r.tainter.NextPass(now)
-	if !ok || (!r.passAt.IsZero() && !r.passAt.Before(now) && !next.Before(r.passAt)) {
-		return
-	}
-	// Passes run on the 100ms grid, as the controller's ticker does.
-	grid := next.Sub(r.cfg.Start)
-	if rem := grid % eviction.NodeTaintPassPeriod; rem != 0 {
-		grid += eviction.NodeTaintPassPeriod - rem
-	}
-	r.passAt = r.cfg.Start.Add(grid)
-	r.push(r.passAt, evTaintPass, 0)
-}
-
-// apply carries out a tainter action on node i.
-func (r *run) apply(now time.Time, i int, a eviction.TaintAction) {
-	if len(a.Add) == 0 && len(a.Remove) == 0 {
-		return
-	}
-	n := &r.nodes[i]
-	n.taints = taints.Apply(n.taints, a.Add, a.Remove)
-	if a.Kind == eviction.TaintActionUntaint {
-		r.event(now, "untaint", n.zi, n.name, a.Reason, "%s: NoExecute taints removed (%s)", n.name, a.Reason)
-	}
-	for _, t := range a.Add {
-		r.event(now, "taint", n.zi, n.name, a.Reason, "%s tainted %s", n.name, t)
-		r.res.Totals.Tainted++
-		n.sawNoExecute(t)
-	}
-	r.replan(now, i)
-}
-
-func (r *run) taintPass(now time.Time) {
-	r.res.Totals.TaintPasses++
-	r.passAt = time.Time{}
-	ups := r.tainter.Pass(now, func(name string) (conditions.Status, bool) {
-		i, ok := r.index[name]
-		if !ok || r.nodes[i].deleted {
-			return "", false
-		}
-		return readyOf(r.nodes[i].conds), true
-	})
-	for _, u := range ups {
-		i := r.index[u.Node]
-		n := &r.nodes[i]
-		n.taints = taints.Apply(n.taints, []taints.Taint{u.Add}, []taints.Taint{u.Remove})
-		n.sawNoExecute(u.Add)
-		r.res.Totals.Tainted++
-		r.event(now, "taint", n.zi, n.name, u.Reason, "%s tainted %s", n.name, u.Add)
-		r.replan(now, i)
-	}
-	r.schedulePass(now)
-}
-
-// replan plans node i's pods against its current taints.
-func (r *run) replan(now time.Time, i int) {
-	n := &r.nodes[i]
-	live := make([]eviction.Pod, 0, len(n.pods))
-	for _, pi := range n.pods {
-		if r.pods[pi].stoppedAt < 0 {
-			live = append(live, r.pods[pi].p)
-		}
-	}
-	for _, d := range r.cfg.NoExecute.PlanNode(n.taints, live, n.scheduled, now) {
-		pi := atoiUID(d.Pod.UID)
-		key := d.Pod.Key()
-		p := &r.pods[pi]
-		switch d.Action {
-		case eviction.NoExecuteEvictNow:
-			detail := ""
-			if r.explicit {
-				detail = fmt.Sprintf("does not tolerate %s", d.Taint)
-			}
-			r.remove(now, pi, d.Reason, detail)
-		case eviction.NoExecuteSchedule:
-			if n.scheduled == nil {
-				n.scheduled = map[string]eviction.Scheduled{}
-			}
-			n.scheduled[key] = d.Scheduled
-			r.push(d.At, evEvict, pi)
-			p.affected, p.scheduledAt, p.cancelledAt = true, d.At.Sub(r.cfg.Start), 0
-		case eviction.NoExecuteCancel:
-			if _, ok := n.scheduled[key]; ok {
-				delete(n.scheduled, key)
-				r.res.Totals.Cancelled++
-				r.event(now, "cancel", n.zi, key, d.Reason, "pod %s: scheduled eviction cancelled (%s)", key, d.Reason)
-				p.cancelledAt, p.cancelReason = now.Sub(r.cfg.Start), d.Reason
-			}
-		}
-	}
-}
-
-func (r *run) evict(now time.Time, pi int) {
-	p := &r.pods[pi]
-	n := &r.nodes[p.node]
-	s, ok := n.scheduled[p.p.Key()]
-	if p.stoppedAt >= 0 || !ok || !s.At.Equal(now) {
-		return // cancelled or re-planned since
-	}
-	delete(n.scheduled, p.p.Key())
-	detail := ""
-	if r.explicit {
-		detail = fmt.Sprintf("tolerated %s for %v (its tolerationSeconds)", noExecuteTaints(n.taints), s.At.Sub(s.CreatedAt))
-	}
-	r.remove(now, pi, eviction.TaintManagerEvictionReason, detail)
 }
 
 // remove is the taint eviction controller's deletion of pod pi.
@@ -996,6 +785,7 @@ func (r *run) stop(now time.Time, pi int, fate, rule, detail string) {
 	p.fate, p.rule, p.detail = fate, rule, detail
 	p.affected = true
 	r.evicted[r.nodes[p.node].zi]++
+	r.syncPod(pi)
 	switch fate {
 	case "killed":
 		r.res.Totals.Killed++

@@ -18,9 +18,10 @@ var outageB = []Outage{{Zone: "b", From: time.Minute, To: 10 * time.Minute}}
 // What happens to b-00 and its pods without jitter, worked out by hand:
 // renewals every 10s from 0, the last good one at +50s; grace 50s with
 // passes every 5s: Unknown and the condition's NoSchedule taint at +105s;
-// the NoExecute decision reads the Ready observed before the rewrite, so
-// the taint comes one pass later, +110s (first in its zone's queue, burst
-// 1); its two pods tolerate 300s: deleted at +410s. The heartbeat's
+// the NoExecute decision reads the Ready after the rewrite (as upstream
+// since v1.29, kubernetes#120816), so the taint comes in the same pass,
+// +105s (first in its zone's queue, burst 1); its two pods tolerate 300s:
+// deleted at +405s. The heartbeat's
 // back-off after the cut (gets at 60.2, 60.6, 61.4, 63, 66.2, 72.6, then
 // every 7s) reaches the API server at 72.6 + 76 x 7 = +604.6s, when the
 // kubelet posts Ready; the +605s pass removes the NoExecute taint.
@@ -44,18 +45,19 @@ func TestNodeTimeline(t *testing.T) {
 	want := []ev{
 		{s(105), "unknown", "b-00"},
 		{s(105), "noschedule", "b-00"},
-		{s(110), "taint", "b-00"},
-		{s(410), "evict", "shop/b-00-0"},
-		{s(410), "evict", "shop/b-00-1"},
+		{s(105), "taint", "b-00"},
+		{s(405), "evict", "shop/b-00-0"},
+		{s(405), "evict", "shop/b-00-1"},
 		{s(604.6), "ready", "b-00"},
 		{s(605), "untaint", "b-00"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("b-00's timeline (-want +got):\n%s", diff)
 	}
-	// One node every 10s from +110s: b-00..b-49 by +600s; b-00..b-19
-	// (tainted by +300s) lose their 40 pods; the other 30 nodes' 60
-	// evictions are cancelled at +605s.
+	// One node every 10s from +105s: b-00..b-49 by +600s; b-00..b-19
+	// (tainted by +295s) lose their 40 pods; b-20, tainted at +305s, is due
+	// at +605s, when the pass that removes the taint cancels its eviction
+	// first, and so are the other 29 nodes': 60 evictions cancelled.
 	tot := res.Totals
 	if tot.Tainted != 50 || tot.Evicted != 40 || tot.Cancelled != 60 || tot.Nodes != 150 || tot.Pods != 300 {
 		t.Fatalf("totals %+v", tot)

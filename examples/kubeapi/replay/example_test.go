@@ -47,13 +47,13 @@ func ExampleWriteSummary() {
 	// StatefulSet shop/db               3         1                  9m20s              1m50s:1 11m10s:0
 	//
 	// POD                                   NODE   FATE     AT     RULE                  GONE      REPLACED  LOST   WHY
-	// kube-system/coredns-5d78c9869d-9kz7w  w-1b1  evicted  6m50s  TaintManagerEviction  11m30.6s  6m50s     5m0s   tolerated node.kubernetes.io/unreachable:NoExecute for 5m0s (its tolerationSeconds)
+	// kube-system/coredns-5d78c9869d-9kz7w  w-1b1  evicted  6m45s  TaintManagerEviction  11m30.6s  6m45s     5m0s   tolerated node.kubernetes.io/unreachable:NoExecute for 5m0s (its tolerationSeconds)
 	// kube-system/kube-proxy-w-1b1          w-1b1  spared   -      Tolerated             -         -         9m20s  tolerates node.kubernetes.io/unreachable:NoExecute with no tolerationSeconds
 	// kube-system/kube-proxy-w-1b2          w-1b2  spared   -      Tolerated             -         -         9m20s  tolerates node.kubernetes.io/unreachable:NoExecute with no tolerationSeconds
-	// shop/api-6c4d7f9b8-a                  w-1b2  evicted  3m0s   TaintManagerEviction  11m30.6s  3m0s      1m10s  tolerated node.kubernetes.io/unreachable:NoExecute for 1m0s (its tolerationSeconds)
+	// shop/api-6c4d7f9b8-a                  w-1b2  evicted  2m55s  TaintManagerEviction  11m30.6s  2m55s     1m10s  tolerated node.kubernetes.io/unreachable:NoExecute for 1m0s (its tolerationSeconds)
 	// shop/db-1                             w-1b1  spared   -      Tolerated             -         -         9m20s  tolerates node.kubernetes.io/unreachable:NoExecute with no tolerationSeconds
-	// shop/web-7d9f8b6c5-b                  w-1b1  evicted  6m50s  TaintManagerEviction  11m30.6s  6m50s     5m0s   tolerated node.kubernetes.io/unreachable:NoExecute for 5m0s (its tolerationSeconds)
-	// shop/web-7d9f8b6c5-c                  w-1b2  evicted  7m0s   TaintManagerEviction  11m30.6s  7m0s      5m10s  tolerated node.kubernetes.io/unreachable:NoExecute for 5m0s (its tolerationSeconds)
+	// shop/web-7d9f8b6c5-b                  w-1b1  evicted  6m45s  TaintManagerEviction  11m30.6s  6m45s     5m0s   tolerated node.kubernetes.io/unreachable:NoExecute for 5m0s (its tolerationSeconds)
+	// shop/web-7d9f8b6c5-c                  w-1b2  evicted  6m55s  TaintManagerEviction  11m30.6s  6m55s     5m10s  tolerated node.kubernetes.io/unreachable:NoExecute for 5m0s (its tolerationSeconds)
 }
 
 func ExampleSelect() {

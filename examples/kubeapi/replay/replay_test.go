@@ -51,13 +51,14 @@ func fates(res sim.Result) map[string]fate {
 //     Unknown at +105s (55s > 50s), with the unreachable NoSchedule taint;
 //     the zone has no Ready node left: FullDisruption, which still taints
 //     at 0.1 node/s (other zones are healthy), burst 1: w-1b1 gets the
-//     unreachable NoExecute taint at +110s (the pass after the one that
-//     saw Unknown), w-1b2 10s later, +120s;
+//     unreachable NoExecute taint at +105s (the same pass: the decision
+//     reads the rewritten Ready, as upstream since v1.29), w-1b2 10s
+//     later, +115s;
 //   - w-1b1: coredns-...-9kz7w and web-...-b tolerate unreachable for
-//     300s: deleted at +410s; db-1 (StatefulSet) and kube-proxy
+//     300s: deleted at +405s; db-1 (StatefulSet) and kube-proxy
 //     (DaemonSet) tolerate it with no tolerationSeconds: spared;
 //   - w-1b2: api-...-a tolerates unreachable for 60s only: deleted at
-//     +180s; web-...-c at +420s; kube-proxy spared;
+//     +175s; web-...-c at +415s; kube-proxy spared;
 //   - Deployments replace a pod as soon as its deletion starts (the pods
 //     stay Terminating: their kubelets cannot confirm); the kubelets come
 //     back after the heartbeat's back-off (retries at 60.2, 60.6, 61.4, 63,
@@ -74,10 +75,10 @@ func TestSampleZoneOutage(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]fate{
-		"kube-system/coredns-5d78c9869d-9kz7w": {"evicted", s(410), "TaintManagerEviction", s(690.6), s(410)},
-		"shop/web-7d9f8b6c5-b":                 {"evicted", s(410), "TaintManagerEviction", s(690.6), s(410)},
-		"shop/web-7d9f8b6c5-c":                 {"evicted", s(420), "TaintManagerEviction", s(690.6), s(420)},
-		"shop/api-6c4d7f9b8-a":                 {"evicted", s(180), "TaintManagerEviction", s(690.6), s(180)},
+		"kube-system/coredns-5d78c9869d-9kz7w": {"evicted", s(405), "TaintManagerEviction", s(690.6), s(405)},
+		"shop/web-7d9f8b6c5-b":                 {"evicted", s(405), "TaintManagerEviction", s(690.6), s(405)},
+		"shop/web-7d9f8b6c5-c":                 {"evicted", s(415), "TaintManagerEviction", s(690.6), s(415)},
+		"shop/api-6c4d7f9b8-a":                 {"evicted", s(175), "TaintManagerEviction", s(690.6), s(175)},
 		"shop/db-1":                            {"spared", 0, "Tolerated", -1, -1},
 		"kube-system/kube-proxy-w-1b1":         {"spared", 0, "Tolerated", -1, -1},
 		"kube-system/kube-proxy-w-1b2":         {"spared", 0, "Tolerated", -1, -1},
@@ -86,7 +87,8 @@ func TestSampleZoneOutage(t *testing.T) {
 		t.Errorf("pods (-want +got):\n%s", diff)
 	}
 	// Lost replicas, sampled every 10s: the nodes turn Unknown at +105s,
-	// so the +110s sample is the first to see their pods lost; a
+	// so the +110s sample is the first to see their pods lost (and the
+	// +410s, +420s and +180s samples the first after the evictions); a
 	// Deployment's pod counts again once replaced; the spared pods
 	// until their node is Ready again (+660.6s, seen at +670s).
 	wantLost := map[string][]sim.LostPoint{

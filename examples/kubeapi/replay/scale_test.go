@@ -115,8 +115,8 @@ func scaleChild(t *testing.T, path string) {
 	fmt.Printf("decode %v, simulate %v: %d nodes, %d pods, %d NoExecute taints, %d evicted, %d workloads touched\n",
 		decoded.Round(time.Millisecond), (time.Since(start) - decoded).Round(time.Millisecond), tot.Nodes, tot.Pods, tot.Tainted, tot.Evicted, len(res.Workloads))
 	// A third of the nodes are cut off from +1m to the end: the zone is
-	// fully disrupted and tainted at 0.1 node/s from +110s, so about 169
-	// nodes by +30m, whose Deployment pods (300s) go from +410s.
+	// fully disrupted and tainted at 0.1 node/s from +105s, so about 169
+	// nodes by +30m, whose Deployment pods (300s) go from +405s.
 	if tot.Tainted == 0 || tot.Evicted == 0 {
 		t.Fatalf("the outage evicted nothing: %+v", tot)
 	}

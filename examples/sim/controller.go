@@ -1,0 +1,139 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/eviction"
+	"github.com/nodelife/nodelife/nodelifecycle"
+	"github.com/nodelife/nodelife/taints"
+)
+
+// The simulated cluster's objects go to the node lifecycle controller
+// (nodelifecycle.Controller) as an informer would bring them, and its
+// actions come back as writes to those objects and as events.
+
+// syncNode tells the controller about node i as it now is.
+func (r *run) syncNode(i int) {
+	n := &r.nodes[i]
+	if n.deleted {
+		r.ctl.DeleteNode(n.name)
+		return
+	}
+	r.ctl.UpsertNode(nodelifecycle.Node{Name: n.name, UID: "uid-" + n.name, CreationTimestamp: n.created, Labels: n.labels,
+		Conditions: n.conds, Taints: n.taints})
+}
+
+// syncPod tells the controller about pod pi as it now is: a pod that has
+// stopped (killed, evicted, deleted) is terminating.
+func (r *run) syncPod(pi int) {
+	p := &r.pods[pi]
+	r.ctl.UpsertPod(nodelifecycle.Pod{Namespace: p.p.Namespace, Name: p.p.Name, UID: p.p.UID, NodeName: r.nodes[p.node].name,
+		Tolerations: p.p.Tolerations, Ready: !p.notReady, Terminating: p.stoppedAt >= 0})
+}
+
+// step runs the controller at now, carries its actions out, and queues
+// its next step. Before the controller's first step, which starts its
+// clock at the run's start after every kubelet's first heartbeat, changes
+// wait for it.
+func (r *run) step(now time.Time) {
+	if !r.ctlStarted {
+		return
+	}
+	res := r.ctl.Step(now, nil)
+	r.handle(now, res.Actions)
+	r.push(res.Next, evController, 0)
+	r.ctlSeq = r.seq
+}
+
+// handle applies the controller's actions to the simulated objects and
+// records them as events.
+func (r *run) handle(now time.Time, acts []nodelifecycle.Action) {
+	for k, a := range acts {
+		switch a.Kind {
+		case nodelifecycle.KindNodeStatus:
+			i := r.index[a.Node]
+			n := &r.nodes[i]
+			grace := r.cfg.Controller.NodeMonitorGracePeriod
+			if _, ok := conditions.Find(n.conds, conditions.Ready); !ok {
+				grace = r.cfg.Controller.NodeStartupGracePeriod
+			}
+			marked := false
+			for _, b := range acts[k+1:] {
+				if b.Kind == nodelifecycle.KindPodsNotReady && b.Node == a.Node {
+					marked = true
+					break
+				}
+			}
+			n.conds = a.Conditions
+			r.event(now, "unknown", n.zi, n.name, conditions.ReasonNodeStatusUnknown, "%s: Ready=Unknown, no heartbeat for %v; pods marked NotReady: %v", n.name, grace, marked)
+		case nodelifecycle.KindPodsNotReady:
+			for _, ref := range a.Pods {
+				r.pods[atoiUID(ref.UID)].notReady = true
+			}
+		case nodelifecycle.KindTaints:
+			i := r.index[a.Node]
+			n := &r.nodes[i]
+			n.taints = taints.Apply(n.taints, a.Add, a.Remove)
+			if a.Reason == "ConditionTaint" {
+				for _, t := range a.Add {
+					r.event(now, "noschedule", n.zi, n.name, a.Reason, "%s tainted %s", n.name, t)
+				}
+				continue
+			}
+			if len(a.Add) == 0 {
+				r.event(now, "untaint", n.zi, n.name, a.Reason, "%s: NoExecute taints removed (%s)", n.name, a.Reason)
+			}
+			for _, t := range a.Add {
+				r.event(now, "taint", n.zi, n.name, a.Reason, "%s tainted %s", n.name, t)
+				r.res.Totals.Tainted++
+				n.sawNoExecute(t)
+			}
+		case nodelifecycle.KindZone:
+			z, ok := r.zoneIdx[a.Zone]
+			if !ok {
+				continue
+			}
+			r.event(now, "zone", z, r.zones[z], a.Reason, "zone %s: %s", r.zones[z], a.Message)
+			if s, ok := r.ctl.ZoneState(r.zoneKeys[z]); ok {
+				r.states[z] = s
+			}
+		case nodelifecycle.KindSchedule:
+			p := &r.pods[atoiUID(a.Pod.UID)]
+			p.affected, p.scheduledAt, p.scheduledFrom, p.cancelledAt = true, a.Due.Sub(r.cfg.Start), now.Sub(r.cfg.Start), 0
+		case nodelifecycle.KindCancel:
+			p := &r.pods[atoiUID(a.Pod.UID)]
+			r.res.Totals.Cancelled++
+			r.event(now, "cancel", r.nodes[p.node].zi, a.Pod.Key(), a.Reason, "pod %s: scheduled eviction cancelled (%s)", a.Pod.Key(), a.Reason)
+			p.cancelledAt, p.cancelReason = now.Sub(r.cfg.Start), a.Reason
+		case nodelifecycle.KindEvict:
+			pi := atoiUID(a.Pod.UID)
+			p := &r.pods[pi]
+			detail := ""
+			if r.explicit {
+				if a.Reason == eviction.TaintManagerEvictionReason {
+					detail = fmt.Sprintf("tolerated %s for %v (its tolerationSeconds)", noExecuteTaints(r.nodes[p.node].taints), p.scheduledAt-p.scheduledFrom)
+				} else {
+					detail = fmt.Sprintf("does not tolerate %s", a.Taint)
+				}
+			}
+			r.remove(now, pi, a.Reason, detail)
+		}
+	}
+}
+
+// noExecuteTaints names a node's NoExecute taints, comma-separated.
+func noExecuteTaints(ts []taints.Taint) string {
+	var b strings.Builder
+	for _, t := range ts {
+		if t.Effect == taints.TaintEffectNoExecute {
+			if b.Len() > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(t.String())
+		}
+	}
+	return b.String()
+}
