@@ -36,8 +36,8 @@ type Controller struct {
 	nodes      map[string]*nodeState
 	order      []*nodeState // nodes sorted by name; rebuilt when membership changes
 	orderStale bool
-	dirty      []*nodeState // nodes with a pending NoSchedule reconcile or NoExecute plan
-	leases     map[string]time.Time
+	dirty      []*nodeState         // nodes with a pending NoSchedule reconcile or NoExecute plan
+	leases     map[string]time.Time // leases of nodes not in the view; the others' are in their nodeState
 	pods       map[string]*podState // by namespace/name
 	byNode     map[string]map[string]*podState
 	gone       map[string]conditions.HealthRecord // records of deleted nodes, kept as upstream keeps them
@@ -68,6 +68,10 @@ type nodeState struct {
 	renew    time.Time
 	rec      conditions.HealthRecord
 	seen     bool // a monitor pass has seen it (upstream's knownNodeSet)
+	// queuedMaybe is false when the node is surely out of its zone's tainting
+	// queue and dedupe set (the tainter last took it out), so that a
+	// pass can skip asking the queue.
+	queuedMaybe bool
 
 	scheduled map[string]eviction.Scheduled // pending evictions by pod key
 
@@ -117,6 +121,7 @@ func (c *Controller) UpsertNode(node Node) {
 		ns = &nodeState{rec: c.gone[node.Name]}
 		delete(c.gone, node.Name)
 		ns.renew, ns.hasLease = c.leases[node.Name]
+		delete(c.leases, node.Name)
 		c.nodes[node.Name] = ns
 		c.orderStale = true
 		ns.node = node
@@ -142,6 +147,9 @@ func (c *Controller) DeleteNode(name string) {
 	delete(c.nodes, name)
 	c.orderStale = true
 	c.gone[name] = ns.rec
+	if ns.hasLease {
+		c.leases[name] = ns.renew
+	}
 	ns.scheduled = nil
 	ns.reconcile, ns.plan = false, false
 }
@@ -149,10 +157,11 @@ func (c *Controller) DeleteNode(name string) {
 // UpsertLease records the node lease of l.Node. A lease alone changes
 // nothing until the next monitor pass reads it.
 func (c *Controller) UpsertLease(l Lease) {
-	c.leases[l.Node] = l.RenewTime
 	if ns := c.nodes[l.Node]; ns != nil {
 		ns.hasLease, ns.renew = true, l.RenewTime
+		return
 	}
+	c.leases[l.Node] = l.RenewTime
 }
 
 // DeleteLease forgets the lease of the named node.

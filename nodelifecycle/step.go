@@ -186,7 +186,7 @@ func (c *Controller) taintSettled(ns *nodeState, decide conditions.Status) bool 
 	var want, other taints.Taint
 	switch decide {
 	case conditions.True:
-		return !hasControllerTaint(ns.node.Taints) && !c.tainter.Queue(ns.zone).Contains(ns.node.Name)
+		return !hasControllerTaint(ns.node.Taints) && (!ns.queuedMaybe || !c.tainter.Queue(ns.zone).Contains(ns.node.Name))
 	case conditions.False:
 		want, other = eviction.NotReadyTaint, eviction.UnreachableTaint
 	case conditions.Unknown:
@@ -219,6 +219,7 @@ func (c *Controller) monitorPass(now time.Time) {
 			ns.seen = true
 			c.tainter.Queue(ns.zone)
 			c.applyTaintAction(ns, c.tainter.MarkReachable(ns.taintNode()))
+			ns.queuedMaybe = false
 		}
 	}
 	zn := c.zn[:0]
@@ -256,6 +257,7 @@ func (c *Controller) monitorPass(now time.Time) {
 		}
 		if !c.taintSettled(ns, decide) {
 			c.applyTaintAction(ns, c.tainter.Observe(ns.taintNode(), decide, now))
+			ns.queuedMaybe = decide != conditions.True
 		}
 		if h.MarkPodsNotReady {
 			c.markPodsNotReady(ns)
@@ -282,6 +284,7 @@ func (c *Controller) monitorPass(now time.Time) {
 		all = make([]eviction.TaintNode, 0, len(nodes))
 		for _, ns := range nodes {
 			all = append(all, ns.taintNode())
+			ns.queuedMaybe = false // ApplyPlan takes every node out of its queue
 		}
 	}
 	for _, a := range c.tainter.ApplyPlan(plan, all, now) {
@@ -341,6 +344,7 @@ func (c *Controller) taintPass(now time.Time) {
 		}
 		if err := c.writeTaints(ns, []taints.Taint{u.Add}, []taints.Taint{u.Remove}, u.Reason, u.Message); err != nil {
 			c.tainter.TaintFailed(u, now)
+			ns.queuedMaybe = true
 		}
 	}
 }
