@@ -79,6 +79,14 @@
 // node IPAM (the CIDR set and the dual-stack range allocator), the route
 // controller's reconcile plan and the load-balancer node set.
 //
+// nodelifecycle: the node lifecycle and taint eviction controllers of
+// kube-controller-manager composed into one synchronous state machine. It
+// is told about nodes, node leases and bound pods, and each Step returns
+// the controllers' actions in order (node status writes, pods marked
+// NotReady, taints, zone transitions, scheduled and cancelled evictions,
+// evictions) and when it next needs to run; the simulator, the client-go
+// controller, nodewatch and the what-if replay all run it.
+//
 // eviction/pressure: the kubelet's node-pressure eviction. The eviction
 // signals and the threshold grammar of --eviction-hard and friends with
 // upstream's defaults and errors, observations from node stats, a
@@ -94,10 +102,36 @@
 // examples/disk-pressure, examples/leader-election,
 // examples/cascading-delete, examples/cgroup, examples/taints,
 // examples/cloud-node).
-// examples/sim is a discrete-event simulation driver that composes the
-// packages on a virtual clock (go run ./examples/simulate --nodes 5000), and
+// examples/sim is a discrete-event simulation driver that runs
+// nodelifecycle and the kubelet-side packages on a virtual clock (go run ./examples/simulate --nodes 5000), and
 // examples/kubeapi, a module of its own, converts k8s.io/api objects into
 // the library's inputs and back.
+//
+// # Driving a state machine
+//
+// The state machines (conditions.Monitor and Reporter,
+// eviction.NoExecuteTainter, eviction/pressure.Manager, shutdown.Manager,
+// lease.Heartbeat and Elector, gc.PodGC, cri.ProbeWorker,
+// nodelifecycle.Controller) share one vocabulary:
+//
+//   - Step(..., now) advances the machine to now with whatever inputs it
+//     takes, and returns what to do: a value with the actions in order;
+//   - Next, a field of what Step returns (or a method, for the queues and
+//     the tainter), is when to call Step again if no input comes first;
+//     zero means no timer is needed;
+//   - inputs that arrive between steps have their own methods named after
+//     the event: Observe (a reading), Upsert and Delete (an object),
+//     Start, Cancel, PodTerminated (the kubelet's events);
+//   - Done reports the outcome of an operation Step asked for (a lease
+//     read or write); WriteFailed, MarkPodsFailed and TaintFailed report
+//     a write that failed, so that the machine retries as upstream does.
+//
+// Pure decisions that keep no state are functions or config methods named
+// Plan or Decide. A machine never calls its caller back except through an
+// argument it is given (nodelifecycle's Apply), reads no clock, and clamps a
+// now earlier than one it has seen. Each config type's zero value, and each
+// machine's, is documented where the type is declared; most configs start
+// from a DefaultXxx function, most machines from NewXxx.
 //
 // # Rules every package follows
 //

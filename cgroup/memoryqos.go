@@ -52,6 +52,9 @@ func (p ReservationPolicy) protectionFile(class QOSClass) (string, bool) {
 
 // MemoryQoSConfig configures MemoryQoS (KEP-2570, cgroup v2 only, kernel
 // 5.9+; see CheckRequirements).
+//
+// The zero value is not usable (no throttling factor, no page size):
+// start from DefaultMemoryQoSConfig.
 type MemoryQoSConfig struct {
 	// ThrottlingFactor is memoryThrottlingFactor: how far between request
 	// and limit memory.high sits. Default 0.9 (0.8 in the alpha, before the

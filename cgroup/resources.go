@@ -23,6 +23,8 @@ const UnlimitedHugePages int64 = 1 << 62
 
 // ResourceConfig is the set of values the kubelet writes to one cgroup.
 // A nil pointer means "leave as is".
+//
+// The zero value leaves everything as it is.
 type ResourceConfig struct {
 	// CPUShares is cpu.shares (v1) or, converted, cpu.weight (v2).
 	CPUShares *uint64
@@ -143,6 +145,9 @@ func ResourceConfigForPod(p Pod, opts PodConfigOptions) ResourceConfig {
 }
 
 // QOSConfigOptions are the inputs of QOSConfigs besides the pods.
+//
+// The zero value is a node with nothing allocatable, no reserved
+// memory, no huge pages and MemoryQoS off.
 type QOSConfigOptions struct {
 	QOSOptions
 	// Allocatable is the node's allocatable resources; its memory is the

@@ -23,6 +23,9 @@ const (
 
 // SwapConfig is what a container's swap decision depends on besides the
 // pod.
+//
+// The zero value is swapBehavior NoSwap on an
+// undetected cgroup version without a swap controller.
 type SwapConfig struct {
 	// Behavior is swapBehavior.
 	Behavior SwapBehavior

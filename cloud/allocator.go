@@ -16,6 +16,8 @@ const (
 // RangeAllocatorConfig is the node IPAM controller's range allocator
 // configuration (kube-controller-manager --cluster-cidr,
 // --node-cidr-mask-size-ipv4/-ipv6, --service-cluster-ip-range).
+//
+// The zero value is not usable (no cluster CIDR).
 type RangeAllocatorConfig struct {
 	// ClusterCIDRs are the cluster CIDRs, one per IP family: one, or a
 	// dual-stack pair whose first is the primary family. A node gets one
@@ -84,6 +86,8 @@ func (c RangeAllocatorConfig) Validate() error {
 // the caller patches spec.podCIDRs and reports back.
 //
 // It is not safe for concurrent use.
+//
+// There is no zero value: use NewRangeAllocator.
 type RangeAllocator struct {
 	cfg  RangeAllocatorConfig
 	sets []*CIDRSet

@@ -23,6 +23,8 @@ const (
 //
 // A CIDRSet is not safe for concurrent use; the allocator owning it
 // serializes calls. The bitmap grows only as far as blocks are used.
+//
+// There is no zero value: use NewCIDRSet.
 type CIDRSet struct {
 	cluster   netip.Prefix
 	nodeBits  int // node mask size

@@ -9,6 +9,8 @@ import (
 )
 
 // LoadBalancerOptions select the node-set rules.
+//
+// The zero value is upstream's node set.
 type LoadBalancerOptions struct {
 	// RequireReady also drops nodes that are not Ready, as the service
 	// controller did before KEP-3458's stable load-balancer node set

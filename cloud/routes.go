@@ -87,6 +87,9 @@ func (r RouteNode) RoutesCreated(failed map[string]bool) bool {
 }
 
 // RouteConfig configures PlanRoutes.
+//
+// The zero value has no cluster CIDR, so the
+// controller touches no route.
 type RouteConfig struct {
 	// ClusterCIDRs are the cluster CIDRs (--cluster-cidr): the controller
 	// touches only routes whose CIDR has its first or last address in one

@@ -34,7 +34,7 @@ func BenchmarkMonitorPass(b *testing.B) {
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
 			nodes := benchNodes(n)
 			m, _ := NewMonitor(DefaultMonitorConfig())
-			m.Pass(nodes, t0)
+			m.Step(nodes, t0)
 			now := t0
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -54,7 +54,7 @@ func BenchmarkMonitorPass(b *testing.B) {
 					m.records[nodes[j].Name] = r
 				}
 				b.StartTimer()
-				ups := m.Pass(nodes, now)
+				ups := m.Step(nodes, now)
 				if len(ups) != n/1000 {
 					b.Fatalf("%d updates, want %d", len(ups), n/1000)
 				}

@@ -23,17 +23,42 @@
 //
 //	conds, events := conditions.SetKubeletConditions(node.Conditions, in, now)
 //	changed := conditions.StatusChanged(node.Conditions, conds)
-//	if d := reporter.Decide(changed, now); d.Post {
+//	if d := reporter.Step(changed, now); d.Post {
 //		// PATCH the node status, record events, then:
 //		reporter.Reported(now)
 //	}
 //
-// A custom node controller, every node monitor period:
+// A node controller: package nodelifecycle is the whole node lifecycle
+// controller (this monitor, the zone states, the NoExecute tainting and the
+// taint eviction controller) as one state machine; use it unless you need
+// the pieces. By hand, every node monitor period:
 //
-//	for _, u := range monitor.Pass(nodes, now) {
+//	for _, u := range monitor.Step(nodes, now) {
 //		if u.Health.Write { /* UpdateStatus with u.Health.Conditions; on error monitor.WriteFailed(u) */ }
 //		if u.Health.MarkPodsNotReady { /* set pods' Ready False; on error monitor.MarkPodsFailed(u.Name) */ }
 //	}
+//
+// What the loop leaves to the caller:
+//
+//   - Step returns only the nodes with something to do. Every other node's
+//     Ready is the one it posted (Find(node.Conditions, Ready)); the zone
+//     counts of package eviction need all of them. Per node,
+//     MonitorConfig.Observe returns the whole Health (CurrentReady after the
+//     rewrite, ObservedReady as posted) for callers that need it in the same
+//     loop, as nodelifecycle does.
+//   - The NoExecute tainting decision (eviction.NoExecuteTainter.Observe)
+//     takes CurrentReady, node by node in the same pass, since v1.29; the
+//     zone planner runs after every node was observed; see package
+//     eviction's Usage for the order.
+//   - The condition NoSchedule taints (taints.ReconcileConditionTaints)
+//     follow every change of a node's conditions, the Unknown rewrite
+//     included, not only the pass.
+//   - A renewed lease only refreshes the probe timestamp: it keeps a node
+//     from timing out but never turns Unknown back into True. Only the
+//     kubelet posting Ready=True does.
+//   - A node seen for the first time starts a fresh record with probe = now
+//     (a restarted controller counts from its own first sight); keep
+//     records of deleted nodes, as upstream does, or Forget them.
 //
 // Callers should:
 //

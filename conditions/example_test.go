@@ -95,7 +95,7 @@ func ExampleReporter() {
 		changed bool
 	}{{0, false}, {10 * time.Second, false}, {20 * time.Second, true}, {5 * time.Minute, false}, {5*time.Minute + 20*time.Second, false}} {
 		now := start.Add(step.after)
-		d := r.Decide(step.changed, now)
+		d := r.Step(step.changed, now)
 		if d.Post {
 			r.Reported(now)
 		}
@@ -156,9 +156,9 @@ func ExampleMonitor() {
 		{Name: "leased", Conditions: ready, HasLease: true, LeaseRenewTime: start},
 		{Name: "silent", Conditions: ready},
 	}
-	m.Pass(nodes, start)
+	m.Step(nodes, start)
 	nodes[0].LeaseRenewTime = start.Add(50 * time.Second) // only the first node renews
-	for _, u := range m.Pass(nodes, start.Add(55*time.Second)) {
+	for _, u := range m.Step(nodes, start.Add(55*time.Second)) {
 		fmt.Println(u.Name, u.Health.Write, u.Health.MarkPodsNotReady)
 	}
 	// Output:

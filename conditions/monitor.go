@@ -36,6 +36,9 @@ const (
 var timeoutTypes = [...]Type{Ready, MemoryPressure, DiskPressure, PIDPressure}
 
 // MonitorConfig configures the node health monitor.
+//
+// The zero value is not
+// usable (zero grace periods): start from DefaultMonitorConfig.
 type MonitorConfig struct {
 	// GracePeriod is --node-monitor-grace-period: a node that posted a Ready
 	// condition is Unknown once neither its Ready heartbeat nor its lease has
@@ -122,8 +125,9 @@ type Health struct {
 	Deadline time.Time
 	// ObservedReady is the Ready condition as posted, before any rewrite; a
 	// node without one is observed as Unknown with both times at its
-	// creation. Upstream takes its NoExecute decisions from this value, so
-	// tainting lags a rewrite by one pass.
+	// creation. Upstream took its NoExecute decisions from this value
+	// before v1.29, so tainting lagged a rewrite by one pass
+	// (kubernetes#120815); it now takes them from CurrentReady.
 	ObservedReady Condition
 	// CurrentReady is the Ready condition after this pass's rewrite;
 	// HasCurrentReady is false when the node has no Ready condition and did

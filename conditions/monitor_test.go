@@ -225,11 +225,11 @@ func TestMonitorPass(t *testing.T) {
 	m, _ := NewMonitor(DefaultMonitorConfig())
 	healthy := Node{Name: "a", CreationTimestamp: created, Conditions: []Condition{readyCond(True, t0, t0)}, HasLease: true, LeaseRenewTime: t0}
 	silent := Node{Name: "b", CreationTimestamp: created, Conditions: []Condition{readyCond(True, t0, t0)}}
-	if ups := m.Pass([]Node{healthy, silent}, at(0)); len(ups) != 0 || m.Len() != 2 {
+	if ups := m.Step([]Node{healthy, silent}, at(0)); len(ups) != 0 || m.Len() != 2 {
 		t.Fatalf("first pass: %v", ups)
 	}
 	healthy.LeaseRenewTime = at(55)
-	ups := m.Pass([]Node{healthy, silent}, at(55))
+	ups := m.Step([]Node{healthy, silent}, at(55))
 	if len(ups) != 1 || ups[0].Name != "b" || !ups[0].Health.Write || !ups[0].Health.MarkPodsNotReady {
 		t.Fatalf("timeout pass: %+v", ups)
 	}
@@ -240,7 +240,7 @@ func TestMonitorPass(t *testing.T) {
 		t.Fatalf("after failures: %+v", r)
 	}
 	// The write failed, so the next pass writes again.
-	if ups := m.Pass([]Node{silent}, at(60)); len(ups) != 1 || !ups[0].Health.Write {
+	if ups := m.Step([]Node{silent}, at(60)); len(ups) != 1 || !ups[0].Health.Write {
 		t.Fatalf("retry pass: %+v", ups)
 	}
 	m.Forget("b")
@@ -278,15 +278,15 @@ func TestMonitorResetProbes(t *testing.T) {
 		t.Fatal(err)
 	}
 	node := Node{Name: "n1", CreationTimestamp: created, Conditions: []Condition{readyCond(True, t0, t0)}}
-	m.Pass([]Node{node}, at(0))
+	m.Step([]Node{node}, at(0))
 	m.ResetProbes(at(40))
 	if r, _ := m.Record("n1"); !r.ProbeTimestamp.Equal(at(40)) || !r.ReadyTransitionTimestamp.Equal(at(40)) {
 		t.Fatalf("record after reset: %+v", r)
 	}
-	if u := m.Pass([]Node{node}, at(55)); len(u) != 0 {
+	if u := m.Step([]Node{node}, at(55)); len(u) != 0 {
 		t.Fatalf("timed out at 55s despite the reset at 40s: %+v", u)
 	}
-	if u := m.Pass([]Node{node}, at(95)); len(u) != 1 || !u[0].Health.TimedOut {
+	if u := m.Step([]Node{node}, at(95)); len(u) != 1 || !u[0].Health.TimedOut {
 		t.Fatalf("not timed out at 95s (reset 40s + grace 50s): %+v", u)
 	}
 }

@@ -4,7 +4,7 @@ import "time"
 
 // Monitor runs monitor passes over many nodes and keeps their records, as the
 // node lifecycle controller's monitorNodeHealth does with its nodeHealthMap.
-// It is a synchronous state machine: call Pass every monitor period
+// It is a synchronous state machine: call Step every monitor period
 // (DefaultNodeMonitorPeriod) with the current nodes, carry out the returned
 // updates, and report failures with WriteFailed and MarkPodsFailed. Not safe
 // for concurrent use.
@@ -31,7 +31,7 @@ func NewMonitor(cfg MonitorConfig) (*Monitor, error) {
 	return &Monitor{cfg: cfg, records: make(map[string]HealthRecord)}, nil
 }
 
-// Pass observes every node at now and returns, in the order of nodes, the
+// Step observes every node at now and returns, in the order of nodes, the
 // nodes whose conditions must be written or whose pods must be marked
 // NotReady. Records of nodes that are written are stored as if the write
 // succeeds; call WriteFailed otherwise. Nodes missing from nodes keep their
@@ -39,7 +39,7 @@ func NewMonitor(cfg MonitorConfig) (*Monitor, error) {
 //
 // A pass allocates only for the updates it returns (and for the records of
 // nodes it has not seen before).
-func (m *Monitor) Pass(nodes []Node, now time.Time) []NodeUpdate {
+func (m *Monitor) Step(nodes []Node, now time.Time) []NodeUpdate {
 	var updates []NodeUpdate
 	for i := range nodes {
 		n := &nodes[i]

@@ -45,9 +45,12 @@ const (
 )
 
 // ReportConfig configures a Reporter.
+//
+// The zero value is not usable
+// (zero frequencies): start from DefaultReportConfig.
 type ReportConfig struct {
-	// UpdateFrequency is nodeStatusUpdateFrequency: the caller calls Decide
-	// this often. It only feeds NextCheck. Must be > 0.
+	// UpdateFrequency is nodeStatusUpdateFrequency: the caller calls Step
+	// this often. It only feeds Next. Must be > 0.
 	UpdateFrequency time.Duration
 	// ReportFrequency is nodeStatusReportFrequency: an unchanged status is
 	// posted once this long after the last report. Must be > 0. See
@@ -61,8 +64,8 @@ type ReportConfig struct {
 	ReportDelay bool
 	// Rand returns a number in [0, 1) for the report delay. Nil means no
 	// randomness: the delay is 0. Values outside [0, 1], and NaN, are
-	// clamped (NaN as 0.5, a zero delay). A Decide or Reported called from
-	// inside Rand on the Reporter drawing from it changes nothing (Decide
+	// clamped (NaN as 0.5, a zero delay). A Step or Reported called from
+	// inside Rand on the Reporter drawing from it changes nothing (Step
 	// says so in its Message).
 	Rand func() float64
 }
@@ -113,7 +116,7 @@ const (
 	ReportNotDue = "NotDue"
 )
 
-// ReportDecision is what Reporter.Decide says.
+// ReportDecision is what Reporter.Step says.
 type ReportDecision struct {
 	// Post is true when the status should be posted now.
 	Post bool
@@ -125,13 +128,13 @@ type ReportDecision struct {
 	// NextReport is when an unchanged status will next be due (after this
 	// post, if Post, assuming it succeeds and Reported is called with now).
 	NextReport time.Time
-	// NextCheck is when the caller should call Decide again: now plus the
+	// Next is when the caller should call Step again: now plus the
 	// update frequency.
-	NextCheck time.Time
+	Next time.Time
 }
 
 // Reporter decides, at each status update, whether the kubelet posts its
-// node status. It is a synchronous state machine: call Decide every update
+// node status. It is a synchronous state machine: call Step every update
 // period with whether the status changed (StatusChanged, or anything else
 // the caller compares, such as labels or addresses), post if told to, then
 // call Reported. Not safe for concurrent use.
@@ -155,14 +158,14 @@ func NewReporter(cfg ReportConfig) (*Reporter, error) {
 	return r, nil
 }
 
-// Decide says whether to post now. A now earlier than one already seen is
+// Step says whether to post now. A now earlier than one already seen is
 // treated as that earlier-seen time.
-func (r *Reporter) Decide(changed bool, now time.Time) ReportDecision {
+func (r *Reporter) Step(changed bool, now time.Time) ReportDecision {
 	if r.guard.Busy() {
-		return ReportDecision{Reason: ReportNotDue, NextCheck: now, Message: "conditions: Reporter called from inside its own Rand: ignored"}
+		return ReportDecision{Reason: ReportNotDue, Next: now, Message: "conditions: Reporter called from inside its own Rand: ignored"}
 	}
 	now = r.clamp(now)
-	d := ReportDecision{NextCheck: now.Add(r.cfg.UpdateFrequency)}
+	d := ReportDecision{Next: now.Add(r.cfg.UpdateFrequency)}
 	switch {
 	case r.lastReport.IsZero():
 		d.Post, d.Reason, d.Message = true, ReportFirst, "no status posted since start: post now"

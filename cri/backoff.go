@@ -16,6 +16,9 @@ import (
 // an entry is reset when the container ran for more than ResetFactor x
 // Max since the back-off was last updated. Image pull back-off uses the
 // same scheme and defaults.
+//
+// The zero value is not usable (zero delays): start
+// from DefaultBackoffConfig.
 type BackoffConfig struct {
 	// Initial is the first delay (10s).
 	Initial time.Duration

@@ -133,7 +133,7 @@ func ExampleProbeWorker() {
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	obs := cri.ProbeObservation{ContainerID: "c1", Running: true, StartedAt: now, Started: true}
 	for _, code := range []int{200, 500, 500, 500, 200} {
-		st := w.Tick(obs, now)
+		st := w.Step(obs, now)
 		if st.Probe {
 			st = w.Report(cri.HTTPOutcome(code))
 		}

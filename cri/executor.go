@@ -98,6 +98,8 @@ func (r ExecResult) Err() error {
 const whyCanceled = "the context ended before it was reached"
 
 // ExecOptions tune the executors.
+//
+// The zero value is upstream's behaviour.
 type ExecOptions struct {
 	// StopTimeout is the grace a container in CONTAINER_UNKNOWN state gets
 	// when it is stopped before removal (the kubelet kills it without its

@@ -230,10 +230,12 @@ type ProbeStep struct {
 }
 
 // ProbeWorker is the kubelet's probe worker for one probe of one
-// container, as a synchronous state machine: Tick at each period with what
+// container, as a synchronous state machine: Step at each period with what
 // the status shows, run the probe when the step says so, Report its
 // outcome. It holds the result that the liveness, readiness or startup
 // results manager would.
+//
+// There is no zero value: use NewProbeWorker.
 type ProbeWorker struct {
 	typ           ProbeType
 	spec          ProbeSpec
@@ -289,7 +291,7 @@ func (w *ProbeWorker) set(st *ProbeStep, r ProbeResult) {
 	st.Result = r
 }
 
-// Tick is one run of the worker's loop (doProbe up to the probe) at now.
+// Step is one run of the worker's loop (doProbe up to the probe) at now.
 // In order: a terminal pod stops the worker; no container yet waits; a
 // new container ID resets the result to the type's initial value and
 // lifts a hold; a hold (after a liveness or startup failure) waits for a
@@ -298,7 +300,7 @@ func (w *ProbeWorker) set(st *ProbeStep, r ProbeResult) {
 // startup to Success and stops them; then no probe before
 // InitialDelaySeconds (whole seconds since StartedAt), no startup probe
 // once started and no other probe before. Otherwise Probe is true.
-func (w *ProbeWorker) Tick(obs ProbeObservation, now time.Time) ProbeStep {
+func (w *ProbeWorker) Step(obs ProbeObservation, now time.Time) ProbeStep {
 	if now.Before(w.last) {
 		now = w.last
 	}
@@ -349,7 +351,7 @@ func (w *ProbeWorker) Tick(obs ProbeObservation, now time.Time) ProbeStep {
 	return st
 }
 
-// Report records the outcome of the probe the last Tick asked for. An
+// Report records the outcome of the probe the last Step asked for. An
 // error is thrown away; otherwise the result changes only after
 // SuccessThreshold successes or FailureThreshold failures in a row. A
 // liveness or startup failure puts the worker on hold until the container

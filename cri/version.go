@@ -21,6 +21,9 @@ const (
 )
 
 // NegotiateOptions select the kubelet generation to imitate.
+//
+// The zero value validates the runtime service, v1 only, with no
+// endpoint named in errors.
 type NegotiateOptions struct {
 	// Endpoint is the runtime's endpoint, quoted in the error
 	// (--container-runtime-endpoint, e.g.

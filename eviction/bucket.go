@@ -19,6 +19,8 @@ import (
 // later. A now earlier than one already seen is clamped to it.
 //
 // Not safe for concurrent use.
+//
+// There is no useful zero value: use NewTokenBucket.
 type TokenBucket struct {
 	rate     float64
 	burst    int

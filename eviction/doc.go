@@ -20,28 +20,47 @@
 //
 // # Usage
 //
-// A custom node controller, every monitor period (5s), after the node
-// monitor of package conditions has observed each node:
+// Most callers want the whole controller: package nodelifecycle composes
+// this package with conditions and taints into one state machine that
+// takes nodes, leases and pods and returns the actions in order. What
+// follows is for those who wire the pieces by hand, in the order
+// nodelifecycle.Controller.Step uses (upstream's monitorNodeHealth and the
+// taint eviction controller's handlers).
 //
-//	for _, n := range nodes {
-//		a := tainter.Observe(n.taintNode, n.health.ObservedReady.Status, now)
-//		// apply a.Add / a.Remove to the node's taints
-//		zoneNodes = append(zoneNodes, eviction.ZoneNode{Name: n.name, Zone: eviction.ZoneKey(n.labels),
-//			Ready: n.health.CurrentReady.Status, Excluded: eviction.IsExcludedFromDisruption(n.labels)})
+// Every monitor period (5s), for each node in name order: the first time a
+// node is seen, tainter.MarkReachable(node) (a restarted controller takes
+// the NoExecute taints off and counts again); then the health monitor of
+// package conditions (conditions.MonitorConfig.Observe). A node whose
+// status write failed is skipped for the rest of the pass and left out of
+// its zone. The others:
+//
+//	ready := h.CurrentReady.Status // after the pass's rewrite (v1.29+); "" if none
+//	zoneNodes = append(zoneNodes, eviction.ZoneNode{Name: n.Name, Zone: eviction.ZoneKey(n.Labels),
+//		Ready: ready, Excluded: eviction.IsExcludedFromDisruption(n.Labels)})
+//	if h.HasCurrentReady {
+//		a := tainter.Observe(taintNode, ready, now) // swap now, queue, or untaint
+//		// apply a.Add / a.Remove to the node's taints, then mark pods if h.MarkPodsNotReady
 //	}
+//
+// Every node is counted, not only those conditions.Monitor.Step returns: for
+// a node without an update, CurrentReady is the Ready condition it posted.
+// Then, once per pass, over every node:
+//
 //	plan, err := cfg.PlanDisruption(prevZones, zoneNodes)
 //	prevZones = plan.Next
-//	for _, a := range tainter.ApplyPlan(plan, taintNodes, now) { /* untaint */ }
-//	if plan.ResetProbes { monitor.ResetProbes(now) }
+//	for _, a := range tainter.ApplyPlan(plan, taintNodes, now) { /* untaint: full disruption */ }
+//	if plan.ResetProbes { /* every node's probe and transition timestamps = now */ }
 //
-// and every 100ms (NodeTaintPassPeriod), or at tainter.NextPass:
+// Every 100ms (NodeTaintPassPeriod, on a grid from the controller's
+// start), when tainter.Next says a node is due:
 //
-//	for _, u := range tainter.Pass(now, readyOf) {
+//	for _, u := range tainter.Step(now, readyOf) {
 //		// add u.Add and remove u.Remove; on failure tainter.TaintFailed(u, now)
 //	}
 //
-// A taint eviction controller, whenever a node's NoExecute taints change and
-// whenever a scheduled eviction comes due:
+// A taint eviction controller, whenever a node's NoExecute taints change or
+// a pod on it is added, moved, deleted or changes its tolerations (not on a
+// timer), and whenever a scheduled eviction comes due:
 //
 //	for _, d := range nes.PlanNode(node.Taints, pods, scheduled, now) {
 //		switch d.Action {
@@ -50,6 +69,10 @@
 //		case eviction.NoExecuteEvictNow: // set *d.Condition on the pod, then delete it
 //		}
 //	}
+//
+// The condition NoSchedule taints (taints.ReconcileConditionTaints) follow
+// every change of a node's conditions, the controller's own Unknown rewrite
+// included, not only the monitor pass.
 //
 // # Semantics
 //
@@ -72,15 +95,17 @@
 // is reset for its state and every node's probe timestamp is reset, which
 // gives dead nodes a fresh grace period.
 //
-// Callbacks. RateLimitedQueue.Try's fn and NoExecuteTainter.Pass's ready
+// Callbacks. RateLimitedQueue.Try's fn and NoExecuteTainter.Step's ready
 // may call any method of the value running them: Try applies fn's answer to
 // whatever is then queued under the item's name, as upstream's queue does
 // by value (nothing to do if fn removed it); a Try or a Pass nested inside
 // them skips the queue being processed; a pass covers the zones there were
 // when it started.
 //
-// Tainting. Decisions use the Ready condition observed at the start of the
-// monitor pass, so tainting lags a timeout by one pass (5s). A node whose
+// Tainting. Decisions use the Ready condition after the monitor pass's own
+// rewrite, as upstream since v1.29 (kubernetes#120815, PR #120816; before,
+// the condition as posted, so the unreachable taint came one pass after the
+// Unknown rewrite: pass conditions.Health.ObservedReady to get that). A node whose
 // Ready is False or Unknown while it carries the opposite NoExecute taint
 // has it swapped at once; otherwise it is queued and tainted at the zone's
 // rate, one node per 10s by default. Queues deduplicate by name: a tainted

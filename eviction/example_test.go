@@ -177,7 +177,7 @@ func ExampleNoExecuteTainter() {
 	a := t.Observe(node, conditions.Unknown, start)
 	fmt.Println(a.Kind, a.Message)
 	// Tainting pass: the zone's limiter lets it through.
-	for _, u := range t.Pass(start, func(string) (conditions.Status, bool) { return conditions.Unknown, true }) {
+	for _, u := range t.Step(start, func(string) (conditions.Status, bool) { return conditions.Unknown, true }) {
 		fmt.Println(u.Message)
 		node.Taints = append(node.Taints, u.Add)
 	}

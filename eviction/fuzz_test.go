@@ -114,7 +114,7 @@ func FuzzQueue(f *testing.F) {
 					queued[name] = true
 				}
 			case 6:
-				q.NextTry(now)
+				q.Next(now)
 			case 7:
 				q.Clear()
 				clear(queued)

@@ -68,6 +68,8 @@ type entry struct {
 //
 // Operations are O(log n). A now earlier than one already seen is clamped.
 // Not safe for concurrent use.
+//
+// There is no useful zero value: use NewRateLimitedQueue.
 type RateLimitedQueue struct {
 	opts   QueueOptions
 	bucket *TokenBucket
@@ -296,10 +298,10 @@ func (q *RateLimitedQueue) Try(now time.Time, fn func(Item) (done bool, retryAft
 	return n
 }
 
-// NextTry returns the earliest time, not before now, at which Try could
+// Next returns the earliest time, not before now, at which Try could
 // process the head item (it is due and the limiter has a token), and false
 // when the queue is empty or stopped.
-func (q *RateLimitedQueue) NextTry(now time.Time) (time.Time, bool) {
+func (q *RateLimitedQueue) Next(now time.Time) (time.Time, bool) {
 	if len(q.heap) == 0 {
 		return time.Time{}, false
 	}

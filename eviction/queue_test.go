@@ -196,7 +196,7 @@ func TestQueueRateLimit(t *testing.T) {
 	if want := []string{"n1@0s", "n2@10s", "n3@20s"}; !cmp.Equal(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
-	if next, ok := q.NextTry(at(25)); ok {
+	if next, ok := q.Next(at(25)); ok {
 		t.Fatalf("NextTry of an empty queue: %v", next)
 	}
 }
@@ -264,11 +264,11 @@ func TestQueueSetRateDrain(t *testing.T) {
 	q.Add("b", "", at(0))
 	collect(q, at(0)) // a; token spent, next at 10s
 	_ = q.SetRate(0.1, at(1))
-	if next, _ := q.NextTry(at(1)); !next.Equal(at(10)) {
+	if next, _ := q.Next(at(1)); !next.Equal(at(10)) {
 		t.Fatalf("same rate changed the bucket: next %v", next)
 	}
 	_ = q.SetRate(0.01, at(1)) // old bucket empty at 1s: new one drained at 1s
-	if next, _ := q.NextTry(at(1)); !next.Equal(at(101)) {
+	if next, _ := q.Next(at(1)); !next.Equal(at(101)) {
 		t.Fatalf("drained new bucket: next %v, want 101s", next)
 	}
 	q2, _ := NewRateLimitedQueue(0.1, QueueOptions{})

@@ -184,13 +184,13 @@ func TestTainterPassReentrant(t *testing.T) {
 		tn.Observe(TaintNode{Name: n, Zone: "z"}, conditions.Unknown, t0)
 	}
 	var asked []string
-	ups := tn.Pass(t0, func(node string) (conditions.Status, bool) {
+	ups := tn.Step(t0, func(node string) (conditions.Status, bool) {
 		asked = append(asked, node)
 		switch node {
 		case "n1":
 			tn.MarkReachable(TaintNode{Name: "n1", Zone: "z"})
 			tn.Observe(TaintNode{Name: "x1", Zone: "a-new-zone"}, conditions.Unknown, t0)
-			nested := tn.Pass(t0, func(string) (conditions.Status, bool) { return conditions.Unknown, true })
+			nested := tn.Step(t0, func(string) (conditions.Status, bool) { return conditions.Unknown, true })
 			if len(nested) != 1 || nested[0].Node != "x1" {
 				panic(fmt.Sprintf("a nested pass skips the zone being processed and covers the new one: %+v", nested))
 			}
@@ -209,7 +209,7 @@ func TestTainterPassReentrant(t *testing.T) {
 		t.Fatal("queues after the pass")
 	}
 	// Ten seconds later zone z's next token goes to n2.
-	ups = tn.Pass(t0.Add(10*time.Second), func(string) (conditions.Status, bool) { return conditions.Unknown, true })
+	ups = tn.Step(t0.Add(10*time.Second), func(string) (conditions.Status, bool) { return conditions.Unknown, true })
 	if len(ups) != 1 || ups[0].Node != "n2" {
 		t.Fatalf("second pass %+v", ups)
 	}

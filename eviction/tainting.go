@@ -89,6 +89,8 @@ type TaintUpdate struct {
 // the pass's DisruptionPlan, and Pass every NodeTaintPassPeriod. It never
 // writes anything; callers apply the returned actions and updates. Not safe
 // for concurrent use.
+//
+// There is no zero value: use NewNoExecuteTainter.
 type NoExecuteTainter struct {
 	rate  float64
 	opts  QueueOptions
@@ -122,10 +124,11 @@ func (t *NoExecuteTainter) Queue(zone string) *RateLimitedQueue {
 // Zones returns the keys of the zones that have a queue, sorted.
 func (t *NoExecuteTainter) Zones() []string { return slices.Clone(t.keys) }
 
-// Observe decides, in a monitor pass, what the node's Ready status as
-// observed at the start of the pass (conditions.Health.ObservedReady, so
-// tainting lags a timeout by one pass, as upstream) means for its NoExecute
-// taints, as upstream's processTaintBaseEviction:
+// Observe decides, in a monitor pass, what the node's Ready status means for
+// its NoExecute taints, as upstream's processTaintBaseEviction. Upstream
+// passes the status after the pass's own rewrite
+// (conditions.Health.CurrentReady) since v1.29, and the status as posted
+// (Health.ObservedReady, a one-pass lag) before (kubernetes#120815):
 //
 //   - False: if the node has the unreachable taint, swap it for not-ready at
 //     once; otherwise queue the node (first dropping it from the dedupe set
@@ -220,7 +223,7 @@ func (t *NoExecuteTainter) ApplyPlan(plan DisruptionPlan, nodes []TaintNode, now
 	return out
 }
 
-// Pass runs one tainting pass at now over every zone queue, in zone key
+// Step runs one tainting pass at now over every zone queue, in zone key
 // order, as upstream's doNoExecuteTaintingPass. For each item Try hands
 // out, ready reports the node's current Ready status and whether the node
 // still exists:
@@ -236,9 +239,9 @@ func (t *NoExecuteTainter) ApplyPlan(plan DisruptionPlan, nodes []TaintNode, now
 // ready may call any method of t: the pass covers the zones there were when
 // it started (a zone Observe adds from inside ready waits for the next
 // pass), what ready does to a zone's queue follows RateLimitedQueue.Try,
-// and a Pass called from inside ready skips the zone whose queue is being
+// and a Step called from inside ready skips the zone whose queue is being
 // processed.
-func (t *NoExecuteTainter) Pass(now time.Time, ready func(node string) (status conditions.Status, found bool)) []TaintUpdate {
+func (t *NoExecuteTainter) Step(now time.Time, ready func(node string) (status conditions.Status, found bool)) []TaintUpdate {
 	var out []TaintUpdate
 	for _, zone := range slices.Clone(t.keys) {
 		t.zones[zone].Try(now, func(it Item) (bool, time.Duration) {
@@ -272,13 +275,13 @@ func (t *NoExecuteTainter) TaintFailed(u TaintUpdate, now time.Time) {
 	t.Queue(u.Zone).Retry(u.Node, u.UID, now.Add(1))
 }
 
-// NextPass returns the earliest time, not before now, at which Pass could
+// Next returns the earliest time, not before now, at which Step could
 // taint a node, and false when no zone queue has work it can do.
-func (t *NoExecuteTainter) NextPass(now time.Time) (time.Time, bool) {
+func (t *NoExecuteTainter) Next(now time.Time) (time.Time, bool) {
 	var best time.Time
 	found := false
 	for _, zone := range t.keys {
-		if at, ok := t.zones[zone].NextTry(now); ok && (!found || at.Before(best)) {
+		if at, ok := t.zones[zone].Next(now); ok && (!found || at.Before(best)) {
 			best, found = at, true
 		}
 	}

@@ -73,7 +73,7 @@ func TestTainterDedupe(t *testing.T) {
 	tn := newTainter(t)
 	n := TaintNode{Name: "n1", Zone: "z"}
 	tn.Observe(n, conditions.Unknown, at(0))
-	ups := tn.Pass(at(0), func(string) (conditions.Status, bool) { return conditions.Unknown, true })
+	ups := tn.Step(at(0), func(string) (conditions.Status, bool) { return conditions.Unknown, true })
 	if len(ups) != 1 || ups[0].Add != stamped(UnreachableTaint, at(0)) || ups[0].Remove != NotReadyTaint || ups[0].Reason != "NodeUnreachable" {
 		t.Fatalf("pass: %+v", ups)
 	}
@@ -104,7 +104,7 @@ func TestTainterPass(t *testing.T) {
 	}
 	var got []ev
 	for now := t0; !now.After(at(40)); now = now.Add(NodeTaintPassPeriod) {
-		for _, u := range tn.Pass(now, lookup) {
+		for _, u := range tn.Step(now, lookup) {
 			got = append(got, ev{u.Node, u.Add.Key, now.Sub(t0)})
 			if !u.Add.TimeAdded.Equal(now) {
 				t.Fatalf("TimeAdded %v at %v", u.Add.TimeAdded, now)
@@ -130,14 +130,14 @@ func TestTainterPass(t *testing.T) {
 	status["a2"] = conditions.False // a2 posts Ready False: tainted at the next token
 	got = nil
 	for now := at(40.1); !now.After(at(80)); now = now.Add(NodeTaintPassPeriod) {
-		for _, u := range tn.Pass(now, lookup) {
+		for _, u := range tn.Step(now, lookup) {
 			got = append(got, ev{u.Node, u.Add.Key, now.Sub(t0)})
 		}
 	}
 	if d := cmp.Diff([]ev{{"a2", taints.TaintNodeNotReady, 50 * time.Second}}, got); d != "" {
 		t.Fatalf("(-want +got):\n%s", d)
 	}
-	if _, ok := tn.NextPass(at(80)); ok {
+	if _, ok := tn.Next(at(80)); ok {
 		t.Fatal("NextPass with empty queues")
 	}
 	if d := cmp.Diff([]string{"a", "b"}, tn.Zones()); d != "" {
@@ -150,12 +150,12 @@ func TestTainterTaintFailed(t *testing.T) {
 	tn := newTainter(t)
 	tn.Observe(TaintNode{Name: "n1", UID: "u", Zone: "z"}, conditions.False, at(0))
 	lookup := func(string) (conditions.Status, bool) { return conditions.False, true }
-	ups := tn.Pass(at(0), lookup)
+	ups := tn.Step(at(0), lookup)
 	tn.TaintFailed(ups[0], at(0))
-	if next, ok := tn.NextPass(at(0)); !ok || !next.Equal(at(10)) {
+	if next, ok := tn.Next(at(0)); !ok || !next.Equal(at(10)) {
 		t.Fatalf("NextPass = %v %v, want 10s (next token)", next, ok)
 	}
-	if ups := tn.Pass(at(10), lookup); len(ups) != 1 || ups[0].UID != "u" {
+	if ups := tn.Step(at(10), lookup); len(ups) != 1 || ups[0].UID != "u" {
 		t.Fatalf("retry: %+v", ups)
 	}
 }

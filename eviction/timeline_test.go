@@ -160,7 +160,7 @@ func TestTimelineZoneOutage(t *testing.T) {
 			}
 		}
 		// Tainting pass.
-		ups := tainter.Pass(now, func(name string) (conditions.Status, bool) {
+		ups := tainter.Step(now, func(name string) (conditions.Status, bool) {
 			r, ok := conditions.Find(byName[name].node.Conditions, conditions.Ready)
 			if !ok {
 				return "", true

@@ -88,6 +88,9 @@ func (n *Node) outOfService() bool {
 }
 
 // PodGCConfig configures the pod GC controller.
+//
+// The zero value keeps every terminated pod and
+// quarantines missing nodes for DefaultQuarantine.
 type PodGCConfig struct {
 	// TerminatedPodThreshold is --terminated-pod-gc-threshold: the number
 	// of terminated pods kept; 0 or less disables only that step.
@@ -184,6 +187,8 @@ type PodGCPlan struct {
 
 // PodGC is the pod GC controller as a synchronous state machine: its only
 // state is the quarantine of nodes missing from the node list.
+//
+// There is no zero value: use NewPodGC.
 type PodGC struct {
 	cfg     PodGCConfig
 	missing map[string]time.Time

@@ -17,18 +17,18 @@ func BenchmarkHeartbeatSteady(b *testing.B) {
 	h.SetNodeUID("node-uid")
 	server := Lease{Namespace: NodeLeaseNamespace, Name: "node-1", HolderIdentity: ptrTo("node-1"), LeaseDurationSeconds: ptrTo(int32(40)), RenewTime: ptrTo(t0),
 		OwnerReferences: []metav1.OwnerReference{NodeOwnerReference("node-1", "node-uid")}}
-	h.Next(t0)
+	h.Step(t0)
 	s := h.Done(t0, NotFound, nil)
 	s = h.Done(t0, OK, &server)
-	now := s.At
+	now := s.Next
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if s = h.Next(now); s.Op != OpUpdate {
+		if s = h.Step(now); s.Op != OpUpdate {
 			b.Fatalf("op %v", s.Op)
 		}
 		s = h.Done(now, OK, &server)
-		now = s.At
+		now = s.Next
 	}
 }
 
@@ -39,18 +39,18 @@ func BenchmarkElectionSteady(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	e.Next(t0)
+	e.Step(t0)
 	e.Done(t0, NotFound, Record{}, "")
 	s := e.Done(t0, OK, Record{}, "1")
-	now := s.At
+	now := s.Next
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if s = e.Next(now); s.Op != OpUpdate {
+		if s = e.Step(now); s.Op != OpUpdate {
 			b.Fatalf("op %v", s.Op)
 		}
 		s = e.Done(now, OK, Record{}, "1")
-		now = s.At.Add(time.Nanosecond)
+		now = s.Next.Add(time.Nanosecond)
 	}
 }
 

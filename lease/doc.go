@@ -25,11 +25,11 @@
 //
 //	h, _ := lease.NewHeartbeat(lease.DefaultHeartbeatConfig(nodeName))
 //	h.SetNodeUID(node.UID) // once the Node is registered: it owns the lease
-//	s := h.Next(now)
+//	s := h.Step(now)
 //	for {
 //		switch s.Op {
 //		case lease.OpWait:
-//			sleepUntil(s.At)
+//			sleepUntil(s.Next)
 //			s = h.Next(now())
 //			continue
 //		case lease.OpGet:

@@ -23,6 +23,9 @@ const (
 
 // ElectionConfig configures a leader elector, as client-go's
 // LeaderElectionConfig.
+//
+// The zero value is not usable (no identity, zero durations): start from
+// DefaultElectionConfig.
 type ElectionConfig struct {
 	// Identity is this candidate's holder identity; required.
 	Identity string
@@ -120,8 +123,8 @@ type ElectionStep struct {
 	Record Record
 	// Version is the resource version an Update must match.
 	Version string
-	// At is when to call Next, for Wait.
-	At time.Time
+	// Next is when to call Step, for Wait.
+	Next time.Time
 	// Leading reports whether this candidate leads after the step.
 	Leading bool
 	// MustStopBy is, while leading and after losing, the time by which the
@@ -192,7 +195,7 @@ func NewElector(cfg ElectionConfig) (*Elector, error) {
 // reentered is the answer to a call made from inside the elector's own
 // Rand: nothing changes.
 func (e *Elector) reentered(now time.Time) ElectionStep {
-	return ElectionStep{Op: OpWait, At: now, Leading: e.leading, MustStopBy: e.mustStopBy,
+	return ElectionStep{Op: OpWait, Next: now, Leading: e.leading, MustStopBy: e.mustStopBy,
 		Message: "lease: Elector called from inside its own Rand: ignored"}
 }
 
@@ -212,9 +215,9 @@ func (e *Elector) Healthy(now time.Time, tolerance time.Duration) bool {
 
 func (e *Elector) clamp(now time.Time) time.Time { return clock.Clamp(&e.last, now, true) }
 
-// Next returns what to do at now: a request or a wait. While a request is
+// Step returns what to do at now: a request or a wait. While a request is
 // outstanding it returns it again, unless the renew deadline has passed.
-func (e *Elector) Next(now time.Time) ElectionStep {
+func (e *Elector) Step(now time.Time) ElectionStep {
 	if e.guard.Busy() {
 		return e.reentered(now)
 	}
@@ -228,7 +231,7 @@ func (e *Elector) Next(now time.Time) ElectionStep {
 	case e.trying:
 		return e.pending
 	case now.Before(e.nextTry):
-		return e.step(ElectionStep{Op: OpWait, At: e.nextTry})
+		return e.step(ElectionStep{Op: OpWait, Next: e.nextTry})
 	}
 	if e.phase == elRenewing && !e.inRound {
 		e.inRound = true
@@ -260,7 +263,7 @@ func (e *Elector) Done(now time.Time, outcome Outcome, rec Record, version strin
 		return s
 	}
 	if !e.trying {
-		return e.Next(now)
+		return e.Step(now)
 	}
 	e.trying = false
 	switch e.pending.Op {
@@ -278,7 +281,7 @@ func (e *Elector) Done(now time.Time, outcome Outcome, rec Record, version strin
 		s := e.observe(now, e.pending.Record, version)
 		return e.trySucceeded(now, s)
 	}
-	return e.Next(now)
+	return e.Step(now)
 }
 
 // got handles the read of the lock.
@@ -333,7 +336,7 @@ func (e *Elector) trySucceeded(now time.Time, s ElectionStep) ElectionStep {
 	e.inRound = false
 	e.mustStopBy = e.observed.RenewTime.Add(time.Duration(e.observed.LeaseDurationSeconds) * time.Second)
 	e.nextTry = now.Add(e.cfg.RetryPeriod)
-	s.Op, s.At = OpWait, e.nextTry
+	s.Op, s.Next = OpWait, e.nextTry
 	return e.step(s)
 }
 
@@ -349,7 +352,7 @@ func (e *Elector) tryFailed(now time.Time, msg string) ElectionStep {
 	if e.phase == elRenewing && !at.Before(e.deadline) {
 		at = e.deadline
 	}
-	return e.step(ElectionStep{Op: OpWait, At: at, Message: msg})
+	return e.step(ElectionStep{Op: OpWait, Next: at, Message: msg})
 }
 
 // checkDeadline ends leadership when a renew round has run past

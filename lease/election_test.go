@@ -23,7 +23,7 @@ func newElector(t *testing.T, id string, release bool) *Elector {
 // stop by renew + 15s.
 func TestElectionCreate(t *testing.T) {
 	e := newElector(t, "a", false)
-	if s := e.Next(at(0)); s.Op != OpGet {
+	if s := e.Step(at(0)); s.Op != OpGet {
 		t.Fatalf("first step %v", s.Op)
 	}
 	s := e.Done(at(0), NotFound, Record{}, "")
@@ -32,19 +32,19 @@ func TestElectionCreate(t *testing.T) {
 		t.Fatalf("(-want +got):\n%s", diff)
 	}
 	s = e.Done(at(0.1), OK, Record{}, "1")
-	want = ElectionStep{Op: OpWait, At: at(2.1), Leading: true, MustStopBy: at(15), Event: "a became leader", NewLeader: "a"}
+	want = ElectionStep{Op: OpWait, Next: at(2.1), Leading: true, MustStopBy: at(15), Event: "a became leader", NewLeader: "a"}
 	if diff := cmp.Diff(want, s); diff != "" {
 		t.Fatalf("(-want +got):\n%s", diff)
 	}
 	// Renewal: the fast path updates the cached record, keeping AcquireTime
 	// and transitions, with the cached resource version.
-	s = e.Next(at(2.1))
+	s = e.Step(at(2.1))
 	want = ElectionStep{Op: OpUpdate, Record: Record{HolderIdentity: "a", LeaseDurationSeconds: 15, AcquireTime: at(0), RenewTime: at(2.1)}, Version: "1", Leading: true, MustStopBy: at(15)}
 	if diff := cmp.Diff(want, s); diff != "" {
 		t.Fatalf("renew (-want +got):\n%s", diff)
 	}
 	s = e.Done(at(2.2), OK, Record{}, "2")
-	if !s.Leading || !s.MustStopBy.Equal(at(17.1)) || s.Event != "" || !s.At.Equal(at(4.2)) {
+	if !s.Leading || !s.MustStopBy.Equal(at(17.1)) || s.Event != "" || !s.Next.Equal(at(4.2)) {
 		t.Fatalf("after renewal %+v", s)
 	}
 }
@@ -52,7 +52,7 @@ func TestElectionCreate(t *testing.T) {
 // An empty holder (a released lock) is taken at once, transitions + 1.
 func TestElectionReleasedLock(t *testing.T) {
 	e := newElector(t, "a", false)
-	e.Next(at(0))
+	e.Step(at(0))
 	released := Record{LeaseDurationSeconds: 1, AcquireTime: at(-5), RenewTime: at(-5), LeaderTransitions: 3}
 	s := e.Done(at(0), OK, released, "7")
 	want := Record{HolderIdentity: "a", LeaseDurationSeconds: 15, AcquireTime: at(0), RenewTime: at(0), LeaderTransitions: 4}
@@ -63,7 +63,7 @@ func TestElectionReleasedLock(t *testing.T) {
 		t.Fatalf("got %+v", s)
 	}
 	// Renewals keep AcquireTime and the transitions count.
-	s = e.Next(at(2))
+	s = e.Step(at(2))
 	want = Record{HolderIdentity: "a", LeaseDurationSeconds: 15, AcquireTime: at(0), RenewTime: at(2), LeaderTransitions: 4}
 	if s.Op != OpUpdate || s.Record != want || s.Version != "8" {
 		t.Fatalf("renewal %+v", s)
@@ -83,13 +83,13 @@ func TestElectionReleasedLock(t *testing.T) {
 func TestElectionHeldByAnother(t *testing.T) {
 	e := newElector(t, "a", false)
 	ancient := Record{HolderIdentity: "b", LeaseDurationSeconds: 15, AcquireTime: at(-99999), RenewTime: at(-99999), LeaderTransitions: 2}
-	e.Next(at(0))
+	e.Step(at(0))
 	s := e.Done(at(0), OK, ancient, "5")
-	if s.Op != OpWait || !s.At.Equal(at(2)) || s.NewLeader != "b" || !strings.Contains(s.Message, "held by b and has not yet expired") {
+	if s.Op != OpWait || !s.Next.Equal(at(2)) || s.NewLeader != "b" || !strings.Contains(s.Message, "held by b and has not yet expired") {
 		t.Fatalf("got %+v", s)
 	}
 	for now := 2.0; now < 15; now += 2 {
-		if s := e.Next(at(now)); s.Op != OpGet {
+		if s := e.Step(at(now)); s.Op != OpGet {
 			t.Fatalf("t=%v: %+v", now, s)
 		}
 		if s := e.Done(at(now), OK, ancient, "5"); s.Op != OpWait || s.NewLeader != "" {
@@ -101,14 +101,14 @@ func TestElectionHeldByAnother(t *testing.T) {
 	renewed := ancient
 	renewed.RenewTime = at(15)
 	for now := 16.0; now <= 30; now += 2 {
-		if s := e.Next(at(now)); s.Op != OpGet {
+		if s := e.Step(at(now)); s.Op != OpGet {
 			t.Fatalf("t=%v: %+v", now, s)
 		}
 		if s := e.Done(at(now), OK, renewed, "6"); s.Op != OpWait {
 			t.Fatalf("t=%v: %+v", now, s)
 		}
 	}
-	e.Next(at(32))
+	e.Step(at(32))
 	s = e.Done(at(32), OK, renewed, "6")
 	want := Record{HolderIdentity: "a", LeaseDurationSeconds: 15, AcquireTime: at(32), RenewTime: at(32), LeaderTransitions: 3}
 	if s.Op != OpUpdate || s.Record != want || s.Version != "6" {
@@ -124,12 +124,12 @@ func TestElectionHeldByAnother(t *testing.T) {
 // round began, 3s before others may take the lock.
 func TestElectionRenewDeadline(t *testing.T) {
 	e := newElector(t, "a", false)
-	e.Next(at(0))
+	e.Step(at(0))
 	e.Done(at(0), NotFound, Record{}, "")
 	e.Done(at(0), OK, Record{}, "1") // leads; must stop by 15
 	var last ElectionStep
 	for now := 2.0; now < 12; now += 2 {
-		s := e.Next(at(now))
+		s := e.Step(at(now))
 		if s.Op != OpUpdate || !s.Leading {
 			t.Fatalf("t=%v: %+v", now, s)
 		}
@@ -138,22 +138,22 @@ func TestElectionRenewDeadline(t *testing.T) {
 		}
 		last = e.Done(at(now), Failed, Record{}, "")
 	}
-	if !last.At.Equal(at(12)) || !last.Leading {
+	if !last.Next.Equal(at(12)) || !last.Leading {
 		t.Fatalf("last failed try: %+v", last)
 	}
-	s := e.Next(at(12))
+	s := e.Step(at(12))
 	want := ElectionStep{Op: OpWait, MustStopBy: at(15), Event: "a stopped leading", Message: "failed to renew the lock within RenewDeadline"}
 	if diff := cmp.Diff(want, s); diff != "" {
 		t.Fatalf("(-want +got):\n%s", diff)
 	}
-	if e.Leading() || e.Next(at(20)).Op != OpWait {
+	if e.Leading() || e.Step(at(20)).Op != OpWait {
 		t.Errorf("stopped elector still acts")
 	}
 }
 
 func TestElectionRelease(t *testing.T) {
 	e := newElector(t, "a", true)
-	e.Next(at(0))
+	e.Step(at(0))
 	e.Done(at(0), OK, Record{HolderIdentity: "", LeaderTransitions: 4}, "3")
 	e.Done(at(0), OK, Record{}, "4")
 	s := e.Release(at(5))
@@ -164,7 +164,7 @@ func TestElectionRelease(t *testing.T) {
 	}
 	// Without ReleaseOnCancel nothing is written.
 	e2 := newElector(t, "b", false)
-	e2.Next(at(0))
+	e2.Step(at(0))
 	e2.Done(at(0), NotFound, Record{}, "")
 	e2.Done(at(0), OK, Record{}, "1")
 	if s := e2.Release(at(1)); s.Op != OpWait || s.Leading {
@@ -174,7 +174,7 @@ func TestElectionRelease(t *testing.T) {
 
 func TestElectionHealthy(t *testing.T) {
 	e := newElector(t, "a", false)
-	e.Next(at(0))
+	e.Step(at(0))
 	e.Done(at(0), NotFound, Record{}, "")
 	e.Done(at(0), OK, Record{}, "1")
 	if !e.Healthy(at(20), 5*time.Second) || e.Healthy(at(20.1), 5*time.Second) {

@@ -94,7 +94,7 @@ func ExampleHeartbeat() {
 	show := func(s lease.HeartbeatStep) {
 		switch s.Op {
 		case lease.OpWait:
-			fmt.Println("wait until", s.At.Sub(t0))
+			fmt.Println("wait until", s.Next.Sub(t0))
 		case lease.OpUpdate, lease.OpCreate:
 			o := s.Object().OwnerReferences[0]
 			fmt.Println(s.Op, s.Object().Name, "renewTime", s.RenewTime.Sub(t0), "owner", o.Kind, o.Name, o.UID)
@@ -102,12 +102,12 @@ func ExampleHeartbeat() {
 			fmt.Println(s.Op)
 		}
 	}
-	show(h.Next(t0))
+	show(h.Step(t0))
 	show(h.Done(t0, lease.Failed, nil))
-	show(h.Next(t0.Add(200 * time.Millisecond)))
+	show(h.Step(t0.Add(200 * time.Millisecond)))
 	show(h.Done(t0.Add(200*time.Millisecond), lease.OK, nil))
 	show(h.Done(t0.Add(300*time.Millisecond), lease.OK, nil))
-	show(h.Next(t0.Add(10300 * time.Millisecond)))
+	show(h.Step(t0.Add(10300 * time.Millisecond)))
 	// Output:
 	// Get
 	// wait until 200ms
@@ -124,12 +124,12 @@ func ExampleHeartbeat() {
 func ExampleHeartbeat_SetNodeUID() {
 	h, _ := lease.NewHeartbeat(lease.DefaultHeartbeatConfig("node-1"))
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	h.Next(t0)                           // Get
+	h.Step(t0)                           // Get
 	s := h.Done(t0, lease.NotFound, nil) // no lease: create it?
-	fmt.Println(s.Op, "until", s.At.Sub(t0), "-", s.Message)
+	fmt.Println(s.Op, "until", s.Next.Sub(t0), "-", s.Message)
 	h.SetNodeUID("6e3d1f0c") // the Node is registered
-	h.Next(s.At)             // Get
-	s = h.Done(s.At, lease.NotFound, nil)
+	h.Step(s.Next)           // Get
+	s = h.Done(s.Next, lease.NotFound, nil)
 	fmt.Println(s.Op, s.Object().OwnerReferences)
 	// Output:
 	// Wait until 10s - the Node's UID is unknown (SetNodeUID): cannot make the lease's owner reference; lease not created, will retry
@@ -144,7 +144,7 @@ func ExampleElector() {
 	a, _ := lease.NewElector(lease.DefaultElectionConfig("a"))
 	b, _ := lease.NewElector(lease.DefaultElectionConfig("b"))
 
-	a.Next(t0)
+	a.Step(t0)
 	create := a.Done(t0, lease.NotFound, lease.Record{}, "")
 	s := a.Done(t0, lease.OK, lease.Record{}, "1")
 	fmt.Println(s.Event, "| must stop by", s.MustStopBy.Sub(t0))
@@ -152,7 +152,7 @@ func ExampleElector() {
 
 	for sec := 1; ; sec += 2 {
 		now := t0.Add(time.Duration(sec) * time.Second)
-		b.Next(now)
+		b.Step(now)
 		s := b.Done(now, lease.OK, lock, "1")
 		if s.NewLeader != "" {
 			fmt.Println(sec, "s: b sees leader", s.NewLeader)
@@ -164,9 +164,9 @@ func ExampleElector() {
 		}
 	}
 	// a finds out when its renew round times out: it started at 2s.
-	a.Next(t0.Add(2 * time.Second))
+	a.Step(t0.Add(2 * time.Second))
 	fmt.Println(a.Done(t0.Add(2*time.Second), lease.Conflict, lease.Record{}, "").Op)
-	fmt.Println(a.Next(t0.Add(12 * time.Second)).Event)
+	fmt.Println(a.Step(t0.Add(12 * time.Second)).Event)
 	// Output:
 	// a became leader | must stop by 15s
 	// 1 s: b sees leader a

@@ -21,7 +21,7 @@ func FuzzHeartbeat(f *testing.F) {
 			now = now.Add(time.Duration(int8(b)) * 100 * time.Millisecond)
 			var s HeartbeatStep
 			if b&0x80 != 0 {
-				s = h.Next(now)
+				s = h.Step(now)
 			} else {
 				s = h.Done(now, Outcome(b&3), nil)
 			}
@@ -55,7 +55,7 @@ func FuzzElector(f *testing.F) {
 				s = e.Release(now)
 				stopped = true
 			case b&0x80 != 0:
-				s = e.Next(now)
+				s = e.Step(now)
 			default:
 				s = e.Done(now, Outcome(b&3), rec, string(rune('0'+b%10)))
 			}

@@ -33,6 +33,9 @@ const (
 )
 
 // HeartbeatConfig configures a node's lease heartbeat.
+//
+// The zero value is not usable (no holder, zero durations): start from
+// DefaultHeartbeatConfig.
 type HeartbeatConfig struct {
 	// HolderIdentity is the node name: the lease's name and holder.
 	HolderIdentity string
@@ -118,7 +121,7 @@ func (c HeartbeatConfig) Validate() error {
 type Op int
 
 const (
-	// OpWait: nothing until the step's At; then call Next (for an Elector,
+	// OpWait: nothing until the step's Next; then call Step (for an Elector,
 	// a zero At means nothing more, ever).
 	OpWait Op = iota
 	// OpGet: read the object, then report with Done (NotFound is an
@@ -169,8 +172,8 @@ type HeartbeatStep struct {
 	HolderIdentity       string
 	LeaseDurationSeconds int32
 	RenewTime            time.Time
-	// At is when to call Next again, for Wait.
-	At time.Time
+	// Next is when to call Step again, for Wait.
+	Next time.Time
 	// RepeatedFailure asks the caller to run its repeated heartbeat failure
 	// hook (the kubelet closes its API connections): an update failed, not
 	// by a conflict, after an earlier attempt of the same round.
@@ -257,7 +260,7 @@ func NewHeartbeat(cfg HeartbeatConfig) (*Heartbeat, error) {
 // reentered is the answer to a call made from inside the heartbeat's own
 // Rand: nothing changes.
 func (h *Heartbeat) reentered(now time.Time) HeartbeatStep {
-	return HeartbeatStep{Op: OpWait, At: now, Message: "lease: Heartbeat called from inside its own Rand: ignored"}
+	return HeartbeatStep{Op: OpWait, Next: now, Message: "lease: Heartbeat called from inside its own Rand: ignored"}
 }
 
 // Cached returns the lease last written or read, if any.
@@ -265,9 +268,9 @@ func (h *Heartbeat) Cached() (Lease, bool) { return h.cached, h.hasCache }
 
 func (h *Heartbeat) clamp(now time.Time) time.Time { return clock.Clamp(&h.last, now, true) }
 
-// Next returns what to do at now: a request, or a Wait until a later time.
+// Step returns what to do at now: a request, or a Wait until a later time.
 // While a request is outstanding it returns that request again.
-func (h *Heartbeat) Next(now time.Time) HeartbeatStep {
+func (h *Heartbeat) Step(now time.Time) HeartbeatStep {
 	if h.guard.Busy() {
 		return h.reentered(now)
 	}
@@ -277,12 +280,12 @@ func (h *Heartbeat) Next(now time.Time) HeartbeatStep {
 		return h.pending
 	case hbBackingOff:
 		if now.Before(h.waitTill) {
-			return HeartbeatStep{Op: OpWait, At: h.waitTill}
+			return HeartbeatStep{Op: OpWait, Next: h.waitTill}
 		}
 		return h.request(HeartbeatStep{Op: OpGet}, hbGetting)
 	}
 	if h.started && now.Before(h.nextSync) {
-		return HeartbeatStep{Op: OpWait, At: h.nextSync}
+		return HeartbeatStep{Op: OpWait, Next: h.nextSync}
 	}
 	h.started = true
 	if h.hasCache {
@@ -330,7 +333,7 @@ func (h *Heartbeat) Done(now time.Time, outcome Outcome, server *Lease) Heartbea
 		}
 		return h.backOff(now, "failed to create lease ("+outcome.String()+"), will retry")
 	}
-	return h.Next(now)
+	return h.Step(now)
 }
 
 // updated handles an update's outcome.
@@ -397,7 +400,7 @@ func (h *Heartbeat) ensured(now time.Time, l Lease, created bool) HeartbeatStep 
 func (h *Heartbeat) backOff(now time.Time, msg string) HeartbeatStep {
 	h.mode = hbBackingOff
 	h.waitTill = now.Add(h.backoff.Next())
-	return HeartbeatStep{Op: OpWait, At: h.waitTill, Message: msg}
+	return HeartbeatStep{Op: OpWait, Next: h.waitTill, Message: msg}
 }
 
 // update asks for an update of the base lease renewed at now. An attempt
@@ -428,7 +431,7 @@ func (h *Heartbeat) request(s HeartbeatStep, m hbMode) HeartbeatStep {
 func (h *Heartbeat) endRound(now time.Time, msg string) HeartbeatStep {
 	h.mode = hbIdle
 	h.nextSync = now.Add(h.interval())
-	return HeartbeatStep{Op: OpWait, At: h.nextSync, Message: msg}
+	return HeartbeatStep{Op: OpWait, Next: h.nextSync, Message: msg}
 }
 
 // interval returns the renew interval stretched by jitter.

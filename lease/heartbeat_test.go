@@ -26,14 +26,14 @@ func runHeartbeat(t *testing.T, h *Heartbeat, script []hbCall) {
 	for i, c := range script {
 		var s HeartbeatStep
 		if c.next {
-			s = h.Next(at(c.s))
+			s = h.Step(at(c.s))
 		} else {
 			s = h.Done(at(c.s), c.outcome, nil)
 		}
 		ok := s.Op == c.op && s.RepeatedFailure == c.repeated && strings.Contains(s.Message, c.msg)
 		switch c.op {
 		case OpWait:
-			ok = ok && s.At.Equal(at(c.at))
+			ok = ok && s.Next.Equal(at(c.at))
 		case OpUpdate, OpCreate:
 			o := s.Object()
 			ok = ok && o.RenewTime.Equal(at(c.renew)) &&
@@ -41,7 +41,7 @@ func runHeartbeat(t *testing.T, h *Heartbeat, script []hbCall) {
 		}
 		if !ok {
 			t.Fatalf("call %d (t=%vs): got %v at %v repeated %v %q, want %v at %v repeated %v %q",
-				i, c.s, s.Op, s.At.Sub(t0), s.RepeatedFailure, s.Message, c.op, c.at, c.repeated, c.msg)
+				i, c.s, s.Op, s.Next.Sub(t0), s.RepeatedFailure, s.Message, c.op, c.at, c.repeated, c.msg)
 		}
 	}
 }
@@ -142,14 +142,14 @@ func TestHeartbeatJitterAndClamp(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.SetNodeUID("node-uid")
-	h.Next(at(0))
+	h.Step(at(0))
 	h.Done(at(0), NotFound, nil)
 	// 10s x (1 + 0.5 x 0.04) = 10.2s.
-	if s := h.Done(at(1), OK, nil); s.Op != OpWait || !s.At.Equal(at(11.2)) {
+	if s := h.Done(at(1), OK, nil); s.Op != OpWait || !s.Next.Equal(at(11.2)) {
 		t.Fatalf("jittered wait %+v", s)
 	}
 	// A clock step back is clamped: still waiting for 11.2.
-	if s := h.Next(at(-100)); s.Op != OpWait || !s.At.Equal(at(11.2)) {
+	if s := h.Step(at(-100)); s.Op != OpWait || !s.Next.Equal(at(11.2)) {
 		t.Fatalf("clamped %+v", s)
 	}
 	if l, ok := h.Cached(); !ok || !l.RenewTime.Equal(at(0)) {
@@ -189,7 +189,7 @@ func TestHeartbeatNodeOwner(t *testing.T) {
 	// An older kubelet's lease without owner, UID known: the update adds it.
 	h := newHB(t)
 	h.SetNodeUID("uid-1")
-	h.Next(at(0))
+	h.Step(at(0))
 	s := h.Done(at(0), OK, &existing)
 	if s.Op != OpUpdate || len(s.Object().OwnerReferences) != 1 || s.Object().OwnerReferences[0] != owner {
 		t.Fatalf("update of an ownerless lease: %+v", s.Object())
@@ -200,22 +200,22 @@ func TestHeartbeatNodeOwner(t *testing.T) {
 	// round ends; the next round retries from the cached lease, fetches it
 	// again after five more, and ends the same way.
 	h, _ = NewHeartbeat(DefaultHeartbeatConfig("node-1"))
-	if s := h.Next(at(0)); s.Op != OpGet {
+	if s := h.Step(at(0)); s.Op != OpGet {
 		t.Fatalf("first step %v", s.Op)
 	}
 	s = h.Done(at(0), OK, &existing)
-	if s.Op != OpWait || !s.At.Equal(at(10)) || !s.RepeatedFailure || !strings.Contains(s.Message, "failed 5 attempts") {
+	if s.Op != OpWait || !s.Next.Equal(at(10)) || !s.RepeatedFailure || !strings.Contains(s.Message, "failed 5 attempts") {
 		t.Fatalf("round without UID: %+v", s)
 	}
-	if s = h.Next(at(10)); s.Op != OpGet || !s.RepeatedFailure {
+	if s = h.Step(at(10)); s.Op != OpGet || !s.RepeatedFailure {
 		t.Fatalf("second round: %+v", s)
 	}
-	if s = h.Done(at(10), OK, &existing); s.Op != OpWait || !s.At.Equal(at(20)) {
+	if s = h.Done(at(10), OK, &existing); s.Op != OpWait || !s.Next.Equal(at(20)) {
 		t.Fatalf("second round end: %+v", s)
 	}
 	// Once the UID is known, the next round's update carries the owner.
 	h.SetNodeUID("uid-1")
-	if s = h.Next(at(20)); s.Op != OpUpdate || s.Object().OwnerReferences[0] != owner {
+	if s = h.Step(at(20)); s.Op != OpUpdate || s.Object().OwnerReferences[0] != owner {
 		t.Fatalf("third round: %+v", s)
 	}
 
@@ -223,7 +223,7 @@ func TestHeartbeatNodeOwner(t *testing.T) {
 	owned := existing
 	owned.OwnerReferences = []metav1.OwnerReference{owner}
 	h, _ = NewHeartbeat(DefaultHeartbeatConfig("node-1"))
-	h.Next(at(0))
+	h.Step(at(0))
 	if s = h.Done(at(0), OK, &owned); s.Op != OpUpdate || s.Object().OwnerReferences[0] != owner {
 		t.Fatalf("owned lease: %+v", s)
 	}
@@ -232,7 +232,7 @@ func TestHeartbeatNodeOwner(t *testing.T) {
 	cfg := DefaultHeartbeatConfig("node-1")
 	cfg.NodeOwner = false
 	h, _ = NewHeartbeat(cfg)
-	h.Next(at(0))
+	h.Step(at(0))
 	if s = h.Done(at(0), NotFound, nil); s.Op != OpCreate || s.Object().OwnerReferences != nil {
 		t.Fatalf("without NodeOwner: %+v", s)
 	}

@@ -51,12 +51,12 @@ func TestPropertyHeartbeatRenewsInTime(t *testing.T) {
 		h.SetNodeUID("node-uid")
 		now := t0
 		var expires time.Time
-		s := h.Next(now)
+		s := h.Step(now)
 		for i := 0; i < 50; i++ {
 			switch s.Op {
 			case OpWait:
-				now = s.At
-				s = h.Next(now)
+				now = s.Next
+				s = h.Step(now)
 				continue
 			case OpGet:
 				now = now.Add(time.Duration(rapid.IntRange(0, 100).Draw(t, "latency")) * time.Millisecond)
@@ -133,7 +133,7 @@ func TestPropertyElectionSafety(t *testing.T) {
 		local := func(i int) time.Time { return global.Add(offset[i]) }
 		maxTransitions := 0
 		for i := range es {
-			pending[i] = es[i].Next(local(i))
+			pending[i] = es[i].Step(local(i))
 		}
 		for step := 0; step < 300; step++ {
 			i := rapid.IntRange(0, 1).Draw(t, "who")
@@ -154,10 +154,10 @@ func TestPropertyElectionSafety(t *testing.T) {
 			default:
 				s := pending[i]
 				if s.Op == OpWait {
-					if s.At.IsZero() || local(i).Before(s.At) {
+					if s.Next.IsZero() || local(i).Before(s.Next) {
 						continue
 					}
-					pending[i] = es[i].Next(local(i))
+					pending[i] = es[i].Step(local(i))
 					continue
 				}
 				fail := rapid.IntRange(0, 9).Draw(t, "fail") == 0

@@ -16,7 +16,7 @@ func TestRandCallingBack(t *testing.T) {
 	var nested []string
 	cfg := DefaultHeartbeatConfig("n1")
 	cfg.Rand = func() float64 {
-		nested = append(nested, hb.Next(now).Message, hb.Done(now, Failed, nil).Message)
+		nested = append(nested, hb.Step(now).Message, hb.Done(now, Failed, nil).Message)
 		return 0.5
 	}
 	hb, _ = NewHeartbeat(cfg)
@@ -27,17 +27,17 @@ func TestRandCallingBack(t *testing.T) {
 	ref.SetNodeUID("u1")
 	drive := func(h *Heartbeat) []HeartbeatStep {
 		var out []HeartbeatStep
-		s := h.Next(now)
+		s := h.Step(now)
 		out = append(out, s)
 		out = append(out, h.Done(now, NotFound, nil)) // get: not found -> create
 		out = append(out, h.Done(now, OK, nil))       // created -> wait (jittered)
-		out = append(out, h.Next(now.Add(time.Minute)))
+		out = append(out, h.Step(now.Add(time.Minute)))
 		out = append(out, h.Done(now.Add(time.Minute), Failed, nil))
 		return out
 	}
 	got, want := drive(hb), drive(ref)
 	for i := range want {
-		if got[i].Op != want[i].Op || !got[i].At.Equal(want[i].At) || got[i].Message != want[i].Message {
+		if got[i].Op != want[i].Op || !got[i].Next.Equal(want[i].Next) || got[i].Message != want[i].Message {
 			t.Fatalf("step %d: %+v, without the callback %+v", i, got[i], want[i])
 		}
 	}
@@ -54,7 +54,7 @@ func TestRandCallingBack(t *testing.T) {
 	nested = nil
 	ec := DefaultElectionConfig("a")
 	ec.Rand = func() float64 {
-		nested = append(nested, el.Next(now).Message, el.Done(now, OK, Record{}, "1").Message, el.Release(now).Message)
+		nested = append(nested, el.Step(now).Message, el.Done(now, OK, Record{}, "1").Message, el.Release(now).Message)
 		return 0.25
 	}
 	el, _ = NewElector(ec)
@@ -63,10 +63,10 @@ func TestRandCallingBack(t *testing.T) {
 	eref, _ := NewElector(pc)
 	held := Record{HolderIdentity: "b", LeaseDurationSeconds: 15, AcquireTime: now, RenewTime: now}
 	for _, e := range []*Elector{el, eref} {
-		e.Next(now)
+		e.Step(now)
 	}
 	g, w := el.Done(now, OK, held, "7"), eref.Done(now, OK, held, "7") // held by b: retry after a jittered period
-	if g.Op != w.Op || !g.At.Equal(w.At) || g.Leading || len(nested) != 3 {
+	if g.Op != w.Op || !g.Next.Equal(w.Next) || g.Leading || len(nested) != 3 {
 		t.Fatalf("elector step %+v, without the callback %+v; nested %v", g, w, nested)
 	}
 	for _, m := range nested {

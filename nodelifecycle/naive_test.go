@@ -249,7 +249,7 @@ func (n *naive) Step(now time.Time, apply Apply) Ready {
 
 	if !n.nextPass.IsZero() && !now.Before(n.nextPass) {
 		n.nextPass = time.Time{}
-		for _, u := range n.tainter.Pass(now, func(name string) (conditions.Status, bool) {
+		for _, u := range n.tainter.Step(now, func(name string) (conditions.Status, bool) {
 			node, ok := n.nodes[name]
 			if !ok {
 				return "", false
@@ -332,7 +332,7 @@ func (n *naive) Step(now time.Time, apply Apply) Ready {
 		}
 	}
 
-	if next, ok := n.tainter.NextPass(now); ok {
+	if next, ok := n.tainter.Next(now); ok {
 		grid := next.Sub(n.start)
 		if rem := grid % eviction.NodeTaintPassPeriod; rem != 0 {
 			grid += eviction.NodeTaintPassPeriod - rem

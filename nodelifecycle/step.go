@@ -330,7 +330,7 @@ func comparePodRefs(a, b PodRef) int {
 func (c *Controller) taintPass(now time.Time) {
 	c.taintPasses++
 	c.nextPass = time.Time{}
-	ups := c.tainter.Pass(now, func(name string) (conditions.Status, bool) {
+	ups := c.tainter.Step(now, func(name string) (conditions.Status, bool) {
 		ns := c.nodes[name]
 		if ns == nil {
 			return "", false
@@ -352,7 +352,7 @@ func (c *Controller) taintPass(now time.Time) {
 // schedulePass sets the next tainting pass on the 100ms grid counted from
 // the first Step, as upstream's ticker.
 func (c *Controller) schedulePass(now time.Time) {
-	next, ok := c.tainter.NextPass(now)
+	next, ok := c.tainter.Next(now)
 	if !ok {
 		c.nextPass = time.Time{}
 		return

@@ -34,6 +34,9 @@ const (
 // PhaseConfig is one entry of the kubelet's shutdownGracePeriodByPodPriority:
 // pods whose priority is at least Priority, and below the next entry's,
 // get ShutdownGracePeriodSeconds to stop.
+//
+// The zero value is a phase for priority 0 and above with no
+// grace period.
 type PhaseConfig struct {
 	// Priority is the lower bound, inclusive, of the phase's pod priorities.
 	Priority int32

@@ -40,7 +40,7 @@
 //
 // then on every PrepareForShutdown signal, pod termination and timer:
 //
-//	step := m.Start(now, activePods) // or m.Cancel(now), m.PodTerminated(now, key), m.Tick(now)
+//	step := m.Start(now, activePods) // or m.Cancel(now), m.PodTerminated(now, key), m.Step(now)
 //	// record step.Events; sync node status if step.ReadyChanged (pass
 //	// m.ShutdownStatus() to the Ready condition); for each k in step.Kills
 //	// write k.Status and kill k.Pod with k.GracePeriodSeconds, reporting

@@ -190,7 +190,7 @@ func ExampleManager() {
 	fmt.Println("web terminated at +4s:")
 	show(m.PodTerminated(t0.Add(4*time.Second), "default/web"))
 	fmt.Println("tick at +14s:")
-	show(m.Tick(t0.Add(14 * time.Second)))
+	show(m.Step(t0.Add(14 * time.Second)))
 	fmt.Println("state:", m.State())
 	// Output:
 	// shutdown:
@@ -228,7 +228,7 @@ func ExampleManager_Cancel() {
 	m.Start(t0, []shutdown.Pod{{Namespace: "default", Name: "web"}})
 	s := m.Cancel(t0.Add(5 * time.Second))
 	fmt.Println(s.State, "pending:", s.CancelPending)
-	s = m.Tick(t0.Add(20 * time.Second))
+	s = m.Step(t0.Add(20 * time.Second))
 	fmt.Println(s.State, s.Events[0].Message, "acquire:", s.AcquireInhibitor, "admit:", m.Admit(shutdown.Pod{}).Admit)
 	// Output:
 	// ShuttingDown pending: true

@@ -61,7 +61,7 @@ func FuzzManager(f *testing.F) {
 			case 2:
 				s = m.PodTerminated(now, pods[int(b)%len(pods)].Key())
 			default:
-				s = m.Tick(now)
+				s = m.Step(now)
 			}
 			for _, k := range s.Kills {
 				prio, _ := cfg.PodPriority(k.Pod)

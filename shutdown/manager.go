@@ -154,7 +154,7 @@ type NodeEvent struct {
 // Step is what a Manager asks the caller to do after an input, in order:
 // record Events, sync the node's Ready condition when ReadyChanged, carry
 // out Kills (in parallel, as upstream), release or acquire the inhibitor
-// lock, and call Tick at Next.
+// lock, and call Step at Next.
 type Step struct {
 	// State is the manager's state after the step.
 	State State
@@ -175,13 +175,13 @@ type Step struct {
 	// CancelPending reports a cancellation that takes effect when the
 	// phases are over (the upstream behaviour).
 	CancelPending bool
-	// Next is when Tick must be called next; zero when no timer is needed.
+	// Next is when Step must be called next; zero when no timer is needed.
 	Next time.Time
 }
 
 // Manager is the kubelet's graceful shutdown manager as a synchronous state
 // machine. It reads no clock: every input carries now, and Step.Next says
-// when to call Tick. A Manager is not safe for concurrent use.
+// when to call Step. A Manager is not safe for concurrent use.
 type Manager struct {
 	cfg    Config
 	phases []PhaseConfig
@@ -329,9 +329,9 @@ func (m *Manager) terminated(j int32, now time.Time) {
 	}
 }
 
-// Tick moves the phases on at now: a phase whose period has run out ends
+// Step moves the phases on at now: a phase whose period has run out ends
 // and the next one starts.
-func (m *Manager) Tick(now time.Time) Step {
+func (m *Manager) Step(now time.Time) Step {
 	now = m.clamp(now)
 	var s Step
 	m.advance(&s, now)

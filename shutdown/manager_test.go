@@ -57,7 +57,7 @@ func TestManagerTimeline(t *testing.T) {
 		{"t=4 a again is ignored", func() Step { return m.PodTerminated(at(4), "ns/a") }, Step{State: StateShuttingDown, Next: at(20)}},
 		{"t=5 unknown pod is ignored", func() Step { return m.PodTerminated(at(5), "ns/nope") }, Step{State: StateShuttingDown, Next: at(20)}},
 		{"t=6 done terminated", func() Step { return m.PodTerminated(at(6), "ns/done") }, Step{State: StateShuttingDown, Next: at(20)}},
-		{"t=7 early tick does nothing", func() Step { return m.Tick(at(7)) }, Step{State: StateShuttingDown, Next: at(20)}},
+		{"t=7 early tick does nothing", func() Step { return m.Step(at(7)) }, Step{State: StateShuttingDown, Next: at(20)}},
 		{"t=8 b terminated: phase 0 done early, 1000 skipped, 10000 starts", func() Step { return m.PodTerminated(at(8), "ns/b") }, Step{
 			State: StateShuttingDown,
 			Phases: []PhaseEvent{
@@ -71,17 +71,17 @@ func TestManagerTimeline(t *testing.T) {
 		{"t=20 cancellation waits for the phases", func() Step { return m.Cancel(at(20)) }, Step{
 			State: StateShuttingDown, CancelPending: true, Next: at(48),
 		}},
-		{"t=48 phase 10000 times out, critical phase starts", func() Step { return m.Tick(at(48)) }, Step{
+		{"t=48 phase 10000 times out, critical phase starts", func() Step { return m.Step(at(48)) }, Step{
 			State:         StateShuttingDown,
 			Phases:        []PhaseEvent{{2, 10000, PhaseTimedOut, at(48)}, {3, 2000000000, PhaseStarted, at(48)}},
 			Kills:         []Kill{kill(d, 3, 10)},
 			CancelPending: true,
 			Next:          at(58),
 		}},
-		{"t=40 a clock step back is clamped to t=48", func() Step { return m.Tick(at(40)) }, Step{
+		{"t=40 a clock step back is clamped to t=48", func() Step { return m.Step(at(40)) }, Step{
 			State: StateShuttingDown, CancelPending: true, Next: at(58),
 		}},
-		{"t=61 late tick: critical phase ended at 58, lock released, then the cancellation", func() Step { return m.Tick(at(61)) }, Step{
+		{"t=61 late tick: critical phase ended at 58, lock released, then the cancellation", func() Step { return m.Step(at(61)) }, Step{
 			State:            StateIdle,
 			Phases:           []PhaseEvent{{3, 2000000000, PhaseTimedOut, at(58)}},
 			ReleaseInhibitor: true,
@@ -133,7 +133,7 @@ func TestManagerCancelImmediately(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("cancel (-want +got):\n%s", diff)
 	}
-	if s := m.Tick(at(30)); len(s.Kills) != 0 || s.State != StateIdle {
+	if s := m.Step(at(30)); len(s.Kills) != 0 || s.State != StateIdle {
 		t.Errorf("after immediate cancel, tick at 30s: %+v", s)
 	}
 }

@@ -239,7 +239,7 @@ func TestPropertyManager(t *testing.T) {
 			case op == 0:
 				// Let the phases catch up first, so that what follows
 				// belongs to one run.
-				check("tick before start", m.Tick(now))
+				check("tick before start", m.Step(now))
 				was := m.State()
 				pods := genPods(t, 12)
 				s := m.Start(now, pods)
@@ -253,13 +253,13 @@ func TestPropertyManager(t *testing.T) {
 				check("cancel", m.Cancel(now))
 			case op <= 5 && len(runPods) > 0:
 				p := runPods[rapid.IntRange(0, len(runPods)-1).Draw(t, "pod")]
-				check("tick before terminated", m.Tick(now))
+				check("tick before terminated", m.Step(now))
 				if m.State() == StateShuttingDown {
 					terminated[p.Key()] = true
 				}
 				check("terminated", m.PodTerminated(now, p.Key()))
 			default:
-				check("tick", m.Tick(now))
+				check("tick", m.Step(now))
 			}
 		}
 	})

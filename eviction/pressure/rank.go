@@ -97,6 +97,8 @@ func formatMilli(m int64) string {
 }
 
 // RankOptions change the ranking from upstream's.
+//
+// The zero value is upstream's ranking.
 type RankOptions struct {
 	// InodeExcessIgnoresByteRequest makes the last comparator of the inode
 	// signals compare inode use alone. Upstream subtracts the pod's

@@ -119,7 +119,7 @@ func LeaderElection(opts Options) (Report, error) {
 			c.done = true
 			continue
 		}
-		s := c.e.Next(now)
+		s := c.e.Step(now)
 		for s.Op != lease.OpWait {
 			outcome, rec, version := lease.Failed, lease.Record{}, ""
 			if !cutOff(c, now) {
@@ -145,7 +145,7 @@ func LeaderElection(opts Options) (Report, error) {
 		if s.Event != "" && !s.Leading {
 			r.at(off, "lease", c.name, "StoppedLeading", "%s: %s (its fence was %s)", s.Event, s.Message, Offset(c.e.MustStopBy().Sub(Start)))
 		}
-		if s.At.IsZero() {
+		if s.Next.IsZero() {
 			// Stopped: client-go's process exits; controller-a restarts
 			// when it can reach the API server again.
 			c.done = true
@@ -159,7 +159,7 @@ func LeaderElection(opts Options) (Report, error) {
 			}
 			continue
 		}
-		c.due = s.At
+		c.due = s.Next
 	}
 	r.figure("leaders", int64(leaders))
 	r.figure("transitions", int64(server.rec.LeaderTransitions))

@@ -71,7 +71,7 @@ func Shutdown(Options) (Report, error) {
 	}{{"shop/cron", 8}, {"shop/web", 45}, {"shop/search", 185}, {"shop/payments", 190}}
 	for _, g := range gone {
 		for !st.Next.IsZero() && !st.Next.After(at(g.s)) {
-			st = m.Tick(st.Next)
+			st = m.Step(st.Next)
 			show(st)
 		}
 		st = m.PodTerminated(at(g.s), g.key)

@@ -656,7 +656,7 @@ func (r *run) heartbeat(now time.Time, i int) {
 		return // powered off: no kubelet any more
 	}
 	cut := r.isCut(i, now)
-	s := n.hb.Next(now)
+	s := n.hb.Step(now)
 	for tries := 0; s.Op != lease.OpWait && tries < 16; tries++ {
 		r.res.Totals.Heartbeats++
 		switch {
@@ -700,8 +700,8 @@ func (r *run) heartbeat(now time.Time, i int) {
 		r.syncNode(i)
 		r.step(now)
 	}
-	if s.Op == lease.OpWait && s.At.After(now) {
-		r.push(s.At, evHeartbeat, i)
+	if s.Op == lease.OpWait && s.Next.After(now) {
+		r.push(s.Next, evHeartbeat, i)
 	} else {
 		r.push(now.Add(time.Second), evHeartbeat, i)
 	}

@@ -236,7 +236,7 @@ func (a *Agent) register(ctx context.Context) error {
 func (a *Agent) heartbeat(ctx context.Context) {
 	now := a.clock.Now()
 	leases := a.client.CoordinationV1().Leases(lease.NodeLeaseNamespace)
-	s := a.hb.Next(now)
+	s := a.hb.Step(now)
 	for tries := 0; s.Op != lease.OpWait && tries < 16; tries++ {
 		var got *coordinationv1.Lease
 		var err error
@@ -267,8 +267,8 @@ func (a *Agent) heartbeat(ctx context.Context) {
 			a.event("HeartbeatFailed", err, "%s of lease %s", op, a.opts.NodeName)
 		}
 	}
-	a.hbNext = s.At
-	if s.Op != lease.OpWait || !s.At.After(now) {
+	a.hbNext = s.Next
+	if s.Op != lease.OpWait || !s.Next.After(now) {
 		a.hbNext = now.Add(time.Second)
 	}
 }
@@ -295,8 +295,8 @@ func (a *Agent) status(ctx context.Context) {
 	}
 	base := kubeapi.Conditions(n.Status.Conditions)
 	conds, _ := conditions.SetKubeletConditions(base, in, now)
-	d := a.reporter.Decide(a.forcePost || conditions.StatusChanged(base, conds), now)
-	a.statusNext = d.NextCheck
+	d := a.reporter.Step(a.forcePost || conditions.StatusChanged(base, conds), now)
+	a.statusNext = d.Next
 	if a.opts.RunPods {
 		defer a.runPods(ctx, now)
 	}
@@ -461,7 +461,7 @@ func (a *Agent) moveShutdown(ctx context.Context) {
 		a.handle(ctx, a.mgr.PodTerminated(now, key))
 	}
 	if !a.shutdownNext.IsZero() && !now.Before(a.shutdownNext) {
-		a.handle(ctx, a.mgr.Tick(now))
+		a.handle(ctx, a.mgr.Step(now))
 	}
 }
 

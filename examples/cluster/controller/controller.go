@@ -245,7 +245,7 @@ func (c *Controller) Step(ctx context.Context) (time.Time, error) {
 		}
 		c.engine = e
 	}
-	next, err := c.engine.Tick(ctx, now, c.Snapshot(), c.writer, c.opts.Record)
+	next, err := c.engine.Step(ctx, now, c.Snapshot(), c.writer, c.opts.Record)
 	if !c.Leading() {
 		c.engine = nil // the fence passed during the tick
 	}

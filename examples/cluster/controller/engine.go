@@ -96,12 +96,12 @@ func NewEngine(cfg Config) (*Engine, error) {
 // Passes returns how many monitor passes the engine has run.
 func (e *Engine) Passes() int { return e.ctl.Passes() }
 
-// Tick brings the controller's view up to snap, runs its Step at now and
+// Step brings the controller's view up to snap, runs its Step at now and
 // carries each action out through w as it is decided, reporting it to
-// record (nil: not reported). It returns when Tick next has work and the
+// record (nil: not reported). It returns when Step next has work and the
 // context's error, if any; write errors are kept in the actions, and the
 // controller retries as upstream retries.
-func (e *Engine) Tick(ctx context.Context, now time.Time, snap Snapshot, w Writer, record func(Action)) (time.Time, error) {
+func (e *Engine) Step(ctx context.Context, now time.Time, snap Snapshot, w Writer, record func(Action)) (time.Time, error) {
 	e.sync(snap)
 	r := e.ctl.Step(now, func(a Action) error { return e.do(ctx, now, a, w) })
 	if record != nil {

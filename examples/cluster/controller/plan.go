@@ -71,7 +71,7 @@ func Plan(ctx context.Context, cfg Config, snap Snapshot, now time.Time, horizon
 				r.next = r.next.Add(r.every)
 			}
 		}
-		next, err := e.Tick(ctx, t, w.snapshot(leases), w, func(a Action) { out = append(out, a) })
+		next, err := e.Step(ctx, t, w.snapshot(leases), w, func(a Action) { out = append(out, a) })
 		if err != nil {
 			return out, err
 		}
@@ -112,7 +112,7 @@ func (w *memWriter) snapshot(leases map[string]*coordinationv1.Lease) Snapshot {
 	for _, p := range w.pods {
 		s.Pods = append(s.Pods, p)
 	}
-	return s // Tick orders what it reads
+	return s // Step orders what it reads
 }
 
 // WriteNodeConditions implements Writer.

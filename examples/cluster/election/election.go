@@ -104,7 +104,7 @@ func (c *Candidate) Step(ctx context.Context) time.Time {
 	if c.done {
 		return time.Time{}
 	}
-	s := c.el.Next(c.clock.Now())
+	s := c.el.Step(c.clock.Now())
 	return c.carry(ctx, s)
 }
 
@@ -146,7 +146,7 @@ func (c *Candidate) carry(ctx context.Context, s lease.ElectionStep) time.Time {
 	if s.Op != lease.OpWait {
 		return c.clock.Now().Add(time.Second)
 	}
-	return s.At
+	return s.Next
 }
 
 func (c *Candidate) report(s lease.ElectionStep) {
