@@ -2,22 +2,26 @@
 // piece a research scheduler or a policy test suite would vendor to see
 // how nodelife's decisions play out over time across a whole cluster.
 //
-// It composes the packages the way the kubelet and the node lifecycle
-// controller do, on a virtual clock:
+// It runs the kubelet side of the packages and the library's node
+// lifecycle controller (nodelifecycle.Controller) on a virtual clock:
 //
 //   - every node runs a kubelet heartbeat (lease.Heartbeat) that renews its
 //     Lease every 10s (with jitter when seeded) and posts Ready
 //     (conditions.SetKubeletConditions) when the API server's copy is not
 //     True;
-//   - every 5s the controller runs a monitor pass (conditions.Monitor), the
-//     condition taints (taints.ReconcileConditionTaints), the NoExecute
-//     tainter (eviction.NoExecuteTainter.Observe) and the zone disruption
-//     planner (eviction.Config.PlanDisruption), in upstream's order;
-//   - every 100ms while nodes are queued, the rate-limited tainting pass
-//     (NoExecuteTainter.Pass);
-//   - whenever a node's NoExecute taints change, its pods are re-planned
-//     (eviction.NoExecuteConfig.PlanNode) and evicted when their
-//     tolerationSeconds run out, or spared when the taint goes first.
+//   - the controller is told about every change to a node, lease or pod as
+//     an informer would tell it, and stepped whenever something changed and
+//     at the time it asks for: monitor passes every 5s, the condition
+//     taints, the rate-limited NoExecute tainting, the zone states, and the
+//     pods' evictions when their tolerationSeconds run out (or their
+//     cancellation when the taint goes first); its actions are applied
+//     back to the simulated objects and recorded as events.
+//
+// The files: sim.go (the model and Run), queue.go (the event queue),
+// controller.go (the controller's link to the simulated objects),
+// drivers.go (outages, kubelets, shutdowns, pressure, the cloud, the pod
+// GC), cluster.go (explicit clusters and their scenarios), outcomes.go
+// (pod fates, samples, lost replicas) and svg.go (the picture).
 //
 // Outages cut a zone's nodes (or the first few of them) off from the API
 // server for a window of time.

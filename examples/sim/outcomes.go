@@ -1,0 +1,249 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/taints"
+)
+
+// Outcome accounting: what happened to each pod (its fate, when its
+// object went, when its controller could replace it), the timeline samples
+// and each workload's lost replicas.
+
+// remove is the taint eviction controller's deletion of pod pi.
+func (r *run) remove(now time.Time, pi int, reason, detail string) {
+	p := &r.pods[pi]
+	n := &r.nodes[p.node]
+	r.res.Totals.Evicted++
+	r.event(now, "evict", n.zi, p.p.Key(), reason, "pod %s on %s deleted (%s)", p.p.Key(), n.name, reason)
+	r.stop(now, pi, "evicted", reason, detail)
+	if !r.explicit {
+		return
+	}
+	// The deletion starts: the pod is terminating, a ReplicaSet replaces
+	// it now, and the pod object goes once the kubelet has stopped it.
+	p.terminating = true
+	if p.replace == replaceOnDelete {
+		r.replaceNow(now, pi)
+	}
+	if !r.isCut(p.node, now) {
+		r.goneAfterGrace(now, pi)
+	}
+}
+
+// stop records that pod pi stopped running at now, and why.
+func (r *run) stop(now time.Time, pi int, fate, rule, detail string) {
+	p := &r.pods[pi]
+	p.stoppedAt = now.Sub(r.cfg.Start)
+	p.fate, p.rule, p.detail = fate, rule, detail
+	p.affected = true
+	r.evicted[r.nodes[p.node].zi]++
+	r.syncPod(pi)
+	switch fate {
+	case "killed":
+		r.res.Totals.Killed++
+		r.event(now, "kill", r.nodes[p.node].zi, p.p.Key(), rule, "pod %s killed: %s", p.p.Key(), detail)
+	case "pressure-evicted":
+		r.res.Totals.PressureEvicted++
+		r.event(now, "pressure-evict", r.nodes[p.node].zi, p.p.Key(), rule, "pod %s evicted by the kubelet: %s", p.p.Key(), detail)
+	}
+}
+
+// fail records that pod pi reached phase Failed (its kill is over).
+func (r *run) fail(now time.Time, pi int) {
+	p := &r.pods[pi]
+	if p.failed || p.gone >= 0 {
+		return
+	}
+	p.failed = true
+	if p.replace == replaceOnGone {
+		// The StatefulSet controller deletes a failed pod, which goes at
+		// once (terminal pods have no grace period), and recreates it.
+		r.markGone(now, pi)
+	}
+	if p.replace != replaceNever {
+		r.replaceNow(now, pi)
+	}
+}
+
+// goneAfterGrace removes pod pi's object once its kubelet has stopped it.
+func (r *run) goneAfterGrace(now time.Time, pi int) {
+	src := &r.srcPods[r.pods[pi].src]
+	grace := int64(30)
+	if g := src.TerminationGracePeriodSeconds; g != nil {
+		grace = *g
+	}
+	r.later(now.Add(time.Duration(grace)*time.Second), func(t time.Time) { r.markGone(t, pi) })
+}
+
+// reconnected lets the kubelet of node i finish the deletions that started
+// while it was cut off.
+func (r *run) reconnected(now time.Time, i int) {
+	if !r.explicit {
+		return
+	}
+	for _, pi := range r.nodes[i].pods {
+		if p := &r.pods[pi]; p.terminating && p.gone < 0 {
+			r.goneAfterGrace(now, pi)
+		}
+	}
+}
+
+func (r *run) markGone(now time.Time, pi int) {
+	p := &r.pods[pi]
+	if p.gone >= 0 {
+		return
+	}
+	p.gone = now.Sub(r.cfg.Start)
+	if p.replace != replaceNever {
+		r.replaceNow(now, pi)
+	}
+}
+
+func (r *run) replaceNow(now time.Time, pi int) {
+	if p := &r.pods[pi]; p.replaced < 0 {
+		p.replaced = now.Sub(r.cfg.Start)
+	}
+}
+
+func (r *run) sample(now time.Time) {
+	s := Sample{At: now.Sub(r.cfg.Start), Zones: make([]ZoneSample, len(r.zones))}
+	for z := range s.Zones {
+		s.Zones[z] = ZoneSample{Zone: r.zones[z], Evicted: r.evicted[z], State: r.states[z]}
+	}
+	for _, n := range r.nodes {
+		if n.deleted {
+			continue
+		}
+		zs := &s.Zones[n.zi]
+		switch readyOf(n.conds) {
+		case conditions.True:
+			zs.Ready++
+		case conditions.False:
+			zs.NotReady++
+		default:
+			zs.Unknown++
+		}
+		for _, t := range n.taints {
+			if t.Effect == taints.TaintEffectNoExecute && (t.Key == taints.TaintNodeUnreachable || t.Key == taints.TaintNodeNotReady) {
+				zs.Tainted++
+				break
+			}
+		}
+	}
+	r.res.Timeline = append(r.res.Timeline, s)
+	if r.explicit {
+		r.sampleWorkloads(now)
+	}
+}
+
+// lostNow reports whether pod pi serves nowhere: neither it runs on a
+// Ready node nor has its controller replaced it. serving[i] reports that
+// node i is Ready and not deleted.
+func (r *run) lostNow(pi int, serving []bool) bool {
+	p := &r.pods[pi]
+	if p.replaced >= 0 {
+		return false
+	}
+	return p.stoppedAt >= 0 || !serving[p.node]
+}
+
+// sampleWorkloads adds up, at each sample, the time pods and workloads
+// have been lost since the previous sample, and records the changes.
+func (r *run) sampleWorkloads(now time.Time) {
+	at := now.Sub(r.cfg.Start)
+	step := r.cfg.SampleEvery
+	clear(r.wlLost)
+	if r.serving == nil {
+		r.serving = make([]bool, len(r.nodes))
+	}
+	for i := range r.nodes {
+		n := &r.nodes[i]
+		r.serving[i] = !n.deleted && readyOf(n.conds) == conditions.True
+	}
+	for pi := range r.pods {
+		p := &r.pods[pi]
+		if p.wasLost {
+			p.lost += step
+		}
+		p.wasLost = r.lostNow(pi, r.serving)
+		if p.wasLost {
+			p.affected = true
+			if p.wl >= 0 {
+				r.wlLost[p.wl]++
+			}
+		}
+	}
+	for w := range r.wls {
+		wl := &r.wls[w]
+		prev := 0
+		if k := len(wl.Lost); k > 0 {
+			prev = wl.Lost[k-1].Lost
+		}
+		wl.LostTime += time.Duration(prev) * step
+		if r.wlLost[w] != prev {
+			wl.Lost = append(wl.Lost, LostPoint{At: at, Lost: r.wlLost[w]})
+		}
+		wl.MaxLost = max(wl.MaxLost, r.wlLost[w])
+	}
+}
+
+// outcomes writes the pods' and workloads' results.
+func (r *run) outcomes() {
+	touched := make([]bool, len(r.wls))
+	for pi := range r.pods {
+		p := &r.pods[pi]
+		if !p.affected {
+			continue
+		}
+		n := &r.nodes[p.node]
+		src := &r.srcPods[p.src]
+		o := Outcome{Pod: p.p.Key(), Node: n.name, Zone: r.zones[n.zi], Workload: src.Workload(), Fate: p.fate, At: p.stoppedAt,
+			Rule: p.rule, Detail: p.detail, GoneAt: p.gone, ReplacedAt: p.replaced, Lost: p.lost}
+		if o.Fate == "" {
+			o.Fate, o.At = "spared", 0
+			o.Rule, o.Detail = r.spared(pi)
+		}
+		if p.wl >= 0 {
+			touched[p.wl] = true
+		}
+		r.res.Pods = append(r.res.Pods, o)
+	}
+	for w := range r.wls {
+		if touched[w] {
+			r.res.Workloads = append(r.res.Workloads, r.wls[w])
+		}
+	}
+	slices.SortFunc(r.res.Workloads, func(a, b Workload) int { return strings.Compare(a.Name, b.Name) })
+}
+
+// spared says why pod pi, whose node was affected, was not removed.
+func (r *run) spared(pi int) (rule, detail string) {
+	p := &r.pods[pi]
+	n := &r.nodes[p.node]
+	switch {
+	case p.cancelledAt > 0:
+		return "EvictionCancelled", fmt.Sprintf("its eviction, due at %v, was cancelled at %v (%s)", p.scheduledAt, p.cancelledAt, p.cancelReason)
+	case p.scheduledAt > 0:
+		return "EvictionPending", fmt.Sprintf("its eviction is due at %v, after the end of the run", p.scheduledAt)
+	case len(n.noExecute) > 0:
+		return "Tolerated", fmt.Sprintf("tolerates %s with no tolerationSeconds", noExecuteTaints(n.noExecute))
+	}
+	for _, ps := range r.cfg.Pressures {
+		if ps.Node == n.name {
+			src := &r.srcPods[p.src]
+			if src.Priority != nil && *src.Priority >= 2000000000 || src.Static || src.Mirror {
+				return "CriticalPod", "under memory pressure, but critical pods are never evicted by the kubelet"
+			}
+			return "NotEvicted", "under memory pressure, but the eviction manager relieved it with pods ranked before this one"
+		}
+	}
+	if n.deleted || n.off {
+		return "NotRemoved", "its node is gone, and nothing removed the pod in the run"
+	}
+	return "NodeNotTainted", fmt.Sprintf("its node was not Ready for a while but never NoExecute-tainted (zone %s: %s)", r.zones[n.zi], r.states[n.zi])
+}
