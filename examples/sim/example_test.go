@@ -48,3 +48,54 @@ func ExampleRun_cluster() {
 	// Deployment shop/web lost at most 1 for 1m0s
 	// StatefulSet shop/db lost at most 1 for 3m10s
 }
+
+// The outage grammar of the simulate command and the replay: a zone of a
+// synthetic cluster (or its first n nodes), then the window.
+func ExampleParseOutage() {
+	for _, spec := range []string{"b@1m-10m", "a/10@30s-", "d@1m-2m", "b:1m-10m"} {
+		o, err := sim.ParseOutage(spec, sim.SyntheticZones(3))
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		fmt.Printf("zone %s, first %d nodes (0: all), from %v to %v (0: the end)\n", o.Zone, o.Nodes, o.From, o.To)
+	}
+	// Output:
+	// zone b, first 0 nodes (0: all), from 1m0s to 10m0s (0: the end)
+	// zone a, first 10 nodes (0: all), from 30s to 0s (0: the end)
+	// --outage "d@1m-2m": "d" is not one of the 3 zones (a to c)
+	// --outage "b:1m-10m": want SELECTOR@TIME
+}
+
+// On an explicit cluster, a selector is a zone, its zone part, or node
+// names joined by "+".
+func ExampleClusterSelector() {
+	c := &sim.Cluster{Nodes: []sim.Node{
+		{Name: "n1", Labels: map[string]string{"topology.kubernetes.io/region": "eu", "topology.kubernetes.io/zone": "eu-1a"}},
+		{Name: "n2", Labels: map[string]string{"topology.kubernetes.io/region": "eu", "topology.kubernetes.io/zone": "eu-1b"}},
+	}}
+	sel := sim.ClusterSelector(c)
+	for _, s := range []string{"eu/eu-1a", "eu-1b/1", "n1+n2", "n3"} {
+		zone, count, names, err := sel(s)
+		fmt.Printf("%q: zone %q count %d names %v err %v\n", s, zone, count, names, err)
+	}
+	// Output:
+	// "eu/eu-1a": zone "eu/eu-1a" count 0 names [] err <nil>
+	// "eu-1b/1": zone "eu-1b" count 1 names [] err <nil>
+	// "n1+n2": zone "" count 0 names [n1 n2] err <nil>
+	// "n3": zone "" count 0 names [] err "n3" is neither a zone (eu/eu-1a, eu/eu-1b) nor a node of the snapshot
+}
+
+// The pieces the other scenario flags of the replay are made of.
+func ExampleParseWindow() {
+	sel, rest, _ := sim.CutSpec("--shutdown", "w-1c2@2m-")
+	from, to, err := sim.ParseWindow("--shutdown", "w-1c2@2m-", rest)
+	fmt.Println(sel, from, to, err)
+	_, _, err = sim.ParseWindow("--pressure", "n@1x-2m", "1x-2m")
+	fmt.Println(err)
+	fmt.Println(sim.SpecError("--outage", "b@", "no window"))
+	// Output:
+	// w-1c2 2m0s 0s <nil>
+	// --pressure "n@1x-2m": time: unknown unit "x" in duration "1x"
+	// --outage "b@": no window
+}

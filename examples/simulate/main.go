@@ -11,7 +11,7 @@
 //	--pods n         pods per node (2)
 //	--duration d     simulated time (15m)
 //	--seed n         heartbeat jitter and kubelet start offsets (1; 0: none)
-//	--outage z:f-t   zone z loses connectivity from f to t (b:1m-10m);
+//	--outage z@f-t   zone z loses connectivity from f to t (b@1m-10m);
 //	                 repeatable, comma-separated; "none" for none
 //	--toleration s   pods' not-ready/unreachable tolerationSeconds (300)
 //	--events         print every event, not just the summary
@@ -46,7 +46,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	pods := fs.Int("pods", 2, "pods per node")
 	duration := fs.Duration("duration", 15*time.Minute, "simulated time")
 	seed := fs.Int64("seed", 1, "seed for jitter and start offsets; 0 means none")
-	outages := fs.String("outage", "b:1m-10m", `outages as zone:from-to, comma-separated, or "none"`)
+	outages := fs.String("outage", "b@1m-10m", `outages as ZONE[/n]@FROM-TO (the replay's grammar), comma-separated, or "none"`)
 	tol := fs.Int64("toleration", 300, "tolerationSeconds of the pods' not-ready and unreachable tolerations")
 	events := fs.Bool("events", false, "print every event")
 	svg := fs.String("svg", "", "write an SVG timeline to this file")
@@ -64,7 +64,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if *outages != "none" && *outages != "" {
 		for _, spec := range strings.Split(*outages, ",") {
-			o, err := parseOutage(spec)
+			o, err := sim.ParseOutage(spec, sim.SyntheticZones(*zones))
 			if err != nil {
 				return err
 			}
@@ -104,32 +104,4 @@ func run(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "zone %s at the end: %d Ready, %d NotReady, %d Unknown, %d tainted, %d pods evicted, %s\n", z.Zone, z.Ready, z.NotReady, z.Unknown, z.Tainted, z.Evicted, z.State)
 	}
 	return nil
-}
-
-// parseOutage reads zone:from-to ("b:1m-10m"; "b:1m-" lasts to the end;
-// "b/10:1m-10m" cuts only the zone's first 10 nodes).
-func parseOutage(spec string) (sim.Outage, error) {
-	zone, window, ok := strings.Cut(strings.TrimSpace(spec), ":")
-	from, to, ok2 := strings.Cut(window, "-")
-	if !ok || !ok2 {
-		return sim.Outage{}, fmt.Errorf("--outage %q: want zone:from-to, e.g. b:1m-10m", spec)
-	}
-	var o sim.Outage
-	if z, n, found := strings.Cut(zone, "/"); found {
-		zone = z
-		if _, err := fmt.Sscan(n, &o.Nodes); err != nil {
-			return o, fmt.Errorf("--outage %q: node count %q: %v", spec, n, err)
-		}
-	}
-	o.Zone = zone
-	var err error
-	if o.From, err = time.ParseDuration(from); err != nil {
-		return o, fmt.Errorf("--outage %q: %v", spec, err)
-	}
-	if to != "" {
-		if o.To, err = time.ParseDuration(to); err != nil {
-			return o, fmt.Errorf("--outage %q: %v", spec, err)
-		}
-	}
-	return o, nil
 }

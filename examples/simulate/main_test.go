@@ -56,25 +56,39 @@ func TestSeededRunIsRepeatableAndWritesSVG(t *testing.T) {
 	}
 }
 
-func TestParseOutage(t *testing.T) {
+// The simulate command reads the replay's outage grammar, ZONE[/n]@FROM-TO,
+// over the synthetic zones a, b, c.
+func TestOutageGrammar(t *testing.T) {
+	zones := sim.SyntheticZones(3)
 	for spec, want := range map[string]sim.Outage{
-		"b:1m-10m":     {Zone: "b", From: time.Minute, To: 10 * time.Minute},
-		" c:30s-":      {Zone: "c", From: 30 * time.Second},
-		"a/10:0s-2m":   {Zone: "a", Nodes: 10, From: 0, To: 2 * time.Minute},
-		"b:1m30s-1h0m": {Zone: "b", From: 90 * time.Second, To: time.Hour},
+		"b@1m-10m":     {Zone: "b", From: time.Minute, To: 10 * time.Minute},
+		" c@30s-":      {Zone: "c", From: 30 * time.Second},
+		"a/10@0s-2m":   {Zone: "a", Nodes: 10, From: 0, To: 2 * time.Minute},
+		"b@1m30s-1h0m": {Zone: "b", From: 90 * time.Second, To: time.Hour},
 	} {
-		got, err := parseOutage(spec)
+		got, err := sim.ParseOutage(spec, zones)
 		if err != nil || !reflect.DeepEqual(got, want) {
-			t.Errorf("parseOutage(%q) = %+v, %v; want %+v", spec, got, err, want)
+			t.Errorf("ParseOutage(%q) = %+v, %v; want %+v", spec, got, err, want)
 		}
 	}
-	for _, bad := range []string{"b", "b:1m", "b:x-1m", "b:1m-y", "b/x:1m-2m"} {
-		if _, err := parseOutage(bad); err == nil || !strings.Contains(err.Error(), bad) {
-			t.Errorf("parseOutage(%q): error %v should name the spec", bad, err)
+	for bad, why := range map[string]string{
+		"b":         "want SELECTOR@TIME",
+		"b@1m":      "want FROM-TO",
+		"b@x-1m":    `invalid duration "x"`,
+		"b@1m-y":    `invalid duration "y"`,
+		"b/x@1m-2m": `node count "x" is not a positive number`,
+		"b:1m-10m":  "want SELECTOR@TIME",
+		"q@1m-2m":   `"q" is not one of the 3 zones (a to c)`,
+		"b/0@1m-2m": `node count "0"`,
+		"ab@1m-2m":  `"ab" is not one of the 3 zones`,
+	} {
+		_, err := sim.ParseOutage(bad, zones)
+		if err == nil || !strings.Contains(err.Error(), `--outage "`+bad+`"`) || !strings.Contains(err.Error(), why) {
+			t.Errorf("ParseOutage(%q): error %v should name the spec and say %q", bad, err, why)
 		}
 	}
 	var out, errb bytes.Buffer
-	if err := run([]string{"--outage", "q:1m-2m"}, &out, &errb); err == nil || !strings.Contains(err.Error(), `Outages[0].Zone "q"`) {
+	if err := run([]string{"--outage", "q@1m-2m"}, &out, &errb); err == nil || !strings.Contains(err.Error(), `"q" is not one of the 3 zones`) {
 		t.Errorf("an unknown zone: %v", err)
 	}
 }

@@ -18,85 +18,43 @@ import (
 var ErrSpec = errors.New("replay: invalid scenario")
 
 func specError(flag, spec, format string, args ...any) error {
-	return fmt.Errorf("%w: %s %q: %s", ErrSpec, flag, spec, fmt.Sprintf(format, args...))
+	return wrapSpec(sim.SpecError(flag, spec, format, args...))
 }
 
 // Select resolves a node selector against the cluster: a zone name (as
 // sim.Cluster.Zones prints it, or its zone part), optionally followed by
-// "/n" for the zone's first n nodes; otherwise node names joined by "+".
+// "/n" for the zone's first n nodes; otherwise node names joined by "+"
+// (sim.ClusterSelector).
 func Select(c *sim.Cluster, sel string) (zone string, count int, names []string, err error) {
-	if sel == "" {
-		return "", 0, nil, errors.New("no nodes selected")
-	}
-	// The count follows the last "/", so that "region/zone/n" works too.
-	base, n, hasCount := sel, "", false
-	if i := strings.LastIndex(sel, "/"); i >= 0 {
-		base, n, hasCount = sel[:i], sel[i+1:], true
-	}
-	for _, z := range c.Zones() {
-		for _, cand := range []string{sel, base} {
-			if sim.MatchZone(cand, z) {
-				if cand == base && hasCount {
-					if _, err := fmt.Sscan(n, &count); err != nil || count < 1 {
-						return "", 0, nil, fmt.Errorf("node count %q is not a positive number", n)
-					}
-				}
-				return cand, count, nil, nil
-			}
-		}
-	}
-	known := map[string]bool{}
-	for _, node := range c.Nodes {
-		known[node.Name] = true
-	}
-	for _, name := range strings.Split(sel, "+") {
-		if !known[name] {
-			return "", 0, nil, fmt.Errorf("%q is neither a zone (%s) nor a node of the snapshot", name, strings.Join(c.Zones(), ", "))
-		}
-		names = append(names, name)
-	}
-	return "", 0, names, nil
+	return sim.ClusterSelector(c)(sel)
 }
 
 // cut splits "SEL@REST".
 func cut(flag, spec string) (sel, rest string, err error) {
-	sel, rest, ok := strings.Cut(strings.TrimSpace(spec), "@")
-	if !ok {
-		return "", "", specError(flag, spec, "want SELECTOR@TIME")
-	}
-	return sel, rest, nil
+	sel, rest, err = sim.CutSpec(flag, spec)
+	return sel, rest, wrapSpec(err)
 }
 
 // window parses "FROM-TO" ("FROM-" lasts to the end).
 func window(flag, spec, s string) (from, to time.Duration, err error) {
-	f, t, ok := strings.Cut(s, "-")
-	if !ok {
-		return 0, 0, specError(flag, spec, "want FROM-TO, e.g. 1m-11m")
-	}
-	if from, err = time.ParseDuration(f); err != nil {
-		return 0, 0, specError(flag, spec, "%v", err)
-	}
-	if t != "" {
-		if to, err = time.ParseDuration(t); err != nil {
-			return 0, 0, specError(flag, spec, "%v", err)
-		}
-	}
-	return from, to, nil
+	from, to, err = sim.ParseWindow(flag, spec, s)
+	return from, to, wrapSpec(err)
 }
 
-// ParseOutage reads --outage SEL@FROM-TO: the selected nodes lose their
-// connection to the API server from FROM to TO (TO empty: to the end).
+// wrapSpec marks an error of the shared grammar as a replay spec error.
+func wrapSpec(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%w: %w", ErrSpec, err)
+}
+
+// ParseOutage reads --outage SEL@FROM-TO (sim.ParseOutage, the grammar the
+// simulate command takes too): the selected nodes lose their connection to
+// the API server from FROM to TO (TO empty: to the end).
 func ParseOutage(c *sim.Cluster, spec string) (sim.Outage, error) {
-	sel, rest, err := cut("--outage", spec)
-	if err != nil {
-		return sim.Outage{}, err
-	}
-	var o sim.Outage
-	if o.Zone, o.Nodes, o.Names, err = Select(c, sel); err != nil {
-		return o, specError("--outage", spec, "%v", err)
-	}
-	o.From, o.To, err = window("--outage", spec, rest)
-	return o, err
+	o, err := sim.ParseOutage(spec, sim.ClusterSelector(c))
+	return o, wrapSpec(err)
 }
 
 // ParseShutdown reads --shutdown SEL@AT[/OOS]: the selected nodes shut
