@@ -7,6 +7,7 @@ import (
 
 	"github.com/nodelife/nodelife/conditions"
 	"github.com/nodelife/nodelife/eviction"
+	"github.com/nodelife/nodelife/internal/minheap"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -345,41 +346,12 @@ type dueItem struct {
 
 type dueHeap []dueItem
 
-func (h *dueHeap) push(it dueItem) {
-	*h = append(*h, it)
-	s := *h
-	i := len(s) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !s[i].at.Before(s[p].at) {
-			break
-		}
-		s[i], s[p] = s[p], s[i]
-		i = p
-	}
-}
+func dueBefore(a, b *dueItem) bool { return a.at.Before(b.at) }
+
+func (h *dueHeap) push(it dueItem) { *h = minheap.Push(*h, it, dueBefore) }
 
 func (h *dueHeap) pop() dueItem {
-	s := *h
-	top := s[0]
-	n := len(s) - 1
-	s[0] = s[n]
-	s = s[:n]
-	i := 0
-	for {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < n && s[l].at.Before(s[m].at) {
-			m = l
-		}
-		if r < n && s[r].at.Before(s[m].at) {
-			m = r
-		}
-		if m == i {
-			break
-		}
-		s[i], s[m] = s[m], s[i]
-		i = m
-	}
-	*h = s
-	return top
+	it, rest := minheap.Pop(*h, dueBefore)
+	*h = rest
+	return it
 }

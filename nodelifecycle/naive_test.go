@@ -2,7 +2,6 @@ package nodelifecycle
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 	"time"
 
@@ -151,11 +150,7 @@ func (n *naive) Step(now time.Time, apply Apply) Ready {
 				HasLease: hasLease, LeaseRenewTime: renew}, now)
 			zone := eviction.ZoneKey(node.Labels)
 			if h.Write {
-				msg := "Ready=" + string(h.CurrentReady.Status) + " (" + h.CurrentReady.Reason + ")"
-				if h.TimedOut {
-					msg = fmt.Sprintf("no heartbeat for %v: Ready=%s", h.GracePeriod, h.CurrentReady.Status)
-				}
-				if n.emit(Action{Kind: KindNodeStatus, Node: name, Conditions: h.Conditions, Reason: h.CurrentReady.Reason, Message: msg}) != nil {
+				if n.emit(nodeStatusAction(name, h)) != nil {
 					n.records[name] = h.Record
 					zn = append(zn, eviction.ZoneNode{Name: name, Zone: zone, Excluded: true})
 					continue
@@ -207,8 +202,7 @@ func (n *naive) Step(now time.Time, apply Apply) Ready {
 		n.prev = plan.Next
 		for _, zp := range plan.Zones {
 			if prev, ok := n.states[zp.Zone]; zp.SetRate || !ok || zp.State != prev {
-				_ = n.emit(Action{Kind: KindZone, Zone: eviction.ZoneName(zp.Zone), Reason: zp.Reason,
-					Message: fmt.Sprintf("%s -> %s, %d of %d not ready, tainting rate %g/s", zp.Previous, zp.State, zp.NotReady, zp.Size, zp.Rate)})
+				_ = n.emit(zoneAction(zp))
 			}
 			n.states[zp.Zone] = zp.State
 		}
@@ -324,8 +318,7 @@ func (n *naive) Step(now time.Time, apply Apply) Ready {
 			if !ok || p.NodeName != name || p.Terminating {
 				continue
 			}
-			msg := fmt.Sprintf("tolerated the node's NoExecute taints for %v", s.At.Sub(s.CreatedAt))
-			if n.evict(name, p, eviction.TaintManagerEvictionReason, taints.Taint{}, msg) != nil {
+			if n.evict(name, p, eviction.TaintManagerEvictionReason, taints.Taint{}, dueMessage(s)) != nil {
 				sched[key] = eviction.Scheduled{CreatedAt: s.CreatedAt, At: now.Add(RetryDelay)}
 				retry = true
 			}

@@ -226,11 +226,7 @@ func (c *Controller) monitorPass(now time.Time) {
 	for _, ns := range nodes {
 		h := c.mon.Observe(ns.rec, ns.healthNode(), now)
 		if h.Write {
-			msg := "Ready=" + string(h.CurrentReady.Status) + " (" + h.CurrentReady.Reason + ")"
-			if h.TimedOut {
-				msg = fmt.Sprintf("no heartbeat for %v: Ready=%s", h.GracePeriod, h.CurrentReady.Status)
-			}
-			if err := c.emit(Action{Kind: KindNodeStatus, Node: ns.node.Name, Conditions: h.Conditions, Reason: h.CurrentReady.Reason, Message: msg}); err != nil {
+			if err := c.emit(nodeStatusAction(ns.node.Name, h)); err != nil {
 				// Upstream skips the node for the rest of the pass: not
 				// counted in its zone, not tainted, pods not marked.
 				ns.rec = h.Record
@@ -271,8 +267,7 @@ func (c *Controller) monitorPass(now time.Time) {
 	c.prevZones = plan.Next
 	for _, zp := range plan.Zones {
 		if prev, ok := c.zoneStates[zp.Zone]; zp.SetRate || !ok || zp.State != prev {
-			_ = c.emit(Action{Kind: KindZone, Zone: eviction.ZoneName(zp.Zone), Reason: zp.Reason,
-				Message: fmt.Sprintf("%s -> %s, %d of %d not ready, tainting rate %g/s", zp.Previous, zp.State, zp.NotReady, zp.Size, zp.Rate)})
+			_ = c.emit(zoneAction(zp))
 		}
 		c.zoneStates[zp.Zone] = zp.State
 	}
@@ -405,8 +400,7 @@ func (c *Controller) evictDue(now time.Time) (failed bool) {
 		if ps == nil || ps.pod.NodeName != it.node || ps.pod.Terminating {
 			continue
 		}
-		msg := fmt.Sprintf("tolerated the node's NoExecute taints for %v", s.At.Sub(s.CreatedAt))
-		if c.evict(ns, ps, eviction.TaintManagerEvictionReason, taints.Taint{}, msg) != nil {
+		if c.evict(ns, ps, eviction.TaintManagerEvictionReason, taints.Taint{}, dueMessage(s)) != nil {
 			c.schedule(ns, it.pod, eviction.Scheduled{CreatedAt: s.CreatedAt, At: now.Add(RetryDelay)})
 			c.markDirty(ns, false, true) // as a node update would: the plan sees the retry
 			failed = true
@@ -473,4 +467,28 @@ func (c *Controller) planNode(now time.Time, ns *nodeState) {
 			}
 		}
 	}
+}
+
+// The actions whose wording the reference implementation of the tests
+// shares.
+
+// nodeStatusAction is the write of a monitor pass's rewrite of a node's
+// conditions.
+func nodeStatusAction(node string, h conditions.Health) Action {
+	msg := "Ready=" + string(h.CurrentReady.Status) + " (" + h.CurrentReady.Reason + ")"
+	if h.TimedOut {
+		msg = fmt.Sprintf("no heartbeat for %v: Ready=%s", h.GracePeriod, h.CurrentReady.Status)
+	}
+	return Action{Kind: KindNodeStatus, Node: node, Conditions: h.Conditions, Reason: h.CurrentReady.Reason, Message: msg}
+}
+
+// zoneAction reports a zone's new state or rate.
+func zoneAction(zp eviction.ZonePlan) Action {
+	return Action{Kind: KindZone, Zone: eviction.ZoneName(zp.Zone), Reason: zp.Reason,
+		Message: fmt.Sprintf("%s -> %s, %d of %d not ready, tainting rate %g/s", zp.Previous, zp.State, zp.NotReady, zp.Size, zp.Rate)}
+}
+
+// dueMessage says why a scheduled eviction fires.
+func dueMessage(s eviction.Scheduled) string {
+	return fmt.Sprintf("tolerated the node's NoExecute taints for %v", s.At.Sub(s.CreatedAt))
 }

@@ -1,6 +1,10 @@
 package sim
 
-import "time"
+import (
+	"time"
+
+	"github.com/nodelife/nodelife/internal/minheap"
+)
 
 // The kinds of queued events. Events due at the same time run in the order
 // they were queued (queue.less), whatever their kind.
@@ -28,48 +32,19 @@ type item struct {
 // the order events were queued.
 type queue []item
 
-func (q queue) less(i, j int) bool {
-	if q[i].key != q[j].key {
-		return q[i].key < q[j].key
+func itemBefore(a, b *item) bool {
+	if a.key != b.key {
+		return a.key < b.key
 	}
-	return q[i].seq < q[j].seq
+	return a.seq < b.seq
 }
 
 // push queues it.
-func (q *queue) push(it item) {
-	*q = append(*q, it)
-	h := *q
-	for i := len(h) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !h.less(i, p) {
-			break
-		}
-		h[i], h[p] = h[p], h[i]
-		i = p
-	}
-}
+func (q *queue) push(it item) { *q = minheap.Push(*q, it, itemBefore) }
 
 // pop removes and returns the first event; the queue must not be empty.
 func (q *queue) pop() item {
-	h := *q
-	top := h[0]
-	n := len(h) - 1
-	h[0] = h[n]
-	h = h[:n]
-	for i := 0; ; {
-		l, m := 2*i+1, i
-		if l < n && h.less(l, m) {
-			m = l
-		}
-		if r := l + 1; r < n && h.less(r, m) {
-			m = r
-		}
-		if m == i {
-			break
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
+	it, h := minheap.Pop(*q, itemBefore)
 	*q = h
-	return top
+	return it
 }
