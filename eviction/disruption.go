@@ -153,6 +153,55 @@ func (c Config) PlanDisruption(prev map[string]ZoneStatus, nodes []ZoneNode) (Di
 		return DisruptionPlan{}, err
 	}
 	counts, clusterSize := countZones(nodes)
+	return c.planCounts(prev, counts, clusterSize), nil
+}
+
+// ZoneCount is how many of a zone's counted nodes are Ready and how many
+// are not, for callers that keep the counts themselves.
+type ZoneCount struct {
+	// Zone is the zone key (ZoneKey).
+	Zone string
+	// Ready and NotReady count the zone's counted nodes (not excluded, and
+	// whose health update did not fail) by their Ready status after the
+	// pass: True, or anything else.
+	Ready, NotReady int
+}
+
+// PlanZones is PlanDisruption over zone counts instead of nodes, for a
+// caller that counts as it observes the nodes (nodelifecycle does): the
+// same plan, without a pass over the nodes and without a map. counts may
+// be in any order and name a zone more than once (the counts add up);
+// zones with no counted node are left out, as PlanDisruption leaves them.
+// counts is not modified. It returns an error only for an invalid c.
+func (c Config) PlanZones(prev map[string]ZoneStatus, counts []ZoneCount) (DisruptionPlan, error) {
+	if err := c.Validate(); err != nil {
+		return DisruptionPlan{}, err
+	}
+	zs := make([]zoneCount, 0, len(counts))
+	total := 0
+	for _, zc := range counts {
+		if zc.Ready < 0 || zc.NotReady < 0 || zc.Ready+zc.NotReady == 0 {
+			continue
+		}
+		zs = append(zs, zoneCount{zone: zc.Zone, ready: zc.Ready, notReady: zc.NotReady})
+		total += zc.Ready + zc.NotReady
+	}
+	slices.SortFunc(zs, func(a, b zoneCount) int { return strings.Compare(a.zone, b.zone) })
+	merged := zs[:0]
+	for _, zc := range zs {
+		if n := len(merged); n > 0 && merged[n-1].zone == zc.zone {
+			merged[n-1].ready += zc.ready
+			merged[n-1].notReady += zc.notReady
+			continue
+		}
+		merged = append(merged, zc)
+	}
+	return c.planCounts(prev, merged, total), nil
+}
+
+// planCounts is the disruption handling over the zones' counts, sorted by
+// zone key, and the cluster's counted nodes.
+func (c Config) planCounts(prev map[string]ZoneStatus, counts []zoneCount, clusterSize int) DisruptionPlan {
 	plan := DisruptionPlan{Zones: make([]ZonePlan, len(counts)), Next: make(map[string]ZoneStatus, len(counts))}
 
 	allAre, allWas := true, true
@@ -232,7 +281,7 @@ func (c Config) PlanDisruption(prev map[string]ZoneStatus, nodes []ZoneNode) (Di
 	for _, zp := range plan.Zones {
 		plan.Next[zp.Zone] = ZoneStatus{State: zp.State, Rate: zp.Rate}
 	}
-	return plan, nil
+	return plan
 }
 
 // rateSize is the size ZoneRate compares with the large-cluster threshold.

@@ -240,3 +240,24 @@ func ExampleNoExecuteConfig_Validate() {
 	// <nil>
 	// eviction: invalid config: Anchor Anchor(5) is neither AnchorObserved nor AnchorTaintAdded
 }
+
+// A caller that counts its nodes per zone as it observes them plans from
+// the counts: zone b has no Ready node while a has, so b is fully
+// disrupted and keeps tainting at the normal rate.
+func ExampleConfig_PlanZones() {
+	a := eviction.ZoneKey(map[string]string{eviction.LabelTopologyZone: "a"})
+	b := eviction.ZoneKey(map[string]string{eviction.LabelTopologyZone: "b"})
+	plan, err := eviction.DefaultConfig().PlanZones(nil, []eviction.ZoneCount{
+		{Zone: b, NotReady: 40}, {Zone: a, Ready: 50}, {Zone: b, NotReady: 10},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, zp := range plan.Zones {
+		fmt.Printf("%s: %d of %d not ready, %s -> %s, rate %g/s\n", eviction.ZoneName(zp.Zone), zp.NotReady, zp.Size, zp.Previous, zp.State, zp.Rate)
+	}
+	// Output:
+	// /a: 0 of 50 not ready, Initial -> Normal, rate 0.1/s
+	// /b: 50 of 50 not ready, Initial -> FullDisruption, rate 0.1/s
+}

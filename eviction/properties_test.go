@@ -2,6 +2,7 @@ package eviction
 
 import (
 	"fmt"
+	"reflect"
 	"math"
 	"slices"
 	"testing"
@@ -69,6 +70,27 @@ func TestPropertyZoneStateOrderInvariant(t *testing.T) {
 		p2, _ := c.PlanDisruption(prev, rapid.Permutation(nodes).Draw(t, "nodes perm"))
 		if !slices.Equal(p1.Zones, p2.Zones) || p1.Transition != p2.Transition || !slices.Equal(p1.Removed, p2.Removed) {
 			t.Fatalf("node order changed the plan:\n%+v\n%+v", p1, p2)
+		}
+
+		// PlanZones on counts kept one node at a time (a zone listed once
+		// per node, in any order, excluded nodes left out) plans the same.
+		var counts []ZoneCount
+		for _, n := range rapid.Permutation(nodes).Draw(t, "count order") {
+			if n.Excluded {
+				continue
+			}
+			zc := ZoneCount{Zone: n.Zone, NotReady: 1}
+			if n.Ready == conditions.True {
+				zc = ZoneCount{Zone: n.Zone, Ready: 1}
+			}
+			counts = append(counts, zc)
+		}
+		p3, err := c.PlanZones(prev, counts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(p1, p3) {
+			t.Fatalf("PlanZones differs from PlanDisruption:\n%+v\n%+v", p1, p3)
 		}
 	})
 }

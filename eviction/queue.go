@@ -163,6 +163,21 @@ func (q *RateLimitedQueue) Add(name, uid string, now time.Time) bool {
 	return true
 }
 
+// requeue is Remove and Add of a queued name, done in place: the item
+// becomes due at now and last among items due then, as a fresh Add makes
+// it. It reports false, changing nothing, when name is not queued.
+func (q *RateLimitedQueue) requeue(name, uid string, now time.Time) bool {
+	e, ok := q.queued[name]
+	if !ok {
+		return false
+	}
+	now = clock.Clamp(&q.last, now, true)
+	q.seq++
+	e.UID, e.AddedAt, e.ProcessAt, e.seq = uid, now, now, q.seq
+	q.fix(e.index)
+	return true
+}
+
 // Remove takes name out of the queue and out of the dedupe set, so it can
 // be added again, and reports whether it was in the set.
 func (q *RateLimitedQueue) Remove(name string) bool {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 )
 
 // A client-go token bucket of burst 1 at 0.1/s: full at start, then one
@@ -277,4 +278,49 @@ func TestQueueSetRateDrain(t *testing.T) {
 	if got := collect(q2, at(0)); !cmp.Equal(got, []string{"a"}) {
 		t.Fatalf("full new bucket: %v", got)
 	}
+}
+
+// A queued name re-added in place (what the tainter does for a node still
+// waiting) leaves the queue exactly as Remove and Add would: the same
+// items, in the same order.
+func TestPropertyRequeueIsRemoveAdd(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		a, _ := NewRateLimitedQueue(1, QueueOptions{})
+		b, _ := NewRateLimitedQueue(1, QueueOptions{})
+		now := time.Unix(1000, 0)
+		names := []string{"n0", "n1", "n2", "n3", "n4", "n5"}
+		for i, ops := 0, rapid.IntRange(1, 40).Draw(t, "ops"); i < ops; i++ {
+			name := rapid.SampledFrom(names).Draw(t, "name")
+			uid := rapid.SampledFrom([]string{"u1", "u2"}).Draw(t, "uid")
+			now = now.Add(time.Duration(rapid.IntRange(0, 3).Draw(t, "advance")) * time.Second)
+			switch rapid.IntRange(0, 3).Draw(t, "op") {
+			case 0:
+				a.Add(name, uid, now)
+				b.Add(name, uid, now)
+			case 1:
+				at := now.Add(time.Duration(rapid.IntRange(-2, 5).Draw(t, "retry")) * time.Second)
+				a.Retry(name, uid, at)
+				b.Retry(name, uid, at)
+			case 2:
+				a.Remove(name)
+				b.Remove(name)
+			case 3:
+				a.Remove(name)
+				a.Add(name, uid, now)
+				if !b.requeue(name, uid, now) {
+					b.Remove(name)
+					b.Add(name, uid, now)
+				}
+			}
+		}
+		for a.Len() > 0 || b.Len() > 0 {
+			ha, oka := a.Head()
+			hb, okb := b.Head()
+			if oka != okb || ha != hb {
+				t.Fatalf("heads differ: %+v %v vs %+v %v", ha, oka, hb, okb)
+			}
+			a.RemoveFromQueue(ha.Name)
+			b.RemoveFromQueue(hb.Name)
+		}
+	})
 }

@@ -159,10 +159,15 @@ func (t *NoExecuteTainter) Observe(n TaintNode, observedReady conditions.Status,
 			Reason: "SwapTaint", Message: fmt.Sprintf("node %s: Ready is %s, swapping %s for %s at once", n.Name, observedReady, other, want)}
 	}
 	q := t.Queue(n.Zone)
+	added := false
 	if !taints.Exists(n.Taints, want) {
-		q.Remove(n.Name)
+		// Out of the dedupe set and in again: a node still waiting goes to
+		// the back, due now (in place when it is queued).
+		if added = q.requeue(n.Name, n.UID, now); !added {
+			q.Remove(n.Name)
+		}
 	}
-	if q.Add(n.Name, n.UID, now) {
+	if added || q.Add(n.Name, n.UID, now) {
 		// Concatenated, not formatted: a node waiting for its turn is
 		// queued again at every pass, as upstream.
 		return TaintAction{Node: n.Name, Zone: n.Zone, Kind: TaintActionQueued, Reason: "Queued",

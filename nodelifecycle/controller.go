@@ -54,8 +54,14 @@ type Controller struct {
 	passes      int
 	taintPasses int
 
+	zoneIdx  map[string]int // zone keys interned, so that a pass counts by index
+	zoneKeys []string
+	// zoneQueues caches the tainter's queue of each interned zone (the
+	// tainter never forgets a zone).
+	zoneQueues []*eviction.RateLimitedQueue
+
 	// scratch, reused between passes
-	zn      []eviction.ZoneNode
+	counts  []eviction.ZoneCount
 	actions []Action
 	apply   Apply
 	now     time.Time
@@ -64,6 +70,7 @@ type Controller struct {
 type nodeState struct {
 	node     Node
 	zone     string
+	zi       int // index of zone in Controller.zoneKeys
 	excluded bool
 	hasLease bool
 	renew    time.Time
@@ -73,6 +80,11 @@ type nodeState struct {
 	// queue and dedupe set (the tainter last took it out), so that a
 	// pass can skip asking the queue.
 	queuedMaybe bool
+	// quiet is set when the last pass found the node Ready as posted, with
+	// nothing to write, mark or taint, and nothing about the node object
+	// has changed since: the next pass can take the fast path (quietPass).
+	quiet bool
+	ready conditions.Status // the posted Ready status, while quiet
 
 	scheduled map[string]eviction.Scheduled // pending evictions by pod key
 
@@ -98,7 +110,7 @@ func New(cfg Config) (*Controller, error) {
 		cfg: cfg, mon: cfg.monitor(), ev: cfg.eviction(), tainter: t,
 		nodes: map[string]*nodeState{}, leases: map[string]time.Time{}, pods: map[string]*podState{},
 		byNode: map[string]map[string]*podState{}, gone: map[string]conditions.HealthRecord{},
-		zoneStates: map[string]eviction.ZoneState{},
+		zoneStates: map[string]eviction.ZoneState{}, zoneIdx: map[string]int{},
 	}, nil
 }
 
@@ -126,15 +138,29 @@ func (c *Controller) UpsertNode(node Node) {
 		c.nodes[node.Name] = ns
 		c.orderStale = true
 		ns.node = node
-		ns.zone, ns.excluded = eviction.ZoneKey(node.Labels), eviction.IsExcludedFromDisruption(node.Labels)
+		c.setZone(ns)
 		c.markDirty(ns, true, true)
 		return
 	}
 	old := ns.node
 	ns.node = node
-	ns.zone, ns.excluded = eviction.ZoneKey(node.Labels), eviction.IsExcludedFromDisruption(node.Labels)
+	ns.quiet = false
+	c.setZone(ns)
 	reconcile := old.Unschedulable != node.Unschedulable || !slices.Equal(old.Conditions, node.Conditions) || !taintsEqual(old.Taints, node.Taints)
 	c.markDirty(ns, reconcile, !noExecuteEqual(old.Taints, node.Taints))
+}
+
+// setZone reads the node's zone key and exclusion label, and interns the
+// key.
+func (c *Controller) setZone(ns *nodeState) {
+	ns.zone, ns.excluded = eviction.ZoneKey(ns.node.Labels), eviction.IsExcludedFromDisruption(ns.node.Labels)
+	zi, ok := c.zoneIdx[ns.zone]
+	if !ok {
+		zi = len(c.zoneKeys)
+		c.zoneIdx[ns.zone] = zi
+		c.zoneKeys = append(c.zoneKeys, ns.zone)
+	}
+	ns.zi = zi
 }
 
 // DeleteNode removes the named node from the view. Its pending evictions

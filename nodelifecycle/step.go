@@ -177,6 +177,25 @@ func (ns *nodeState) healthNode() conditions.Node {
 		HasLease: ns.hasLease, LeaseRenewTime: ns.renew}
 }
 
+// quietPass is the monitor pass of a quiet node: what
+// conditions.MonitorConfig.Observe does to the record of a node whose
+// posted Ready is unchanged and was not rewritten (a newer lease is a
+// probe; LastObserved moves), without the rest. It reports false, changing
+// nothing, when a True or False Ready would time out: the pass must then
+// take the full path. (An Unknown one stays as it is, timed out or not.)
+func (c *Controller) quietPass(ns *nodeState, now time.Time) bool {
+	rec := ns.rec
+	if ns.hasLease && (!rec.HasLease || (!rec.LeaseRenewTime.IsZero() && !ns.renew.IsZero() && rec.LeaseRenewTime.Before(ns.renew))) {
+		rec.HasLease, rec.LeaseRenewTime, rec.ProbeTimestamp = true, ns.renew, now
+	}
+	if ns.ready != conditions.Unknown && now.After(rec.ProbeTimestamp.Add(c.cfg.NodeMonitorGracePeriod)) {
+		return false // a True or False Ready times out: the full path rewrites it
+	}
+	rec.LastObserved = now
+	ns.rec = rec
+	return true
+}
+
 // taintSettled reports whether the tainter's Observe would change nothing
 // for ns at Ready status decide, so that the pass can skip it: a Ready
 // node without the NoExecute taints and out of its queue, or a node that
@@ -186,7 +205,7 @@ func (c *Controller) taintSettled(ns *nodeState, decide conditions.Status) bool 
 	var want, other taints.Taint
 	switch decide {
 	case conditions.True:
-		return !hasControllerTaint(ns.node.Taints) && (!ns.queuedMaybe || !c.tainter.Queue(ns.zone).Contains(ns.node.Name))
+		return !hasControllerTaint(ns.node.Taints) && (!ns.queuedMaybe || !c.queueOf(ns).Contains(ns.node.Name))
 	case conditions.False:
 		want, other = eviction.NotReadyTaint, eviction.UnreachableTaint
 	case conditions.Unknown:
@@ -194,7 +213,21 @@ func (c *Controller) taintSettled(ns *nodeState, decide conditions.Status) bool 
 	default:
 		return true
 	}
-	return taints.Exists(ns.node.Taints, want) && !taints.Exists(ns.node.Taints, other) && c.tainter.Queue(ns.zone).Contains(ns.node.Name)
+	return taints.Exists(ns.node.Taints, want) && !taints.Exists(ns.node.Taints, other) && c.queueOf(ns).Contains(ns.node.Name)
+}
+
+// queueOf returns the tainting queue of the node's zone (creating it, as
+// the tainter does for a zone it has not seen).
+func (c *Controller) queueOf(ns *nodeState) *eviction.RateLimitedQueue {
+	for len(c.zoneQueues) <= ns.zi {
+		c.zoneQueues = append(c.zoneQueues, nil)
+	}
+	if q := c.zoneQueues[ns.zi]; q != nil {
+		return q
+	}
+	q := c.tainter.Queue(ns.zone)
+	c.zoneQueues[ns.zi] = q
+	return q
 }
 
 // hasControllerTaint reports whether ts holds the not-ready or the
@@ -222,15 +255,34 @@ func (c *Controller) monitorPass(now time.Time) {
 			ns.queuedMaybe = false
 		}
 	}
-	zn := c.zn[:0]
+	counts := c.counts[:0]
+	for _, key := range c.zoneKeys {
+		counts = append(counts, eviction.ZoneCount{Zone: key})
+	}
 	for _, ns := range nodes {
+		ns.quiet = ns.quiet && c.quietPass(ns, now)
+		if ns.quiet {
+			// The posted Ready stands (status ns.ready): count it and take the
+			// tainting decision from it.
+			if !ns.excluded {
+				if ns.ready == conditions.True {
+					counts[ns.zi].Ready++
+				} else {
+					counts[ns.zi].NotReady++
+				}
+			}
+			if !c.taintSettled(ns, ns.ready) {
+				c.applyTaintAction(ns, c.tainter.Observe(ns.taintNode(), ns.ready, now))
+				ns.queuedMaybe = ns.ready != conditions.True
+			}
+			continue
+		}
 		h := c.mon.Observe(ns.rec, ns.healthNode(), now)
 		if h.Write {
 			if err := c.emit(nodeStatusAction(ns.node.Name, h)); err != nil {
 				// Upstream skips the node for the rest of the pass: not
 				// counted in its zone, not tainted, pods not marked.
 				ns.rec = h.Record
-				zn = append(zn, eviction.ZoneNode{Name: ns.node.Name, Zone: ns.zone, Excluded: true})
 				continue
 			}
 			ns.rec = h.RecordAfterWrite
@@ -239,11 +291,13 @@ func (c *Controller) monitorPass(now time.Time) {
 		} else {
 			ns.rec = h.Record
 		}
-		var ready conditions.Status
-		if h.HasCurrentReady {
-			ready = h.CurrentReady.Status
+		if !ns.excluded {
+			if h.HasCurrentReady && h.CurrentReady.Status == conditions.True {
+				counts[ns.zi].Ready++
+			} else {
+				counts[ns.zi].NotReady++
+			}
 		}
-		zn = append(zn, eviction.ZoneNode{Name: ns.node.Name, Zone: ns.zone, Ready: ready, Excluded: ns.excluded})
 		if !h.HasCurrentReady {
 			continue
 		}
@@ -258,9 +312,17 @@ func (c *Controller) monitorPass(now time.Time) {
 		if h.MarkPodsNotReady {
 			c.markPodsNotReady(ns)
 		}
+		// Quiet from now on while nothing changes: Ready posted and not
+		// rewritten (a timed-out Unknown is not rewritten again), nothing
+		// written or marked, no retry pending.
+		posted := h.ObservedReady.Status
+		ns.quiet = !h.Write && !h.MarkPodsNotReady && ns.rec.Known && ns.rec.HasSavedReady && !ns.rec.RetryMarkPods &&
+			h.CurrentReady.Status == posted && (posted == conditions.True || posted == conditions.False || posted == conditions.Unknown) &&
+			ns.rec.SavedReady.Status == posted
+		ns.ready = posted
 	}
-	c.zn = zn
-	plan, err := c.ev.PlanDisruption(c.prevZones, zn)
+	c.counts = counts
+	plan, err := c.ev.PlanZones(c.prevZones, counts)
 	if err != nil {
 		return // only an invalid config fails, and New validated it
 	}
