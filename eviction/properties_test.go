@@ -2,8 +2,8 @@ package eviction
 
 import (
 	"fmt"
-	"reflect"
 	"math"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
