@@ -24,9 +24,10 @@ import (
 // leases; r-1 runs a pod tolerating unreachable for 60s and one with only
 // what the API server's DefaultTolerationSeconds admission adds (300s).
 // Zone zb is cut off from +1m in the replay (no jitter): last renewal
-// +50s, Unknown at +105s, the unreachable NoExecute taint at +110s (zb has
+// +50s, Unknown at +105s, the unreachable NoExecute taint in the same pass
+// (the decision reads the rewritten Ready, as upstream since v1.29; zb has
 // no Ready node left, za is healthy: tainting goes on at 0.1/s), so the
-// pods go at +170s and +410s; r-0's zone is untouched.
+// pods go at +165s and +405s; r-0's zone is untouched.
 func TestReplayLive(t *testing.T) {
 	h := newHarness(t)
 	h.addAgent("r-0", "za", agent.Options{}, nil)
@@ -53,8 +54,8 @@ func TestReplayLive(t *testing.T) {
 		}
 	}
 	require.Equal(t, map[string]string{
-		"short":    "evicted 2m50s TaintManagerEviction",
-		"admitted": "evicted 6m50s TaintManagerEviction",
+		"short":    "evicted 2m45s TaintManagerEviction",
+		"admitted": "evicted 6m45s TaintManagerEviction",
 	}, got)
 	require.Equal(t, []string{"r/za", "r/zb"}, res.Zones) // the agents label region r
 }
