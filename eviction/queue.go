@@ -79,6 +79,11 @@ type RateLimitedQueue struct {
 	seq    uint64
 	last   time.Time
 	trying bool // a Try is running: a nested one does nothing
+	// unordered is set when requeue changed keys without restoring the
+	// heap order; whatever reads the order first restores it (order), so
+	// that a pass that requeues k waiting items costs O(k + n), not
+	// O(k log n).
+	unordered bool
 }
 
 // NewRateLimitedQueue returns an empty queue whose limiter starts full at
@@ -163,10 +168,13 @@ func (q *RateLimitedQueue) Add(name, uid string, now time.Time) bool {
 	return true
 }
 
-// requeue is Remove and Add of a queued name, done in place: the item
-// becomes due at now and last among items due then, as a fresh Add makes
-// it. It reports false, changing nothing, when name is not queued.
-func (q *RateLimitedQueue) requeue(name, uid string, now time.Time) bool {
+// Requeue is Remove and Add of a queued name in one, done in place: the
+// item becomes due at now and last among the items due then, with uid, as
+// a fresh Add makes it. It reports false, changing nothing, when name is
+// not queued. The node lifecycle controller does this to every node still
+// waiting in its zone's queue at every monitor pass; in place, a pass that
+// requeues k of n items costs O(k + n) instead of O(k log n).
+func (q *RateLimitedQueue) Requeue(name, uid string, now time.Time) bool {
 	e, ok := q.queued[name]
 	if !ok {
 		return false
@@ -174,8 +182,19 @@ func (q *RateLimitedQueue) requeue(name, uid string, now time.Time) bool {
 	now = clock.Clamp(&q.last, now, true)
 	q.seq++
 	e.UID, e.AddedAt, e.ProcessAt, e.seq = uid, now, now, q.seq
-	q.fix(e.index)
+	q.unordered = true
 	return true
+}
+
+// order restores the heap order after requeue.
+func (q *RateLimitedQueue) order() {
+	if !q.unordered {
+		return
+	}
+	for i := len(q.heap)/2 - 1; i >= 0; i-- {
+		q.down(i)
+	}
+	q.unordered = false
 }
 
 // Remove takes name out of the queue and out of the dedupe set, so it can
@@ -228,12 +247,14 @@ func (q *RateLimitedQueue) Clear() {
 		e.index = -1
 	}
 	q.heap = nil
+	q.unordered = false
 	clear(q.queued)
 	clear(q.names)
 }
 
 // Head returns the item due first, without removing it.
 func (q *RateLimitedQueue) Head() (Item, bool) {
+	q.order()
 	if len(q.heap) == 0 {
 		return Item{}, false
 	}
@@ -283,6 +304,7 @@ func (q *RateLimitedQueue) Try(now time.Time, fn func(Item) (done bool, retryAft
 	now = clock.Clamp(&q.last, now, true)
 	n := 0
 	for len(q.heap) > 0 {
+		q.order() // fn may have requeued items
 		head := q.heap[0]
 		if q.opts.SpendTokenWhenNotDue {
 			if !q.bucket.Allow(now) || now.Before(head.ProcessAt) {
@@ -317,6 +339,7 @@ func (q *RateLimitedQueue) Try(now time.Time, fn func(Item) (done bool, retryAft
 // process the head item (it is due and the limiter has a token), and false
 // when the queue is empty or stopped.
 func (q *RateLimitedQueue) Next(now time.Time) (time.Time, bool) {
+	q.order()
 	if len(q.heap) == 0 {
 		return time.Time{}, false
 	}
@@ -349,7 +372,9 @@ func (q *RateLimitedQueue) swap(i, j int) {
 func (q *RateLimitedQueue) push(e *entry) {
 	e.index = len(q.heap)
 	q.heap = append(q.heap, e)
-	q.up(e.index)
+	if !q.unordered {
+		q.up(e.index)
+	}
 }
 
 func (q *RateLimitedQueue) removeEntry(e *entry) {
@@ -367,6 +392,9 @@ func (q *RateLimitedQueue) removeEntry(e *entry) {
 }
 
 func (q *RateLimitedQueue) fix(i int) {
+	if q.unordered {
+		return // order restores it all
+	}
 	if !q.down(i) {
 		q.up(i)
 	}

@@ -307,7 +307,7 @@ func TestPropertyRequeueIsRemoveAdd(t *testing.T) {
 			case 3:
 				a.Remove(name)
 				a.Add(name, uid, now)
-				if !b.requeue(name, uid, now) {
+				if !b.Requeue(name, uid, now) {
 					b.Remove(name)
 					b.Add(name, uid, now)
 				}

@@ -163,7 +163,7 @@ func (t *NoExecuteTainter) Observe(n TaintNode, observedReady conditions.Status,
 	if !taints.Exists(n.Taints, want) {
 		// Out of the dedupe set and in again: a node still waiting goes to
 		// the back, due now (in place when it is queued).
-		if added = q.requeue(n.Name, n.UID, now); !added {
+		if added = q.Requeue(n.Name, n.UID, now); !added {
 			q.Remove(n.Name)
 		}
 	}

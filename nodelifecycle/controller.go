@@ -85,6 +85,13 @@ type nodeState struct {
 	// has changed since: the next pass can take the fast path (quietPass).
 	quiet bool
 	ready conditions.Status // the posted Ready status, while quiet
+	// leaseNew is set by a lease upsert or delete since the node's last
+	// pass (a quiet pass need not look at the lease otherwise).
+	leaseNew bool
+	// settled caches the last status for which the tainter had nothing to
+	// do on this node; any change to its taints or to its queue
+	// membership clears it.
+	settled conditions.Status
 
 	scheduled map[string]eviction.Scheduled // pending evictions by pod key
 
@@ -131,7 +138,7 @@ func (c *Controller) TaintPasses() int { return c.taintPasses }
 func (c *Controller) UpsertNode(node Node) {
 	ns := c.nodes[node.Name]
 	if ns == nil {
-		ns = &nodeState{rec: c.gone[node.Name]}
+		ns = &nodeState{rec: c.gone[node.Name], queuedMaybe: true}
 		delete(c.gone, node.Name)
 		ns.renew, ns.hasLease = c.leases[node.Name]
 		delete(c.leases, node.Name)
@@ -144,7 +151,7 @@ func (c *Controller) UpsertNode(node Node) {
 	}
 	old := ns.node
 	ns.node = node
-	ns.quiet = false
+	ns.quiet, ns.settled = false, ""
 	c.setZone(ns)
 	reconcile := old.Unschedulable != node.Unschedulable || !slices.Equal(old.Conditions, node.Conditions) || !taintsEqual(old.Taints, node.Taints)
 	c.markDirty(ns, reconcile, !noExecuteEqual(old.Taints, node.Taints))
@@ -159,6 +166,12 @@ func (c *Controller) setZone(ns *nodeState) {
 		zi = len(c.zoneKeys)
 		c.zoneIdx[ns.zone] = zi
 		c.zoneKeys = append(c.zoneKeys, ns.zone)
+	}
+	if zi != ns.zi {
+		// The node may still be in its old zone's queue, which the
+		// tainter, working on the new zone, does not look at: nothing is
+		// known any more.
+		ns.queuedMaybe, ns.settled = true, ""
 	}
 	ns.zi = zi
 }
@@ -185,7 +198,7 @@ func (c *Controller) DeleteNode(name string) {
 // nothing until the next monitor pass reads it.
 func (c *Controller) UpsertLease(l Lease) {
 	if ns := c.nodes[l.Node]; ns != nil {
-		ns.hasLease, ns.renew = true, l.RenewTime
+		ns.hasLease, ns.renew, ns.leaseNew = true, l.RenewTime, true
 		return
 	}
 	c.leases[l.Node] = l.RenewTime
@@ -195,7 +208,7 @@ func (c *Controller) UpsertLease(l Lease) {
 func (c *Controller) DeleteLease(node string) {
 	delete(c.leases, node)
 	if ns := c.nodes[node]; ns != nil {
-		ns.hasLease, ns.renew = false, time.Time{}
+		ns.hasLease, ns.renew, ns.leaseNew = false, time.Time{}, true
 	}
 }
 

@@ -154,6 +154,7 @@ func (c *Controller) writeTaints(ns *nodeState, add, remove []taints.Taint, reas
 	}
 	before := ns.node.Taints
 	ns.node.Taints = taints.Apply(before, effAdd, effRemove)
+	ns.settled = ""
 	// The controller's own taints never call for a condition-taint
 	// reconcile: it writes NoExecute taints, or the reconcile's own result.
 	c.markDirty(ns, false, !noExecuteEqual(before, ns.node.Taints))
@@ -184,16 +185,56 @@ func (ns *nodeState) healthNode() conditions.Node {
 // nothing, when a True or False Ready would time out: the pass must then
 // take the full path. (An Unknown one stays as it is, timed out or not.)
 func (c *Controller) quietPass(ns *nodeState, now time.Time) bool {
-	rec := ns.rec
-	if ns.hasLease && (!rec.HasLease || (!rec.LeaseRenewTime.IsZero() && !ns.renew.IsZero() && rec.LeaseRenewTime.Before(ns.renew))) {
-		rec.HasLease, rec.LeaseRenewTime, rec.ProbeTimestamp = true, ns.renew, now
+	rec := &ns.rec
+	probe := rec.ProbeTimestamp
+	// A lease is a probe when the record has none (a fresh record drops the
+	// saved lease, so the pass after one probes again) or when an upsert
+	// since the node's last pass brought a newer renew time.
+	newer := ns.hasLease && (!rec.HasLease ||
+		(ns.leaseNew && !rec.LeaseRenewTime.IsZero() && !ns.renew.IsZero() && rec.LeaseRenewTime.Before(ns.renew)))
+	if newer {
+		probe = now
 	}
-	if ns.ready != conditions.Unknown && now.After(rec.ProbeTimestamp.Add(c.cfg.NodeMonitorGracePeriod)) {
+	if ns.ready != conditions.Unknown && now.After(probe.Add(c.cfg.NodeMonitorGracePeriod)) {
 		return false // a True or False Ready times out: the full path rewrites it
 	}
-	rec.LastObserved = now
-	ns.rec = rec
+	if newer {
+		rec.HasLease, rec.LeaseRenewTime, rec.ProbeTimestamp = true, ns.renew, now
+	}
+	ns.leaseNew = false
+	// LastObserved is left behind: it only clamps a now earlier than one
+	// already seen, and Step never passes one.
 	return true
+}
+
+// decideTaint takes the NoExecute tainting decision for ns at Ready status
+// decide, as tainter.Observe would, skipping what would change nothing
+// (cached in ns.settled until the node's taints or queue change) and
+// requeueing a node still waiting in its queue in place.
+func (c *Controller) decideTaint(ns *nodeState, decide conditions.Status, now time.Time) {
+	if decide != "" && ns.settled == decide {
+		return
+	}
+	if c.taintSettled(ns, decide) {
+		ns.settled = decide
+		return
+	}
+	ns.settled = ""
+	if decide == conditions.False || decide == conditions.Unknown {
+		want, other := eviction.UnreachableTaint, eviction.NotReadyTaint
+		if decide == conditions.False {
+			want, other = other, want
+		}
+		// Observe's own answer for a node with neither taint: out of the
+		// dedupe set and in again, in place when it is queued.
+		if !taints.Exists(ns.node.Taints, want) && !taints.Exists(ns.node.Taints, other) &&
+			c.queueOf(ns).Requeue(ns.node.Name, ns.node.UID, now) {
+			ns.queuedMaybe = true
+			return
+		}
+	}
+	c.applyTaintAction(ns, c.tainter.Observe(ns.taintNode(), decide, now))
+	ns.queuedMaybe = decide != conditions.True
 }
 
 // taintSettled reports whether the tainter's Observe would change nothing
@@ -252,7 +293,7 @@ func (c *Controller) monitorPass(now time.Time) {
 			ns.seen = true
 			c.tainter.Queue(ns.zone)
 			c.applyTaintAction(ns, c.tainter.MarkReachable(ns.taintNode()))
-			ns.queuedMaybe = false
+			ns.queuedMaybe, ns.settled = false, ""
 		}
 	}
 	counts := c.counts[:0]
@@ -271,12 +312,10 @@ func (c *Controller) monitorPass(now time.Time) {
 					counts[ns.zi].NotReady++
 				}
 			}
-			if !c.taintSettled(ns, ns.ready) {
-				c.applyTaintAction(ns, c.tainter.Observe(ns.taintNode(), ns.ready, now))
-				ns.queuedMaybe = ns.ready != conditions.True
-			}
+			c.decideTaint(ns, ns.ready, now)
 			continue
 		}
+		ns.leaseNew = false
 		h := c.mon.Observe(ns.rec, ns.healthNode(), now)
 		if h.Write {
 			if err := c.emit(nodeStatusAction(ns.node.Name, h)); err != nil {
@@ -305,10 +344,7 @@ func (c *Controller) monitorPass(now time.Time) {
 		if c.cfg.TaintOnObservedReady {
 			decide = h.ObservedReady.Status
 		}
-		if !c.taintSettled(ns, decide) {
-			c.applyTaintAction(ns, c.tainter.Observe(ns.taintNode(), decide, now))
-			ns.queuedMaybe = decide != conditions.True
-		}
+		c.decideTaint(ns, decide, now)
 		if h.MarkPodsNotReady {
 			c.markPodsNotReady(ns)
 		}
@@ -341,7 +377,7 @@ func (c *Controller) monitorPass(now time.Time) {
 		all = make([]eviction.TaintNode, 0, len(nodes))
 		for _, ns := range nodes {
 			all = append(all, ns.taintNode())
-			ns.queuedMaybe = false // ApplyPlan takes every node out of its queue
+			ns.queuedMaybe, ns.settled = false, "" // ApplyPlan takes every node out of its queue
 		}
 	}
 	for _, a := range c.tainter.ApplyPlan(plan, all, now) {
@@ -401,7 +437,7 @@ func (c *Controller) taintPass(now time.Time) {
 		}
 		if err := c.writeTaints(ns, []taints.Taint{u.Add}, []taints.Taint{u.Remove}, u.Reason, u.Message); err != nil {
 			c.tainter.TaintFailed(u, now)
-			ns.queuedMaybe = true
+			ns.queuedMaybe, ns.settled = true, ""
 		}
 	}
 }
