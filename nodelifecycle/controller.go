@@ -52,6 +52,7 @@ type Controller struct {
 	nextMonitor time.Time
 	nextPass    time.Time
 	passes      int
+	unseen      int // nodes no monitor pass has seen yet
 	taintPasses int
 
 	zoneIdx  map[string]int // zone keys interned, so that a pass counts by index
@@ -85,6 +86,9 @@ type nodeState struct {
 	// has changed since: the next pass can take the fast path (quietPass).
 	quiet bool
 	ready conditions.Status // the posted Ready status, while quiet
+	// deadline is the record's probe timestamp plus the grace period, in
+	// Unix nanoseconds, while quiet.
+	deadline int64
 	// leaseNew is set by a lease upsert or delete since the node's last
 	// pass (a quiet pass need not look at the lease otherwise).
 	leaseNew bool
@@ -139,6 +143,7 @@ func (c *Controller) UpsertNode(node Node) {
 	ns := c.nodes[node.Name]
 	if ns == nil {
 		ns = &nodeState{rec: c.gone[node.Name], queuedMaybe: true}
+		c.unseen++
 		delete(c.gone, node.Name)
 		ns.renew, ns.hasLease = c.leases[node.Name]
 		delete(c.leases, node.Name)
@@ -186,6 +191,9 @@ func (c *Controller) DeleteNode(name string) {
 	}
 	delete(c.nodes, name)
 	c.orderStale = true
+	if !ns.seen {
+		c.unseen--
+	}
 	c.gone[name] = ns.rec
 	if ns.hasLease {
 		c.leases[name] = ns.renew

@@ -32,7 +32,7 @@ import (
 //     changed, by node name (the taint eviction controller's handlers):
 //     KindEvict for a pod that does not tolerate a taint, KindSchedule and
 //     KindCancel as tolerationSeconds say; an eviction already due is left
-//     to the next step;
+//     to 5;
 //  5. the scheduled evictions that are due, by node and pod
 //     (KindEvict with reason TaintManagerEviction). A taint removed earlier
 //     in the same Step has cancelled them first.
@@ -181,27 +181,25 @@ func (ns *nodeState) healthNode() conditions.Node {
 // quietPass is the monitor pass of a quiet node: what
 // conditions.MonitorConfig.Observe does to the record of a node whose
 // posted Ready is unchanged and was not rewritten (a newer lease is a
-// probe; LastObserved moves), without the rest. It reports false, changing
-// nothing, when a True or False Ready would time out: the pass must then
-// take the full path. (An Unknown one stays as it is, timed out or not.)
-func (c *Controller) quietPass(ns *nodeState, now time.Time) bool {
+// probe), without the rest. It reports false when a True or False Ready
+// times out: the pass must then take the full path, which finds the
+// record as Observe would have left it. (An Unknown Ready stays as it is,
+// timed out or not.) nowNs is now in Unix nanoseconds.
+func (c *Controller) quietPass(ns *nodeState, now time.Time, nowNs int64) bool {
 	rec := &ns.rec
-	probe := rec.ProbeTimestamp
 	// A lease is a probe when the record has none (a fresh record drops the
 	// saved lease, so the pass after one probes again) or when an upsert
 	// since the node's last pass brought a newer renew time.
 	newer := ns.hasLease && (!rec.HasLease ||
 		(ns.leaseNew && !rec.LeaseRenewTime.IsZero() && !ns.renew.IsZero() && rec.LeaseRenewTime.Before(ns.renew)))
 	if newer {
-		probe = now
-	}
-	if ns.ready != conditions.Unknown && now.After(probe.Add(c.cfg.NodeMonitorGracePeriod)) {
-		return false // a True or False Ready times out: the full path rewrites it
-	}
-	if newer {
 		rec.HasLease, rec.LeaseRenewTime, rec.ProbeTimestamp = true, ns.renew, now
+		ns.deadline = now.Add(c.cfg.NodeMonitorGracePeriod).UnixNano()
 	}
 	ns.leaseNew = false
+	if ns.ready != conditions.Unknown && nowNs > ns.deadline {
+		return false // a True or False Ready times out: the full path rewrites it
+	}
 	// LastObserved is left behind: it only clamps a now earlier than one
 	// already seen, and Step never passes one.
 	return true
@@ -288,20 +286,22 @@ func readyStatus(conds []conditions.Condition) conditions.Status {
 func (c *Controller) monitorPass(now time.Time) {
 	c.passes++
 	nodes := c.sortedNodes()
-	for _, ns := range nodes {
-		if !ns.seen {
+	for i := 0; c.unseen > 0 && i < len(nodes); i++ {
+		if ns := nodes[i]; !ns.seen {
+			c.unseen--
 			ns.seen = true
 			c.tainter.Queue(ns.zone)
 			c.applyTaintAction(ns, c.tainter.MarkReachable(ns.taintNode()))
 			ns.queuedMaybe, ns.settled = false, ""
 		}
 	}
+	nowNs := now.UnixNano()
 	counts := c.counts[:0]
 	for _, key := range c.zoneKeys {
 		counts = append(counts, eviction.ZoneCount{Zone: key})
 	}
 	for _, ns := range nodes {
-		ns.quiet = ns.quiet && c.quietPass(ns, now)
+		ns.quiet = ns.quiet && c.quietPass(ns, now, nowNs)
 		if ns.quiet {
 			// The posted Ready stands (status ns.ready): count it and take the
 			// tainting decision from it.
@@ -356,6 +356,7 @@ func (c *Controller) monitorPass(now time.Time) {
 			h.CurrentReady.Status == posted && (posted == conditions.True || posted == conditions.False || posted == conditions.Unknown) &&
 			ns.rec.SavedReady.Status == posted
 		ns.ready = posted
+		ns.deadline = ns.rec.ProbeTimestamp.Add(c.cfg.NodeMonitorGracePeriod).UnixNano()
 	}
 	c.counts = counts
 	plan, err := c.ev.PlanZones(c.prevZones, counts)
@@ -389,6 +390,7 @@ func (c *Controller) monitorPass(now time.Time) {
 		for _, ns := range nodes {
 			if ns.rec.Known {
 				ns.rec.ProbeTimestamp, ns.rec.ReadyTransitionTimestamp = now, now
+				ns.deadline = now.Add(c.cfg.NodeMonitorGracePeriod).UnixNano()
 			}
 		}
 	}
