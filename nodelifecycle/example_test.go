@@ -1,6 +1,7 @@
 package nodelifecycle_test
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -92,4 +93,62 @@ func Example() {
 	//  +120s Zone r/b: FullDisruption -> Normal, 0 of 2 not ready, tainting rate 0.1/s
 	//  +120s Untaint b-1 node.kubernetes.io/unreachable:NoSchedule: condition taints follow the node's conditions
 	//  +120s Untaint b-2 node.kubernetes.io/unreachable:NoSchedule: condition taints follow the node's conditions
+}
+
+// Validate names every bad field at once.
+func ExampleConfig_Validate() {
+	cfg := nodelifecycle.DefaultConfig()
+	cfg.NodeMonitorPeriod = 0
+	cfg.NodeEvictionRate = -1
+	cfg.UnhealthyZoneThreshold = 1.5
+	fmt.Println(cfg.Validate())
+	_, err := nodelifecycle.New(cfg)
+	fmt.Println(errors.Is(err, nodelifecycle.ErrInvalidConfig))
+	// Output:
+	// nodelifecycle: invalid config: NodeMonitorPeriod 0s must be > 0
+	// nodelifecycle: invalid config: NodeEvictionRate -1 must be a finite number of nodes per second >= 0
+	// nodelifecycle: invalid config: UnhealthyZoneThreshold 1.5 is not a fraction in [0, 1]
+	// true
+}
+
+// An Apply that fails a write changes what follows, as upstream's error
+// paths do. Node b-1 falls silent after its lease renewal at +0s; at +55s
+// (the first pass after the 50s grace period) its status write fails: the
+// node is left out of its zone's counts for that pass, so zone b has no
+// counted node and is dropped. At +60s the write is tried again and
+// succeeds: zone b comes back fully disrupted, the node is tainted.
+func ExampleController_Step_apply() {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	c, _ := nodelifecycle.New(nodelifecycle.DefaultConfig())
+	for _, z := range []string{"a", "b"} {
+		c.UpsertNode(nodelifecycle.Node{Name: z + "-1", CreationTimestamp: start.Add(-time.Hour),
+			Labels:     map[string]string{eviction.LabelTopologyZone: z},
+			Conditions: []conditions.Condition{{Type: conditions.Ready, Status: conditions.True, LastHeartbeatTime: start, LastTransitionTime: start}}})
+		c.UpsertLease(nodelifecycle.Lease{Node: z + "-1", RenewTime: start})
+	}
+	failures := 1
+	apply := func(a nodelifecycle.Action) error {
+		if a.Kind == nodelifecycle.KindNodeStatus && failures > 0 {
+			failures--
+			return errors.New("conflict")
+		}
+		return nil
+	}
+	for t := start; !t.After(start.Add(60 * time.Second)); {
+		c.UpsertLease(nodelifecycle.Lease{Node: "a-1", RenewTime: t}) // a-1 keeps renewing
+		r := c.Step(t, apply)
+		for _, a := range r.Actions {
+			fmt.Printf("+%v %s\n", t.Sub(start), a)
+		}
+		t = r.Next
+	}
+	// Output:
+	// +0s Zone /a: Initial -> Normal, 0 of 1 not ready, tainting rate 0.1/s
+	// +0s Zone /b: Initial -> Normal, 0 of 1 not ready, tainting rate 0.1/s
+	// +55s NodeStatus b-1: no heartbeat for 50s: Ready=Unknown (failed: conflict)
+	// +1m0s NodeStatus b-1: no heartbeat for 50s: Ready=Unknown
+	// +1m0s PodsNotReady b-1: Node is not ready
+	// +1m0s Zone /b: Initial -> FullDisruption, 1 of 1 not ready, tainting rate 0.1/s
+	// +1m0s Taint b-1 node.kubernetes.io/unreachable:NoSchedule: condition taints follow the node's conditions
+	// +1m0s Taint b-1 node.kubernetes.io/unreachable:NoExecute: node b-1: Ready is Unknown, adding node.kubernetes.io/unreachable:NoExecute
 }
