@@ -152,3 +152,33 @@ func ExampleController_Step_apply() {
 	// +1m0s Taint b-1 node.kubernetes.io/unreachable:NoSchedule: condition taints follow the node's conditions
 	// +1m0s Taint b-1 node.kubernetes.io/unreachable:NoExecute: node b-1: Ready is Unknown, adding node.kubernetes.io/unreachable:NoExecute
 }
+
+// The controller's view can be read back: the node as it left it, a pod's
+// pending eviction, a zone's state. A pod deleted before its eviction is
+// no longer pending.
+func ExampleController_Scheduled() {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	c, _ := nodelifecycle.New(nodelifecycle.DefaultConfig())
+	c.UpsertNode(nodelifecycle.Node{Name: "n1", Labels: map[string]string{eviction.LabelTopologyZone: "a"},
+		Conditions: []conditions.Condition{{Type: conditions.Ready, Status: conditions.True, LastHeartbeatTime: start}},
+		Taints:     []taints.Taint{{Key: "dedicated", Value: "db", Effect: taints.TaintEffectNoExecute}}})
+	sixty := int64(60)
+	c.UpsertPod(nodelifecycle.Pod{Namespace: "shop", Name: "db-0", UID: "u1", NodeName: "n1",
+		Tolerations: []taints.Toleration{{Key: "dedicated", Operator: taints.TolerationOpEqual, Value: "db",
+			Effect: taints.TaintEffectNoExecute, TolerationSeconds: &sixty}}})
+	r := c.Step(start, nil)
+	s, ok := c.Scheduled("shop", "db-0")
+	fmt.Println(ok, s.At.Sub(start), r.Next.Sub(start))
+	state, _ := c.ZoneState(eviction.ZoneKey(map[string]string{eviction.LabelTopologyZone: "a"}))
+	n, _ := c.Node("n1")
+	fmt.Println(state, len(n.Taints), c.Passes())
+
+	c.DeletePod("shop", "db-0")
+	r = c.Step(start.Add(time.Second), nil)
+	_, ok = c.Scheduled("shop", "db-0")
+	fmt.Println(ok, len(r.Actions), r.Next.Sub(start))
+	// Output:
+	// true 1m0s 5s
+	// Normal 1 1
+	// false 0 5s
+}
