@@ -69,6 +69,12 @@
 //     taints off every node and queues them again, and every health record
 //     starts fresh.
 //
+// Two simplifications, both about pods already on their way out: a
+// terminating pod is not planned again (upstream plans it and may send a
+// second delete), and a pod deleted or terminating loses its pending
+// eviction without a KindCancel (upstream records "Cancelling deletion"
+// for a deleted pod whose eviction was pending).
+//
 // # Options
 //
 // Each difference from v1.36 is a Config field, off by default:

@@ -49,8 +49,10 @@ type Pod struct {
 	// Ready is true when the pod has a Ready condition that is not False:
 	// the pods MarkPodsNotReady changes.
 	Ready bool
-	// Terminating is true when metadata.deletionTimestamp is set: the taint
-	// eviction controller leaves such a pod alone.
+	// Terminating is true when metadata.deletionTimestamp is set. The
+	// Controller leaves such a pod alone and drops its pending eviction.
+	// Upstream's taint eviction controller still plans it and may delete
+	// it a second time, which changes nothing but its event stream.
 	Terminating bool
 }
 
