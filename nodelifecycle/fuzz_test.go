@@ -1,0 +1,75 @@
+package nodelifecycle
+
+import (
+	"testing"
+	"time"
+
+	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/eviction"
+	"github.com/nodelife/nodelife/taints"
+)
+
+// FuzzStep feeds the Controller arbitrary sequences of upserts, deletes
+// and clock steps, with arbitrary strings where names, labels, statuses and
+// taint fields go, and writes that fail: it must never panic, and every
+// Step must say when it next needs to run.
+func FuzzStep(f *testing.F) {
+	f.Add([]byte("\x00\x01\x02\x09\x03\x09\x09"), "n0", "Unknown", "node.kubernetes.io/unreachable")
+	f.Add([]byte("\x06\x00\x09\x09\x07\x02\x09"), "a/b", "", "NoExecute")
+	f.Fuzz(func(t *testing.T, ops []byte, name, status, key string) {
+		c, err := New(DefaultConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+		fail := false
+		apply := func(Action) error {
+			fail = !fail
+			if fail {
+				return errFuzz
+			}
+			return nil
+		}
+		names := []string{"n0", "n1", name}
+		for i, op := range ops {
+			n := names[i%len(names)]
+			switch op % 10 {
+			case 0, 1:
+				c.UpsertNode(Node{Name: n, CreationTimestamp: now.Add(-time.Duration(op) * time.Second),
+					Labels:     map[string]string{eviction.LabelTopologyZone: name, eviction.LabelNodeExcludeDisruption: status},
+					Conditions: []conditions.Condition{{Type: conditions.Type(key), Status: conditions.Status(status)}, {Type: conditions.Ready, Status: conditions.Status(status), LastHeartbeatTime: now}},
+					Taints:     []taints.Taint{{Key: key, Value: name, Effect: taints.Effect(status)}, {Key: key, Effect: taints.TaintEffectNoExecute}},
+				})
+			case 2:
+				c.DeleteNode(n)
+			case 3:
+				c.UpsertLease(Lease{Node: n, RenewTime: now.Add(-time.Duration(op) * time.Millisecond)})
+			case 4:
+				c.DeleteLease(n)
+			case 5, 6:
+				secs := int64(op) - 100
+				c.UpsertPod(Pod{Namespace: status, Name: name + n, UID: key, NodeName: n, Ready: op%2 == 0, Terminating: op%3 == 0,
+					Tolerations: []taints.Toleration{{Key: key, Operator: taints.Operator(status), Value: name, Effect: taints.Effect(status), TolerationSeconds: &secs}}})
+			case 7:
+				c.DeletePod(status, name+n)
+			default:
+				now = now.Add(time.Duration(op) * 100 * time.Millisecond)
+				var r Ready
+				if op%2 == 0 {
+					r = c.Step(now, apply)
+				} else {
+					r = c.Step(now.Add(-time.Hour), nil) // an earlier now is clamped
+				}
+				if r.Next.IsZero() {
+					t.Fatalf("Step at %v returned no Next", now)
+				}
+			}
+		}
+	})
+}
+
+var errFuzz = fuzzError("injected")
+
+type fuzzError string
+
+func (e fuzzError) Error() string { return string(e) }
