@@ -69,33 +69,39 @@ type Controller struct {
 }
 
 type nodeState struct {
-	node     Node
-	zone     string
-	zi       int // index of zone in Controller.zoneKeys
-	excluded bool
-	hasLease bool
-	renew    time.Time
-	rec      conditions.HealthRecord
-	seen     bool // a monitor pass has seen it (upstream's knownNodeSet)
-	// queuedMaybe is false when the node is surely out of its zone's tainting
-	// queue and dedupe set (the tainter last took it out), so that a
-	// pass can skip asking the queue.
-	queuedMaybe bool
-	// quiet is set when the last pass found the node Ready as posted, with
-	// nothing to write, mark or taint, and nothing about the node object
-	// has changed since: the next pass can take the fast path (quietPass).
+	// The fields a quiet monitor pass reads come first, on one cache line.
+
+	// quiet is set when the last pass found the node's posted Ready
+	// standing (not rewritten), with nothing to write or mark, and nothing
+	// about the node object has changed since: the next pass can take the
+	// fast path (quietPass).
 	quiet bool
-	ready conditions.Status // the posted Ready status, while quiet
-	// deadline is the record's probe timestamp plus the grace period, in
-	// Unix nanoseconds, while quiet.
-	deadline int64
 	// leaseNew is set by a lease upsert or delete since the node's last
 	// pass (a quiet pass need not look at the lease otherwise).
 	leaseNew bool
+	hasLease bool
+	excluded bool
+	// recLease mirrors rec.HasLease for the quiet pass.
+	recLease bool
+	ready    conditions.Status // the posted Ready status, while quiet
 	// settled caches the last status for which the tainter had nothing to
 	// do on this node; any change to its taints or to its queue
 	// membership clears it.
 	settled conditions.Status
+	zi      int // index of zone in Controller.zoneKeys
+	// deadline is the record's probe timestamp plus the grace period, in
+	// Unix nanoseconds, while quiet.
+	deadline int64
+
+	node  Node
+	zone  string
+	renew time.Time
+	rec   conditions.HealthRecord
+	seen  bool // a monitor pass has seen it (upstream's knownNodeSet)
+	// queuedMaybe is false when the node is surely out of its zone's tainting
+	// queue and dedupe set (the tainter last took it out), so that a
+	// pass can skip asking the queue.
+	queuedMaybe bool
 
 	scheduled map[string]eviction.Scheduled // pending evictions by pod key
 

@@ -190,10 +190,11 @@ func (c *Controller) quietPass(ns *nodeState, now time.Time, nowNs int64) bool {
 	// A lease is a probe when the record has none (a fresh record drops the
 	// saved lease, so the pass after one probes again) or when an upsert
 	// since the node's last pass brought a newer renew time.
-	newer := ns.hasLease && (!rec.HasLease ||
+	newer := ns.hasLease && (!ns.recLease ||
 		(ns.leaseNew && !rec.LeaseRenewTime.IsZero() && !ns.renew.IsZero() && rec.LeaseRenewTime.Before(ns.renew)))
 	if newer {
 		rec.HasLease, rec.LeaseRenewTime, rec.ProbeTimestamp = true, ns.renew, now
+		ns.recLease = true
 		ns.deadline = now.Add(c.cfg.NodeMonitorGracePeriod).UnixNano()
 	}
 	ns.leaseNew = false
@@ -356,6 +357,7 @@ func (c *Controller) monitorPass(now time.Time) {
 			h.CurrentReady.Status == posted && (posted == conditions.True || posted == conditions.False || posted == conditions.Unknown) &&
 			ns.rec.SavedReady.Status == posted
 		ns.ready = posted
+		ns.recLease = ns.rec.HasLease
 		ns.deadline = ns.rec.ProbeTimestamp.Add(c.cfg.NodeMonitorGracePeriod).UnixNano()
 	}
 	c.counts = counts
