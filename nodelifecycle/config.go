@@ -3,7 +3,6 @@ package nodelifecycle
 import (
 	"errors"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/nodelife/nodelife/conditions"
@@ -111,22 +110,10 @@ func (c Config) Validate() error {
 			bad("%s %v must be > 0", d.name, d.v)
 		}
 	}
-	for _, r := range []struct {
-		name string
-		v    float64
-	}{{"NodeEvictionRate", c.NodeEvictionRate}, {"SecondaryNodeEvictionRate", c.SecondaryNodeEvictionRate}} {
-		if !(r.v >= 0) || math.IsInf(r.v, 0) {
-			bad("%s %v must be a finite number of nodes per second >= 0", r.name, r.v)
-		}
-	}
-	if t := c.UnhealthyZoneThreshold; !(t >= 0 && t <= 1) {
-		bad("UnhealthyZoneThreshold %v is not a fraction in [0, 1]", t)
-	}
-	if c.LargeClusterSizeThreshold < 0 {
-		bad("LargeClusterSizeThreshold %d is negative", c.LargeClusterSizeThreshold)
-	}
-	if c.LargeClusterSizeBy != eviction.SizeZone && c.LargeClusterSizeBy != eviction.SizeCluster {
-		bad("LargeClusterSizeBy %v is neither eviction.SizeZone nor eviction.SizeCluster", c.LargeClusterSizeBy)
+	// The zone and rate fields carry package eviction's names: its rules
+	// apply, reported as this package's.
+	if err := errdetail.Rewrap(ErrInvalidConfig, c.eviction().Validate()); err != nil {
+		errs = append(errs, err)
 	}
 	if err := c.NoExecute.Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("%w: NoExecute: %w", ErrInvalidConfig, err))

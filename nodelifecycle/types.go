@@ -87,16 +87,6 @@ const (
 	KindEvict Kind = "Evict"
 )
 
-// Writes reports whether an action of kind k is a write to the API server
-// (the others are decisions to log).
-func (k Kind) Writes() bool {
-	switch k {
-	case KindNodeStatus, KindPodsNotReady, KindTaints, KindEvict:
-		return true
-	}
-	return false
-}
-
 // PodRef names a pod.
 type PodRef struct {
 	// Namespace, Name and UID identify the pod.

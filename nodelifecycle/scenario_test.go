@@ -1,0 +1,269 @@
+package nodelifecycle
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/eviction"
+	"github.com/nodelife/nodelife/taints"
+)
+
+// Scripted scenarios with an explicit clock; every expected line is worked
+// out by hand from upstream's rules in the test's comment.
+
+var scenarioStart = time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+
+func readyAt(at time.Time) []conditions.Condition {
+	return []conditions.Condition{{Type: conditions.Ready, Status: conditions.True, Reason: conditions.ReasonKubeletReady,
+		LastHeartbeatTime: at, LastTransitionTime: at}}
+}
+
+func zoneLabels(z string) map[string]string {
+	return map[string]string{eviction.LabelTopologyRegion: "r", eviction.LabelTopologyZone: z}
+}
+
+// line prints an action compactly: "+55s NodeStatus a-1", "+0s Taints a-1
+// +node.kubernetes.io/unreachable:NoExecute", "+0s Schedule ns/p due
+// +1m0s", "+55s Zone r/a Normal -> FullDisruption ...".
+func line(a Action) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "+%v %s", a.At.Sub(scenarioStart), a.Kind)
+	switch a.Kind {
+	case KindZone:
+		b.WriteString(" " + a.Zone + " " + strings.SplitN(a.Message, ",", 2)[0] + ", rate" + a.Message[strings.LastIndex(a.Message, " "):])
+	case KindTaints:
+		b.WriteString(" " + a.Node)
+		for _, t := range a.Remove {
+			b.WriteString(" -" + t.Key + ":" + string(t.Effect))
+		}
+		for _, t := range a.Add {
+			b.WriteString(" +" + t.Key + ":" + string(t.Effect))
+		}
+	case KindSchedule:
+		fmt.Fprintf(&b, " %s due +%v", a.Pod.Key(), a.Due.Sub(scenarioStart))
+	case KindEvict, KindCancel:
+		b.WriteString(" " + a.Pod.Key() + " " + a.Reason)
+	default:
+		b.WriteString(" " + a.Node)
+	}
+	return b.String()
+}
+
+// drive steps c from scenarioStart to end at every Next, renewing the lease
+// of every node in renewing every 10s from +0s until its cut-off (a
+// negative cut-off: never cut), and returns every action as a line.
+func drive(t *testing.T, c *Controller, renewing map[string]time.Duration, end time.Duration) []string {
+	t.Helper()
+	var out []string
+	now := scenarioStart
+	for !now.After(scenarioStart.Add(end)) {
+		d := now.Sub(scenarioStart)
+		if d%(10*time.Second) == 0 {
+			for name, cut := range renewing {
+				if cut < 0 || d <= cut {
+					c.UpsertLease(Lease{Node: name, RenewTime: now})
+				}
+			}
+		}
+		r := c.Step(now, nil)
+		for _, a := range r.Actions {
+			out = append(out, line(a))
+		}
+		next := scenarioStart.Add((d/(10*time.Second) + 1) * 10 * time.Second)
+		if r.Next.Before(next) {
+			next = r.Next
+		}
+		now = next
+	}
+	return out
+}
+
+func newScenario(t *testing.T, cfg Config) *Controller {
+	t.Helper()
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// Every zone loses its kubelets (renewals stop after +0s): the pass at +55s
+// (the first strictly after 0 + 50s) turns both nodes Unknown and finds no
+// Ready node in any zone, so the cluster enters full disruption: every
+// zone's rate is 0 and the NoExecute taints come off (there are none yet).
+// The nodes get the unreachable NoSchedule taint; they are queued for the
+// NoExecute one again at every pass, but a stopped queue never taints, so
+// no pod is scheduled for eviction or evicted.
+func TestAllZonesDownNoNoExecute(t *testing.T) {
+	c := newScenario(t, DefaultConfig())
+	for _, z := range []string{"a", "b"} {
+		name := z + "-1"
+		c.UpsertNode(Node{Name: name, Labels: zoneLabels(z), Conditions: readyAt(scenarioStart)})
+		c.UpsertPod(Pod{Namespace: "ns", Name: "p-" + z, UID: "u-" + z, NodeName: name, Ready: true,
+			Tolerations: taints.WithDefaultTolerationSeconds(nil, 300, 300)})
+	}
+	got := drive(t, c, map[string]time.Duration{"a-1": 0, "b-1": 0}, 10*time.Minute)
+	want := []string{
+		"+0s Zone r/a Initial -> Normal, rate 0.1/s",
+		"+0s Zone r/b Initial -> Normal, rate 0.1/s",
+		"+55s NodeStatus a-1",
+		"+55s PodsNotReady a-1",
+		"+55s NodeStatus b-1",
+		"+55s PodsNotReady b-1",
+		"+55s Zone r/a Normal -> FullDisruption, rate 0/s",
+		"+55s Zone r/b Normal -> FullDisruption, rate 0/s",
+		"+55s Taints a-1 +node.kubernetes.io/unreachable:NoSchedule",
+		"+55s Taints b-1 +node.kubernetes.io/unreachable:NoSchedule",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("actions (-want +got):\n%s", diff)
+	}
+	for _, z := range []string{"r/a", "r/b"} {
+		key := eviction.ZoneKey(zoneLabels(z[2:]))
+		if s, _ := c.ZoneState(key); s != eviction.StateFullDisruption {
+			t.Errorf("zone %s is %s at the end", z, s)
+		}
+	}
+}
+
+// A controller that starts on a cluster another one has been running: a-1
+// is Unknown (written by the previous controller) and carries both
+// unreachable taints, the NoExecute one added an hour ago; a-2 is healthy
+// in the same zone, so the zone is Normal (one not-ready node of two). The
+// first pass sees a-1 for the first time and takes its NoExecute taint off
+// (markNodeAsReachable); its record starts fresh (probe = now), its posted
+// Ready is Unknown, so it is queued at once and the tainting pass at +0s
+// taints it again (the queue's bucket starts full). Its pod tolerates
+// unreachable for 60s counted from this controller's observation, not from
+// an hour ago: scheduled for +60s and evicted then.
+func TestRestartCountsFromFirstSight(t *testing.T) {
+	c := newScenario(t, DefaultConfig())
+	old := scenarioStart.Add(-time.Hour)
+	c.UpsertNode(Node{Name: "a-1", Labels: zoneLabels("a"),
+		Conditions: []conditions.Condition{{Type: conditions.Ready, Status: conditions.Unknown, Reason: conditions.ReasonNodeStatusUnknown,
+			LastHeartbeatTime: old, LastTransitionTime: old}},
+		Taints: []taints.Taint{{Key: taints.TaintNodeUnreachable, Effect: taints.TaintEffectNoSchedule, TimeAdded: old},
+			{Key: taints.TaintNodeUnreachable, Effect: taints.TaintEffectNoExecute, TimeAdded: old}}})
+	c.UpsertNode(Node{Name: "a-2", Labels: zoneLabels("a"), Conditions: readyAt(scenarioStart)})
+	sixty := int64(60)
+	c.UpsertPod(Pod{Namespace: "ns", Name: "p", UID: "u", NodeName: "a-1",
+		Tolerations: []taints.Toleration{{Key: taints.TaintNodeUnreachable, Operator: taints.TolerationOpExists,
+			Effect: taints.TaintEffectNoExecute, TolerationSeconds: &sixty}}})
+	got := drive(t, c, map[string]time.Duration{"a-2": -1}, 2*time.Minute)
+	want := []string{
+		"+0s Taints a-1 -node.kubernetes.io/unreachable:NoExecute",
+		"+0s Zone r/a Initial -> Normal, rate 0.1/s",
+		"+0s Taints a-1 +node.kubernetes.io/unreachable:NoExecute",
+		"+0s Schedule ns/p due +1m0s",
+		"+1m0s Evict ns/p " + eviction.TaintManagerEvictionReason,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("actions (-want +got):\n%s", diff)
+	}
+}
+
+// A pod bound at +100s to a node that has carried dedicated=db:NoExecute
+// since +0s, tolerating it for 30s. Upstream counts tolerationSeconds from
+// when the taint eviction controller plans the pod: due at +130s. With
+// eviction.AnchorTaintAdded (kubernetes#108268) the seconds count from the
+// taint's TimeAdded, +0s + 30s, already past: the pod goes at once.
+func TestTolerationCountsFromObservation(t *testing.T) {
+	for _, tc := range []struct {
+		anchor eviction.Anchor
+		want   string
+	}{
+		{eviction.AnchorObserved, "+1m40s Schedule ns/p due +2m10s"},
+		{eviction.AnchorTaintAdded, "+1m40s Evict ns/p " + eviction.ReasonTolerationExpired},
+	} {
+		t.Run(tc.anchor.String(), func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.NoExecute.Anchor = tc.anchor
+			c := newScenario(t, cfg)
+			c.UpsertNode(Node{Name: "n1", Labels: zoneLabels("a"), Conditions: readyAt(scenarioStart),
+				Taints: []taints.Taint{{Key: "dedicated", Value: "db", Effect: taints.TaintEffectNoExecute, TimeAdded: scenarioStart}}})
+			c.UpsertLease(Lease{Node: "n1", RenewTime: scenarioStart})
+			c.Step(scenarioStart, nil)
+			thirty := int64(30)
+			c.UpsertPod(Pod{Namespace: "ns", Name: "p", UID: "u", NodeName: "n1",
+				Tolerations: []taints.Toleration{{Key: "dedicated", Operator: taints.TolerationOpEqual, Value: "db",
+					Effect: taints.TaintEffectNoExecute, TolerationSeconds: &thirty}}})
+			var got []string
+			for _, a := range c.Step(scenarioStart.Add(100*time.Second), nil).Actions {
+				if a.Kind != KindNodeStatus && a.Kind != KindPodsNotReady && a.Kind != KindZone && a.Kind != KindTaints {
+					got = append(got, line(a))
+				}
+			}
+			if !slices.Equal(got, []string{tc.want}) {
+				t.Fatalf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// A now earlier than one a Step has seen is taken as that one (DESIGN rule
+// 1): b-1 renews only at +0s and turns Unknown at +55s; a Step at +10s
+// after that acts at +55s, runs no second pass and writes nothing again.
+func TestStepClampsEarlierNow(t *testing.T) {
+	c := newScenario(t, DefaultConfig())
+	c.UpsertNode(Node{Name: "b-1", Labels: zoneLabels("b"), Conditions: readyAt(scenarioStart)})
+	c.UpsertLease(Lease{Node: "b-1", RenewTime: scenarioStart})
+	c.Step(scenarioStart, nil)
+	r := c.Step(scenarioStart.Add(55*time.Second), nil)
+	if len(r.Actions) == 0 || r.Actions[0].Kind != KindNodeStatus {
+		t.Fatalf("at +55s: %v", r.Actions)
+	}
+	passes := c.Passes()
+	r = c.Step(scenarioStart.Add(10*time.Second), nil)
+	for _, a := range r.Actions {
+		if !a.At.Equal(scenarioStart.Add(55*time.Second)) || a.Kind == KindNodeStatus {
+			t.Errorf("after the clamp: %s at +%v", a, a.At.Sub(scenarioStart))
+		}
+	}
+	if c.Passes() != passes || r.Next.Before(scenarioStart.Add(55*time.Second)) {
+		t.Fatalf("passes %d -> %d, Next +%v", passes, c.Passes(), r.Next.Sub(scenarioStart))
+	}
+}
+
+// Zone a goes dark first (renewals stop after +0s) and is tainted while zone
+// b is healthy; zone b follows (renewals stop after +30s). At +55s a-1 turns
+// Unknown, gets both unreachable taints (zone a fully disrupted, b not: the
+// rate stays 0.1/s) and its pod is scheduled for +55s + 300s. At +85s (the
+// first pass strictly after 30 + 50s) b-1 turns Unknown and every zone is
+// fully disrupted: every rate goes to 0, a-1's NoExecute taint comes off and
+// its pod's eviction is cancelled; b-1 never gets one.
+func TestEnteringFullDisruptionUntaints(t *testing.T) {
+	c := newScenario(t, DefaultConfig())
+	for _, z := range []string{"a", "b"} {
+		name := z + "-1"
+		c.UpsertNode(Node{Name: name, Labels: zoneLabels(z), Conditions: readyAt(scenarioStart)})
+		c.UpsertPod(Pod{Namespace: "ns", Name: "p-" + z, UID: "u-" + z, NodeName: name, Ready: true,
+			Tolerations: taints.WithDefaultTolerationSeconds(nil, 300, 300)})
+	}
+	got := drive(t, c, map[string]time.Duration{"a-1": 0, "b-1": 30 * time.Second}, 10*time.Minute)
+	want := []string{
+		"+0s Zone r/a Initial -> Normal, rate 0.1/s",
+		"+0s Zone r/b Initial -> Normal, rate 0.1/s",
+		"+55s NodeStatus a-1",
+		"+55s PodsNotReady a-1",
+		"+55s Zone r/a Normal -> FullDisruption, rate 0.1/s",
+		"+55s Taints a-1 +node.kubernetes.io/unreachable:NoSchedule",
+		"+55s Taints a-1 +node.kubernetes.io/unreachable:NoExecute",
+		"+55s Schedule ns/p-a due +5m55s",
+		"+1m25s NodeStatus b-1",
+		"+1m25s PodsNotReady b-1",
+		"+1m25s Zone r/a FullDisruption -> FullDisruption, rate 0/s",
+		"+1m25s Zone r/b Normal -> FullDisruption, rate 0/s",
+		"+1m25s Taints a-1 -node.kubernetes.io/unreachable:NoExecute",
+		"+1m25s Taints b-1 +node.kubernetes.io/unreachable:NoSchedule",
+		"+1m25s Cancel ns/p-a " + eviction.ReasonNoNoExecuteTaints,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("actions (-want +got):\n%s", diff)
+	}
+}
