@@ -3,10 +3,8 @@ package taints
 import (
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 
-	"k8s.io/apimachinery/pkg/util/validation"
 	"pgregory.net/rapid"
 )
 
@@ -169,25 +167,6 @@ func TestPropertyParsePrintRoundTrip(t *testing.T) {
 		_, remove, err = ParseTaints([]string{tnt.String() + "-"})
 		if err != nil || len(remove) != 1 || remove[0] != (Taint{Key: tnt.Key, Effect: tnt.Effect}) {
 			t.Fatalf("removal of %q = %v, %v", tnt.String(), remove, err)
-		}
-	})
-}
-
-// The regular-expression-free fast paths accept exactly what apimachinery's
-// validation accepts.
-func TestPropertyFastNameChecks(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		alphabet := []rune("abzAZ09-_./ é")
-		gen := rapid.StringOfN(rapid.SampledFrom(alphabet), 0, 70, -1)
-		s := gen.Draw(t, "s")
-		if rapid.IntRange(0, 9).Draw(t, "long") == 0 {
-			s = strings.Repeat("a", rapid.IntRange(60, 260).Draw(t, "n")) + s
-		}
-		if got, want := qualifiedName(s), len(validation.IsQualifiedName(s)) == 0; got != want {
-			t.Fatalf("qualifiedName(%q) = %v, apimachinery %v", s, got, want)
-		}
-		if got, want := s == "" || labelName(s), len(validation.IsValidLabelValue(s)) == 0; got != want {
-			t.Fatalf("label value %q: %v, apimachinery %v", s, got, want)
 		}
 	})
 }

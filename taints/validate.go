@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/nodelife/nodelife/internal/k8sname"
 )
 
 // Validate checks t as the API server checks a node's taint: Key must be a
@@ -123,7 +125,7 @@ func (m Matcher) ValidateToleration(tol Toleration) error {
 }
 
 func checkKey(prefix, key string) error {
-	if qualifiedName(key) {
+	if k8sname.QualifiedName(key) {
 		return nil // the common case, without apimachinery's regular expressions
 	}
 	if msgs := validation.IsQualifiedName(key); len(msgs) > 0 {
@@ -133,7 +135,7 @@ func checkKey(prefix, key string) error {
 }
 
 func checkLabelValue(prefix, value string) error {
-	if value == "" || labelName(value) {
+	if k8sname.LabelValue(value) {
 		return nil
 	}
 	if msgs := validation.IsValidLabelValue(value); len(msgs) > 0 {
@@ -147,59 +149,4 @@ func checkEffect(prefix string, e Effect) error {
 		return nil
 	}
 	return &FieldError{Field: prefix + "effect", Value: string(e), Err: ErrInvalidEffect, Detail: "supported: NoSchedule, PreferNoSchedule, NoExecute"}
-}
-
-// The fast paths below accept exactly what apimachinery's validation accepts
-// (the differential tests in internal/conformance compare them on generated
-// keys and values); anything they refuse goes to apimachinery for its
-// messages.
-
-func alnum(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' }
-
-// labelName is a non-empty label value or qualified-name name part: at most
-// 63 characters, alphanumeric at both ends, alphanumerics, '-', '_' and '.'
-// between.
-func labelName(s string) bool {
-	if len(s) == 0 || len(s) > 63 || !alnum(s[0]) || !alnum(s[len(s)-1]) {
-		return false
-	}
-	for i := 1; i < len(s)-1; i++ {
-		if c := s[i]; !alnum(c) && c != '-' && c != '_' && c != '.' {
-			return false
-		}
-	}
-	return true
-}
-
-// dnsSubdomain is a DNS-1123 subdomain: at most 253 characters, labels of
-// lower-case alphanumerics and '-' separated by '.', each label starting and
-// ending alphanumeric.
-func dnsSubdomain(s string) bool {
-	if len(s) == 0 || len(s) > 253 {
-		return false
-	}
-	start := 0
-	for i := 0; i <= len(s); i++ {
-		if i < len(s) && s[i] != '.' {
-			if c := s[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') {
-				return false
-			}
-			continue
-		}
-		if i == start || s[start] == '-' || s[i-1] == '-' {
-			return false // an empty label, or one starting or ending with '-'
-		}
-		start = i + 1
-	}
-	return true
-}
-
-// qualifiedName is a qualified name: an optional DNS-1123 subdomain and '/',
-// then a labelName.
-func qualifiedName(s string) bool {
-	i := strings.IndexByte(s, '/')
-	if i < 0 {
-		return labelName(s)
-	}
-	return strings.IndexByte(s[i+1:], '/') < 0 && dnsSubdomain(s[:i]) && labelName(s[i+1:])
 }
