@@ -260,16 +260,28 @@ func defaultList(reqs, lims ResourceList) ResourceList {
 //     sidecars started before it;
 //   - the pod needs the larger of that sum and the largest init-time
 //     peak, per resource;
-//   - with pod-level resources, spec.resources.requests replaces cpu and
-//     memory;
+//   - with pod-level resources, spec.resources.requests replaces cpu,
+//     memory and huge pages (the resources upstream supports at pod level);
 //   - spec.overhead is added.
 func PodRequests(p Pod, opts QOSOptions) ResourceList {
-	out := aggregate(p, func(r Resources) ResourceList { return r.Requests }, nil)
-	if opts.podLevel(p) {
-		setPodLevel(out, p.Resources.Requests)
+	return PodRequestsInto(ResourceList{}, p, opts)
+}
+
+// PodRequestsInto is PodRequests written into dst, which it clears first,
+// as upstream's PodResourcesOptions.Reuse: a caller that sizes many pods
+// reuses one list and allocates nothing per pod. It returns dst (a new list
+// when dst is nil).
+func PodRequestsInto(dst ResourceList, p Pod, opts QOSOptions) ResourceList {
+	if dst == nil {
+		dst = ResourceList{}
 	}
-	addList(out, p.Overhead)
-	return out
+	clear(dst)
+	aggregate(dst, p, func(r Resources) ResourceList { return r.Requests }, nil)
+	if opts.podLevel(p) {
+		setPodLevel(dst, p.Resources.Requests)
+	}
+	addList(dst, p.Overhead)
+	return dst
 }
 
 // PodLimits returns the effective limits of p, aggregated like
@@ -282,7 +294,7 @@ func PodLimits(p Pod, opts QOSOptions) ResourceList {
 // podLimits is PodLimits telling each, for every container in turn, whether
 // the limits it counts with have no cpu and no memory (see aggregate).
 func podLimits(p Pod, opts QOSOptions, each func(cpuZero, memZero bool)) ResourceList {
-	out := aggregate(p, func(r Resources) ResourceList { return r.Limits }, each)
+	out := aggregate(ResourceList{}, p, func(r Resources) ResourceList { return r.Limits }, each)
 	if opts.podLevel(p) {
 		setPodLevel(out, p.Resources.Limits)
 	}
@@ -297,11 +309,18 @@ func podLimits(p Pod, opts QOSOptions, each func(cpuZero, memZero bool)) Resourc
 	return out
 }
 
-// setPodLevel replaces the cpu and memory of dst with the pod-level values
-// in src.
+// PodLevelResource reports whether upstream honours name in a pod's
+// spec.resources (component-helpers' IsSupportedPodLevelResource): cpu,
+// memory and huge pages.
+func PodLevelResource(name ResourceName) bool {
+	return qosResource(name) || strings.HasPrefix(string(name), ResourceHugePagesPrefix)
+}
+
+// setPodLevel replaces the pod-level resources of dst (PodLevelResource)
+// with the values in src.
 func setPodLevel(dst, src ResourceList) {
 	for name, q := range src {
-		if qosResource(name) {
+		if PodLevelResource(name) {
 			dst[name] = q.DeepCopy()
 		}
 	}
@@ -311,8 +330,7 @@ func setPodLevel(dst, src ResourceList) {
 // resource helper does; each, when set, learns for every container whether
 // the list it counts with lacks a cpu and a memory quantity (it gets
 // booleans rather than the list, so that the lists stay off the heap).
-func aggregate(p Pod, pick func(Resources) ResourceList, each func(cpuZero, memZero bool)) ResourceList {
-	out := ResourceList{}
+func aggregate(out ResourceList, p Pod, pick func(Resources) ResourceList, each func(cpuZero, memZero bool)) ResourceList {
 	for i := range p.Containers {
 		l := pick(p.Containers[i].Resources)
 		if each != nil {

@@ -75,7 +75,7 @@ var containerResources = []v1.ResourceName{v1.ResourceCPU, v1.ResourceMemory, "h
 
 // randomPod draws a pod: 1-3 containers, 0-3 init containers of which some
 // are sidecars (restartPolicy Always), sometimes an overhead, and
-// sometimes pod-level cpu and memory (spec.resources).
+// sometimes pod-level cpu, memory and hugepages-2Mi (spec.resources).
 func randomPod(r *rand.Rand, i int) *v1.Pod {
 	p := &v1.Pod{}
 	p.Name, p.UID = fmt.Sprintf("p%d", i), "u"
@@ -94,7 +94,7 @@ func randomPod(r *rand.Rand, i int) *v1.Pod {
 		p.Spec.Overhead = v1.ResourceList{v1.ResourceCPU: pick(r, cpus), v1.ResourceMemory: pick(r, memories)}
 	}
 	if r.Intn(3) == 0 {
-		rr := resources(r, []v1.ResourceName{v1.ResourceCPU, v1.ResourceMemory})
+		rr := resources(r, []v1.ResourceName{v1.ResourceCPU, v1.ResourceMemory, "hugepages-2Mi"})
 		p.Spec.Resources = &rr
 	}
 	return p
