@@ -1,0 +1,168 @@
+package admission
+
+import (
+	"strconv"
+
+	"github.com/nodelife/nodelife/internal/k8sname"
+)
+
+// MetadataName is the only node field a MatchFields requirement can read.
+const MetadataName = "metadata.name"
+
+// RequiredAffinityMatches reports whether n satisfies p's spec.nodeSelector
+// and its required node affinity, as the kubelet decides it (through
+// component-helpers' RequiredNodeAffinity):
+//
+//   - every nodeSelector entry must be a label of n with that value (the
+//     entries are not validated);
+//   - with Affinity set, n must match one of its terms (see
+//     NodeSelector.Matches); an Affinity without terms matches nothing.
+func RequiredAffinityMatches(p *Pod, n *Node) bool {
+	for k, v := range p.NodeSelector {
+		if lv, ok := n.Labels[k]; !ok || lv != v {
+			return false
+		}
+	}
+	return p.Affinity == nil || p.Affinity.Matches(n)
+}
+
+// Matches reports whether n matches one of the terms. A term with neither
+// expressions nor fields is skipped. Within a term, every MatchExpressions
+// requirement must hold on n's labels and every MatchFields requirement on
+// n's fields; the fields are not checked when n has no name. A term with an
+// invalid requirement (see Requirement.Valid, ValidField) never matches,
+// while the other terms still can.
+func (s *NodeSelector) Matches(n *Node) bool {
+	for i := range s.Terms {
+		t := &s.Terms[i]
+		if len(t.MatchExpressions) == 0 && len(t.MatchFields) == 0 {
+			continue
+		}
+		if t.matches(n) {
+			return true
+		}
+	}
+	return false
+}
+
+func (t *Term) matches(n *Node) bool {
+	for i := range t.MatchExpressions {
+		if !t.MatchExpressions[i].Valid() {
+			return false
+		}
+	}
+	for i := range t.MatchFields {
+		if !t.MatchFields[i].ValidField() {
+			return false
+		}
+	}
+	for i := range t.MatchExpressions {
+		if !t.MatchExpressions[i].MatchesLabels(n.Labels) {
+			return false
+		}
+	}
+	if n.Name == "" {
+		return true
+	}
+	for i := range t.MatchFields {
+		r := &t.MatchFields[i]
+		var v string
+		if r.Key == MetadataName {
+			v = n.Name
+		}
+		if (v == r.Values[0]) != (r.Operator == OpIn) {
+			return false
+		}
+	}
+	return true
+}
+
+// Valid reports whether r is a valid label requirement, as apimachinery's
+// labels.NewRequirement accepts it: a qualified-name key; one of the six
+// operators; In and NotIn with at least one value, Exists and DoesNotExist
+// with none, Gt and Lt with exactly one base-10 int64; every value a valid
+// label value (so "-1" is refused: a label value starts alphanumeric).
+func (r *Requirement) Valid() bool {
+	if !k8sname.QualifiedName(r.Key) {
+		return false
+	}
+	switch r.Operator {
+	case OpIn, OpNotIn:
+		if len(r.Values) == 0 {
+			return false
+		}
+	case OpExists, OpDoesNotExist:
+		if len(r.Values) != 0 {
+			return false
+		}
+	case OpGt, OpLt:
+		if len(r.Values) != 1 {
+			return false
+		}
+		if _, ok := parseInt(r.Values[0]); !ok {
+			return false
+		}
+	default:
+		return false
+	}
+	for _, v := range r.Values {
+		if !k8sname.LabelValue(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// ValidField reports whether r is a valid field requirement: In or NotIn
+// with exactly one value. The key is not checked.
+func (r *Requirement) ValidField() bool {
+	return (r.Operator == OpIn || r.Operator == OpNotIn) && len(r.Values) == 1
+}
+
+// MatchesLabels reports whether a valid label requirement r holds on
+// labels: In needs the label with one of the values; NotIn holds without
+// the label or with another value; Exists and DoesNotExist test the key; Gt
+// and Lt need the label's value to parse as a base-10 int64 greater (less)
+// than r's. The result for an invalid r is unspecified.
+func (r *Requirement) MatchesLabels(labels map[string]string) bool {
+	v, ok := labels[r.Key]
+	switch r.Operator {
+	case OpIn:
+		return ok && has(r.Values, v)
+	case OpNotIn:
+		return !ok || !has(r.Values, v)
+	case OpExists:
+		return ok
+	case OpDoesNotExist:
+		return !ok
+	case OpGt, OpLt:
+		if !ok || len(r.Values) != 1 {
+			return false
+		}
+		lv, ok1 := parseInt(v)
+		rv, ok2 := parseInt(r.Values[0])
+		if !ok1 || !ok2 {
+			return false
+		}
+		if r.Operator == OpGt {
+			return lv > rv
+		}
+		return lv < rv
+	}
+	return false
+}
+
+func has(vs []string, v string) bool {
+	for _, x := range vs {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// parseInt is strconv.ParseInt(s, 10, 64) without the error value.
+func parseInt(s string) (int64, bool) {
+	v, err := strconv.ParseInt(s, 10, 64)
+	return v, err == nil
+}
