@@ -18,12 +18,34 @@ const MetadataName = "metadata.name"
 //   - with Affinity set, n must match one of its terms (see
 //     NodeSelector.Matches); an Affinity without terms matches nothing.
 func RequiredAffinityMatches(p *Pod, n *Node) bool {
+	return affinityMatches(p, n, labelView{m: n.Labels})
+}
+
+// labelView is a node's labels as the kubelet's affinity check sees them:
+// before it, the OS check writes the kubelet's OS into the kubernetes.io/os
+// label of the cached Node's label map when the map is not empty, so a node
+// with labels always has that label at the kubelet's value (an empty map is
+// not written to).
+type labelView struct {
+	m  map[string]string
+	os string // the kubelet's OS, or "" for the labels as they are
+}
+
+func (l labelView) get(k string) (string, bool) {
+	if l.os != "" && k == LabelOS && len(l.m) > 0 {
+		return l.os, true
+	}
+	v, ok := l.m[k]
+	return v, ok
+}
+
+func affinityMatches(p *Pod, n *Node, l labelView) bool {
 	for k, v := range p.NodeSelector {
-		if lv, ok := n.Labels[k]; !ok || lv != v {
+		if lv, ok := l.get(k); !ok || lv != v {
 			return false
 		}
 	}
-	return p.Affinity == nil || p.Affinity.Matches(n)
+	return p.Affinity == nil || p.Affinity.matches(n, l)
 }
 
 // Matches reports whether n matches one of the terms. A term with neither
@@ -32,20 +54,22 @@ func RequiredAffinityMatches(p *Pod, n *Node) bool {
 // n's fields; the fields are not checked when n has no name. A term with an
 // invalid requirement (see Requirement.Valid, ValidField) never matches,
 // while the other terms still can.
-func (s *NodeSelector) Matches(n *Node) bool {
+func (s *NodeSelector) Matches(n *Node) bool { return s.matches(n, labelView{m: n.Labels}) }
+
+func (s *NodeSelector) matches(n *Node, l labelView) bool {
 	for i := range s.Terms {
 		t := &s.Terms[i]
 		if len(t.MatchExpressions) == 0 && len(t.MatchFields) == 0 {
 			continue
 		}
-		if t.matches(n) {
+		if t.matches(n, l) {
 			return true
 		}
 	}
 	return false
 }
 
-func (t *Term) matches(n *Node) bool {
+func (t *Term) matches(n *Node, l labelView) bool {
 	for i := range t.MatchExpressions {
 		if !t.MatchExpressions[i].Valid() {
 			return false
@@ -57,7 +81,7 @@ func (t *Term) matches(n *Node) bool {
 		}
 	}
 	for i := range t.MatchExpressions {
-		if !t.MatchExpressions[i].MatchesLabels(n.Labels) {
+		if !t.MatchExpressions[i].matches(l) {
 			return false
 		}
 	}
@@ -125,7 +149,11 @@ func (r *Requirement) ValidField() bool {
 // and Lt need the label's value to parse as a base-10 int64 greater (less)
 // than r's. The result for an invalid r is unspecified.
 func (r *Requirement) MatchesLabels(labels map[string]string) bool {
-	v, ok := labels[r.Key]
+	return r.matches(labelView{m: labels})
+}
+
+func (r *Requirement) matches(l labelView) bool {
+	v, ok := l.get(r.Key)
 	switch r.Operator {
 	case OpIn:
 		return ok && has(r.Values, v)

@@ -121,7 +121,10 @@ func (f Failure) Result() Result {
 //     non-zero request, each failing when the request exceeds allocatable
 //     minus the admitted pods' requests. Extended resources the node does
 //     not list in its allocatable are not checked.
-//  2. NodeAffinity: spec.nodeSelector and the required node affinity;
+//  2. NodeAffinity: spec.nodeSelector and the required node affinity
+//     (RequiredAffinityMatches), with the node's kubernetes.io/os label
+//     read as the kubelet's OS when the node has any label: the kubelet's
+//     OS check writes it into its cached Node before this check;
 //  3. NodeName: spec.nodeName empty or the node's name;
 //  4. NodePorts: no host port taken;
 //  5. TaintToleration: every NoExecute taint tolerated (NoSchedule and
@@ -147,7 +150,7 @@ func (ni *NodeInfo) Filter(p *Pod, failures []Failure) []Failure {
 			out = short(out, s.name, s.value, ni.used.scalar(s.name), ni.alloc.scalar(s.name))
 		}
 	}
-	if !RequiredAffinityMatches(p, &ni.node) {
+	if !affinityMatches(p, &ni.node, labelView{m: ni.node.Labels, os: ni.opts.os()}) {
 		out = append(out, Failure{Predicate: PredicateNodeAffinity, Description: DescNodeAffinity})
 	}
 	if p.NodeName != "" && p.NodeName != ni.node.Name {

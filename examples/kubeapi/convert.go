@@ -26,6 +26,15 @@ func timeOf(t *metav1.Time) time.Time {
 	return t.Time
 }
 
+// timePtr is the time of a metav1.Time pointer, nil for nil.
+func timePtr(t *metav1.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	tt := t.Time
+	return &tt
+}
+
 // metaTime is the API form of t: nil for the zero time.
 func metaTime(t time.Time) *metav1.Time {
 	if t.IsZero() {
@@ -168,10 +177,7 @@ func ShutdownPod(p *corev1.Pod) shutdown.Pod {
 		v := *p.Spec.Priority
 		out.Priority = &v
 	}
-	if p.DeletionTimestamp != nil {
-		t := p.DeletionTimestamp.Time
-		out.DeletionTimestamp = &t
-	}
+	out.DeletionTimestamp = timePtr(p.DeletionTimestamp)
 	return out
 }
 

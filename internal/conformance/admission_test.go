@@ -1,0 +1,281 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand"
+	"strings"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/pkg/kubelet/lifecycle"
+	"k8s.io/kubernetes/pkg/kubelet/preemption"
+	schedulerframework "k8s.io/kubernetes/pkg/scheduler/framework"
+
+	"github.com/nodelife/nodelife/admission"
+	"github.com/nodelife/nodelife/examples/kubeapi"
+)
+
+// Label keys and values an admission test draws from: a few that nodes
+// and pods share often (so selectors match and fail), and the taint
+// tests' pools of odd keys and values now and then.
+var (
+	affinityKeys   = []string{"zone", "disk", "num", "kubernetes.io/os", "example.com/x"}
+	affinityValues = []string{"a", "b", "10", "5", "-3", "linux", "windows", "9223372036854775807"}
+	affinityOps    = []string{"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gt", "Lt", "Equal"}
+	// resources a container may ask for: the node may lack the extended
+	// ones, which the kubelet then ignores.
+	admissionResources = []v1.ResourceName{v1.ResourceCPU, v1.ResourceMemory, v1.ResourceEphemeralStorage, "hugepages-2Mi", "example.com/gpu", "example.com/fpga"}
+)
+
+func labelKey(r *rand.Rand) string {
+	if r.Intn(12) == 0 {
+		return mangle(r, oneOf(r, keyPool))
+	}
+	return oneOf(r, affinityKeys)
+}
+
+func labelValue(r *rand.Rand) string {
+	if r.Intn(12) == 0 {
+		return mangle(r, oneOf(r, valuePool))
+	}
+	return oneOf(r, affinityValues)
+}
+
+func randomLabels(r *rand.Rand, n int) map[string]string {
+	if n == 0 && r.Intn(2) == 0 {
+		return nil
+	}
+	m := map[string]string{}
+	for i := 0; i < n; i++ {
+		m[labelKey(r)] = labelValue(r)
+	}
+	return m
+}
+
+func randomRequirements(r *rand.Rand, fields bool) []v1.NodeSelectorRequirement {
+	var out []v1.NodeSelectorRequirement
+	for i := r.Intn(3); i > 0; i-- {
+		req := v1.NodeSelectorRequirement{Key: labelKey(r), Operator: v1.NodeSelectorOperator(oneOf(r, affinityOps))}
+		if fields {
+			req.Key = oneOf(r, []string{"metadata.name", "metadata.name", "metadata.uid", ""})
+			req.Operator = v1.NodeSelectorOperator(oneOf(r, []string{"In", "NotIn", "In", "Exists"}))
+		}
+		for j := r.Intn(3); j > 0; j-- {
+			if fields {
+				req.Values = append(req.Values, oneOf(r, []string{"n1", "n2", ""}))
+			} else {
+				req.Values = append(req.Values, labelValue(r))
+			}
+		}
+		out = append(out, req)
+	}
+	return out
+}
+
+func randomHostPorts(r *rand.Rand) []v1.ContainerPort {
+	var out []v1.ContainerPort
+	for i := r.Intn(3); i > 0; i-- {
+		out = append(out, v1.ContainerPort{
+			ContainerPort: 80,
+			HostPort:      int32([]int{0, 80, 8080, 53, -1}[r.Intn(5)]),
+			Protocol:      v1.Protocol(oneOf(r, []string{"", "TCP", "UDP", "SCTP"})),
+			HostIP:        oneOf(r, []string{"", "", "0.0.0.0", "10.0.0.1", "10.0.0.2", "::"}),
+		})
+	}
+	return out
+}
+
+// randomAdmissionPod draws a pod for admission: randomPod's resources (with
+// extended resources now and then), host ports, a node name, node selector
+// and required affinity, tolerations, OS label and field, supplemental
+// groups policy, priority, and static or mirror annotations.
+func randomAdmissionPod(r *rand.Rand, i int) *v1.Pod {
+	p := randomPod(r, i)
+	p.Namespace = "ns"
+	p.UID = types.UID(fmt.Sprintf("uid-%d", i))
+	for c := range p.Spec.Containers {
+		if r.Intn(4) == 0 {
+			p.Spec.Containers[c].Resources = resources(r, admissionResources)
+		}
+		if r.Intn(3) == 0 {
+			p.Spec.Containers[c].Ports = randomHostPorts(r)
+		}
+	}
+	for c := range p.Spec.InitContainers {
+		if r.Intn(2) == 0 {
+			p.Spec.InitContainers[c].Ports = randomHostPorts(r)
+		}
+	}
+	if r.Intn(10) == 0 {
+		p.Spec.NodeName = oneOf(r, []string{"n1", "n2", "N1"})
+	}
+	if r.Intn(6) == 0 {
+		p.Spec.NodeSelector = randomLabels(r, r.Intn(3))
+	}
+	if r.Intn(4) == 0 {
+		ns := &v1.NodeSelector{}
+		for t := r.Intn(3); t > 0; t-- {
+			ns.NodeSelectorTerms = append(ns.NodeSelectorTerms, v1.NodeSelectorTerm{MatchExpressions: randomRequirements(r, false), MatchFields: randomRequirements(r, r.Intn(3) == 0)})
+		}
+		p.Spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: ns}}
+	}
+	for t := r.Intn(3); t > 0; t-- {
+		p.Spec.Tolerations = append(p.Spec.Tolerations, randomToleration(r))
+	}
+	if r.Intn(20) == 0 {
+		p.Labels = map[string]string{"kubernetes.io/os": oneOf(r, []string{"linux", "windows"})}
+	}
+	if r.Intn(20) == 0 {
+		p.Spec.OS = &v1.PodOS{Name: v1.OSName(oneOf(r, []string{"linux", "windows"}))}
+	}
+	if r.Intn(20) == 0 {
+		policy := v1.SupplementalGroupsPolicy(oneOf(r, []string{"Strict", "Merge"}))
+		p.Spec.SecurityContext = &v1.PodSecurityContext{SupplementalGroupsPolicy: &policy}
+	}
+	if r.Intn(2) == 0 {
+		prio := []int32{0, 1000, -5, 2000000000, 2000001000}[r.Intn(5)]
+		p.Spec.Priority = &prio
+	}
+	switch r.Intn(8) {
+	case 0:
+		p.Annotations = map[string]string{"kubernetes.io/config.source": oneOf(r, []string{"file", "http", "api"})}
+	case 1:
+		p.Annotations = map[string]string{"kubernetes.io/config.mirror": "h"}
+	}
+	return p
+}
+
+func randomAdmissionNode(r *rand.Rand) *v1.Node {
+	n := &v1.Node{}
+	n.Name = oneOf(r, []string{"n1", "n1", "n2", ""})
+	n.Labels = randomLabels(r, r.Intn(4))
+	alloc := v1.ResourceList{}
+	set := func(name v1.ResourceName, from []string) {
+		alloc[name] = pick(r, from)
+	}
+	if r.Intn(20) != 0 {
+		set(v1.ResourcePods, []string{"0", "3", "8", "110", "110", "110"})
+	}
+	if r.Intn(20) != 0 {
+		set(v1.ResourceCPU, []string{"0", "500m", "4", "16", "64", "64", "64"})
+	}
+	if r.Intn(20) != 0 {
+		set(v1.ResourceMemory, []string{"0", "1Gi", "8Gi", "64Gi", "256Gi", "256Gi"})
+	}
+	if r.Intn(4) != 0 {
+		set(v1.ResourceEphemeralStorage, []string{"0", "1Gi", "20Gi", "1Ti", "1Ti"})
+	}
+	if r.Intn(4) != 0 {
+		set("hugepages-2Mi", []string{"0", "4Mi", "20Mi", "1Gi", "1Gi"})
+	}
+	if r.Intn(3) == 0 {
+		set("example.com/gpu", []string{"0", "1", "2", "4"})
+	}
+	n.Status.Allocatable = alloc
+	for i := r.Intn(3); i > 0 && r.Intn(2) == 0; i-- {
+		n.Spec.Taints = append(n.Spec.Taints, randomTaint(r))
+	}
+	switch r.Intn(3) {
+	case 1:
+		n.Status.Features = &v1.NodeFeatures{}
+	case 2:
+		yes := r.Intn(2) == 0
+		n.Status.Features = &v1.NodeFeatures{SupplementalGroupsPolicy: &yes}
+	}
+	return n
+}
+
+// upstreamAdmit runs the kubelet's predicate admit handler with its
+// critical-pod preemption, and returns its result and the pods it killed.
+func upstreamAdmit(node *v1.Node, pod *v1.Pod, others []*v1.Pod) (lifecycle.PodAdmitResult, []string) {
+	var killed []string
+	kill := func(p *v1.Pod, _ bool, _ *int64, _ func(*v1.PodStatus)) error {
+		killed = append(killed, p.Name)
+		return nil
+	}
+	getPods := func() []*v1.Pod { return append([]*v1.Pod(nil), others...) }
+	critical := preemption.NewCriticalPodAdmissionHandler(getPods, kill, record.NewFakeRecorder(1000))
+	getNode := func(context.Context, bool) (*v1.Node, error) { return node, nil }
+	noPlugins := func(*schedulerframework.NodeInfo, *lifecycle.PodAdmitAttributes) error { return nil }
+	h := lifecycle.NewPredicateAdmitHandler(getNode, critical, noPlugins)
+	res := h.Admit(&lifecycle.PodAdmitAttributes{Pod: pod, OtherPods: others, Operation: lifecycle.AddOperation})
+	return res, killed
+}
+
+// multiScalar reports whether more than one extended or huge page resource
+// falls short, where upstream's map order picks which is reported first.
+func multiScalar(fs []admission.Failure) bool {
+	n := 0
+	for _, f := range fs {
+		switch f.Resource {
+		case "", "cpu", "memory", "ephemeral-storage", "pods":
+		default:
+			n++
+		}
+	}
+	return n > 1
+}
+
+func TestDifferentialAdmit(t *testing.T) {
+	c := compare(t, "admission.NodeInfo.Admit", "pkg/kubelet/lifecycle.predicateAdmitHandler.Admit with preemption.CriticalPodAdmissionHandler",
+		"a node (allocatable cpu, memory, pods, ephemeral storage, hugepages-2Mi, example.com/gpu drawn present, absent or zero; 0-3 labels; "+
+			"0-2 taints from the taint pools; status.features) with 0-8 admitted pods, and a pod with containers, sidecars, init containers, "+
+			"overhead and pod-level resources, extended resources the node may lack, host ports, node name, node selector, required affinity "+
+			"(valid and invalid requirements, matchFields), tolerations, OS label and field, supplemental groups policy, priorities up to "+
+			"system-node-critical, static and mirror annotations; result, reason, message and the preempted pods in order")
+	// the kubelet logs each refusal at info level: keep the test's output readable
+	klog.LogToStderr(false)
+	klog.SetOutput(io.Discard)
+	defer klog.LogToStderr(true)
+	r := rand.New(rand.NewSource(35))
+	seen := map[string]int{} // upstream's outcomes, so that the log shows what was covered
+	defer func() { t.Logf("upstream outcomes: %v", seen) }()
+	for i, n := 0, inputs(t); i < n; i++ {
+		node := randomAdmissionNode(r)
+		others := make([]*v1.Pod, r.Intn(9))
+		for j := range others {
+			others[j] = randomAdmissionPod(r, 1000*i+j)
+		}
+		pod := randomAdmissionPod(r, 1000*i+999)
+
+		nlPods := make([]*admission.Pod, len(others))
+		for j, o := range others {
+			ap := kubeapi.AdmissionPod(o)
+			nlPods[j] = &ap
+		}
+		ap := kubeapi.AdmissionPod(pod)
+		ni := admission.NewNodeInfo(kubeapi.AdmissionNode(node), admission.Options{}, nlPods...)
+		got := ni.Admit(&ap)
+
+		// upstream writes the kubelet's OS into the cached Node's labels:
+		// give it a copy.
+		up, killed := upstreamAdmit(node.DeepCopy(), pod, others)
+		switch {
+		case len(killed) > 0:
+			seen["admitted after preempting"]++
+		case up.Admit:
+			seen["admitted"]++
+		default:
+			seen[up.Reason]++
+		}
+		var victims []string
+		for _, v := range got.Preempt {
+			victims = append(victims, v.Name)
+		}
+		if got.Admit == up.Admit && got.Reason == up.Reason && got.Message == up.Message && strings.Join(victims, ",") == strings.Join(killed, ",") {
+			c.agree()
+			continue
+		}
+		if multiScalar(ni.Filter(&ap, nil)) {
+			c.deviate("map-order")
+			continue
+		}
+		c.disagree("input %d:\n node %+v\n pod %+v\n upstream %v %q %q killed %v\n nodelife %v %q %q preempt %v",
+			i, node, pod.Spec, up.Admit, up.Reason, up.Message, killed, got.Admit, got.Reason, got.Message, victims)
+	}
+}
