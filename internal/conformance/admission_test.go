@@ -17,6 +17,7 @@ import (
 	schedulerframework "k8s.io/kubernetes/pkg/scheduler/framework"
 
 	"github.com/nodelife/nodelife/admission"
+	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/examples/kubeapi"
 )
 
@@ -277,5 +278,88 @@ func TestDifferentialAdmit(t *testing.T) {
 		}
 		c.disagree("input %d:\n node %+v\n pod %+v\n upstream %v %q %q killed %v\n nodelife %v %q %q preempt %v",
 			i, node, pod.Spec, up.Admit, up.Reason, up.Message, killed, got.Admit, got.Reason, got.Message, victims)
+	}
+}
+
+// The preemption alone: a critical pod short of random amounts of cpu,
+// memory, pods and ephemeral storage on a node running 0-15 pods of every
+// QoS class and priority.
+func TestDifferentialPreempt(t *testing.T) {
+	c := compare(t, "admission.Preempt", "pkg/kubelet/preemption.CriticalPodAdmissionHandler.HandleAdmissionFailure",
+		"0-15 running pods (randomAdmissionPod: every QoS class, priorities up to critical, static and mirror pods) and a critical or "+
+			"non-critical pod short of 1-3 of cpu, memory, ephemeral-storage and pods by random amounts; the pods evicted in order, or the error")
+	klog.LogToStderr(false)
+	klog.SetOutput(io.Discard)
+	defer klog.LogToStderr(true)
+	r := rand.New(rand.NewSource(36))
+	names := []v1.ResourceName{v1.ResourceCPU, v1.ResourceMemory, v1.ResourceEphemeralStorage, v1.ResourcePods}
+	amounts := map[v1.ResourceName][]int64{
+		v1.ResourceCPU:              {1, 100, 500, 1000, 2500, 8000},
+		v1.ResourceMemory:           {1, 64 << 20, 512 << 20, 1 << 30, 3 << 30},
+		v1.ResourceEphemeralStorage: {1, 1 << 30, 10 << 30},
+		v1.ResourcePods:             {1, 2, 3},
+	}
+	evicting := 0
+	defer func() { t.Logf("%d of the inputs evict pods", evicting) }()
+	for i, n := 0, inputs(t); i < n; i++ {
+		running := make([]*v1.Pod, r.Intn(16))
+		nl := make([]*admission.Pod, len(running))
+		for j := range running {
+			running[j] = randomAdmissionPod(r, 100*i+j)
+			ap := kubeapi.AdmissionPod(running[j])
+			nl[j] = &ap
+		}
+		pod := randomAdmissionPod(r, 100*i+99)
+		if r.Intn(4) != 0 {
+			prio := int32(2000000000)
+			pod.Spec.Priority = &prio
+		}
+		var reasons []lifecycle.PredicateFailureReason
+		var needs []admission.Need
+		for _, k := range r.Perm(len(names))[:1+r.Intn(3)] {
+			name := names[k]
+			q := amounts[name][r.Intn(len(amounts[name]))]
+			// an InsufficientResourceError whose shortfall is q
+			reasons = append(reasons, &lifecycle.InsufficientResourceError{ResourceName: name, Requested: q, Used: 0, Capacity: 0})
+			needs = append(needs, admission.Need{Resource: cgroup.ResourceName(name), Amount: q})
+		}
+		var killed []string
+		kill := func(p *v1.Pod, _ bool, _ *int64, _ func(*v1.PodStatus)) error {
+			killed = append(killed, p.Name)
+			return nil
+		}
+		h := preemption.NewCriticalPodAdmissionHandler(func() []*v1.Pod { return running }, kill, record.NewFakeRecorder(1000))
+		ap := kubeapi.AdmissionPod(pod)
+		left, err := h.HandleAdmissionFailure(context.Background(), pod, reasons)
+		if !admission.IsCriticalPod(&ap) {
+			// upstream hands the reasons back; nodelife's Admit does not
+			// call Preempt for such a pod
+			if len(left) == len(reasons) && err == nil && len(killed) == 0 {
+				c.agree()
+			} else {
+				c.disagree("input %d: non-critical pod: upstream left %v, err %v, killed %v", i, left, err, killed)
+			}
+			continue
+		}
+		victims, nlErr := admission.Preempt(&ap, nl, needs, admission.Options{})
+		var got []string
+		for _, v := range victims {
+			got = append(got, v.Name)
+		}
+		upErr, gotErr := "", ""
+		if err != nil {
+			upErr = err.Error()
+		}
+		if nlErr != nil {
+			gotErr = "preemption: error finding a set of pods to preempt: " + nlErr.Error()
+		}
+		if upErr == gotErr && strings.Join(got, ",") == strings.Join(killed, ",") {
+			if len(killed) > 0 {
+				evicting++
+			}
+			c.agree()
+			continue
+		}
+		c.disagree("input %d: needs %v\n upstream killed %v err %q\n nodelife %v err %q", i, needs, killed, upErr, got, gotErr)
 	}
 }
