@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"math/rand"
@@ -15,6 +16,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/flowcontrol"
 	"k8s.io/component-helpers/node/topology"
 	nodeutil "k8s.io/component-helpers/node/util"
@@ -24,10 +26,14 @@ import (
 	"k8s.io/kubernetes/pkg/kubelet/cm"
 	kubecontainer "k8s.io/kubernetes/pkg/kubelet/container"
 	kubeeviction "k8s.io/kubernetes/pkg/kubelet/eviction"
+	"k8s.io/kubernetes/pkg/kubelet/lifecycle"
+	"k8s.io/kubernetes/pkg/scheduler"
+	schedulerframework "k8s.io/kubernetes/pkg/scheduler/framework"
 	utilnode "k8s.io/kubernetes/pkg/util/node"
 	utiltaints "k8s.io/kubernetes/pkg/util/taints"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/nodelife/nodelife/admission"
 	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/conditions"
 	"github.com/nodelife/nodelife/cri"
@@ -515,7 +521,73 @@ func pairs() []pair {
 					sinkString = topology.GetZoneKey(zoneNode)
 				}
 			}},
+		// The fit check alone, both sides with the node's 110 pods already
+		// summed (a scheduler NodeInfo, an admission.NodeInfo).
+		{"AdmissionFitCheck/pods=110",
+			func(b *testing.B) {
+				var buf []admission.Failure
+				for i := 0; i < b.N; i++ {
+					buf = admitNI.Filter(&admitNL, buf)
+				}
+				sinkAny = buf
+			},
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkAny = scheduler.AdmissionCheck(admitPod, admitUpNI, true)
+				}
+			}},
+		// The kubelet's whole predicate admit handler, as it runs: upstream
+		// builds a NodeInfo from the 110 other pods for every admission.
+		{"KubeletAdmit/pods=110",
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkBool = admitNI.Admit(&admitNL).Admit
+				}
+			},
+			func(b *testing.B) {
+				h := lifecycle.NewPredicateAdmitHandler(func(context.Context, bool) (*v1.Node, error) { return admitNode, nil },
+					lifecycle.NewAdmissionFailureHandlerStub(), func(*schedulerframework.NodeInfo, *lifecycle.PodAdmitAttributes) error { return nil })
+				attrs := &lifecycle.PodAdmitAttributes{Pod: admitPod, OtherPods: admitOthers}
+				for i := 0; i < b.N; i++ {
+					sinkBool = h.Admit(attrs).Admit
+				}
+			}},
 	}
+}
+
+// The admission pairs' inputs: a 32-cpu, 128Gi node with 110 of 111 pod
+// slots taken by pods of 250m and 1Gi, a NoExecute taint the pod tolerates,
+// and a pod of 500m and 1Gi with a node selector; it fits.
+var (
+	admitNode, admitPod, admitOthers, admitNL, admitNI, admitUpNI = admissionBench()
+)
+
+func admissionBench() (*v1.Node, *v1.Pod, []*v1.Pod, admission.Pod, *admission.NodeInfo, *schedulerframework.NodeInfo) {
+	node := &v1.Node{}
+	node.Name = "n1"
+	node.Labels = map[string]string{"kubernetes.io/os": "linux", "disk": "ssd", "topology.kubernetes.io/zone": "a"}
+	node.Spec.Taints = []v1.Taint{{Key: "dedicated", Value: "web", Effect: v1.TaintEffectNoExecute}}
+	node.Status.Allocatable = v1.ResourceList{v1.ResourceCPU: resourceQ("32"), v1.ResourceMemory: resourceQ("128Gi"), v1.ResourcePods: resourceQ("111")}
+	mk := func(name, cpu, mem string) *v1.Pod {
+		p := &v1.Pod{}
+		p.Namespace, p.Name, p.UID = "ns", name, types.UID(name)
+		p.Spec.Containers = []v1.Container{{Name: "c", Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resourceQ(cpu), v1.ResourceMemory: resourceQ(mem)}}}}
+		p.Spec.Tolerations = []v1.Toleration{{Key: "dedicated", Operator: v1.TolerationOpEqual, Value: "web", Effect: v1.TaintEffectNoExecute}}
+		return p
+	}
+	var others []*v1.Pod
+	var nl []*admission.Pod
+	for i := 0; i < 110; i++ {
+		o := mk(fmt.Sprintf("o%d", i), "250m", "1Gi")
+		others = append(others, o)
+		ap := kubeapi.AdmissionPod(o)
+		nl = append(nl, &ap)
+	}
+	pod := mk("new", "500m", "1Gi")
+	pod.Spec.NodeSelector = map[string]string{"disk": "ssd"}
+	upNI := schedulerframework.NewNodeInfo(others...)
+	upNI.SetNode(node)
+	return node, pod, others, kubeapi.AdmissionPod(pod), admission.NewNodeInfo(kubeapi.AdmissionNode(node), admission.Options{}, nl...), upNI
 }
 
 func BenchmarkPairs(b *testing.B) {
