@@ -7,6 +7,7 @@ import (
 
 	"github.com/nodelife/nodelife/admission"
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/conditions"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -84,4 +85,77 @@ func ExampleNodeInfo_Filter() {
 	// Output:
 	// TaintToleration - Predicate TaintToleration failed: node(s) had taints that the pod didn't tolerate
 	// 0
+}
+
+// The handler chain in the kubelet's order: the pressure handler refuses a
+// BestEffort pod under memory pressure before the predicates run; a pod
+// with requests passes it and is refused by the shutdown handler.
+func ExampleChain_Admit() {
+	var shuttingDown admission.Handler = admission.HandlerFunc(func(*admission.Pod) admission.Result {
+		return admission.Result{Reason: "NodeShutdown", Message: "Pod was rejected as the node is shutting down."}
+	})
+	chain := admission.Chain{
+		Pressure:   admission.PressureHandler([]conditions.Type{conditions.MemoryPressure}, admission.Options{}),
+		Predicates: admission.NewNodeInfo(node4x8(), admission.Options{}),
+		Shutdown:   shuttingDown,
+	}
+	d := chain.Admit(pod("best-effort", "", ""))
+	fmt.Printf("%s - %q\n", d.Reason, d.Message) // the kubelet's message ends in a space
+	d = chain.Admit(pod("burstable", "100m", "64Mi"))
+	fmt.Println(d.Reason, "-", d.Message)
+	// Output:
+	// Evicted - "The node had condition: [MemoryPressure]. "
+	// NodeShutdown - Pod was rejected as the node is shutting down.
+}
+
+// Required node affinity: a term matches when all its requirements hold;
+// Gt compares the label as an integer.
+func ExampleRequiredAffinityMatches() {
+	n := &admission.Node{Name: "n1", Labels: map[string]string{"disk": "ssd", "cores": "64"}}
+	p := &admission.Pod{Affinity: &admission.NodeSelector{Terms: []admission.Term{{
+		MatchExpressions: []admission.Requirement{
+			{Key: "disk", Operator: admission.OpIn, Values: []string{"ssd", "nvme"}},
+			{Key: "cores", Operator: admission.OpGt, Values: []string{"32"}},
+		},
+	}}}}
+	fmt.Println(admission.RequiredAffinityMatches(p, n))
+	p.Affinity.Terms[0].MatchExpressions[1].Values = []string{"-1"} // not a label value: the term is invalid
+	fmt.Println(admission.RequiredAffinityMatches(p, n))
+	// Output:
+	// true
+	// false
+}
+
+// Preempt on its own: 150m of cpu to free for a critical pod.
+func ExamplePreempt() {
+	critical := pod("dns", "", "")
+	prio := int32(2000000000)
+	critical.Priority = &prio
+	running := []*admission.Pod{pod("a", "100m", ""), pod("b", "300m", ""), pod("c", "100m", "")}
+	victims, err := admission.Preempt(critical, running, []admission.Need{{Resource: cgroup.ResourceCPU, Amount: 150}}, admission.Options{})
+	fmt.Println(len(victims), victims[0].Name, err)
+
+	_, err = admission.Preempt(critical, running, []admission.Need{{Resource: cgroup.ResourceCPU, Amount: 1000}}, admission.Options{})
+	fmt.Println(err)
+	// Output:
+	// 1 b <nil>
+	// no set of running pods found to reclaim resources: [(res: cpu, q: 500), ]
+}
+
+// A static pod from a manifest and its mirror pod: missing, it is created;
+// an orphaned mirror pod is deleted.
+func ExampleReconcileMirrors() {
+	node := &admission.Node{Name: "cp-1", UID: "node-uid"}
+	etcd := admission.StaticPod(admission.Pod{Name: "etcd", Namespace: "kube-system"}, node.Name, admission.SourceFile, "0f3c")
+	fmt.Println(etcd.Name, etcd.Annotations[admission.ConfigHashAnnotation])
+
+	orphan := &admission.Pod{Name: "kube-scheduler-cp-1", Namespace: "kube-system",
+		Annotations: map[string]string{admission.ConfigMirrorAnnotation: "77aa"}}
+	for _, a := range admission.ReconcileMirrors(node, []*admission.Pod{&etcd}, []*admission.Pod{orphan}, nil) {
+		fmt.Println(a.Op, a.FullName, "-", a.Message)
+	}
+	// Output:
+	// etcd-cp-1 0f3c
+	// Create etcd-cp-1_kube-system - static pod etcd-cp-1_kube-system has no mirror pod
+	// Delete kube-scheduler-cp-1_kube-system - mirror pod kube-scheduler-cp-1_kube-system has no static pod on the node
 }
