@@ -87,6 +87,17 @@
 // evictions) and when it next needs to run; the simulator, the client-go
 // controller, nodewatch and the what-if replay all run it.
 //
+// admission: the kubelet's pod admission. A NodeInfo holds a node and the
+// pods admitted to it, kept up to date as pods come and go, and decides
+// whether a pod may run there as the kubelet's general predicates do
+// (resources against allocatable, host ports, node name, node selector and
+// required affinity, NoExecute taints, OS), with the kubelet's reasons and
+// messages (OutOfcpu, "Node didn't have enough resource: ..."); for a
+// critical pod that does not fit it chooses the pods the kubelet preempts.
+// Chain runs the kubelet's admit handlers in order (pressure, shutdown,
+// and slots for the rest); static pods, mirror pods and their
+// reconciliation are planned too.
+//
 // eviction/pressure: the kubelet's node-pressure eviction. The eviction
 // signals and the threshold grammar of --eviction-hard and friends with
 // upstream's defaults and errors, observations from node stats, a
