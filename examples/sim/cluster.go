@@ -21,8 +21,10 @@ import (
 type Cluster struct {
 	// Nodes are the cluster's nodes.
 	Nodes []Node
-	// Pods are its pods. Pods not bound to a node and pods already
-	// Succeeded or Failed are not simulated (Totals.Skipped counts them).
+	// Pods are its pods. Pods not bound to a node, pods already Succeeded
+	// or Failed, and pods bound to a node not in Nodes are not simulated
+	// (Totals.Skipped counts them, by reason; Result.Orphans lists the
+	// last).
 	Pods []Pod
 }
 
@@ -276,8 +278,6 @@ func (c Config) validateCluster(bad func(string, ...any)) {
 			bad("Cluster.Pods[%d] has no name", i)
 		case pods[p.Key()]:
 			bad("Cluster.Pods[%d]: pod %s appears twice", i, p.Key())
-		case p.Node != "" && !nodes[p.Node]:
-			bad("Cluster.Pods[%d]: pod %s is bound to node %q, which the cluster does not have", i, p.Key(), p.Node)
 		}
 		pods[p.Key()] = true
 		if g := p.TerminationGracePeriodSeconds; g != nil && *g < 0 {
@@ -431,11 +431,20 @@ func (r *run) buildCluster() {
 	}
 	for k := range pods {
 		p := &pods[k]
-		if p.Node == "" || p.Phase == "Succeeded" || p.Phase == "Failed" {
+		ni, bound := r.index[p.Node]
+		switch {
+		case p.Node == "":
+			r.res.Totals.Unscheduled++
+		case p.Phase == "Succeeded" || p.Phase == "Failed":
+			r.res.Totals.Finished++
+		case !bound:
+			r.res.Totals.Orphaned++
+			r.res.Orphans = append(r.res.Orphans, Orphan{Pod: p.Key(), Node: p.Node})
+		}
+		if p.Node == "" || p.Phase == "Succeeded" || p.Phase == "Failed" || !bound {
 			r.res.Totals.Skipped++
 			continue
 		}
-		ni := r.index[p.Node]
 		pi := len(r.pods)
 		sp := pod{node: ni, src: k, wl: -1, replace: replacementOf(p.Owner.Kind), gone: -1, replaced: -1, stoppedAt: -1,
 			p: eviction.Pod{Namespace: p.Namespace, Name: p.Name, UID: fmt.Sprint(pi), Tolerations: p.Tolerations}}

@@ -148,6 +148,20 @@ type Totals struct {
 	ForceDeleted    int `json:",omitempty"`
 	NodesDeleted    int `json:",omitempty"`
 	Skipped         int `json:",omitempty"`
+	// Unscheduled (no spec.nodeName), Finished (Succeeded or Failed) and
+	// Orphaned (bound to a node the cluster does not have) split Skipped
+	// by reason.
+	Unscheduled int `json:",omitempty"`
+	Finished    int `json:",omitempty"`
+	Orphaned    int `json:",omitempty"`
+}
+
+// Orphan is a pod of an explicit cluster bound to a node the cluster does
+// not have (for a while after a node is deleted, its pods still name it):
+// it is not simulated.
+type Orphan struct {
+	// Pod is "namespace/name"; Node is its spec.nodeName.
+	Pod, Node string
 }
 
 // Result is a finished run.
@@ -172,6 +186,9 @@ type Result struct {
 	// Workloads are the workloads of an explicit cluster with pods the
 	// scenarios touched, by name, with their lost replicas over time.
 	Workloads []Workload `json:",omitempty"`
+	// Orphans are the pods of an explicit cluster bound to a node it does
+	// not have, not simulated, in namespace/name order.
+	Orphans []Orphan `json:",omitempty"`
 }
 
 // ErrInvalidConfig is wrapped by every configuration error.

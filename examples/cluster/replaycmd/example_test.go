@@ -15,7 +15,7 @@ func ExampleMain() {
 	replaycmd.Main([]string{"-snapshot", "../../kubeapi/snapshot/testdata/sample.json", "-seed", "0", "-duration", "10m",
 		"-shutdown", "w-1c2@2m/7m30s"}, os.Stdout, os.Stderr)
 	// Output:
-	// 7 nodes, 17 pods (1 not simulated: unscheduled or finished), 10m0s simulated
+	// 7 nodes, 18 pods in the snapshot: 17 simulated, 1 not (1 not scheduled); 10m0s simulated
 	// evicted by taints 2, killed by graceful shutdown 0, evicted under node pressure 0, force deleted by the pod GC 2, nodes deleted 0, evictions cancelled 0
 	//
 	// ZONE        NODES  READY AT END  NOT READY  UNKNOWN  NOEXECUTE-TAINTED  PODS STOPPED  STATE

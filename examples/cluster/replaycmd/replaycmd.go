@@ -67,7 +67,7 @@ func MainWith(ctx context.Context, live *rest.Config, args []string, stdout, std
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var outages, shutdowns, pressures, deletions specs
-	snapPath := fs.String("snapshot", "", "kubectl get nodes,pods,leases -A -o json output: a file, or a directory of *.json files")
+	snapPath := fs.String("snapshot", "", "kubectl get nodes,pods,leases -A -o json (or -o yaml) output, or kubectl cluster-info dump's, gzip-compressed or not: a file, - for standard input, or a directory (cluster-info dump --output-directory)")
 	kc := fs.String("kubeconfig", "", "read the cluster live, read-only, with this kubeconfig (instead of -snapshot)")
 	kctx := fs.String("context", "", "kubeconfig context (default: the current one)")
 	duration := fs.Duration("duration", 30*time.Minute, "simulated time")
@@ -189,6 +189,9 @@ func MainWith(ctx context.Context, live *rest.Config, args []string, stdout, std
 	res, err := sim.Run(cfg)
 	if err != nil {
 		return fail(err)
+	}
+	if w := replay.OrphanWarning(res); w != "" {
+		fmt.Fprintln(stderr, "replay: warning:", w)
 	}
 	if *svg != "" {
 		if err := os.WriteFile(*svg, []byte(res.SVG()), 0o644); err != nil {

@@ -109,3 +109,70 @@ func TestResolvePriorityClass(t *testing.T) {
 		t.Errorf("with -resolve-priority-class: %s", got)
 	}
 }
+
+// Inputs a script must tell from a result, and inputs that are partly
+// usable: no node is an error (exit 1, naming the file and what it held); a
+// pod bound to a node the snapshot does not have is a warning, and the pod
+// is counted as not simulated; standard input with -snapshot -.
+func TestInputs(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, data string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	var out, errOut bytes.Buffer
+	empty := write("empty.json", `{"apiVersion":"v1","kind":"List","items":[]}`)
+	if code := Main([]string{"-snapshot", empty}, &out, &errOut); code != 1 ||
+		!strings.Contains(errOut.String(), "empty.json: no Node in it (it has 0 pods, 0 leases, 0 priority classes and 0 skipped items;") {
+		t.Fatalf("empty List: exit %d: %s", code, errOut.String())
+	}
+
+	orphans := write("orphans.yaml", `apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: n1}
+  status:
+    conditions: [{type: Ready, status: "True"}]
+- apiVersion: v1
+  kind: Pod
+  metadata: {namespace: shop, name: web-1}
+  spec: {nodeName: n1}
+  status: {phase: Running}
+- apiVersion: v1
+  kind: Pod
+  metadata: {namespace: shop, name: web-2}
+  spec: {nodeName: deleted-node}
+  status: {phase: Running}
+`)
+	out.Reset()
+	errOut.Reset()
+	if code := Main([]string{"-snapshot", orphans, "-duration", "1m", "-quiet"}, &out, &errOut); code != 0 {
+		t.Fatalf("orphan: exit %d: %s", code, errOut.String())
+	}
+	if want := "replay: warning: 1 pod is bound to a node not in the snapshot and not simulated: shop/web-2 (node deleted-node)\n"; errOut.String() != want {
+		t.Fatalf("stderr %q, want %q", errOut.String(), want)
+	}
+	if want := "1 nodes, 2 pods in the snapshot: 1 simulated, 1 not (1 bound to a node not in the snapshot); 1m0s simulated\n"; !strings.HasPrefix(out.String(), want) {
+		t.Fatalf("header:\n%s\nwant %s", out.String(), want)
+	}
+
+	// standard input
+	f, err := os.Open(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	stdin := os.Stdin
+	os.Stdin = f
+	defer func() { os.Stdin = stdin }()
+	out.Reset()
+	if code := Main([]string{"-snapshot", "-", "-duration", "1m", "-quiet"}, &out, &errOut); code != 0 ||
+		!strings.HasPrefix(out.String(), "7 nodes, 18 pods in the snapshot: 17 simulated, 1 not (1 not scheduled); 1m0s simulated") {
+		t.Fatalf("stdin: exit %d\n%s", code, out.String())
+	}
+}

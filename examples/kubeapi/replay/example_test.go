@@ -31,7 +31,7 @@ func ExampleWriteSummary() {
 	}
 	replay.WriteSummary(os.Stdout, res)
 	// Output:
-	// 7 nodes, 17 pods (1 not simulated: unscheduled or finished), 15m0s simulated
+	// 7 nodes, 18 pods in the snapshot: 17 simulated, 1 not (1 not scheduled); 15m0s simulated
 	// evicted by taints 4, killed by graceful shutdown 0, evicted under node pressure 0, force deleted by the pod GC 0, nodes deleted 0, evictions cancelled 0
 	//
 	// ZONE        NODES  READY AT END  NOT READY  UNKNOWN  NOEXECUTE-TAINTED  PODS STOPPED  STATE

@@ -135,7 +135,7 @@ func ParseCloudDeletion(c *sim.Cluster, spec string) (sim.CloudDeletion, error) 
 // workloads that lost replicas and the pods the scenarios touched.
 func WriteSummary(w io.Writer, res sim.Result) error {
 	t := res.Totals
-	fmt.Fprintf(w, "%d nodes, %d pods (%d not simulated: unscheduled or finished), %v simulated\n", t.Nodes, t.Pods, t.Skipped, res.Duration)
+	fmt.Fprintf(w, "%d nodes, %d pods in the snapshot: %d simulated, %d not%s; %v simulated\n", t.Nodes, t.Pods+t.Skipped, t.Pods, t.Skipped, skippedWhy(t), res.Duration)
 	fmt.Fprintf(w, "evicted by taints %d, killed by graceful shutdown %d, evicted under node pressure %d, force deleted by the pod GC %d, nodes deleted %d, evictions cancelled %d\n",
 		t.Evicted, t.Killed, t.PressureEvicted, t.ForceDeleted, t.NodesDeleted, t.Cancelled)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -166,6 +166,48 @@ func WriteSummary(w io.Writer, res sim.Result) error {
 		}
 	}
 	return tw.Flush()
+}
+
+// skippedWhy says why pods were not simulated: " (1 not scheduled, 2
+// finished, 1 bound to a node not in the snapshot)", or "".
+func skippedWhy(t sim.Totals) string {
+	var parts []string
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{t.Unscheduled, "not scheduled"}, {t.Finished, "finished"}, {t.Orphaned, "bound to a node not in the snapshot"}} {
+		if c.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.what))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// OrphanWarning is the warning about pods bound to nodes the snapshot
+// does not have: how many, and the first few with their node; "" when
+// there are none.
+func OrphanWarning(res sim.Result) string {
+	const first = 5
+	n := len(res.Orphans)
+	if n == 0 {
+		return ""
+	}
+	var names []string
+	for _, o := range res.Orphans[:min(n, first)] {
+		names = append(names, o.Pod+" (node "+o.Node+")")
+	}
+	more := ""
+	if n > first {
+		more = fmt.Sprintf(" and %d more", n-first)
+	}
+	verb := "pods are"
+	if n == 1 {
+		verb = "pod is"
+	}
+	return fmt.Sprintf("%d %s bound to a node not in the snapshot and not simulated: %s%s", n, verb, strings.Join(names, ", "), more)
 }
 
 // when prints a time since the start to the millisecond, "-" for never

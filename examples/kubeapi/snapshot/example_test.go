@@ -28,20 +28,31 @@ func ExampleLoad() {
 
 func ExampleDecode() {
 	_, warnings, err := snapshot.Decode([]byte(`{"apiVersion":"v1","kind":"List","items":[
-		{"apiVersion":"v1","kind":"ConfigMap","metadata":{"namespace":"shop","name":"settings"}}]}`), "cluster.json")
+		{"apiVersion":"v1","kind":"ConfigMap","metadata":{"namespace":"shop","name":"settings"}},
+		{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"}}]}`), "cluster.json")
 	fmt.Println(err, warnings)
-	_, _, err = snapshot.Decode([]byte(`{"apiVersion":"v1","kind":"Pod"}`), "pod.json")
+	_, _, err = snapshot.Decode([]byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"}}`), "pod.json")
+	fmt.Println(err)
+	_, _, err = snapshot.Decode([]byte(`{"apiVersion":"v1","kind":"Service","metadata":{"name":"s"}}`), "svc.json")
 	fmt.Println(err)
 	// Output:
 	// <nil> [cluster.json: item 0: kind ConfigMap (apiVersion "v1") shop/settings skipped: the replay does not use it]
-	// snapshot: invalid input: pod.json: kind "Pod" is not a List; want the output of kubectl get nodes,pods,leases -A -o json
+	// snapshot: invalid input: pod.json: no Node in it (it has 1 pod, 0 leases, 0 priority classes and 0 skipped items; want the output of kubectl get nodes,pods,leases -A -o json)
+	// snapshot: invalid input: svc.json: kind "Service" is not a List; want the output of kubectl get nodes,pods,leases -A -o json
 }
 
 func ExampleSnapshot_Validate() {
 	s, _, _ := snapshot.Decode([]byte(`{"apiVersion":"v1","kind":"List","items":[
+		{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"}},
+		{"apiVersion":"v1","kind":"Pod","metadata":{"namespace":"shop","name":"web-1"},"spec":{"nodeName":"n1"}},
 		{"apiVersion":"v1","kind":"Pod","metadata":{"namespace":"shop","name":"web-1"},"spec":{"nodeName":"n9"}}]}`), "in.json")
 	fmt.Println(s.Validate())
-	// Output: snapshot: invalid input: pod shop/web-1: spec.nodeName "n9" is not a node of the snapshot
+	for _, p := range s.Orphans() {
+		fmt.Println("bound to a node not in the snapshot:", p.Namespace+"/"+p.Name, p.Spec.NodeName)
+	}
+	// Output:
+	// snapshot: invalid input: pod shop/web-1 appears twice
+	// bound to a node not in the snapshot: shop/web-1 n9
 }
 
 func ExampleSnapshot_Cluster() {

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -67,22 +69,66 @@ type header struct {
 	} `json:"metadata"`
 }
 
-// Decode reads one List. source names the input in errors and warnings.
-// An item of a kind the replay does not use is skipped with a warning; an
-// item that does not decode is an error naming the item, its kind and name,
-// and the field.
+// Decode reads one input: a List in JSON (kubectl get ... -o json), YAML
+// (-o yaml, one document or many), kubectl cluster-info dump's output
+// (Lists one after another, pod logs between them skipped), typed Lists
+// whose items lack kind and apiVersion (taken from the List's), or any of
+// these gzip-compressed. source names the input in errors and warnings.
+// An item of a kind the replay does not use is skipped with a warning (a
+// typed List of such a kind with one warning); an item that does not
+// decode is an error naming the item, its kind and name, and the field. An
+// input without a Node is an error (ErrNoNodes) saying what it held.
 func Decode(data []byte, source string) (*Snapshot, []Warning, error) {
 	s := &Snapshot{}
-	ws, err := s.add(data, source)
+	ws, err := s.addInput(data, source)
 	if err != nil {
+		return nil, ws, err
+	}
+	if err := s.needNodes(source, ws); err != nil {
 		return nil, ws, err
 	}
 	s.sort()
 	return s, ws, nil
 }
 
-func (s *Snapshot) add(data []byte, source string) ([]Warning, error) {
-	kind, items, err := splitList(data)
+// ErrNoNodes is wrapped (with ErrInvalid) when an input holds no Node: a
+// replay of it would simulate nothing.
+var ErrNoNodes = errors.New("no Node in it")
+
+func (s *Snapshot) needNodes(source string, ws []Warning) error {
+	if len(s.Nodes) > 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %s: %w (it has %s, %s, %s and %s; want the output of kubectl get nodes,pods,leases -A -o json)",
+		ErrInvalid, source, ErrNoNodes, count(len(s.Pods), "pod"), count(len(s.Leases), "lease"),
+		count(len(s.PriorityClasses), "priority class"), count(len(ws), "skipped item"))
+}
+
+// count is "1 pod", "2 pods", "0 priority classes".
+func count(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	if strings.HasSuffix(what, "s") {
+		return fmt.Sprintf("%d %ses", n, what)
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// typedKinds are the kinds of the typed Lists whose items may lack kind and
+// apiVersion, with the apiVersion an item takes when the List has none.
+var typedKinds = map[string]string{"Node": "v1", "Pod": "v1", "Lease": "coordination.k8s.io/v1", "PriorityClass": "scheduling.k8s.io/v1"}
+
+// addDocument reads one List, or one object of a kind the replay reads.
+func (s *Snapshot) addDocument(data []byte, source string) ([]Warning, error) {
+	if apiVersion, kind, ok := itemKind(data); ok && !strings.HasSuffix(kind, "List") {
+		if _, known := typedKinds[kind]; known {
+			d := decodeItem(data, source, 0, "", "")
+			return nil, s.keep(d)
+		}
+		_ = apiVersion
+	}
+	kind, listVersion, items, err := splitList(data)
 	if err != nil {
 		// Let the whole-document decoder name the problem and its line.
 		var list struct {
@@ -103,6 +149,19 @@ func (s *Snapshot) add(data []byte, source string) ([]Warning, error) {
 	if kind != "List" && !strings.HasSuffix(kind, "List") {
 		return nil, fmt.Errorf("%w: %s: kind %q is not a List; want the output of kubectl get nodes,pods,leases -A -o json", ErrInvalid, source, kind)
 	}
+	// A typed List (NodeList, ...) gives its items their kind; one of a
+	// kind the replay does not read is skipped whole.
+	itemKindDefault, itemVersionDefault := "", ""
+	if k := strings.TrimSuffix(kind, "List"); k != "" {
+		v, known := typedKinds[k]
+		if !known {
+			if len(items) == 0 {
+				return nil, nil
+			}
+			return []Warning{{Source: source, Item: -1, Message: fmt.Sprintf("kind %s (%d items) skipped: the replay does not use it", kind, len(items))}}, nil
+		}
+		itemKindDefault, itemVersionDefault = k, cmp.Or(listVersion, v)
+	}
 	// Decoding is most of the time at cluster scale: the items are decoded
 	// on every core, then merged in input order, so that the warnings and
 	// the first error are those of a sequential read.
@@ -114,7 +173,7 @@ func (s *Snapshot) add(data []byte, source string) ([]Warning, error) {
 		go func() {
 			defer wg.Done()
 			for i := w; i < len(items); i += workers {
-				out[i] = decodeItem(items[i], source, i)
+				out[i] = decodeItem(items[i], source, i, itemKindDefault, itemVersionDefault)
 				items[i] = nil
 			}
 		}()
@@ -123,22 +182,31 @@ func (s *Snapshot) add(data []byte, source string) ([]Warning, error) {
 	var ws []Warning
 	for i := range out {
 		d := &out[i]
-		switch {
-		case d.err != nil:
-			return ws, d.err
-		case d.warning != "":
+		if d.warning != "" {
 			ws = append(ws, Warning{Source: source, Item: i, Message: d.warning})
-		case d.node != nil:
-			s.Nodes = append(s.Nodes, d.node)
-		case d.pod != nil:
-			s.Pods = append(s.Pods, d.pod)
-		case d.lease != nil:
-			s.Leases = append(s.Leases, d.lease)
-		case d.class != nil:
-			s.PriorityClasses = append(s.PriorityClasses, d.class)
+		}
+		if err := s.keep(*d); err != nil {
+			return ws, err
 		}
 	}
 	return ws, nil
+}
+
+// keep adds a decoded item's object, or returns its error.
+func (s *Snapshot) keep(d decoded) error {
+	switch {
+	case d.err != nil:
+		return d.err
+	case d.node != nil:
+		s.Nodes = append(s.Nodes, d.node)
+	case d.pod != nil:
+		s.Pods = append(s.Pods, d.pod)
+	case d.lease != nil:
+		s.Leases = append(s.Leases, d.lease)
+	case d.class != nil:
+		s.PriorityClasses = append(s.PriorityClasses, d.class)
+	}
+	return nil
 }
 
 // decoded is one item, decoded: one of the objects, a warning or an error.
@@ -151,7 +219,7 @@ type decoded struct {
 	err     error
 }
 
-func decodeItem(raw []byte, source string, i int) (d decoded) {
+func decodeItem(raw []byte, source string, i int, defaultKind, defaultVersion string) (d decoded) {
 	apiVersion, kind, ok := itemKind(raw)
 	var h header
 	if !ok {
@@ -160,6 +228,12 @@ func decodeItem(raw []byte, source string, i int) (d decoded) {
 			return d
 		}
 		apiVersion, kind = h.APIVersion, h.Kind
+	}
+	if kind == "" {
+		kind = defaultKind
+	}
+	if apiVersion == "" && kind == defaultKind {
+		apiVersion = defaultVersion
 	}
 	var err error
 	switch apiVersion + "/" + kind {
@@ -188,11 +262,11 @@ func decodeItem(raw []byte, source string, i int) (d decoded) {
 // splitList reads a List's kind and finds its items in one pass over
 // data, without decoding them: the items are sub-slices of data, checked
 // later by their own decoding; everything else is checked here.
-func splitList(data []byte) (kind string, items [][]byte, err error) {
+func splitList(data []byte) (kind, apiVersion string, items [][]byte, err error) {
 	bad := func(i int, what string) error { return fmt.Errorf("offset %d: %s", i, what) }
 	i := skipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
-		return "", nil, bad(i, "not a JSON object")
+		return "", "", nil, bad(i, "not a JSON object")
 	}
 	i = skipSpace(data, i+1)
 	if i < len(data) && data[i] == '}' {
@@ -200,36 +274,41 @@ func splitList(data []byte) (kind string, items [][]byte, err error) {
 	} else {
 		for {
 			if i >= len(data) || data[i] != '"' {
-				return "", nil, bad(i, "want a key")
+				return "", "", nil, bad(i, "want a key")
 			}
 			end := skipValue(data, i)
 			if end < 0 {
-				return "", nil, bad(i, "unterminated key")
+				return "", "", nil, bad(i, "unterminated key")
 			}
 			var key string
 			if err := json.Unmarshal(data[i:end], &key); err != nil {
-				return "", nil, err
+				return "", "", nil, err
 			}
 			i = skipSpace(data, end)
 			if i >= len(data) || data[i] != ':' {
-				return "", nil, bad(i, "want ':'")
+				return "", "", nil, bad(i, "want ':'")
 			}
 			i = skipSpace(data, i+1)
 			if strings.EqualFold(key, "items") && i < len(data) && data[i] == '[' {
 				if i, items, err = splitArray(data, i); err != nil {
-					return "", nil, err
+					return "", "", nil, err
 				}
 			} else {
 				end := skipValue(data, i)
 				if end < 0 || !json.Valid(data[i:end]) {
-					return "", nil, bad(i, "invalid value of "+key)
+					return "", "", nil, bad(i, "invalid value of "+key)
 				}
 				if strings.EqualFold(key, "items") && string(data[i:end]) != "null" {
-					return "", nil, bad(i, "items is not an array")
+					return "", "", nil, bad(i, "items is not an array")
 				}
 				if strings.EqualFold(key, "kind") {
 					if err := json.Unmarshal(data[i:end], &kind); err != nil {
-						return "", nil, err
+						return "", "", nil, err
+					}
+				}
+				if strings.EqualFold(key, "apiVersion") {
+					if err := json.Unmarshal(data[i:end], &apiVersion); err != nil {
+						return "", "", nil, err
 					}
 				}
 				i = end
@@ -243,13 +322,13 @@ func splitList(data []byte) (kind string, items [][]byte, err error) {
 				i++
 				break
 			}
-			return "", nil, bad(i, "want ',' or '}'")
+			return "", "", nil, bad(i, "want ',' or '}'")
 		}
 	}
 	if i = skipSpace(data, i); i != len(data) {
-		return "", nil, bad(i, "data after the List")
+		return "", "", nil, bad(i, "data after the List")
 	}
-	return kind, items, nil
+	return kind, apiVersion, items, nil
 }
 
 // splitArray returns the elements of the array at data[i] and the offset
@@ -406,23 +485,33 @@ func jsonError(data []byte, err error) string {
 	return err.Error()
 }
 
-// Load reads a snapshot from a file, or from every *.json file of a
-// directory in name order, merged. An object that appears twice (the same
-// kind, namespace and name) is an error naming both places.
+// Load reads a snapshot from a file (any input Decode reads; "-" is
+// standard input), or from a directory: every *.json, *.yaml and *.yml
+// file under it, gzip-compressed ones (*.gz) too, in path order, merged
+// (kubectl cluster-info dump --output-directory writes nodes.json and
+// <namespace>/pods.json, among files of other kinds that are skipped). An
+// object that appears twice (the same kind, namespace and name) is
+// reported by Validate. An input without a Node is an error (ErrNoNodes).
 func Load(path string) (*Snapshot, []Warning, error) {
+	if path == "-" {
+		data, err := io.ReadAll(os.Stdin)
+		if err != nil {
+			return nil, nil, err
+		}
+		return Decode(data, "standard input")
+	}
 	info, err := os.Stat(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	files := []string{path}
 	if info.IsDir() {
-		if files, err = filepath.Glob(filepath.Join(path, "*.json")); err != nil {
+		if files, err = inputFiles(path); err != nil {
 			return nil, nil, err
 		}
 		if len(files) == 0 {
-			return nil, nil, fmt.Errorf("%w: %s: no *.json file in the directory", ErrInvalid, path)
+			return nil, nil, fmt.Errorf("%w: %s: no *.json or *.yaml file under the directory", ErrInvalid, path)
 		}
-		slices.Sort(files)
 	}
 	s := &Snapshot{}
 	var ws []Warning
@@ -431,14 +520,34 @@ func Load(path string) (*Snapshot, []Warning, error) {
 		if err != nil {
 			return nil, ws, err
 		}
-		w, err := s.add(data, f)
+		w, err := s.addInput(data, f)
 		ws = append(ws, w...)
 		if err != nil {
 			return nil, ws, err
 		}
 	}
+	if err := s.needNodes(path, ws); err != nil {
+		return nil, ws, err
+	}
 	s.sort()
 	return s, ws, nil
+}
+
+// inputFiles lists the snapshot files under dir, in path order.
+func inputFiles(dir string) ([]string, error) {
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		name := strings.TrimSuffix(d.Name(), ".gz")
+		if ext := filepath.Ext(name); ext == ".json" || ext == ".yaml" || ext == ".yml" {
+			files = append(files, p)
+		}
+		return nil
+	})
+	slices.Sort(files)
+	return files, err
 }
 
 // New makes a snapshot of objects read some other way (a live cluster's
@@ -462,8 +571,9 @@ func (s *Snapshot) sort() {
 }
 
 // Validate reports every problem the replay cannot work around, joined:
-// an object twice, a pod bound (spec.nodeName) to a node the snapshot does
-// not have, a node or pod without a name.
+// an object twice, a node or pod without a name. A pod bound to a node the
+// snapshot does not have (it happens for a while after a node is deleted)
+// is not one: Orphans lists them, and the replay leaves them out.
 func (s *Snapshot) Validate() error {
 	var errs []error
 	nodes := map[string]bool{}
@@ -484,12 +594,26 @@ func (s *Snapshot) Validate() error {
 			errs = append(errs, fmt.Errorf("%w: pod %d in namespace %q has no metadata.name", ErrInvalid, i, p.Namespace))
 		case pods[key]:
 			errs = append(errs, fmt.Errorf("%w: pod %s appears twice", ErrInvalid, key))
-		case p.Spec.NodeName != "" && !nodes[p.Spec.NodeName]:
-			errs = append(errs, fmt.Errorf("%w: pod %s: spec.nodeName %q is not a node of the snapshot", ErrInvalid, key, p.Spec.NodeName))
 		}
 		pods[key] = true
 	}
 	return errors.Join(errs...)
+}
+
+// Orphans returns the pods bound (spec.nodeName) to a node the snapshot
+// does not have, in the snapshot's order.
+func (s *Snapshot) Orphans() []*corev1.Pod {
+	nodes := make(map[string]bool, len(s.Nodes))
+	for _, n := range s.Nodes {
+		nodes[n.Name] = true
+	}
+	var out []*corev1.Pod
+	for _, p := range s.Pods {
+		if p.Spec.NodeName != "" && !nodes[p.Spec.NodeName] {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // PodsOn returns the pods bound to each node, in the snapshot's order;

@@ -71,7 +71,7 @@ func TestDecodeErrors(t *testing.T) {
 		name, data, want string
 	}{
 		{"not JSON", "{\n\"kind\": \"List\",\n oops}", `in.json: not JSON: line 3`},
-		{"not a List", `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"}}`, `kind "Pod" is not a List`},
+		{"not a List", `{"apiVersion":"v1","kind":"Service","metadata":{"name":"p"}}`, `kind "Service" is not a List`},
 		{"bad field", `{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Pod","metadata":{"namespace":"shop","name":"p"},"spec":{"nodeName":5}}]}`,
 			`item 0 (Pod shop/p): field spec.nodeName: cannot use JSON number as string`},
 		{"bad quantity", `{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Node","metadata":{"name":"n"},"status":{"capacity":{"cpu":"lots"}}}]}`,
@@ -85,15 +85,16 @@ func TestDecodeErrors(t *testing.T) {
 	s, ws, err := Decode([]byte(`{"apiVersion":"v1","kind":"List","items":[
 		{"apiVersion":"v1","kind":"Service","metadata":{"namespace":"shop","name":"web"}},
 		{"apiVersion":"v1","kind":"Pod","metadata":{"namespace":"shop","name":"lost"},"spec":{"nodeName":"gone"}},
-		{"apiVersion":"v1","kind":"Pod","metadata":{"namespace":"shop","name":"lost"},"spec":{}}]}`), "in.json")
+		{"apiVersion":"v1","kind":"Pod","metadata":{"namespace":"shop","name":"lost"},"spec":{}},
+		{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"}}]}`), "in.json")
 	if err != nil || len(ws) != 1 || !strings.Contains(ws[0].String(), `in.json: item 0: kind Service (apiVersion "v1") shop/web skipped`) {
 		t.Fatalf("%v %v", err, ws)
 	}
-	err = s.Validate()
-	for _, want := range []string{`pod shop/lost: spec.nodeName "gone" is not a node of the snapshot`, "pod shop/lost appears twice"} {
-		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), want) {
-			t.Errorf("Validate: %v, want %q", err, want)
-		}
+	if err = s.Validate(); !errors.Is(err, ErrInvalid) || err.Error() != "snapshot: invalid input: pod shop/lost appears twice" {
+		t.Errorf("Validate: %v", err)
+	}
+	if o := s.Orphans(); len(o) != 1 || o[0].Spec.NodeName != "gone" {
+		t.Errorf("Orphans: %v", o)
 	}
 }
 
@@ -111,7 +112,7 @@ func TestLoadDirectory(t *testing.T) {
 	if err != nil || len(s.Nodes) != 2 || s.Nodes[0].Name != "a" || len(s.Pods) != 1 || s.Validate() != nil {
 		t.Fatalf("%v %+v", err, s)
 	}
-	if _, _, err := Load(t.TempDir()); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "no *.json file") {
+	if _, _, err := Load(t.TempDir()); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "no *.json or *.yaml file under the directory") {
 		t.Errorf("empty dir: %v", err)
 	}
 	if _, _, err := Load(filepath.Join(dir, "missing.json")); err == nil {

@@ -33,10 +33,11 @@ func FuzzSplitList(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		kind, items, err := splitList(data)
+		kind, apiVersion, items, err := splitList(data)
 		var list struct {
-			Kind  string            `json:"kind"`
-			Items []json.RawMessage `json:"items"`
+			APIVersion string            `json:"apiVersion"`
+			Kind       string            `json:"kind"`
+			Items      []json.RawMessage `json:"items"`
 		}
 		jerr := json.Unmarshal(data, &list)
 		if err == nil {
@@ -50,7 +51,7 @@ func FuzzSplitList(f *testing.F) {
 				}
 				t.Fatalf("splitList accepted what encoding/json refuses (%v): %.300q", jerr, data)
 			}
-			if kind != list.Kind || len(items) != len(list.Items) {
+			if kind != list.Kind || apiVersion != list.APIVersion || len(items) != len(list.Items) {
 				t.Fatalf("kind %q/%q, %d/%d items: %.300q", kind, list.Kind, len(items), len(list.Items), data)
 			}
 			for i := range items {
