@@ -447,7 +447,8 @@ func (r *run) buildCluster() {
 		}
 		pi := len(r.pods)
 		sp := pod{node: ni, src: k, wl: -1, replace: replacementOf(p.Owner.Kind), gone: -1, replaced: -1, stoppedAt: -1,
-			p: eviction.Pod{Namespace: p.Namespace, Name: p.Name, UID: fmt.Sprint(pi), Tolerations: p.Tolerations}}
+			p: eviction.Pod{Namespace: p.Namespace, Name: p.Name, UID: fmt.Sprint(pi),
+				Tolerations: taints.WithDefaultTolerationSeconds(p.Tolerations, *r.cfg.NotReadyTolerationSeconds, *r.cfg.UnreachableTolerationSeconds)}}
 		if w := p.Workload(); w != "" {
 			wi, ok := r.wlIndex[w]
 			if !ok {

@@ -83,6 +83,17 @@ type Config struct {
 	// unreachable NoExecute taints (0 means 300, the DefaultTolerationSeconds
 	// admission plugin's default; negative means forever).
 	TolerationSeconds int64
+	// NotReadyTolerationSeconds and UnreachableTolerationSeconds are
+	// kube-apiserver's --default-not-ready-toleration-seconds and
+	// --default-unreachable-toleration-seconds (nil means 300): a pod of an
+	// explicit cluster that no toleration covers for the key gets one, as
+	// the DefaultTolerationSeconds admission plugin gives it when the pod
+	// is created (pods read from a cluster have theirs already).
+	NotReadyTolerationSeconds, UnreachableTolerationSeconds *int64
+	// NodeLeaseDurationSeconds is the kubelets' nodeLeaseDurationSeconds
+	// (0 means 40); they renew their lease every quarter of it, as the
+	// kubelet does (nodeLeaseRenewIntervalFraction, not configurable).
+	NodeLeaseDurationSeconds int32
 	// SampleEvery is the timeline's resolution (0 means 10s).
 	SampleEvery time.Duration
 	// Progress, when set, is called about once per simulated minute with
@@ -189,6 +200,42 @@ type Result struct {
 	// Orphans are the pods of an explicit cluster bound to a node it does
 	// not have, not simulated, in namespace/name order.
 	Orphans []Orphan `json:",omitempty"`
+	// Settings are the cluster settings the run used, under the names
+	// of the upstream flags and fields that set them.
+	Settings []Setting
+}
+
+// Setting is one cluster setting a run used.
+type Setting struct {
+	// Component is kube-controller-manager, kubelet or kube-apiserver.
+	Component string
+	// Name is the flag (--node-monitor-grace-period) or the configuration
+	// field (nodeLeaseDurationSeconds); the kubelet's renewInterval is not
+	// a setting of its own but a quarter of nodeLeaseDurationSeconds, shown
+	// for the reader.
+	Name string
+	// Value is the value as the flag would take it ("50s", "0.1").
+	Value string
+}
+
+// settings lists the values c runs with.
+func (c Config) settings() []Setting {
+	lc := c.Controller
+	kcm := func(name, v string) Setting { return Setting{"kube-controller-manager", name, v} }
+	renew := time.Duration(float64(time.Duration(c.NodeLeaseDurationSeconds)*time.Second) * lease.DefaultRenewIntervalFraction)
+	return []Setting{
+		kcm("--node-monitor-period", lc.NodeMonitorPeriod.String()),
+		kcm("--node-monitor-grace-period", lc.NodeMonitorGracePeriod.String()),
+		kcm("--node-startup-grace-period", lc.NodeStartupGracePeriod.String()),
+		kcm("--node-eviction-rate", strconv.FormatFloat(lc.NodeEvictionRate, 'g', -1, 64)),
+		kcm("--secondary-node-eviction-rate", strconv.FormatFloat(lc.SecondaryNodeEvictionRate, 'g', -1, 64)),
+		kcm("--unhealthy-zone-threshold", strconv.FormatFloat(float64(lc.UnhealthyZoneThreshold), 'g', -1, 32)),
+		kcm("--large-cluster-size-threshold", strconv.Itoa(lc.LargeClusterSizeThreshold)),
+		{"kubelet", "nodeLeaseDurationSeconds", strconv.Itoa(int(c.NodeLeaseDurationSeconds))},
+		{"kubelet", "renewInterval", renew.String()},
+		{"kube-apiserver", "--default-not-ready-toleration-seconds", strconv.FormatInt(*c.NotReadyTolerationSeconds, 10)},
+		{"kube-apiserver", "--default-unreachable-toleration-seconds", strconv.FormatInt(*c.UnreachableTolerationSeconds, 10)},
+	}
 }
 
 // ErrInvalidConfig is wrapped by every configuration error.
@@ -219,6 +266,17 @@ func (c Config) withDefaults() Config {
 	}
 	if c.TolerationSeconds == 0 {
 		c.TolerationSeconds = taints.DefaultTolerationSeconds
+	}
+	if c.NotReadyTolerationSeconds == nil {
+		v := taints.DefaultTolerationSeconds
+		c.NotReadyTolerationSeconds = &v
+	}
+	if c.UnreachableTolerationSeconds == nil {
+		v := taints.DefaultTolerationSeconds
+		c.UnreachableTolerationSeconds = &v
+	}
+	if c.NodeLeaseDurationSeconds == 0 {
+		c.NodeLeaseDurationSeconds = lease.DefaultNodeLeaseDurationSeconds
 	}
 	if c.SampleEvery == 0 {
 		c.SampleEvery = 10 * time.Second
@@ -446,6 +504,7 @@ func Run(cfg Config) (Result, error) {
 	r.ctlSeq = r.seq
 	r.push(cfg.Start, evSample, 0)
 	r.res.Totals.Nodes, r.res.Totals.Pods = len(r.nodes), len(r.pods)
+	r.res.Settings = r.cfg.settings()
 	r.wlLost = make([]int, len(r.wls))
 	r.loop()
 	r.res.Totals.MonitorPasses, r.res.Totals.TaintPasses = r.ctl.Passes(), r.ctl.TaintPasses()
@@ -531,6 +590,7 @@ func (r *run) outageEvents(i int, o Outage) {
 // heartbeat's first run (unless the node is off).
 func (r *run) addNode(n node) {
 	hc := lease.DefaultHeartbeatConfig(n.name)
+	hc.LeaseDurationSeconds = r.cfg.NodeLeaseDurationSeconds
 	if r.rnd != nil {
 		hc.Rand = r.rnd.Float64
 	}

@@ -21,6 +21,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"time"
@@ -36,7 +37,10 @@ import (
 	"github.com/nodelife/nodelife/examples/kubeapi/replay"
 	"github.com/nodelife/nodelife/examples/kubeapi/snapshot"
 	"github.com/nodelife/nodelife/examples/sim"
+	"github.com/nodelife/nodelife/lease"
+	"github.com/nodelife/nodelife/nodelifecycle"
 	"github.com/nodelife/nodelife/shutdown"
+	"github.com/nodelife/nodelife/taints"
 )
 
 // ErrNoKubeconfig is wrapped when the kubeconfig file does not exist.
@@ -45,6 +49,55 @@ var ErrNoKubeconfig = errors.New("replay: no kubeconfig")
 // ProgressNodes is the snapshot size from which the command reports its
 // progress on stderr (unless -quiet).
 const ProgressNodes = 10_000
+
+// applySettings sets cfg's cluster settings: the release's defaults
+// (replay.Preset), then every settings flag given on the command line.
+func applySettings(fs *flag.FlagSet, cfg *sim.Config, version string) error {
+	if _, err := replay.Preset(cfg, version); err != nil {
+		return err
+	}
+	lc := cfg.Controller
+	var errs []error
+	fs.Visit(func(f *flag.Flag) {
+		g, ok := f.Value.(flag.Getter)
+		if !ok {
+			return
+		}
+		v := g.Get()
+		switch f.Name {
+		case "node-monitor-period":
+			lc.NodeMonitorPeriod = v.(time.Duration)
+		case "node-monitor-grace-period":
+			lc.NodeMonitorGracePeriod = v.(time.Duration)
+		case "node-startup-grace-period":
+			lc.NodeStartupGracePeriod = v.(time.Duration)
+		case "node-eviction-rate":
+			lc.NodeEvictionRate = v.(float64)
+		case "secondary-node-eviction-rate":
+			lc.SecondaryNodeEvictionRate = v.(float64)
+		case "unhealthy-zone-threshold":
+			lc.UnhealthyZoneThreshold = float32(v.(float64))
+		case "large-cluster-size-threshold":
+			lc.LargeClusterSizeThreshold = v.(int)
+		case "node-lease-duration-seconds":
+			if n := v.(int); n < 1 || n > math.MaxInt32 {
+				errs = append(errs, fmt.Errorf("%w: -node-lease-duration-seconds %d: want a positive number of seconds", replay.ErrSetting, n))
+			} else {
+				cfg.NodeLeaseDurationSeconds = int32(n)
+			}
+		case "default-not-ready-toleration-seconds":
+			s := v.(int64)
+			cfg.NotReadyTolerationSeconds = &s
+		case "default-unreachable-toleration-seconds":
+			s := v.(int64)
+			cfg.UnreachableTolerationSeconds = &s
+		}
+	})
+	if err := lc.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
 
 // specs is a repeatable string flag.
 type specs []string
@@ -85,6 +138,20 @@ func MainWith(ctx context.Context, live *rest.Config, args []string, stdout, std
 	svg := fs.String("svg", "", "write the timeline as SVG to this file")
 	events := fs.Bool("events", false, "print every event before the summary")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
+	// The cluster's settings, under upstream's names; the defaults shown
+	// are v1.36's, and -kubernetes-version changes the ones that differ.
+	dc := nodelifecycle.DefaultConfig()
+	version := fs.String("kubernetes-version", "1.36", "the release whose kube-controller-manager defaults to start from (1.27 to 1.36; before 1.32 --node-monitor-grace-period is 40s, before 1.29 the unreachable taint follows the Unknown rewrite one monitor period later); the flags below override them")
+	fs.Duration("node-monitor-period", dc.NodeMonitorPeriod, "kube-controller-manager --node-monitor-period")
+	fs.Duration("node-monitor-grace-period", dc.NodeMonitorGracePeriod, "kube-controller-manager --node-monitor-grace-period")
+	fs.Duration("node-startup-grace-period", dc.NodeStartupGracePeriod, "kube-controller-manager --node-startup-grace-period")
+	fs.Float64("node-eviction-rate", dc.NodeEvictionRate, "kube-controller-manager --node-eviction-rate (nodes per second per zone)")
+	fs.Float64("secondary-node-eviction-rate", dc.SecondaryNodeEvictionRate, "kube-controller-manager --secondary-node-eviction-rate")
+	fs.Float64("unhealthy-zone-threshold", float64(dc.UnhealthyZoneThreshold), "kube-controller-manager --unhealthy-zone-threshold")
+	fs.Int("large-cluster-size-threshold", dc.LargeClusterSizeThreshold, "kube-controller-manager --large-cluster-size-threshold")
+	fs.Int("node-lease-duration-seconds", int(lease.DefaultNodeLeaseDurationSeconds), "kubelet nodeLeaseDurationSeconds (the kubelet renews every quarter of it)")
+	fs.Int64("default-not-ready-toleration-seconds", taints.DefaultTolerationSeconds, "kube-apiserver --default-not-ready-toleration-seconds, for pods that lack the toleration")
+	fs.Int64("default-unreachable-toleration-seconds", taints.DefaultTolerationSeconds, "kube-apiserver --default-unreachable-toleration-seconds, for pods that lack the toleration")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: replay (-snapshot file|dir | -kubeconfig file) [scenarios] [-duration 30m] [-json] [-svg file] [-events]")
 		fmt.Fprintln(stderr, "Plays outages, shutdowns, memory pressure and cloud deletions on a snapshot of a real cluster with")
@@ -142,6 +209,9 @@ func MainWith(ctx context.Context, live *rest.Config, args []string, stdout, std
 	c := snap.Cluster()
 
 	cfg := sim.Config{Cluster: c, Duration: *duration, Seed: *seed}
+	if err := applySettings(fs, &cfg, *version); err != nil {
+		return fail(err)
+	}
 	graceful := shutdown.Config{ShutdownGracePeriod: *grace, ShutdownGracePeriodCriticalPods: *graceCritical}
 	if *resolve {
 		graceful.ResolvePriorityClass = true

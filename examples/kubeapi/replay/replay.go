@@ -136,6 +136,9 @@ func ParseCloudDeletion(c *sim.Cluster, spec string) (sim.CloudDeletion, error) 
 func WriteSummary(w io.Writer, res sim.Result) error {
 	t := res.Totals
 	fmt.Fprintf(w, "%d nodes, %d pods in the snapshot: %d simulated, %d not%s; %v simulated\n", t.Nodes, t.Pods+t.Skipped, t.Pods, t.Skipped, skippedWhy(t), res.Duration)
+	if err := WriteSettings(w, res); err != nil {
+		return err
+	}
 	fmt.Fprintf(w, "evicted by taints %d, killed by graceful shutdown %d, evicted under node pressure %d, force deleted by the pod GC %d, nodes deleted %d, evictions cancelled %d\n",
 		t.Evicted, t.Killed, t.PressureEvicted, t.ForceDeleted, t.NodesDeleted, t.Cancelled)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
