@@ -159,3 +159,15 @@ func ExampleReconcileMirrors() {
 	// Create etcd-cp-1_kube-system - static pod etcd-cp-1_kube-system has no mirror pod
 	// Delete kube-scheduler-cp-1_kube-system - mirror pod kube-scheduler-cp-1_kube-system has no static pod on the node
 }
+
+// Requested reads a node's sums, for scoring nodes as a scheduler does.
+func ExampleNodeInfo_Requested() {
+	ni := admission.NewNodeInfo(node4x8(), admission.Options{}, pod("a", "2", "1Gi"), pod("b", "500m", "1Gi"))
+	used, alloc := ni.Requested(cgroup.ResourceCPU)
+	fmt.Println(used, alloc)
+	used, alloc = ni.Requested(cgroup.ResourcePods)
+	fmt.Println(used, alloc)
+	// Output:
+	// 2500 4000
+	// 2 110
+}

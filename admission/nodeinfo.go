@@ -94,6 +94,24 @@ func (ni *NodeInfo) Options() Options { return ni.opts }
 // is the NodeInfo's own: do not modify it.
 func (ni *NodeInfo) Pods() []*Pod { return ni.pods }
 
+// Requested returns what the admitted pods request of resource name and
+// the node's allocatable amount of it: millicores for cpu, units
+// otherwise ("pods": the number of pods and the pod capacity). A scheduler
+// scores nodes with it.
+func (ni *NodeInfo) Requested(name cgroup.ResourceName) (requested, allocatable int64) {
+	switch name {
+	case cgroup.ResourceCPU:
+		return ni.used.milliCPU, ni.alloc.milliCPU
+	case cgroup.ResourceMemory:
+		return ni.used.memory, ni.alloc.memory
+	case cgroup.ResourceEphemeralStorage:
+		return ni.used.ephemeral, ni.alloc.ephemeral
+	case cgroup.ResourcePods:
+		return int64(len(ni.pods)), ni.allowedPods
+	}
+	return ni.used.scalar(name), ni.alloc.scalar(name)
+}
+
 // AddPod counts p as admitted: its requests and host ports.
 func (ni *NodeInfo) AddPod(p *Pod) {
 	ni.pods = append(ni.pods, p)

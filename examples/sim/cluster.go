@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nodelife/nodelife/admission"
+	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/conditions"
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/eviction/pressure"
@@ -44,6 +46,8 @@ type Node struct {
 	Ready conditions.Status
 	// Created is metadata.creationTimestamp (zero: the run's start).
 	Created time.Time
+	// Allocatable is status.allocatable, for Config.Placement.
+	Allocatable cgroup.ResourceList
 }
 
 // Owner is a pod's controlling owner, or the workload above it.
@@ -82,6 +86,11 @@ type Pod struct {
 	// Static and Mirror mark static pods and their mirror pods, which node
 	// pressure never evicts (with critical priorities).
 	Static, Mirror bool
+	// Spec is what the kubelet's admission reads of the pod (requests,
+	// host ports, node selector and affinity, tolerations), for
+	// Config.Placement; nil: only Tolerations count, and the pod requests
+	// nothing.
+	Spec *admission.Pod
 }
 
 // Key is "namespace/name".
@@ -183,8 +192,14 @@ type Outcome struct {
 	GoneAt time.Duration
 	// ReplacedAt is when its controller could start a replacement (-1:
 	// never in the run: DaemonSet and bare pods are not replaced
-	// elsewhere, StatefulSet pods only once the old pod is gone).
+	// elsewhere, StatefulSet pods only once the old pod is gone); with
+	// Config.Placement, when the replacement was placed on a node.
 	ReplacedAt time.Duration
+	// PlacedOn is the node the replacement was placed on (Config.Placement).
+	PlacedOn string `json:",omitempty"`
+	// Pending is, for a replacement that found no room by the end, the
+	// scheduler's message (Config.Placement).
+	Pending string `json:",omitempty"`
 	// Lost is how long the pod served nowhere (neither it on a Ready node
 	// nor a replacement), at the timeline's resolution.
 	Lost time.Duration
@@ -208,6 +223,12 @@ type Workload struct {
 	// LostTime is the sum over time of replicas lost (replica-time), at
 	// the timeline's resolution.
 	LostTime time.Duration
+	// LostForRoom is the part of LostTime with the replacement created
+	// but waiting for a node with room (Config.Placement); the rest was
+	// lost waiting for the eviction, the deletion or the node.
+	LostForRoom time.Duration
+	// MostPending is the most replacements that waited for room at once.
+	MostPending int
 	// Lost are the changes of its lost replicas, from 0 at the start.
 	Lost []LostPoint
 }
@@ -391,6 +412,7 @@ func (r *run) buildCluster() {
 		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
 	})
 	r.srcPods = pods
+	r.srcNodes = nodes
 	zoneIdx := map[string]int{}
 	type zk struct{ key, name string }
 	var zs []zk
@@ -446,7 +468,7 @@ func (r *run) buildCluster() {
 			continue
 		}
 		pi := len(r.pods)
-		sp := pod{node: ni, src: k, wl: -1, replace: replacementOf(p.Owner.Kind), gone: -1, replaced: -1, stoppedAt: -1,
+		sp := pod{node: ni, src: k, wl: -1, replace: replacementOf(p.Owner.Kind), gone: -1, replaced: -1, wanted: -1, placedOn: -1, stoppedAt: -1,
 			p: eviction.Pod{Namespace: p.Namespace, Name: p.Name, UID: fmt.Sprint(pi),
 				Tolerations: taints.WithDefaultTolerationSeconds(p.Tolerations, *r.cfg.NotReadyTolerationSeconds, *r.cfg.UnreachableTolerationSeconds)}}
 		if w := p.Workload(); w != "" {

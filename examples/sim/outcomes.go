@@ -38,6 +38,9 @@ func (r *run) remove(now time.Time, pi int, reason, detail string) {
 // stop records that pod pi stopped running at now, and why.
 func (r *run) stop(now time.Time, pi int, fate, rule, detail string) {
 	p := &r.pods[pi]
+	if p.stoppedAt < 0 {
+		r.stoppedRunning(pi)
+	}
 	p.stoppedAt = now.Sub(r.cfg.Start)
 	p.fate, p.rule, p.detail = fate, rule, detail
 	p.affected = true
@@ -99,12 +102,17 @@ func (r *run) markGone(now time.Time, pi int) {
 		return
 	}
 	p.gone = now.Sub(r.cfg.Start)
+	r.leftNode(pi)
 	if p.replace != replaceNever {
 		r.replaceNow(now, pi)
 	}
 }
 
 func (r *run) replaceNow(now time.Time, pi int) {
+	if r.pl != nil {
+		r.wantReplacement(now, pi)
+		return
+	}
 	if p := &r.pods[pi]; p.replaced < 0 {
 		p.replaced = now.Sub(r.cfg.Start)
 	}
@@ -137,6 +145,7 @@ func (r *run) sample(now time.Time) {
 	}
 	r.res.Timeline = append(r.res.Timeline, s)
 	if r.explicit {
+		r.retryPending(now)
 		r.sampleWorkloads(now)
 	}
 }
@@ -158,6 +167,7 @@ func (r *run) sampleWorkloads(now time.Time) {
 	at := now.Sub(r.cfg.Start)
 	step := r.cfg.SampleEvery
 	clear(r.wlLost)
+	clear(r.wlRoom)
 	if r.serving == nil {
 		r.serving = make([]bool, len(r.nodes))
 	}
@@ -169,12 +179,19 @@ func (r *run) sampleWorkloads(now time.Time) {
 		p := &r.pods[pi]
 		if p.wasLost {
 			p.lost += step
+			if p.wasPending && p.wl >= 0 {
+				r.wls[p.wl].LostForRoom += step
+			}
 		}
 		p.wasLost = r.lostNow(pi, r.serving)
+		p.wasPending = p.wasLost && p.wanted >= 0
 		if p.wasLost {
 			p.affected = true
 			if p.wl >= 0 {
 				r.wlLost[p.wl]++
+				if p.wasPending {
+					r.wlRoom[p.wl]++
+				}
 			}
 		}
 	}
@@ -189,6 +206,7 @@ func (r *run) sampleWorkloads(now time.Time) {
 			wl.Lost = append(wl.Lost, LostPoint{At: at, Lost: r.wlLost[w]})
 		}
 		wl.MaxLost = max(wl.MaxLost, r.wlLost[w])
+		wl.MostPending = max(wl.MostPending, r.wlRoom[w])
 	}
 }
 
@@ -203,7 +221,10 @@ func (r *run) outcomes() {
 		n := &r.nodes[p.node]
 		src := &r.srcPods[p.src]
 		o := Outcome{Pod: p.p.Key(), Node: n.name, Zone: r.zones[n.zi], Workload: src.Workload(), Fate: p.fate, At: p.stoppedAt,
-			Rule: p.rule, Detail: p.detail, GoneAt: p.gone, ReplacedAt: p.replaced, Lost: p.lost}
+			Rule: p.rule, Detail: p.detail, GoneAt: p.gone, ReplacedAt: p.replaced, Lost: p.lost, Pending: p.pending}
+		if p.placedOn >= 0 {
+			o.PlacedOn = r.nodes[p.placedOn].name
+		}
 		if o.Fate == "" {
 			o.Fate, o.At = "spared", 0
 			o.Rule, o.Detail = r.spared(pi)

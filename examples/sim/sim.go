@@ -90,6 +90,12 @@ type Config struct {
 	// the DefaultTolerationSeconds admission plugin gives it when the pod
 	// is created (pods read from a cluster have theirs already).
 	NotReadyTolerationSeconds, UnreachableTolerationSeconds *int64
+	// Placement places each replacement pod of an explicit cluster on a
+	// node whose kubelet would admit it, as kube-scheduler would, roughly
+	// (see placement.go's comment and the package doc); one that fits
+	// nowhere waits, and its workload counts it lost for want of room.
+	// Off, replacements are assumed to find room at once.
+	Placement bool
 	// NodeLeaseDurationSeconds is the kubelets' nodeLeaseDurationSeconds
 	// (0 means 40); they renew their lease every quarter of it, as the
 	// kubelet does (nodeLeaseRenewIntervalFraction, not configurable).
@@ -412,8 +418,12 @@ type pod struct {
 	replace             replacement
 	stoppedAt           time.Duration // killed, evicted or deleted
 	gone, replaced      time.Duration
+	wanted              time.Duration // when the replacement was created (Placement)
+	placedOn            int           // the node of the placed replacement, -1 none
+	pending             string        // why the replacement waits
 	terminating, failed bool
 	affected, wasLost   bool
+	wasPending          bool          // lost at the last sample with its replacement waiting
 	scheduledAt         time.Duration // the last eviction deadline planned, 0 none
 	scheduledFrom       time.Duration // when that eviction was planned
 	notReady            bool          // marked NotReady by the controller
@@ -435,7 +445,10 @@ type run struct {
 	zoneKeys   []string
 	rnd        *rand.Rand
 	explicit   bool
-	srcPods    []Pod // explicit: the cluster's pods, sorted
+	srcPods    []Pod  // explicit: the cluster's pods, sorted
+	srcNodes   []Node // explicit: the cluster's nodes, sorted
+	pl         *placement
+	wlRoom     []int
 	wls        []Workload
 	wlIndex    map[string]int
 	wlLost     []int
@@ -506,6 +519,10 @@ func Run(cfg Config) (Result, error) {
 	r.res.Totals.Nodes, r.res.Totals.Pods = len(r.nodes), len(r.pods)
 	r.res.Settings = r.cfg.settings()
 	r.wlLost = make([]int, len(r.wls))
+	r.wlRoom = make([]int, len(r.wls))
+	if r.explicit && r.cfg.Placement {
+		r.initPlacement()
+	}
 	r.loop()
 	r.res.Totals.MonitorPasses, r.res.Totals.TaintPasses = r.ctl.Passes(), r.ctl.TaintPasses()
 	if r.err != nil {

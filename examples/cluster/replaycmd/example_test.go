@@ -26,11 +26,11 @@ func ExampleMain() {
 	// eu-1/eu-1b  2      2             0          0        0                  0             Normal
 	// eu-1/eu-1c  2      1             0          1        1                  2             Normal
 	//
-	// WORKLOAD                          REPLICAS  MOST LOST AT ONCE  REPLICA-TIME LOST  LOST OVER TIME
-	// DaemonSet kube-system/kube-proxy  7         1                  7m10s              2m50s:1
-	// StatefulSet shop/db               3         1                  4m50s              2m50s:1 7m40s:0
+	// WORKLOAD                          REPLICAS  MOST LOST AT ONCE  REPLICA-TIME LOST  OF IT WITHOUT ROOM  MOST WITHOUT ROOM  LOST OVER TIME
+	// DaemonSet kube-system/kube-proxy  7         1                  7m10s              0s                  0                  2m50s:1
+	// StatefulSet shop/db               3         1                  4m50s              0s                  0                  2m50s:1 7m40s:0
 	//
-	// POD                           NODE   FATE     AT     RULE              GONE   REPLACED  LOST   WHY
-	// kube-system/kube-proxy-w-1c2  w-1c2  evicted  7m30s  UntoleratedTaint  7m40s  -         7m10s  does not tolerate node.kubernetes.io/out-of-service=nodeshutdown:NoExecute
-	// shop/db-2                     w-1c2  evicted  7m30s  UntoleratedTaint  7m40s  7m40s     4m50s  does not tolerate node.kubernetes.io/out-of-service=nodeshutdown:NoExecute
+	// POD                           NODE   FATE     AT     RULE              GONE   REPLACED  ON     LOST   WHY
+	// kube-system/kube-proxy-w-1c2  w-1c2  evicted  7m30s  UntoleratedTaint  7m40s  -         -      7m10s  does not tolerate node.kubernetes.io/out-of-service=nodeshutdown:NoExecute
+	// shop/db-2                     w-1c2  evicted  7m30s  UntoleratedTaint  7m40s  7m40s     w-1c1  4m50s  does not tolerate node.kubernetes.io/out-of-service=nodeshutdown:NoExecute
 }

@@ -138,6 +138,7 @@ func MainWith(ctx context.Context, live *rest.Config, args []string, stdout, std
 	svg := fs.String("svg", "", "write the timeline as SVG to this file")
 	events := fs.Bool("events", false, "print every event before the summary")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
+	noPlacement := fs.Bool("no-placement", false, "assume every replacement finds room at once (by default each is placed, roughly as kube-scheduler would, on a node whose kubelet admits it, or waits)")
 	// The cluster's settings, under upstream's names; the defaults shown
 	// are v1.36's, and -kubernetes-version changes the ones that differ.
 	dc := nodelifecycle.DefaultConfig()
@@ -208,7 +209,7 @@ func MainWith(ctx context.Context, live *rest.Config, args []string, stdout, std
 	}
 	c := snap.Cluster()
 
-	cfg := sim.Config{Cluster: c, Duration: *duration, Seed: *seed}
+	cfg := sim.Config{Cluster: c, Duration: *duration, Seed: *seed, Placement: !*noPlacement}
 	if err := applySettings(fs, &cfg, *version); err != nil {
 		return fail(err)
 	}

@@ -42,21 +42,21 @@ func ExampleWriteSummary() {
 	// eu-1/eu-1b  2      2             0          0        0                  4             Normal
 	// eu-1/eu-1c  2      2             0          0        0                  0             Normal
 	//
-	// WORKLOAD                          REPLICAS  MOST LOST AT ONCE  REPLICA-TIME LOST  LOST OVER TIME
-	// DaemonSet kube-system/kube-proxy  7         2                  18m40s             1m50s:2 11m10s:0
-	// Deployment kube-system/coredns    2         1                  5m0s               1m50s:1 6m50s:0
-	// Deployment shop/api               2         1                  1m10s              1m50s:1 3m0s:0
-	// Deployment shop/web               3         2                  10m10s             1m50s:2 6m50s:1 7m0s:0
-	// StatefulSet shop/db               3         1                  9m20s              1m50s:1 11m10s:0
+	// WORKLOAD                          REPLICAS  MOST LOST AT ONCE  REPLICA-TIME LOST  OF IT WITHOUT ROOM  MOST WITHOUT ROOM  LOST OVER TIME
+	// DaemonSet kube-system/kube-proxy  7         2                  18m40s             0s                  0                  1m50s:2 11m10s:0
+	// Deployment kube-system/coredns    2         1                  5m0s               0s                  0                  1m50s:1 6m50s:0
+	// Deployment shop/api               2         1                  1m10s              0s                  0                  1m50s:1 3m0s:0
+	// Deployment shop/web               3         2                  10m10s             0s                  0                  1m50s:2 6m50s:1 7m0s:0
+	// StatefulSet shop/db               3         1                  9m20s              0s                  0                  1m50s:1 11m10s:0
 	//
-	// POD                                   NODE   FATE     AT     RULE                  GONE      REPLACED  LOST   WHY
-	// kube-system/coredns-5d78c9869d-9kz7w  w-1b1  evicted  6m45s  TaintManagerEviction  11m30.6s  6m45s     5m0s   tolerated node.kubernetes.io/unreachable:NoExecute for 5m0s (its tolerationSeconds)
-	// kube-system/kube-proxy-w-1b1          w-1b1  spared   -      Tolerated             -         -         9m20s  tolerates node.kubernetes.io/unreachable:NoExecute with no tolerationSeconds
-	// kube-system/kube-proxy-w-1b2          w-1b2  spared   -      Tolerated             -         -         9m20s  tolerates node.kubernetes.io/unreachable:NoExecute with no tolerationSeconds
-	// shop/api-6c4d7f9b8-a                  w-1b2  evicted  2m55s  TaintManagerEviction  11m30.6s  2m55s     1m10s  tolerated node.kubernetes.io/unreachable:NoExecute for 1m0s (its tolerationSeconds)
-	// shop/db-1                             w-1b1  spared   -      Tolerated             -         -         9m20s  tolerates node.kubernetes.io/unreachable:NoExecute with no tolerationSeconds
-	// shop/web-7d9f8b6c5-b                  w-1b1  evicted  6m45s  TaintManagerEviction  11m30.6s  6m45s     5m0s   tolerated node.kubernetes.io/unreachable:NoExecute for 5m0s (its tolerationSeconds)
-	// shop/web-7d9f8b6c5-c                  w-1b2  evicted  6m55s  TaintManagerEviction  11m30.6s  6m55s     5m10s  tolerated node.kubernetes.io/unreachable:NoExecute for 5m0s (its tolerationSeconds)
+	// POD                                   NODE   FATE     AT     RULE                  GONE      REPLACED  ON  LOST   WHY
+	// kube-system/coredns-5d78c9869d-9kz7w  w-1b1  evicted  6m45s  TaintManagerEviction  11m30.6s  6m45s     -   5m0s   tolerated node.kubernetes.io/unreachable:NoExecute for 5m0s (its tolerationSeconds)
+	// kube-system/kube-proxy-w-1b1          w-1b1  spared   -      Tolerated             -         -         -   9m20s  tolerates node.kubernetes.io/unreachable:NoExecute with no tolerationSeconds
+	// kube-system/kube-proxy-w-1b2          w-1b2  spared   -      Tolerated             -         -         -   9m20s  tolerates node.kubernetes.io/unreachable:NoExecute with no tolerationSeconds
+	// shop/api-6c4d7f9b8-a                  w-1b2  evicted  2m55s  TaintManagerEviction  11m30.6s  2m55s     -   1m10s  tolerated node.kubernetes.io/unreachable:NoExecute for 1m0s (its tolerationSeconds)
+	// shop/db-1                             w-1b1  spared   -      Tolerated             -         -         -   9m20s  tolerates node.kubernetes.io/unreachable:NoExecute with no tolerationSeconds
+	// shop/web-7d9f8b6c5-b                  w-1b1  evicted  6m45s  TaintManagerEviction  11m30.6s  6m45s     -   5m0s   tolerated node.kubernetes.io/unreachable:NoExecute for 5m0s (its tolerationSeconds)
+	// shop/web-7d9f8b6c5-c                  w-1b2  evicted  6m55s  TaintManagerEviction  11m30.6s  6m55s     -   5m10s  tolerated node.kubernetes.io/unreachable:NoExecute for 5m0s (its tolerationSeconds)
 }
 
 func ExampleSelect() {

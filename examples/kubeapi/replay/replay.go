@@ -149,23 +149,38 @@ func WriteSummary(w io.Writer, res sim.Result) error {
 		}
 	}
 	if len(res.Workloads) > 0 {
-		fmt.Fprintln(tw, "\nWORKLOAD\tREPLICAS\tMOST LOST AT ONCE\tREPLICA-TIME LOST\tLOST OVER TIME")
+		fmt.Fprintln(tw, "\nWORKLOAD\tREPLICAS\tMOST LOST AT ONCE\tREPLICA-TIME LOST\tOF IT WITHOUT ROOM\tMOST WITHOUT ROOM\tLOST OVER TIME")
 		for _, wl := range res.Workloads {
 			var pts []string
 			for _, p := range wl.Lost {
 				pts = append(pts, fmt.Sprintf("%s:%d", when(p.At), p.Lost))
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%v\t%s\n", wl.Name, wl.Replicas, wl.MaxLost, wl.LostTime, strings.Join(pts, " "))
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%v\t%v\t%d\t%s\n", wl.Name, wl.Replicas, wl.MaxLost, wl.LostTime, wl.LostForRoom, wl.MostPending, strings.Join(pts, " "))
 		}
 	}
 	if len(res.Pods) > 0 {
-		fmt.Fprintln(tw, "\nPOD\tNODE\tFATE\tAT\tRULE\tGONE\tREPLACED\tLOST\tWHY")
+		fmt.Fprintln(tw, "\nPOD\tNODE\tFATE\tAT\tRULE\tGONE\tREPLACED\tON\tLOST\tWHY")
+		var pending []string
 		for _, p := range res.Pods {
 			at := "-"
 			if p.Fate != "spared" {
 				at = when(p.At)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%v\t%s\n", p.Pod, p.Node, p.Fate, at, p.Rule, when(p.GoneAt), when(p.ReplacedAt), p.Lost, p.Detail)
+			on := p.PlacedOn
+			switch {
+			case p.Pending != "":
+				on = "(pending)"
+				pending = append(pending, p.Pod+": "+p.Pending)
+			case on == "":
+				on = "-"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%v\t%s\n", p.Pod, p.Node, p.Fate, at, p.Rule, when(p.GoneAt), when(p.ReplacedAt), on, p.Lost, p.Detail)
+		}
+		if len(pending) > 0 {
+			fmt.Fprintln(tw, "\nREPLACEMENTS STILL PENDING AT THE END")
+			for _, p := range pending {
+				fmt.Fprintln(tw, p)
+			}
 		}
 	}
 	return tw.Flush()

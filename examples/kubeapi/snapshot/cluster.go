@@ -21,7 +21,7 @@ func (s *Snapshot) Cluster() *sim.Cluster {
 	c := &sim.Cluster{Nodes: make([]sim.Node, 0, len(s.Nodes)), Pods: make([]sim.Pod, 0, len(s.Pods))}
 	for _, n := range s.Nodes {
 		c.Nodes = append(c.Nodes, sim.Node{Name: n.Name, Labels: n.Labels, Taints: kubeapi.Taints(n.Spec.Taints),
-			Ready: kubeapi.ReadyStatus(n), Created: n.CreationTimestamp.Time})
+			Ready: kubeapi.ReadyStatus(n), Created: n.CreationTimestamp.Time, Allocatable: kubeapi.AdmissionNode(n).Allocatable})
 	}
 	for _, p := range s.Pods {
 		sp := sim.Pod{Namespace: p.Namespace, Name: p.Name, UID: string(p.UID), Node: p.Spec.NodeName, Phase: string(p.Status.Phase),
@@ -39,6 +39,8 @@ func (s *Snapshot) Cluster() *sim.Cluster {
 		if src, ok := p.Annotations["kubernetes.io/config.source"]; ok && src != "api" {
 			sp.Static = true
 		}
+		spec := kubeapi.AdmissionPod(p)
+		sp.Spec = &spec
 		c.Pods = append(c.Pods, sp)
 	}
 	return c

@@ -40,6 +40,7 @@ type container struct {
 	Name          string                         `json:"name"`
 	Resources     corev1.ResourceRequirements    `json:"resources"`
 	RestartPolicy *corev1.ContainerRestartPolicy `json:"restartPolicy"`
+	Ports         []corev1.ContainerPort         `json:"ports"`
 }
 
 func containers(in []container) []corev1.Container {
@@ -48,7 +49,7 @@ func containers(in []container) []corev1.Container {
 	}
 	out := make([]corev1.Container, len(in))
 	for i, c := range in {
-		out[i] = corev1.Container{Name: c.Name, Resources: c.Resources, RestartPolicy: c.RestartPolicy}
+		out[i] = corev1.Container{Name: c.Name, Resources: c.Resources, RestartPolicy: c.RestartPolicy, Ports: c.Ports}
 	}
 	return out
 }
@@ -66,6 +67,10 @@ type pod struct {
 		Containers                    []container                  `json:"containers"`
 		Overhead                      corev1.ResourceList          `json:"overhead"`
 		Resources                     *corev1.ResourceRequirements `json:"resources"`
+		NodeSelector                  map[string]string            `json:"nodeSelector"`
+		Affinity                      *corev1.Affinity             `json:"affinity"`
+		OS                            *corev1.PodOS                `json:"os"`
+		SecurityContext               *corev1.PodSecurityContext   `json:"securityContext"`
 	} `json:"spec"`
 	Status struct {
 		Phase    corev1.PodPhase    `json:"phase"`
@@ -84,7 +89,8 @@ func decodePod(raw []byte) (*corev1.Pod, error) {
 	s := &p.Spec
 	out.Spec = corev1.PodSpec{NodeName: s.NodeName, Tolerations: s.Tolerations, Priority: s.Priority, PriorityClassName: s.PriorityClassName,
 		TerminationGracePeriodSeconds: s.TerminationGracePeriodSeconds, InitContainers: containers(s.InitContainers),
-		Containers: containers(s.Containers), Overhead: s.Overhead, Resources: s.Resources}
+		Containers: containers(s.Containers), Overhead: s.Overhead, Resources: s.Resources,
+		NodeSelector: s.NodeSelector, Affinity: s.Affinity, OS: s.OS, SecurityContext: s.SecurityContext}
 	out.Status = corev1.PodStatus{Phase: p.Status.Phase, Reason: p.Status.Reason, QOSClass: p.Status.QOSClass}
 	return out, nil
 }

@@ -28,8 +28,9 @@ import (
 // of 100,000 pods fast to read: metadata without managed fields; for pods,
 // spec.nodeName, tolerations, priority, priorityClassName,
 // terminationGracePeriodSeconds, the containers' and init containers'
-// names, resources and restart policies, overhead and pod-level
-// resources, and status.phase, reason and qosClass; for nodes, the whole
+// names, resources, restart policies and ports, overhead and pod-level
+// resources, node selector, affinity, os and security context, and
+// status.phase, reason and qosClass; for nodes, the whole
 // spec and status.capacity, allocatable, conditions and addresses.
 // Leases and priority classes are kept whole.
 type Snapshot struct {
