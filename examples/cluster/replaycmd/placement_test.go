@@ -2,12 +2,12 @@ package replaycmd
 
 import (
 	"bytes"
-	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/nodelife/nodelife/examples/kubeapi/replay"
 	"github.com/nodelife/nodelife/examples/sim"
 )
 
@@ -43,7 +43,7 @@ func TestPlacementZoneLoss(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
 	var res sim.Result
-	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+	if err := replay.UnmarshalResult(out.Bytes(), &res); err != nil {
 		t.Fatal(err)
 	}
 	type placed struct {
@@ -94,7 +94,7 @@ func TestPlacementZoneLoss(t *testing.T) {
 		t.Fatal(errOut.String())
 	}
 	var off sim.Result
-	if err := json.Unmarshal(out.Bytes(), &off); err != nil {
+	if err := replay.UnmarshalResult(out.Bytes(), &off); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range off.Pods {

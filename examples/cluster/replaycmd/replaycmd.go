@@ -16,7 +16,6 @@ package replaycmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -134,7 +133,7 @@ func MainWith(ctx context.Context, live *rest.Config, args []string, stdout, std
 	fs.Var(&pressures, "pressure", "NODE@FROM-TO:AVAILABLE: memory.available on NODE drops to AVAILABLE (repeatable)")
 	usage := fs.Float64("usage-ratio", 1, "pods' working set as a multiple of their memory request, for -pressure")
 	fs.Var(&deletions, "cloud-delete", "SEL@AT: the nodes' instances are deleted from the cloud at AT (repeatable)")
-	asJSON := fs.Bool("json", false, "print the whole result as JSON")
+	asJSON := fs.Bool("json", false, "print the whole result as JSON (sim.Result's fields; durations as Go duration strings, null for never: see package replay)")
 	svg := fs.String("svg", "", "write the timeline as SVG to this file")
 	events := fs.Bool("events", false, "print every event before the summary")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
@@ -270,11 +269,11 @@ func MainWith(ctx context.Context, live *rest.Config, args []string, stdout, std
 		}
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", " ")
-		if err := enc.Encode(res); err != nil {
+		data, err := replay.MarshalResult(res)
+		if err != nil {
 			return fail(err)
 		}
+		stdout.Write(data)
 		return 0
 	}
 	if *events {

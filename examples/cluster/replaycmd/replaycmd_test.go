@@ -2,7 +2,6 @@ package replaycmd
 
 import (
 	"bytes"
-	"encoding/json"
 	"encoding/xml"
 	"io"
 	"os"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nodelife/nodelife/examples/kubeapi/replay"
 	"github.com/nodelife/nodelife/examples/sim"
 )
 
@@ -26,7 +26,7 @@ func TestOutputs(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
 	var res sim.Result
-	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+	if err := replay.UnmarshalResult(out.Bytes(), &res); err != nil {
 		t.Fatal(err)
 	}
 	if res.Totals.NodesDeleted != 1 || res.Totals.Evicted != 4 {
@@ -97,7 +97,7 @@ func TestResolvePriorityClass(t *testing.T) {
 			t.Fatalf("exit %d: %s", code, errOut.String())
 		}
 		var res sim.Result
-		if err := json.Unmarshal(out.Bytes(), &res); err != nil || len(res.Pods) != 2 || res.Pods[0].Pod != "kube-system/agent-n" {
+		if err := replay.UnmarshalResult(out.Bytes(), &res); err != nil || len(res.Pods) != 2 || res.Pods[0].Pod != "kube-system/agent-n" {
 			t.Fatalf("%v %+v", err, res.Pods)
 		}
 		return res.Pods[0].Fate + " " + res.Pods[0].At.String()

@@ -2,11 +2,11 @@ package replaycmd
 
 import (
 	"bytes"
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/nodelife/nodelife/examples/kubeapi/replay"
 	"github.com/nodelife/nodelife/examples/sim"
 )
 
@@ -20,7 +20,7 @@ func fatesAt(t *testing.T, args ...string) (map[string]time.Duration, []sim.Sett
 		t.Fatalf("%v: exit %d: %s", args, code, errOut.String())
 	}
 	var res sim.Result
-	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+	if err := replay.UnmarshalResult(out.Bytes(), &res); err != nil {
 		t.Fatal(err)
 	}
 	got := map[string]time.Duration{}
