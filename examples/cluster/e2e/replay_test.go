@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"encoding/json"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -16,6 +15,7 @@ import (
 	"github.com/nodelife/nodelife/examples/cluster/agent"
 	"github.com/nodelife/nodelife/examples/cluster/e2e/internal/testcluster"
 	"github.com/nodelife/nodelife/examples/cluster/replaycmd"
+	"github.com/nodelife/nodelife/examples/kubeapi/replay"
 	"github.com/nodelife/nodelife/examples/sim"
 )
 
@@ -46,7 +46,7 @@ func TestReplayLive(t *testing.T) {
 	require.Zero(t, writes.Load(), "the replay wrote to the cluster")
 
 	var res sim.Result
-	require.NoError(t, json.Unmarshal(out.Bytes(), &res))
+	require.NoError(t, replay.UnmarshalResult(out.Bytes(), &res))
 	got := map[string]string{}
 	for _, p := range res.Pods {
 		if strings.HasPrefix(p.Pod, h.ns+"/") {
