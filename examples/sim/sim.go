@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -209,6 +211,79 @@ type Result struct {
 	// Settings are the cluster settings the run used, under the names
 	// of the upstream flags and fields that set them.
 	Settings []Setting
+	// Windows are the scenarios' time windows, in the order of the
+	// configuration: outages, shutdowns, pressure, cloud deletions.
+	Windows []Window `json:",omitempty"`
+}
+
+// Window is when a scenario acts and on which zones.
+type Window struct {
+	// Kind is "outage", "shutdown", "pressure" or "cloud-delete".
+	Kind string
+	// Label names the scenario and its nodes ("outage eu-1b", "shutdown
+	// w-1a2").
+	Label string
+	// From and To bound it; a shutdown lasts to the end, a cloud deletion
+	// is an instant (From == To).
+	From, To time.Duration
+	// Zones are the zones of its nodes, by name.
+	Zones []string
+}
+
+// windows lists the scenarios' windows.
+func (r *run) windows() []Window {
+	var out []Window
+	add := func(kind string, zone string, count int, names []string, from, to time.Duration) {
+		to = min(to, r.cfg.Duration)
+		w := Window{Kind: kind, From: from, To: to}
+		seen := map[int]bool{}
+		var picked []string
+		for _, i := range r.selectNodes(zone, count, names) {
+			if z := r.nodes[i].zi; !seen[z] {
+				seen[z] = true
+				w.Zones = append(w.Zones, r.zones[z])
+			}
+			picked = append(picked, r.nodes[i].name)
+		}
+		slices.Sort(w.Zones)
+		what := zone
+		if count > 0 {
+			what = fmt.Sprintf("%s (%d nodes)", zone, count)
+		}
+		if what == "" || len(names) > 0 {
+			what = strings.Join(append(compact(what), names...), "+")
+		}
+		if len(picked) == 0 && what == "" {
+			what = "(no node)"
+		}
+		w.Label = kind + " " + what
+		out = append(out, w)
+	}
+	for _, o := range r.cfg.Outages {
+		to := o.To
+		if to == 0 { // to the end
+			to = r.cfg.Duration
+		}
+		add("outage", o.Zone, o.Nodes, o.Names, o.From, to)
+	}
+	for _, s := range r.cfg.Shutdowns {
+		add("shutdown", s.Zone, s.Nodes, s.Names, s.At, r.cfg.Duration)
+	}
+	for _, p := range r.cfg.Pressures {
+		add("pressure", "", 0, []string{p.Node}, p.From, p.To)
+	}
+	for _, d := range r.cfg.CloudDeletions {
+		add("cloud-delete", d.Zone, d.Nodes, d.Names, d.At, d.At)
+	}
+	return out
+}
+
+// compact is s as a list of one, or none when empty.
+func compact(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
 }
 
 // Setting is one cluster setting a run used.
@@ -498,6 +573,7 @@ func Run(cfg Config) (Result, error) {
 		return Result{}, r.err
 	}
 	r.res.Zones = r.zones
+	r.res.Windows = r.windows()
 	r.states = make([]eviction.ZoneState, len(r.zones))
 	r.evicted = make([]int, len(r.zones))
 	if r.explicit {

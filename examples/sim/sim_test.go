@@ -3,6 +3,7 @@ package sim
 import (
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -266,8 +267,14 @@ func TestSVGIsWellFormed(t *testing.T) {
 			polylines++
 		}
 	}
-	if polylines != 9 || !strings.Contains(svg, ">zone b <tspan") {
-		t.Fatalf("%d polylines (want 3 per zone)", polylines)
+	// zone b is cut off; a and c are quiet and share a line
+	if polylines != 3 || !strings.Contains(svg, ">zone b <tspan") || strings.Contains(svg, ">zone a <tspan") {
+		t.Fatalf("%d polylines (want 3, for zone b alone)\n%s", polylines, svg)
+	}
+	for _, want := range []string{">2 zones where nothing happened (20 nodes, 40 pods): a, c<", "<title>outage b from "} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("SVG lacks %q", want)
+		}
 	}
 }
 
@@ -299,5 +306,38 @@ func BenchmarkRun(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// The workload panel says how many workloads it leaves out, keeps every
+// legend line inside the picture (the whole text in a tooltip) and counts
+// "1 replica" in the singular.
+func TestSVGWorkloadLegend(t *testing.T) {
+	res := Result{Zones: []string{"z"}, ZoneNodes: []int{1}, ZonePods: []int{10}, Duration: time.Minute,
+		Windows: []Window{{Kind: "outage", Label: "outage z", From: 10 * time.Second, To: time.Minute, Zones: []string{"z"}}}}
+	for i := 0; i < 10; i++ {
+		w := Workload{Name: fmt.Sprintf("Deployment shop/w%d", i), Replicas: 3, MaxLost: 1, LostTime: time.Duration(10-i) * time.Second,
+			Lost: []LostPoint{{At: 10 * time.Second, Lost: 1}}}
+		if i == 0 {
+			w.Name = "Deployment shop/" + strings.Repeat("very-long-name-", 12)
+		}
+		if i == 1 {
+			w.Replicas = 1
+		}
+		res.Workloads = append(res.Workloads, w)
+	}
+	svg := res.SVG()
+	long := "Deployment shop/" + strings.Repeat("very-long-name-", 12) + ": 3 replicas, at most 1 lost, 10s replica-time"
+	for _, want := range []string{
+		"the 8 that lost the most replica-time, 2 more not shown",
+		"…<title>" + long + "</title>",
+		">Deployment shop/w1: 1 replica, at most 1 lost, 9s replica-time<",
+	} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("SVG lacks %q", want)
+		}
+	}
+	if strings.Contains(svg, "w8:") || strings.Contains(svg, "w9:") {
+		t.Error("the two workloads with the least replica-time are drawn")
 	}
 }
