@@ -97,10 +97,14 @@ type Pod struct {
 func (p Pod) Key() string { return p.Namespace + "/" + p.Name }
 
 // Workload names the pod's workload as "Kind namespace/name", or "" for a
-// pod without a controller.
+// pod without a controller. A mirror pod, owned by its Node, is the static
+// pod it mirrors: "static pod namespace/name of node N".
 func (p Pod) Workload() string {
-	if p.Owner.Name == "" {
+	switch {
+	case p.Owner.Name == "":
 		return ""
+	case p.Owner.Kind == "Node":
+		return "static pod " + p.Namespace + "/" + p.Name + " of node " + p.Owner.Name
 	}
 	return p.Owner.Kind + " " + p.Namespace + "/" + p.Owner.Name
 }

@@ -54,3 +54,21 @@ func TestValidateCluster(t *testing.T) {
 		}
 	}
 }
+
+// A mirror pod (owned by its Node) reports as the static pod it mirrors;
+// a pod bound to a node but still Pending has started no container, so it
+// uses no memory when the node comes under pressure.
+func TestMirrorAndPendingPods(t *testing.T) {
+	mirror := Pod{Namespace: "kube-system", Name: "etcd-cp-1", Owner: Owner{Kind: "Node", Name: "cp-1"}, Mirror: true}
+	if got, want := mirror.Workload(), "static pod kube-system/etcd-cp-1 of node cp-1"; got != want {
+		t.Errorf("Workload() = %q, want %q", got, want)
+	}
+	pending := Pod{Phase: "Pending", MemoryRequest: 1 << 30}
+	running := Pod{Phase: "Running", MemoryRequest: 1 << 30}
+	if got := workingSet(&pending, Pressure{UsageRatio: 2}); got != 0 {
+		t.Errorf("a Pending pod's working set is %d", got)
+	}
+	if got := workingSet(&running, Pressure{UsageRatio: 2}); got != 2<<30 {
+		t.Errorf("a Running pod's working set is %d, want twice its request", got)
+	}
+}

@@ -272,6 +272,9 @@ func (r *run) startPressure(now time.Time, i int, p Pressure) {
 
 // workingSet is a pod's working set under p.
 func workingSet(src *Pod, p Pressure) uint64 {
+	if src.Phase == "Pending" {
+		return 0 // bound, not started: no container uses memory yet
+	}
 	if src.MemoryRequest <= 0 {
 		return cmp.Or(p.BestEffortBytes, 64<<20)
 	}
