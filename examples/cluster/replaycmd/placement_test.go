@@ -103,3 +103,48 @@ func TestPlacementZoneLoss(t *testing.T) {
 		}
 	}
 }
+
+// The README's scenario with placement, worked out by hand: zone eu-1b
+// cut off from +1m to +11m, w-1c2 powered off at +2m with the
+// out-of-service taint at +7m30s. The replacements placed before db-2's
+// fill the cpu that is left: api-a (500m, +175s) -> w-1a1, coredns (100m)
+// and web-b (250m) at +405s -> w-1c1, web-c (250m, +415s) -> w-1a1 (each
+// the emptier node of a zone with fewer of its workload). When db-2 (1
+// cpu) is force deleted at +460s, w-1a1 has 830m free, w-1a2 830m, w-1c1
+// 980m, cp-1 is tainted and zone eu-1b still dark: it waits. eu-1b's
+// kubelets are back and Ready at +660.6s; the +670s sample places db-2 on
+// w-1b2, which has 1080m free (its evicted pods still terminating until
+// +690.6s count), w-1b1 only 480m. Without room from the +460s sample on:
+// 470s..670s, 21 samples, 3m30s.
+func TestPlacementREADME(t *testing.T) {
+	var out, errOut bytes.Buffer
+	args := []string{"-snapshot", sample, "-seed", "0", "-duration", "15m", "-outage", "eu-1b@1m-11m", "-shutdown", "w-1c2@2m/7m30s", "-json"}
+	if code := Main(args, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	var res sim.Result
+	if err := replay.UnmarshalResult(out.Bytes(), &res); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"shop/api-6c4d7f9b8-a":                 "2m55s w-1a1",
+		"kube-system/coredns-5d78c9869d-9kz7w": "6m45s w-1c1",
+		"shop/web-7d9f8b6c5-b":                 "6m45s w-1c1",
+		"shop/web-7d9f8b6c5-c":                 "6m55s w-1a1",
+		"shop/db-2":                            "11m10s w-1b2",
+	}
+	got := map[string]string{}
+	for _, p := range res.Pods {
+		if p.PlacedOn != "" {
+			got[p.Pod] = p.ReplacedAt.String() + " " + p.PlacedOn
+		}
+	}
+	if !reflect.DeepEqual(want, got) {
+		t.Errorf("placements:\n got %v\nwant %v", got, want)
+	}
+	for _, w := range res.Workloads {
+		if w.Name == "StatefulSet shop/db" && (w.LostForRoom != 3*time.Minute+30*time.Second || w.MostPending != 1) {
+			t.Errorf("%s: %v without room, %d at once", w.Name, w.LostForRoom, w.MostPending)
+		}
+	}
+}
