@@ -260,3 +260,32 @@ func TestNoNodes(t *testing.T) {
 		t.Fatalf("kind-less node: %v %v", s, err)
 	}
 }
+
+// FuzzDecode feeds Decode arbitrary input in every shape it tells apart
+// (JSON Lists and streams with kubectl's pod logs, YAML documents, gzip):
+// it never panics, and every error it returns wraps ErrInvalid.
+func FuzzDecode(f *testing.F) {
+	for _, seed := range []string{
+		`{"kind":"List","items":[{"apiVersion":"v1","kind":"Node","metadata":{"name":"n"}}]}`,
+		`{"kind":"NodeList","apiVersion":"v1","items":[{"metadata":{"name":"n"}}]}{"kind":"PodList","items":[]}`,
+		"{\"kind\":\"NodeList\",\"items\":[]}\n==== START logs for container a of pod p/q ====\n{\n==== END logs for container a of pod p/q ====\n",
+		"apiVersion: v1\nkind: Node\nmetadata: {name: n}\n---\nkind: PodList\nitems: []\n",
+		"---\n--- x\nkind: [\n",
+		"\x1f\x8b\x08\x00",
+		"",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, _, err := Decode(data, "fuzz")
+		if err != nil {
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("error %v does not wrap ErrInvalid", err)
+			}
+			return
+		}
+		if len(s.Nodes) == 0 {
+			t.Fatal("a snapshot without a node was accepted")
+		}
+	})
+}
