@@ -290,3 +290,31 @@ func TestMonitorResetProbes(t *testing.T) {
 		t.Fatalf("not timed out at 95s (reset 40s + grace 50s): %+v", u)
 	}
 }
+
+// Regression example of the property TestPropertyMonitorNeverUnknownBeforeGrace,
+// whose oracle once kept the startup grace after the monitor had written
+// Ready=Unknown itself (nodelife issue 38). A node that never posts: the
+// monitor writes Unknown at +61s (startup grace 60s); its lease is renewed
+// at +61s and a second pass at +61s sees it (the probe is the controller's
+// clock, +61s); the node now has a Ready condition, so upstream's
+// tryUpdateNodeHealth takes the monitor grace (40s, legacy): Unknown again
+// at the first pass after +101s, here +102s, not after +121s.
+func TestMonitorGraceAfterOwnUnknown(t *testing.T) {
+	cfg := DefaultMonitorConfig()
+	cfg.GracePeriod = LegacyNodeMonitorGracePeriod
+	node := Node{Name: "n1", CreationTimestamp: t0}
+	h := cfg.Observe(HealthRecord{}, node, at(61))
+	if !h.TimedOut || !h.Write {
+		t.Fatalf("at 61s: %+v", h)
+	}
+	rec := h.RecordAfterWrite
+	node.Conditions = h.Conditions
+	node.HasLease, node.LeaseRenewTime = true, at(61)
+	h = cfg.Observe(rec, node, at(61))
+	if h.TimedOut || h.GracePeriod != 40*time.Second || !h.Deadline.Equal(at(101)) {
+		t.Fatalf("at 61s, after the renewal: %+v", h)
+	}
+	if h = cfg.Observe(h.Record, node, at(102)); !h.TimedOut {
+		t.Fatalf("at 102s: not timed out (%+v)", h)
+	}
+}

@@ -89,6 +89,12 @@ func TestPropertyMonitorNeverUnknownBeforeGrace(t *testing.T) {
 			if h.Write {
 				rec = h.RecordAfterWrite
 				node.Conditions = h.Conditions
+				// Once the monitor itself has written a Ready condition
+				// (Unknown), the node has one: upstream's tryUpdateNodeHealth
+				// takes the monitor grace from then on, not the startup grace.
+				for _, c := range h.Conditions {
+					hasReady = hasReady || c.Type == Ready
+				}
 			} else {
 				rec = h.Record
 			}
