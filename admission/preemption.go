@@ -187,10 +187,12 @@ func noSet(rest []Need) error {
 
 type preemptError struct{ rest []Need }
 
+// Error lists what stays short, as the kubelet prints it.
 func (e *preemptError) Error() string {
 	return ErrNoPreemptionSet.Error() + ": " + needsString(e.rest)
 }
 
+// Unwrap makes the error match ErrNoPreemptionSet.
 func (e *preemptError) Unwrap() error { return ErrNoPreemptionSet }
 
 func concat(a, b []candidate) []candidate {
