@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -130,7 +131,7 @@ func TestClusterInfoDumpStdout(t *testing.T) {
 		t.Fatal(err)
 	}
 	// one warning per non-empty List of a kind the replay does not read
-	if len(ws) != 2 || ws[0].String() != "dump.txt (object 3): item -1: kind ServiceList (1 items) skipped: the replay does not use it" {
+	if len(ws) != 2 || ws[0].String() != "dump.txt (object 3): kind ServiceList (1 items) skipped: the replay does not use it" {
 		t.Fatalf("warnings: %v", ws)
 	}
 	want := loadSample(t)
@@ -288,4 +289,43 @@ func FuzzDecode(f *testing.F) {
 			t.Fatal("a snapshot without a node was accepted")
 		}
 	})
+}
+
+// Inputs that would flood or exhaust: warnings are capped at MaxWarnings
+// plus one that counts the rest; a large file whose first byte cannot
+// start JSON, YAML or gzip is refused without reading it whole.
+func TestBadInputsBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"kind":"List","items":[{"apiVersion":"v1","kind":"Node","metadata":{"name":"n"}}`)
+	for i := 0; i < 1000; i++ {
+		b.WriteString(`,{}`)
+	}
+	b.WriteString(`]}`)
+	_, ws, err := Decode([]byte(b.String()), "many.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ws) != MaxWarnings+1 || ws[MaxWarnings].String() != "many.json: and 980 more warnings" {
+		t.Fatalf("%d warnings, the last %v", len(ws), ws[len(ws)-1])
+	}
+
+	zeros := filepath.Join(t.TempDir(), "zeros.json")
+	f, err := os.Create(zeros)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(2 << 30); err != nil { // 2 GiB, sparse
+		t.Fatal(err)
+	}
+	f.Close()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, _, err = Load(zeros)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrInvalid) || !strings.HasSuffix(err.Error(), "zeros.json: not JSON, YAML or gzip: byte 0x00 at offset 0") {
+		t.Fatalf("zeros: %v", err)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
+		t.Fatalf("reading the zeros allocated %d bytes", grew)
+	}
 }

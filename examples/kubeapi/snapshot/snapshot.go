@@ -54,8 +54,29 @@ type Warning struct {
 	Message string
 }
 
-// String formats the warning as "source: item i: message".
-func (w Warning) String() string { return fmt.Sprintf("%s: item %d: %s", w.Source, w.Item, w.Message) }
+// String formats the warning as "source: item i: message", or "source:
+// message" for one about no single item (Item -1).
+func (w Warning) String() string {
+	if w.Item < 0 {
+		return fmt.Sprintf("%s: %s", w.Source, w.Message)
+	}
+	return fmt.Sprintf("%s: item %d: %s", w.Source, w.Item, w.Message)
+}
+
+// MaxWarnings bounds the warnings Decode and Load return: the first
+// MaxWarnings, then one that counts the rest ("and 999980 more warnings").
+const MaxWarnings = 20
+
+// capWarnings keeps the first MaxWarnings of ws and counts the rest.
+func capWarnings(ws []Warning) []Warning {
+	if len(ws) <= MaxWarnings {
+		return ws
+	}
+	more := len(ws) - MaxWarnings
+	out := append(ws[:MaxWarnings:MaxWarnings], Warning{Source: ws[MaxWarnings].Source, Item: -1,
+		Message: fmt.Sprintf("and %d more %s", more, map[bool]string{true: "warning", false: "warnings"}[more == 1])})
+	return out
+}
 
 // ErrInvalid is wrapped by every error about the input.
 var ErrInvalid = errors.New("snapshot: invalid input")
@@ -83,13 +104,13 @@ func Decode(data []byte, source string) (*Snapshot, []Warning, error) {
 	s := &Snapshot{}
 	ws, err := s.addInput(data, source)
 	if err != nil {
-		return nil, ws, err
+		return nil, capWarnings(ws), err
 	}
 	if err := s.needNodes(source, ws); err != nil {
-		return nil, ws, err
+		return nil, capWarnings(ws), err
 	}
 	s.sort()
-	return s, ws, nil
+	return s, capWarnings(ws), nil
 }
 
 // ErrNoNodes is wrapped (with ErrInvalid) when an input holds no Node: a
@@ -517,21 +538,64 @@ func Load(path string) (*Snapshot, []Warning, error) {
 	s := &Snapshot{}
 	var ws []Warning
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := readInput(f)
 		if err != nil {
-			return nil, ws, err
+			return nil, capWarnings(ws), err
 		}
 		w, err := s.addInput(data, f)
 		ws = append(ws, w...)
 		if err != nil {
-			return nil, ws, err
+			return nil, capWarnings(ws), err
 		}
 	}
 	if err := s.needNodes(path, ws); err != nil {
-		return nil, ws, err
+		return nil, capWarnings(ws), err
 	}
 	s.sort()
-	return s, ws, nil
+	return s, capWarnings(ws), nil
+}
+
+// readInput reads a file whole, after a look at its first bytes: a file
+// that cannot be JSON, YAML or gzip (a control byte before anything
+// else, say a file of zeros) is refused without reading the rest.
+func readInput(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	head := make([]byte, 512)
+	n, err := io.ReadFull(f, head)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return nil, err
+	}
+	head = head[:n]
+	if err := sniff(head); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
+	}
+	rest, err := io.ReadAll(f)
+	if err != nil {
+		return nil, err
+	}
+	return append(head, rest...), nil
+}
+
+// sniff checks the first meaningful byte of an input: after an optional
+// UTF-8 byte order mark and white space, gzip's magic number or a byte
+// that JSON or YAML may start with (no control byte).
+func sniff(head []byte) error {
+	if bytes.HasPrefix(head, gzipMagic) {
+		return nil
+	}
+	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
+	i := skipSpace(head, 0)
+	if i == len(head) {
+		return nil // empty or blank so far: the reader decides
+	}
+	if c := head[i]; c < 0x20 || c == 0x7f {
+		return fmt.Errorf("not JSON, YAML or gzip: byte 0x%02x at offset %d", c, i)
+	}
+	return nil
 }
 
 // inputFiles lists the snapshot files under dir, in path order.
