@@ -202,6 +202,14 @@ func (e *Elector) reentered(now time.Time) ElectionStep {
 // Leading reports whether the candidate leads.
 func (e *Elector) Leading() bool { return e.leading }
 
+// Stopped reports whether the candidacy has ended: leadership lost (a
+// renew round ran past RenewDeadline) or Release called. A stopped
+// elector only waits, as client-go's Run returns after OnStoppedLeading;
+// kube-controller-manager then exits and is restarted. A caller that keeps
+// running and wants to lead again makes a new Elector, which is what a
+// restarted process would do.
+func (e *Elector) Stopped() bool { return e.phase == elStopped }
+
 // MustStopBy returns the deadline described at ElectionStep.MustStopBy;
 // zero before the candidate first led.
 func (e *Elector) MustStopBy() time.Time { return e.mustStopBy }

@@ -6,6 +6,13 @@
 // MustStopBy fence (the last renewal it wrote plus the lease duration),
 // after which another candidate may hold the lock.
 //
+// Losing the lock is an event, not an end: when the renewals fail for the
+// renew deadline, the candidate reports StoppedLeading, signals Lost and
+// campaigns again with a new lease.Elector, as a restarted
+// kube-controller-manager would (upstream exits on the loss). A controller
+// gated by Allowed drops its state while the gate is closed and starts
+// afresh when it opens again (controller.Options.Gate).
+//
 // # Usage
 //
 //	cand, err := election.New(client, election.Options{Namespace: "kube-system", Name: "nodelife",

@@ -38,8 +38,8 @@ type Event struct {
 	At time.Time
 	// Identity is the candidate's.
 	Identity string
-	// Reason is BecameLeader, StoppedLeading, NewLeader, Conflict or
-	// Failed.
+	// Reason is BecameLeader, StoppedLeading, Campaigning (a new
+	// candidacy after a loss), NewLeader, Conflict or Failed.
 	Reason string
 	// Message says what happened, for people.
 	Message string
@@ -56,6 +56,8 @@ type Candidate struct {
 	el     *lease.Elector
 	lock   *coordinationv1.Lease // as last read or written
 	done   bool
+	lost   chan time.Time
+	losses int
 }
 
 // New returns a candidate, or the configuration's error.
@@ -74,8 +76,17 @@ func New(client kubernetes.Interface, opts Options) (*Candidate, error) {
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
 	}
-	return &Candidate{client: client, opts: opts, clock: opts.Clock, el: el}, nil
+	return &Candidate{client: client, opts: opts, clock: opts.Clock, el: el, lost: make(chan time.Time, 1)}, nil
 }
+
+// Lost delivers the time of each loss of leadership (the latest one when
+// the caller has not read the previous): the candidate stopped leading
+// and campaigns again. A controller gated by Allowed needs nothing more:
+// its gate closes, and it starts afresh when the candidate leads again.
+func (c *Candidate) Lost() <-chan time.Time { return c.lost }
+
+// Losses returns how many times the candidate lost leadership.
+func (c *Candidate) Losses() int { return c.losses }
 
 func (c *Candidate) event(reason, format string, args ...any) {
 	if c.opts.Record != nil {
@@ -100,12 +111,38 @@ func (c *Candidate) Allowed(now time.Time) bool {
 
 // Step makes the requests the elector asks for at the clock's now and
 // returns when to step again (zero after Release).
+//
+// When the candidate loses leadership (its renewals failed for
+// RenewDeadline), it reports StoppedLeading, signals Lost, and campaigns
+// again at once with a new lease.Elector: the new candidacy starts as a
+// restarted kube-controller-manager's would, from its own first sight of
+// the lock (upstream's process exits on the loss and is restarted; a
+// candidate that stayed stopped would lead nothing, silently, for good).
 func (c *Candidate) Step(ctx context.Context) time.Time {
 	if c.done {
 		return time.Time{}
 	}
 	s := c.el.Step(c.clock.Now())
-	return c.carry(ctx, s)
+	c.report(s) // a loss found by Step itself (the renew deadline passed)
+	next := c.carry(ctx, s)
+	if c.el.Stopped() {
+		now := c.clock.Now()
+		c.losses++
+		select {
+		case <-c.lost:
+		default:
+		}
+		c.lost <- now
+		el, err := lease.NewElector(c.opts.Config) // validated by New: cannot fail
+		if err != nil {
+			c.event("Failed", "a new candidacy: %v", err)
+			return now.Add(c.opts.Config.RetryPeriod)
+		}
+		c.el, c.lock = el, nil
+		c.event("Campaigning", "lost the lock %s/%s; campaigning again with a fresh candidacy", c.opts.Namespace, c.opts.Name)
+		return now
+	}
+	return next
 }
 
 // carry makes the requests of s and the ones that follow, until a wait.
