@@ -408,3 +408,30 @@ func (h *dueHeap) pop() dueItem {
 	*h = rest
 	return it
 }
+
+// ViewRestored tells the controller that its view of the cluster was
+// interrupted (its watches or lists failed, so it saw no heartbeat) and
+// is whole again at now: the heartbeats it could not see are not counted
+// against the nodes. Every node it knows is timed again from now, as a
+// freshly started controller times a node from its first sight (its
+// health record's probe timestamp becomes now, so a node turns Unknown
+// only if it stays silent for the grace period from now); the posted
+// conditions, taints, zone states, tainting queues and scheduled evictions
+// are kept, so a node that was already Unknown stays Unknown and its pods'
+// evictions keep their times.
+//
+// Upstream has no such step: kube-controller-manager keeps judging nodes
+// on the view it has, so after its own outage it can find healthy nodes
+// silent and mark them Unknown (what a caller gets by not calling this).
+// A now earlier than the last Step is taken as that Step's time.
+func (c *Controller) ViewRestored(now time.Time) {
+	if now.Before(c.last) {
+		now = c.last
+	}
+	for _, ns := range c.nodes {
+		if ns.rec.Known && ns.rec.ProbeTimestamp.Before(now) {
+			ns.rec.ProbeTimestamp = now
+			ns.deadline = now.Add(c.cfg.NodeMonitorGracePeriod).UnixNano()
+		}
+	}
+}

@@ -86,6 +86,19 @@
 // kubernetes#102993), and Queue (the tainting queue's two upstream defects,
 // kubernetes#104639, which are fixed by default as in package eviction).
 //
+// # Restarts and blindness
+//
+// A controller that stops leading and leads again, or a process that
+// restarts, starts from a new Controller (New): upstream's restarted
+// kube-controller-manager times every node from its own first sight and
+// counts tolerationSeconds from its own observation of the taints, and so
+// does a new Controller fed the current objects. A controller that keeps
+// running but could not see the cluster for a while (its watches or lists
+// failed) calls ViewRestored when its view is whole again: node health is
+// timed afresh while taints, zone states and scheduled evictions stay.
+// Upstream does neither in-process; not calling ViewRestored is its
+// behaviour.
+//
 // # Cost
 //
 // A Step costs what changed since the last one, plus a monitor pass over

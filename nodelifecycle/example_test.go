@@ -182,3 +182,33 @@ func ExampleController_Scheduled() {
 	// Normal 1 1
 	// false 0 5s
 }
+
+// A controller whose own view was cut (its watch of the leases failed)
+// from +10s to +70s: it saw node n1 renew last at +10s. Judged on that
+// stale view, the first pass after the gap would find n1 silent for 60s,
+// over the 50s grace, and write Unknown; after ViewRestored it times n1
+// from +70s and the relisted lease keeps it Ready.
+func ExampleController_ViewRestored() {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, restore := range []bool{false, true} {
+		c, _ := nodelifecycle.New(nodelifecycle.DefaultConfig())
+		c.UpsertNode(nodelifecycle.Node{Name: "n1", CreationTimestamp: start, Conditions: []conditions.Condition{{Type: conditions.Ready,
+			Status: conditions.True, LastHeartbeatTime: start, LastTransitionTime: start}}})
+		c.UpsertLease(nodelifecycle.Lease{Node: "n1", RenewTime: start.Add(10 * time.Second)})
+		c.Step(start.Add(10*time.Second), nil)
+		back := start.Add(70 * time.Second)
+		if restore {
+			c.ViewRestored(back)
+		}
+		r := c.Step(back, nil)
+		n, _ := c.Node("n1")
+		var kinds []string
+		for _, a := range r.Actions {
+			kinds = append(kinds, string(a.Kind))
+		}
+		fmt.Printf("restored %v: Ready %s, actions %v\n", restore, n.Conditions[0].Status, kinds)
+	}
+	// Output:
+	// restored false: Ready Unknown, actions [NodeStatus PodsNotReady Zone Taints]
+	// restored true: Ready True, actions []
+}

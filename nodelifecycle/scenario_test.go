@@ -267,3 +267,84 @@ func TestEnteringFullDisruptionUntaints(t *testing.T) {
 		t.Fatalf("actions (-want +got):\n%s", diff)
 	}
 }
+
+// The controller's own blindness (nodelife issue 34). Two zones, a node
+// each, both posting Ready at +0s; a-1 renews its lease every 10s
+// throughout, b-1's kubelet stops after +50s. The controller's view is cut
+// from +140s to +200s: it sees no lease and does not step. Worked out by
+// hand (grace 50s, a pass every 5s):
+//
+//   - b-1: last heard +50s, Unknown at +105s with the unreachable taints
+//     (zone b fully disrupted, zone a healthy: tainting goes on at 0.1/s,
+//     the first token at once); its pod tolerates unreachable for 300s:
+//     scheduled at +105s, due +405s;
+//   - with ViewRestored(+200s): a-1, last seen renewing at +130s, is timed
+//     from +200s and sees its lease renewed at +200s, so it never turns
+//     Unknown; b-1 stays Unknown and tainted, and its pod goes at +405s as
+//     planned;
+//   - without (upstream's behaviour): the first pass after the gap, +200s,
+//     judges a-1 on its renewal at +130s (70s > 50s) and writes Unknown
+//     before the view catches up; a-1 gets the unreachable NoSchedule
+//     taint; zone a is now fully disrupted too, so every zone is: the
+//     controller presumes itself cut off, removes b-1's NoExecute taint
+//     and cancels its pod's eviction, and taints nothing NoExecute.
+func TestViewRestored(t *testing.T) {
+	run := func(restore bool) []string {
+		c, err := New(DefaultConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.UpsertNode(Node{Name: "a-1", Labels: zoneLabels("a"), Conditions: readyAt(scenarioStart), CreationTimestamp: scenarioStart})
+		c.UpsertNode(Node{Name: "b-1", Labels: zoneLabels("b"), Conditions: readyAt(scenarioStart), CreationTimestamp: scenarioStart})
+		tol := int64(300)
+		c.UpsertPod(Pod{Namespace: "ns", Name: "p", UID: "u", NodeName: "b-1", Tolerations: []taints.Toleration{
+			{Key: taints.TaintNodeUnreachable, Operator: taints.TolerationOpExists, Effect: taints.TaintEffectNoExecute, TolerationSeconds: &tol}}})
+		var out []string
+		renewed := time.Duration(-1)
+		for now := scenarioStart; !now.After(scenarioStart.Add(420 * time.Second)); {
+			d := now.Sub(scenarioStart)
+			if d == 200*time.Second && restore {
+				c.ViewRestored(now)
+			}
+			if tick := d.Truncate(10 * time.Second); tick > renewed && d != 200*time.Second { // the relisted lease arrives after the first pass
+				renewed = tick
+				c.UpsertLease(Lease{Node: "a-1", RenewTime: scenarioStart.Add(tick)})
+				if tick <= 50*time.Second {
+					c.UpsertLease(Lease{Node: "b-1", RenewTime: scenarioStart.Add(tick)})
+				}
+			}
+			r := c.Step(now, nil)
+			for _, a := range r.Actions {
+				if a.Kind == KindNodeStatus || a.Kind == KindTaints || a.Kind == KindEvict || a.Kind == KindCancel {
+					out = append(out, line(a))
+				}
+			}
+			next := scenarioStart.Add(d.Truncate(10*time.Second) + 10*time.Second)
+			if r.Next.Before(next) {
+				next = r.Next
+			}
+			if off := next.Sub(scenarioStart); off >= 140*time.Second && off < 200*time.Second {
+				next = scenarioStart.Add(200 * time.Second) // blind: no lease seen, no step
+			}
+			now = next
+		}
+		return out
+	}
+	want := []string{
+		"+1m45s NodeStatus b-1",
+		"+1m45s Taints b-1 +node.kubernetes.io/unreachable:NoSchedule",
+		"+1m45s Taints b-1 +node.kubernetes.io/unreachable:NoExecute",
+		"+6m45s Evict ns/p TaintManagerEviction",
+	}
+	if diff := cmp.Diff(want, run(true)); diff != "" {
+		t.Errorf("with ViewRestored (-want +got):\n%s", diff)
+	}
+	wantUpstream := append(want[:3:3],
+		"+3m20s NodeStatus a-1",
+		"+3m20s Taints b-1 -node.kubernetes.io/unreachable:NoExecute",
+		"+3m20s Taints a-1 +node.kubernetes.io/unreachable:NoSchedule",
+		"+3m20s Cancel ns/p NoNoExecuteTaints")
+	if diff := cmp.Diff(wantUpstream, run(false)); diff != "" {
+		t.Errorf("without ViewRestored (-want +got):\n%s", diff)
+	}
+}
