@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"sync/atomic"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -53,6 +54,14 @@ type Options struct {
 	// OnStep, when set, is called by Run after each step with how long it
 	// took on the wall clock and whether it ran a monitor pass.
 	OnStep func(took time.Duration, monitorPass bool)
+	// JudgeStaleView keeps judging nodes while the informers' watches are
+	// broken, and after, on whatever the view holds: upstream's in-process
+	// behaviour, which after the controller's own API outage can mark
+	// healthy nodes Unknown for heartbeats it could not see. By default the
+	// controller stops deciding when a watch fails, and when a consistent
+	// list succeeds and the informers hold what it returned, it times every
+	// node afresh (nodelifecycle.Controller.ViewRestored) and goes on.
+	JudgeStaleView bool
 }
 
 // Controller is the node lifecycle controller of kube-controller-manager
@@ -70,6 +79,9 @@ type Controller struct {
 	engine  *Engine
 	writer  *APIWriter
 	wake    chan struct{}
+	// blind is set when an informer's watch failed and cleared once the
+	// view is whole again.
+	blind atomic.Bool
 }
 
 // New returns a controller for client. Call Start, then Run or Step.
@@ -100,9 +112,21 @@ func New(client kubernetes.Interface, opts Options) (*Controller, error) {
 		if _, err := inf.AddEventHandler(poke); err != nil {
 			return nil, err
 		}
+		if !opts.JudgeStaleView {
+			if err := inf.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *cache.Reflector, err error) {
+				c.blind.Store(true)
+				cache.DefaultWatchErrorHandler(ctx, r, err)
+			}); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return c, nil
 }
+
+// Blind reports whether the controller has stopped deciding because its
+// view of the cluster is interrupted (Options.JudgeStaleView off).
+func (c *Controller) Blind() bool { return c.blind.Load() }
 
 func (c *Controller) poke() {
 	select {
@@ -149,6 +173,13 @@ func (c *Controller) WaitCaughtUp(ctx context.Context) error {
 			}
 		}
 	}
+}
+
+// caughtUp reports whether a consistent list succeeds and the informers
+// already hold what it returned.
+func (c *Controller) caughtUp(ctx context.Context) bool {
+	listed, err := List(ctx, c.client)
+	return err == nil && maps.Equal(snapshotVersions(c.Snapshot()), snapshotVersions(listed))
 }
 
 // List reads, with consistent lists, what the controller watches: every
@@ -244,6 +275,16 @@ func (c *Controller) Step(ctx context.Context) (time.Time, error) {
 			return time.Time{}, err
 		}
 		c.engine = e
+	}
+	if c.blind.Load() {
+		// Decide nothing until a consistent list succeeds and the
+		// informers hold what it returned; then count no silence the
+		// controller could not see against the nodes.
+		if !c.caughtUp(ctx) {
+			return now.Add(time.Second), ctx.Err()
+		}
+		c.blind.Store(false)
+		c.engine.ViewRestored(now)
 	}
 	next, err := c.engine.Step(ctx, now, c.Snapshot(), c.writer, c.opts.Record)
 	if !c.Leading() {

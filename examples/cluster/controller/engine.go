@@ -93,6 +93,10 @@ func NewEngine(cfg Config) (*Engine, error) {
 	return &Engine{ctl: ctl, nodes: map[string]*corev1.Node{}, pods: map[string]*corev1.Pod{}, leases: map[string]*coordinationv1.Lease{}}, nil
 }
 
+// ViewRestored tells the engine its view was interrupted and is whole
+// again at now (nodelifecycle.Controller.ViewRestored).
+func (e *Engine) ViewRestored(now time.Time) { e.ctl.ViewRestored(now) }
+
 // Passes returns how many monitor passes the engine has run.
 func (e *Engine) Passes() int { return e.ctl.Passes() }
 
