@@ -12,12 +12,16 @@ import (
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/nodelife/nodelife/examples/cluster/agent"
 	"github.com/nodelife/nodelife/examples/cluster/controller"
 	"github.com/nodelife/nodelife/examples/cluster/e2e/internal/testcluster"
+	"github.com/nodelife/nodelife/examples/cluster/election"
+	"github.com/nodelife/nodelife/lease"
 )
 
 // outage is a component's API outage: from its start (inclusive) to its
@@ -178,4 +182,123 @@ func TestControllerAPIOutage(t *testing.T) {
 func tolerateUnreachable(s int64) []corev1.Toleration {
 	return []corev1.Toleration{{Key: "node.kubernetes.io/unreachable", Operator: corev1.TolerationOpExists,
 		Effect: corev1.TaintEffectNoExecute, TolerationSeconds: int64p(s)}}
+}
+
+// addBlindableReplica adds a candidate and a controller gated by it, both
+// on a client whose requests fail during o's window.
+func (h *harness) addBlindableReplica(name string, o *outage, events *[]string) *election.Candidate {
+	cfg := rest.CopyConfig(testcluster.Shared(h.t).Config)
+	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+		o.next = rt
+		return o
+	}
+	client, err := kubernetes.NewForConfig(cfg)
+	require.NoError(h.t, err)
+	cand, err := election.New(client, election.Options{Namespace: "kube-system", Name: lockName, Clock: h.clock,
+		Config: lease.DefaultElectionConfig(name),
+		Record: func(e election.Event) {
+			if e.Reason != "Failed" {
+				*events = append(*events, fmt.Sprintf("%v %s", e.At.Sub(h.start), e.Reason))
+			}
+		}})
+	require.NoError(h.t, err)
+	h.steppers = append(h.steppers, &stepper{name: name + "/elector", due: h.start,
+		step: func(ctx context.Context) (time.Time, error) { o.sync(); return cand.Step(ctx), nil }})
+	h.lock = &[2]string{"kube-system", lockName}
+	h.t.Cleanup(func() {
+		err := testcluster.Shared(h.t).Client.CoordinationV1().Leases("kube-system").Delete(context.Background(), lockName, metav1.DeleteOptions{})
+		if !apierrors.IsNotFound(err) {
+			require.NoError(h.t, err)
+		}
+	})
+	c, err := controller.New(client, controller.Options{Clock: h.clock, Gate: cand.Allowed})
+	require.NoError(h.t, err)
+	require.NoError(h.t, c.Start(h.ctx))
+	h.steppers = append(h.steppers, &stepper{name: name + "/controller", step: c.Step, due: h.start, before: func() {
+		o.sync()
+		if !o.active() {
+			ctx, cancel := context.WithTimeout(h.ctx, 30*time.Second)
+			defer cancel()
+			require.NoError(h.t, c.WaitCaughtUp(ctx))
+		}
+	}})
+	return cand
+}
+
+// The same API outage with leader election (nodelife issue 34): one
+// replica, its candidate and its controller on the failing client, zone b's
+// kubelets down from +60s, the API failing +140s..+200s. client-go's
+// defaults without jitter: the candidate renews every 2s, so its renewal
+// at +140s fails, the round's deadline is +150s, and at +150s it stops
+// leading (StoppedLeading), signals the loss and campaigns again
+// (Campaigning), trying every 2s. Its first try after the outage, +200s,
+// reads the lock, which still names it, and takes it (BecameLeader): the
+// controller leads again within the outage's end, not silently never.
+//
+// The controller's gate closes at the loss (its fence, the +138s renewal
+// plus 15s, had not passed, but it no longer leads), so it drops its
+// state; at +200s it starts afresh, as a newly elected
+// kube-controller-manager: it sees every node for the first time, takes
+// the NoExecute taints off b-0, b-1 and b-2 (markNodeAsReachable) and
+// queues the five Unknown nodes for tainting again, one token per 10s in
+// name order: b-0 at +200s (in the same pass: no change to see), b-1
+// +210s, b-2 +220s, b-3 +230s, b-4 +240s. Its taint eviction controller
+// counts each pod's toleration from its own first sight of the taint: the
+// 60s pods go at +260s, +270s, ... +300s, the 300s pods at +500s ... +540s.
+// No node of zones a and c turns Unknown (fresh health records).
+func TestElectedControllerAPIOutage(t *testing.T) {
+	h := newHarness(t)
+	for _, z := range []string{"a", "b", "c"} {
+		for i := 0; i < 5; i++ {
+			node := fmt.Sprintf("%s-%d", z, i)
+			h.createPod(node+"-default", node, nil, "")
+			h.createPod(node+"-60s", node, tolerateUnreachable(60), "")
+			var pause *window
+			if z == "b" {
+				pause = &window{from: 60 * time.Second, to: 600 * time.Second}
+			}
+			h.addAgent(node, z, agent.Options{RunPods: true}, pause)
+		}
+	}
+	var events []string
+	o := &outage{h: h, from: 140 * time.Second, to: 200 * time.Second}
+	h.addBlindableReplica("r1", o, &events)
+	h.run(560 * time.Second)
+
+	s := time.Second
+	require.Equal(t, []string{"0s NewLeader", "0s BecameLeader", "2m30s StoppedLeading", "2m30s Campaigning", "3m20s NewLeader", "3m20s BecameLeader"}, events)
+	var want []string
+	for i := 0; i < 5; i++ {
+		node := fmt.Sprintf("b-%d", i)
+		retaint := 200*s + time.Duration(i)*10*s
+		want = append(want,
+			ev(0, node+" Ready=True"),
+			ev(115*s, node+" Ready=Unknown"),
+			ev(115*s, node+" "+unreachableNoSchedule+"=on"),
+			ev(retaint+60*s, node+"-60s deleted=yes"),
+			ev(retaint+300*s, node+"-default deleted=yes"),
+		)
+		switch {
+		case i == 0: // tainted at +115s, off and on again within +200s
+			want = append(want, ev(115*s, node+" "+unreachableNoExecute+"=on"))
+		case i <= 2: // tainted before the outage, off at +200s, on again with its token
+			want = append(want, ev(115*s+time.Duration(i)*10*s, node+" "+unreachableNoExecute+"=on"),
+				ev(200*s, node+" "+unreachableNoExecute+"=off"), ev(retaint, node+" "+unreachableNoExecute+"=on"))
+		default:
+			want = append(want, ev(retaint, node+" "+unreachableNoExecute+"=on"))
+		}
+		for _, kind := range []string{"default", "60s"} {
+			want = append(want, ev(0, node+"-"+kind+" Ready=True"), ev(115*s, node+"-"+kind+" Ready=False"))
+		}
+	}
+	var got []string
+	for _, e := range h.eventsAbout("", "b-") {
+		if !strings.Contains(e, " phase=") {
+			got = append(got, e)
+		}
+	}
+	require.Equal(t, sorted(want), sorted(got))
+	for _, e := range h.eventsAbout("", "a-", "c-") {
+		require.True(t, strings.HasPrefix(e, "0s "), "zones a and c must see nothing after the start: %s", e)
+	}
 }
