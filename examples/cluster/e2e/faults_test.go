@@ -302,3 +302,75 @@ func TestElectedControllerAPIOutage(t *testing.T) {
 		require.True(t, strings.HasPrefix(e, "0s "), "zones a and c must see nothing after the start: %s", e)
 	}
 }
+
+// A leader killed in the middle of zone b's outage (nodelife issue 34):
+// two replicas with client-go's defaults and no jitter; r1 leads from +0s
+// and stops entirely (elector and controller) after +185s; zone b's
+// kubelets are down from +60s. Worked out by hand:
+//
+//   - r1 taints b-0..b-4 NoExecute at +115s ... +155s and deletes the 60s
+//     pods of b-0 (+175s) and b-1 (+185s, its last step);
+//   - r2 polls every 2s; it saw r1's last renewal, +184s, at +184s, so the
+//     lock expires for it at +199s and it takes it at +200s;
+//   - r2's controller starts afresh at +200s: it takes the five NoExecute
+//     taints off and queues the Unknown nodes again, one token per 10s:
+//     b-0 at +200s (no visible change), b-1 +210s ... b-4 +240s; its taint
+//     eviction controller counts from its own sight: the 60s pods of b-2,
+//     b-3, b-4 go at +280s, +290s, +300s (b-0's and b-1's are already
+//     deleting: not again), the 300s pods at +500s ... +540s.
+func TestLeaderKilledMidOutage(t *testing.T) {
+	h := newHarness(t)
+	for _, z := range []string{"a", "b", "c"} {
+		for i := 0; i < 5; i++ {
+			node := fmt.Sprintf("%s-%d", z, i)
+			h.createPod(node+"-default", node, nil, "")
+			h.createPod(node+"-60s", node, tolerateUnreachable(60), "")
+			var pause *window
+			if z == "b" {
+				pause = &window{from: 60 * time.Second, to: 600 * time.Second}
+			}
+			h.addAgent(node, z, agent.Options{RunPods: true}, pause)
+		}
+	}
+	r1 := h.addReplica("r1", &window{from: 185 * time.Second}, nil)
+	h.steppers[len(h.steppers)-1].pause = &window{from: 185 * time.Second} // r1's controller too
+	h.addReplica("r2", nil, nil)
+	h.run(560 * time.Second)
+
+	s := time.Second
+	require.Equal(t, []string{ev(0, "lock holder=r1"), ev(200*s, "lock holder=r2")}, h.eventsAbout("", "lock"))
+	var want []string
+	for i := 0; i < 5; i++ {
+		node := fmt.Sprintf("b-%d", i)
+		first := 115*s + time.Duration(i)*10*s
+		retaint := 200*s + time.Duration(i)*10*s
+		want = append(want,
+			ev(0, node+" Ready=True"),
+			ev(115*s, node+" Ready=Unknown"),
+			ev(115*s, node+" "+unreachableNoSchedule+"=on"),
+			ev(first, node+" "+unreachableNoExecute+"=on"),
+			ev(retaint+300*s, node+"-default deleted=yes"),
+		)
+		if i > 0 {
+			want = append(want, ev(200*s, node+" "+unreachableNoExecute+"=off"), ev(retaint, node+" "+unreachableNoExecute+"=on"))
+		}
+		if i < 2 {
+			want = append(want, ev(first+60*s, node+"-60s deleted=yes"))
+		} else {
+			want = append(want, ev(retaint+60*s, node+"-60s deleted=yes"))
+		}
+		for _, kind := range []string{"default", "60s"} {
+			want = append(want, ev(0, node+"-"+kind+" Ready=True"), ev(115*s, node+"-"+kind+" Ready=False"))
+		}
+	}
+	var got []string
+	for _, e := range h.eventsAbout("", "b-") {
+		if !strings.Contains(e, " phase=") {
+			got = append(got, e)
+		}
+	}
+	require.Equal(t, sorted(want), sorted(got))
+	for _, w := range r1.wire.writes() {
+		require.False(t, w.at.After(h.at(185*s)), "r1 wrote after it was stopped")
+	}
+}
