@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/nodelife/nodelife/examples/cluster/agent"
 	"github.com/nodelife/nodelife/examples/cluster/e2e/internal/testcluster"
@@ -151,6 +152,28 @@ current-context: c
 	require.Equal(t, 1, code)
 	require.Contains(t, msg, "delete pods (all namespaces)")
 
+	// invalid credentials (an expired token gets the same 401): the error
+	// names the server and the kubeconfig's user
+	bad := badTokenKubeconfig(t, dir)
+	code, msg = run("-kubeconfig", bad)
+	require.Equal(t, 1, code)
+	require.Contains(t, msg, `nodewatch: unauthorized: the API server refused the credentials of user "test" (context "test" in `+bad+") at "+testcluster.Shared(t).Config.Host+" (invalid or expired)")
+
 	code, _ = run("-horizon", "-1s")
 	require.Equal(t, 2, code)
+}
+
+// badTokenKubeconfig writes a kubeconfig for the test server whose user
+// "test" has a token the server does not know.
+func badTokenKubeconfig(t *testing.T, dir string) string {
+	t.Helper()
+	sub := filepath.Join(dir, "bad")
+	require.NoError(t, os.MkdirAll(sub, 0o755))
+	path, err := testcluster.Shared(t).Kubeconfig(sub, "")
+	require.NoError(t, err)
+	cfg, err := clientcmd.LoadFromFile(path)
+	require.NoError(t, err)
+	cfg.AuthInfos["test"].Token = "not-a-token"
+	require.NoError(t, clientcmd.WriteToFile(*cfg, path))
+	return path
 }

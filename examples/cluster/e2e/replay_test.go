@@ -70,4 +70,8 @@ func TestReplayUsage(t *testing.T) {
 	missing := t.TempDir() + "/nope"
 	require.Equal(t, 1, replaycmd.Main([]string{"-kubeconfig", missing}, &out, &errOut))
 	require.Contains(t, errOut.String(), "replay: no kubeconfig at "+missing)
+	errOut.Reset()
+	bad := badTokenKubeconfig(t, t.TempDir())
+	require.Equal(t, 1, replaycmd.Main([]string{"-kubeconfig", bad}, &out, &errOut))
+	require.Contains(t, errOut.String(), `replay: unauthorized: the API server refused the credentials of user "test" (context "test" in `+bad+") at "+testcluster.Shared(t).Config.Host+" (invalid or expired)")
 }

@@ -13,6 +13,7 @@ import (
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -58,6 +59,9 @@ var (
 	ErrUnreachable = errors.New("nodewatch: cannot reach the API server")
 	// ErrForbidden: the user may not do what the mode needs.
 	ErrForbidden = errors.New("nodewatch: forbidden")
+	// ErrUnauthorized: the API server refused the credentials (invalid or
+	// expired: the server answers both with 401).
+	ErrUnauthorized = errors.New("nodewatch: unauthorized")
 )
 
 // Main is the nodewatch command: it parses args and runs, and returns the
@@ -91,16 +95,13 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// restConfig loads the kubeconfig, with a clear error when there is none.
-func restConfig(o Options) (*rest.Config, string, error) {
+// restConfig loads the kubeconfig, with a clear error when there is none,
+// and names whom it connects as.
+func restConfig(o Options) (*rest.Config, kubeconfig.Identity, error) {
 	if o.Config != nil {
-		return o.Config, o.Config.Host, nil
+		return o.Config, kubeconfig.Identity{Server: o.Config.Host, User: "(given)", Context: "(given)", Path: "(no file)"}, nil
 	}
-	cfg, err := kubeconfig.Load(o.Kubeconfig, o.Context, "nodewatch", ErrNoKubeconfig)
-	if err != nil {
-		return nil, "", err
-	}
-	return cfg, cfg.Host, nil
+	return kubeconfig.LoadNamed(o.Kubeconfig, o.Context, "nodewatch", ErrNoKubeconfig)
 }
 
 // need is one permission a mode needs.
@@ -193,10 +194,11 @@ func Run(ctx context.Context, o Options) error {
 	if o.Controller != nil {
 		cfg = *o.Controller
 	}
-	rc, host, err := restConfig(o)
+	rc, who, err := restConfig(o)
 	if err != nil {
 		return err
 	}
+	host := rc.Host
 	rc = rest.CopyConfig(rc)
 	if rc.Timeout == 0 {
 		rc.Timeout = 30 * time.Second
@@ -206,6 +208,9 @@ func Run(ctx context.Context, o Options) error {
 		return fmt.Errorf("nodewatch: %w", err)
 	}
 	if _, err := client.Discovery().ServerVersion(); err != nil {
+		if apierrors.IsUnauthorized(err) {
+			return fmt.Errorf("%w: the API server refused the credentials of %s (invalid or expired): %v", ErrUnauthorized, who, err)
+		}
 		return fmt.Errorf("%w at %s: %v", ErrUnreachable, host, err)
 	}
 	if err := checkAccess(ctx, client, o.Apply); err != nil {

@@ -28,6 +28,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -44,6 +45,10 @@ import (
 
 // ErrNoKubeconfig is wrapped when the kubeconfig file does not exist.
 var ErrNoKubeconfig = errors.New("replay: no kubeconfig")
+
+// ErrUnauthorized is wrapped when the API server refuses the kubeconfig's
+// credentials (invalid or expired).
+var ErrUnauthorized = errors.New("replay: unauthorized")
 
 // ProgressNodes is the snapshot size from which the command reports its
 // progress on stderr (unless -quiet).
@@ -190,11 +195,17 @@ func MainWith(ctx context.Context, live *rest.Config, args []string, stdout, std
 	} else {
 		cfg := live
 		if cfg == nil {
-			if cfg, err = kubeconfig.Load(*kc, *kctx, "replay", ErrNoKubeconfig); err != nil {
+			var who kubeconfig.Identity
+			if cfg, who, err = kubeconfig.LoadNamed(*kc, *kctx, "replay", ErrNoKubeconfig); err != nil {
 				return fail(err)
 			}
+			snap, err = Live(ctx, cfg)
+			if apierrors.IsUnauthorized(err) {
+				err = fmt.Errorf("%w: the API server refused the credentials of %s (invalid or expired): %w", ErrUnauthorized, who, err)
+			}
+		} else {
+			snap, err = Live(ctx, cfg)
 		}
-		snap, err = Live(ctx, cfg)
 	}
 	if err != nil {
 		return fail(err)

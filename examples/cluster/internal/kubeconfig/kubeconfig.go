@@ -18,25 +18,52 @@ import (
 // an error wrapping notFound, naming the file; prog prefixes the other
 // errors.
 func Load(path, context, prog string, notFound error) (*rest.Config, error) {
+	cfg, _, err := LoadNamed(path, context, prog, notFound)
+	return cfg, err
+}
+
+// Identity names who a configuration connects as, for error messages: the
+// API server, the kubeconfig's user (auth info) and context, and the file.
+type Identity struct {
+	Server, User, Context, Path string
+}
+
+// String is "user U (context C in PATH) at SERVER".
+func (id Identity) String() string {
+	return fmt.Sprintf("user %q (context %q in %s) at %s", id.User, id.Context, id.Path, id.Server)
+}
+
+// LoadNamed is Load that also returns whom the configuration names.
+func LoadNamed(path, context, prog string, notFound error) (*rest.Config, Identity, error) {
 	if path == "" {
 		path = os.Getenv("KUBECONFIG")
 	}
 	if path == "" {
 		home, err := os.UserHomeDir()
 		if err != nil {
-			return nil, fmt.Errorf("%w: no -kubeconfig, no KUBECONFIG and no home directory: %v", notFound, err)
+			return nil, Identity{}, fmt.Errorf("%w: no -kubeconfig, no KUBECONFIG and no home directory: %v", notFound, err)
 		}
 		path = filepath.Join(home, ".kube", "config")
 	}
 	for _, p := range filepath.SplitList(path) {
 		if _, err := os.Stat(p); err != nil {
-			return nil, fmt.Errorf("%w at %s: %v (set -kubeconfig or KUBECONFIG)", notFound, p, err)
+			return nil, Identity{}, fmt.Errorf("%w at %s: %v (set -kubeconfig or KUBECONFIG)", notFound, p, err)
 		}
 	}
 	rules := &clientcmd.ClientConfigLoadingRules{Precedence: filepath.SplitList(path)}
-	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: context}).ClientConfig()
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: context})
+	cfg, err := cc.ClientConfig()
 	if err != nil {
-		return nil, fmt.Errorf("%s: kubeconfig %s: %w", prog, path, err)
+		return nil, Identity{}, fmt.Errorf("%s: kubeconfig %s: %w", prog, path, err)
 	}
-	return cfg, nil
+	id := Identity{Server: cfg.Host, Path: path, Context: context}
+	if raw, err := cc.RawConfig(); err == nil {
+		if id.Context == "" {
+			id.Context = raw.CurrentContext
+		}
+		if c := raw.Contexts[id.Context]; c != nil {
+			id.User = c.AuthInfo
+		}
+	}
+	return cfg, id, nil
 }
