@@ -374,3 +374,34 @@ func TestLeaderKilledMidOutage(t *testing.T) {
 		require.False(t, w.at.After(h.at(185*s)), "r1 wrote after it was stopped")
 	}
 }
+
+// A pod deleted by someone else while its eviction is scheduled: zone b's
+// only node goes silent after +60s; its pod tolerates unreachable for 60s,
+// so the node is tainted at +115s and the eviction is due at +175s. The
+// test deletes the pod at once at +150s. The controller drops the pending
+// eviction: no eviction is attempted, no write fails, nothing is logged as
+// an error.
+func TestPodDeletedWhileEvictionScheduled(t *testing.T) {
+	h := newHarness(t)
+	h.createPod("doomed", "b-0", tolerateUnreachable(60), "")
+	h.addAgent("a-0", "a", agent.Options{RunPods: true}, nil)
+	h.addAgent("b-0", "b", agent.Options{RunPods: true}, &window{from: 60 * time.Second})
+	var acts []controller.Action
+	h.addController("controller", controller.Options{Record: func(a controller.Action) { acts = append(acts, a) }}, nil)
+	h.run(150 * time.Second)
+	zero := int64(0)
+	require.NoError(t, h.client.CoreV1().Pods(h.ns).Delete(h.ctx, "doomed", metav1.DeleteOptions{GracePeriodSeconds: &zero}))
+	h.run(240 * time.Second)
+
+	scheduled := false
+	for _, a := range acts {
+		require.NoError(t, a.Err, "%s %s", a.Kind, a.Message)
+		if a.Kind == controller.KindSchedule && a.Pod.Name == "doomed" {
+			scheduled = true
+			require.Equal(t, h.at(175*time.Second), a.Due)
+		}
+		require.False(t, a.Kind == controller.KindEvict && a.Pod.Name == "doomed", "an eviction of the deleted pod at +%v", a.At.Sub(h.start))
+	}
+	require.True(t, scheduled, "the eviction was never scheduled")
+	require.Contains(t, h.eventsAbout("", "b-0 "), ev(115*time.Second, "b-0 "+unreachableNoExecute+"=on"))
+}
