@@ -12,7 +12,7 @@ import (
 	"github.com/nodelife/nodelife/shutdown"
 )
 
-func sample(t *testing.T) *sim.Cluster {
+func sample(t testing.TB) *sim.Cluster {
 	t.Helper()
 	snap, ws, err := snapshot.Load("../snapshot/testdata/sample.json")
 	if err != nil || len(ws) > 0 {
