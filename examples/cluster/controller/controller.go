@@ -374,14 +374,82 @@ func (w *APIWriter) allowed() error {
 	return nil
 }
 
-// WriteNodeConditions implements Writer.
+// WriteNodeConditions implements Writer. A conflict (another writer
+// updated the Node since the controller read it) is retried as upstream's
+// monitorNodeHealth retries tryUpdateNodeHealth, up to 5 attempts, each on
+// a fresh read: the conditions this write changes are set on the fresh
+// Node, the others (another component's) are kept. If the kubelet has
+// posted a newer Ready heartbeat meanwhile, the decision no longer stands:
+// the conflict is returned, and the next monitor pass decides again on
+// the fresh view (upstream's retry would find the node heard, too).
 func (w *APIWriter) WriteNodeConditions(ctx context.Context, node *corev1.Node, conds []corev1.NodeCondition) (*corev1.Node, error) {
 	if err := w.allowed(); err != nil {
 		return nil, err
 	}
+	changed := changedConditions(node.Status.Conditions, conds)
 	n := node.DeepCopy()
 	n.Status.Conditions = conds
-	return w.Client.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{})
+	for i := 0; ; i++ {
+		written, err := w.Client.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{})
+		if err == nil || !apierrors.IsConflict(err) || i+1 == retries {
+			return written, err
+		}
+		fresh, gerr := w.Client.CoreV1().Nodes().Get(ctx, node.Name, metav1.GetOptions{})
+		if gerr != nil {
+			return nil, err
+		}
+		if readyHeartbeat(fresh).After(readyHeartbeat(node)) {
+			return nil, err // the kubelet spoke: decide again on the fresh view
+		}
+		if aerr := w.allowed(); aerr != nil {
+			return nil, aerr
+		}
+		n = fresh.DeepCopy()
+		for _, c := range changed {
+			setCondition(&n.Status.Conditions, c)
+		}
+	}
+}
+
+// changedConditions returns the conditions of next that differ from (or
+// are not in) prev.
+func changedConditions(prev, next []corev1.NodeCondition) []corev1.NodeCondition {
+	var out []corev1.NodeCondition
+	for _, c := range next {
+		same := false
+		for _, p := range prev {
+			if p.Type == c.Type {
+				same = p.Status == c.Status && p.Reason == c.Reason && p.Message == c.Message &&
+					p.LastHeartbeatTime.Equal(&c.LastHeartbeatTime) && p.LastTransitionTime.Equal(&c.LastTransitionTime)
+				break
+			}
+		}
+		if !same {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// setCondition replaces the condition of c's type in conds, or adds it.
+func setCondition(conds *[]corev1.NodeCondition, c corev1.NodeCondition) {
+	for i := range *conds {
+		if (*conds)[i].Type == c.Type {
+			(*conds)[i] = c
+			return
+		}
+	}
+	*conds = append(*conds, c)
+}
+
+// readyHeartbeat is the Ready condition's lastHeartbeatTime (zero without).
+func readyHeartbeat(n *corev1.Node) time.Time {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.LastHeartbeatTime.Time
+		}
+	}
+	return time.Time{}
 }
 
 // UpdateTaints implements Writer.
