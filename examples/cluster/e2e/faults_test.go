@@ -405,3 +405,83 @@ func TestPodDeletedWhileEvictionScheduled(t *testing.T) {
 	require.True(t, scheduled, "the eviction was never scheduled")
 	require.Contains(t, h.eventsAbout("", "b-0 "), ev(115*time.Second, "b-0 "+unreachableNoExecute+"=on"))
 }
+
+// conflicter answers the first PUT to each path with a 409, as if a
+// competing writer had updated the object just before.
+type conflicter struct {
+	next  http.RoundTripper
+	match func(path string) bool
+	mu    sync.Mutex
+	seen  map[string]bool
+	n     int
+}
+
+func (c *conflicter) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method == http.MethodPut && c.match(req.URL.Path) {
+		c.mu.Lock()
+		first := !c.seen[req.URL.Path]
+		c.seen[req.URL.Path] = true
+		if first {
+			c.n++
+		}
+		c.mu.Unlock()
+		if first {
+			body := `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"injected conflict","reason":"Conflict","code":409}`
+			return &http.Response{StatusCode: http.StatusConflict, Status: "409 Conflict", Request: req,
+				Header: http.Header{"Content-Type": []string{"application/json"}}, Body: io.NopCloser(strings.NewReader(body))}, nil
+		}
+	}
+	return c.next.RoundTrip(req)
+}
+
+// 409s on node status writes (nodelife issue 34): TestZoneOutage's
+// cluster, but the first status write of each node meets a conflict, as if
+// another component had just updated the Node. As upstream's
+// monitorNodeHealth, the controller reads the Node again and retries
+// within the pass, so the timeline is TestZoneOutage's exactly: zone b
+// Unknown at +115s, NoExecute on b-0..b-4 at +115s ... +155s, the 60s pods
+// deleted at +175s ... +215s.
+func TestNodeStatusConflicts(t *testing.T) {
+	h := newHarness(t)
+	for _, z := range []string{"a", "b"} {
+		for i := 0; i < 5; i++ {
+			node := fmt.Sprintf("%s-%d", z, i)
+			h.createPod(node+"-60s", node, tolerateUnreachable(60), "")
+			var pause *window
+			if z == "b" {
+				pause = &window{from: 60 * time.Second, to: 600 * time.Second}
+			}
+			h.addAgent(node, z, agent.Options{RunPods: true}, pause)
+		}
+	}
+	cf := &conflicter{seen: map[string]bool{}, match: func(p string) bool {
+		return strings.HasPrefix(p, "/api/v1/nodes/") && strings.HasSuffix(p, "/status")
+	}}
+	cfg := rest.CopyConfig(testcluster.Shared(t).Config)
+	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { cf.next = rt; return cf }
+	client, err := kubernetes.NewForConfig(cfg)
+	require.NoError(t, err)
+	c, err := controller.New(client, controller.Options{Clock: h.clock})
+	require.NoError(t, err)
+	require.NoError(t, c.Start(h.ctx))
+	h.steppers = append(h.steppers, &stepper{name: "controller", step: c.Step, before: func() { h.waitCaughtUp(c) }, due: h.start})
+	h.run(240 * time.Second)
+
+	s := time.Second
+	var want []string
+	for i := 0; i < 5; i++ {
+		node := fmt.Sprintf("b-%d", i)
+		d := time.Duration(i) * 10 * s
+		want = append(want, ev(0, node+" Ready=True"), ev(115*s, node+" Ready=Unknown"), ev(115*s, node+" "+unreachableNoSchedule+"=on"),
+			ev(115*s+d, node+" "+unreachableNoExecute+"=on"), ev(0, node+"-60s Ready=True"), ev(115*s, node+"-60s Ready=False"),
+			ev(175*s+d, node+"-60s deleted=yes"))
+	}
+	var got []string
+	for _, e := range h.eventsAbout("", "b-") {
+		if !strings.Contains(e, " phase=") {
+			got = append(got, e)
+		}
+	}
+	require.Equal(t, sorted(want), sorted(got))
+	require.Equal(t, 5, cf.n, "one conflict per node status written")
+}
