@@ -485,3 +485,42 @@ func TestNodeStatusConflicts(t *testing.T) {
 	require.Equal(t, sorted(want), sorted(got))
 	require.Equal(t, 5, cf.n, "one conflict per node status written")
 }
+
+// An agent process restarted mid-lease (nodelife issue 34): a-0's agent
+// stops after +30s and a new agent process for a-0 starts at +35s. It
+// finds its Node registered (no second registration: the same Node, the
+// same UID), renews the same Lease from its first step, and the node
+// never leaves Ready=True: the controller sees no gap longer than the
+// renew interval plus the restart.
+func TestAgentRestart(t *testing.T) {
+	h := newHarness(t)
+	h.addAgent("a-0", "a", agent.Options{RunPods: true}, &window{from: 30 * time.Second})
+	h.addAgent("a-1", "a", agent.Options{RunPods: true}, nil)
+	h.addController("controller", controller.Options{}, nil)
+	h.run(34 * time.Second)
+	before, err := h.client.CoreV1().Nodes().Get(h.ctx, "a-0", metav1.GetOptions{})
+	require.NoError(t, err)
+	l1, err := h.client.CoordinationV1().Leases("kube-node-lease").Get(h.ctx, "a-0", metav1.GetOptions{})
+	require.NoError(t, err)
+	require.Equal(t, h.at(30*time.Second), l1.Spec.RenewTime.Time, "the old agent's last renewal")
+
+	// the new process: a fresh agent for the same node, due now
+	opts := agent.Options{NodeName: "a-0", Clock: h.clock, RunPods: true,
+		Labels: map[string]string{corev1.LabelTopologyRegion: "r", corev1.LabelTopologyZone: "a"}}
+	a, err := agent.New(h.client, opts)
+	require.NoError(t, err)
+	h.clock.SetTime(h.at(35 * time.Second))
+	h.steppers = append(h.steppers, &stepper{name: "a-0 (restarted)", step: a.Step, due: h.at(35 * time.Second)})
+	h.run(200 * time.Second)
+
+	after, err := h.client.CoreV1().Nodes().Get(h.ctx, "a-0", metav1.GetOptions{})
+	require.NoError(t, err)
+	require.Equal(t, before.UID, after.UID, "the Node was registered again")
+	l2, err := h.client.CoordinationV1().Leases("kube-node-lease").Get(h.ctx, "a-0", metav1.GetOptions{})
+	require.NoError(t, err)
+	require.Equal(t, l1.UID, l2.UID, "the Lease was recreated")
+	require.True(t, l2.Spec.RenewTime.Time.After(h.at(190*time.Second)), "the new agent renews: last %v", l2.Spec.RenewTime.Time.Sub(h.start))
+	for _, e := range h.eventsAbout("", "a-0") {
+		require.True(t, strings.HasPrefix(e, "0s "), "a-0 changed after the start: %s", e)
+	}
+}
