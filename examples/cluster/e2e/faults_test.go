@@ -524,3 +524,63 @@ func TestAgentRestart(t *testing.T) {
 		require.True(t, strings.HasPrefix(e, "0s "), "a-0 changed after the start: %s", e)
 	}
 }
+
+// Two controllers without leader election (nodelife issue 34), both with
+// upstream's defaults, on TestZoneOutage's cluster (zone b down after
+// +60s). They decide alike; their writes race: status updates are
+// conditional on the resourceVersion read (one wins, the other's retry
+// finds the work done), taint updates are read-modify-update, deletes are
+// conditional on the pod's UID. No taint is lost: the timeline is
+// TestZoneOutage's, each pod's deletion starts at its time, and the only
+// write errors are conflicts and pods already gone. (Both send a delete
+// for each pod; the second finds it terminating, with the same UID, and
+// changes nothing: the UID precondition only guards against deleting a
+// new pod of the same name.)
+func TestTwoControllersWithoutElection(t *testing.T) {
+	h := newHarness(t)
+	for _, z := range []string{"a", "b"} {
+		for i := 0; i < 5; i++ {
+			node := fmt.Sprintf("%s-%d", z, i)
+			h.createPod(node+"-60s", node, tolerateUnreachable(60), "")
+			var pause *window
+			if z == "b" {
+				pause = &window{from: 60 * time.Second, to: 600 * time.Second}
+			}
+			h.addAgent(node, z, agent.Options{RunPods: true}, pause)
+		}
+	}
+	var acts [2][]controller.Action
+	for k := range acts {
+		h.addController(fmt.Sprintf("controller-%d", k), controller.Options{Record: func(a controller.Action) { acts[k] = append(acts[k], a) }}, nil)
+	}
+	h.run(240 * time.Second)
+
+	s := time.Second
+	var want []string
+	for i := 0; i < 5; i++ {
+		node := fmt.Sprintf("b-%d", i)
+		d := time.Duration(i) * 10 * s
+		want = append(want, ev(0, node+" Ready=True"), ev(115*s, node+" Ready=Unknown"), ev(115*s, node+" "+unreachableNoSchedule+"=on"),
+			ev(115*s+d, node+" "+unreachableNoExecute+"=on"), ev(0, node+"-60s Ready=True"), ev(115*s, node+"-60s Ready=False"),
+			ev(175*s+d, node+"-60s deleted=yes"))
+	}
+	var got []string
+	for _, e := range h.eventsAbout("", "b-") {
+		if !strings.Contains(e, " phase=") {
+			got = append(got, e)
+		}
+	}
+	require.Equal(t, sorted(want), sorted(got))
+	evicted := 0
+	for k := range acts {
+		for _, a := range acts[k] {
+			if a.Err != nil {
+				require.True(t, apierrors.IsConflict(a.Err) || apierrors.IsNotFound(a.Err), "controller-%d: %s %s: %v", k, a.Kind, a.Message, a.Err)
+			}
+			if a.Kind == controller.KindEvict {
+				evicted++
+			}
+		}
+	}
+	require.GreaterOrEqual(t, evicted, 5, "both controllers decide the evictions")
+}
