@@ -34,6 +34,12 @@ type outage struct {
 	mu       sync.Mutex
 	watches  []io.Closer
 	cut      bool
+	// gone, when set, makes the outage a watch expiry: at the window's
+	// start the watches are cut, and the first watch of each resource
+	// opened after that is answered 410 Gone, as a watch from a compacted
+	// resourceVersion is; every other request goes through.
+	gone    bool
+	expired map[string]bool
 }
 
 func (o *outage) active() bool {
@@ -55,13 +61,28 @@ func (o *outage) sync() {
 }
 
 func (o *outage) RoundTrip(req *http.Request) (*http.Response, error) {
-	if o.active() {
+	watching := req.URL.Query().Get("watch") == "true"
+	o.mu.Lock()
+	expire := o.gone && o.cut && watching && !o.expired[req.URL.Path]
+	if expire {
+		if o.expired == nil {
+			o.expired = map[string]bool{}
+		}
+		o.expired[req.URL.Path] = true
+	}
+	o.mu.Unlock()
+	if expire {
+		body := `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"too old resource version: injected","reason":"Expired","code":410}`
+		return &http.Response{StatusCode: http.StatusGone, Status: "410 Gone", Request: req,
+			Header: http.Header{"Content-Type": []string{"application/json"}}, Body: io.NopCloser(strings.NewReader(body))}, nil
+	}
+	if o.active() && !o.gone {
 		body := `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"injected API outage","reason":"InternalError","code":500}`
 		return &http.Response{StatusCode: http.StatusInternalServerError, Status: "500 Internal Server Error", Request: req,
 			Header: http.Header{"Content-Type": []string{"application/json"}}, Body: io.NopCloser(strings.NewReader(body))}, nil
 	}
 	resp, err := o.next.RoundTrip(req)
-	if err == nil && req.URL.Query().Get("watch") == "true" {
+	if err == nil && watching {
 		o.mu.Lock()
 		o.watches = append(o.watches, resp.Body)
 		o.mu.Unlock()
@@ -86,7 +107,7 @@ func (h *harness) addBlindableController(name string, opts controller.Options, o
 	require.NoError(h.t, c.Start(h.ctx))
 	before := func() {
 		o.sync()
-		if o.active() {
+		if o.active() && !o.gone {
 			deadline := time.Now().Add(20 * time.Second)
 			for !c.Blind() && time.Now().Before(deadline) {
 				time.Sleep(time.Millisecond)
@@ -583,4 +604,56 @@ func TestTwoControllersWithoutElection(t *testing.T) {
 		}
 	}
 	require.GreaterOrEqual(t, evicted, 5, "both controllers decide the evictions")
+}
+
+// A watch that expires (nodelife issue 34): TestNodeStatusConflicts'
+// cluster; at +140s the controller's watches are cut and the first watch
+// of each resource it opens after that is answered 410 Gone ("too old
+// resource version", what a watch from a compacted revision gets;
+// injected here, since the API server's watch cache answers most such
+// watches itself). client-go's reflector relists at once on a 410 (it
+// does not count it as a watch error), and the controller's step waits
+// for its informers to hold what a consistent list returns: the timeline
+// is TestZoneOutage's (b-3 tainted at +145s, b-4 at +155s, the 60s pods
+// deleted at +175s ... +215s).
+func TestWatchExpiredRelist(t *testing.T) {
+	h := newHarness(t)
+	for _, z := range []string{"a", "b"} {
+		for i := 0; i < 5; i++ {
+			node := fmt.Sprintf("%s-%d", z, i)
+			h.createPod(node+"-60s", node, tolerateUnreachable(60), "")
+			var pause *window
+			if z == "b" {
+				pause = &window{from: 60 * time.Second, to: 600 * time.Second}
+			}
+			h.addAgent(node, z, agent.Options{RunPods: true}, pause)
+		}
+	}
+	o := &outage{h: h, from: 140 * time.Second, to: 600 * time.Second, gone: true}
+	c := h.addBlindableController("controller", controller.Options{}, o)
+	h.run(240 * time.Second)
+
+	s := time.Second
+	var want []string
+	for i := 0; i < 5; i++ {
+		node := fmt.Sprintf("b-%d", i)
+		d := time.Duration(i) * 10 * s
+		want = append(want, ev(0, node+" Ready=True"), ev(115*s, node+" Ready=Unknown"), ev(115*s, node+" "+unreachableNoSchedule+"=on"),
+			ev(115*s+d, node+" "+unreachableNoExecute+"=on"), ev(0, node+"-60s Ready=True"), ev(115*s, node+"-60s Ready=False"),
+			ev(175*s+d, node+"-60s deleted=yes"))
+	}
+	var got []string
+	for _, e := range h.eventsAbout("", "b-") {
+		if !strings.Contains(e, " phase=") {
+			got = append(got, e)
+		}
+	}
+	require.Equal(t, sorted(want), sorted(got))
+	require.False(t, c.Blind(), "still blind at the end")
+	o.mu.Lock()
+	require.NotEmpty(t, o.expired, "no watch was answered 410")
+	o.mu.Unlock()
+	for _, e := range h.eventsAbout("", "a-") {
+		require.True(t, strings.HasPrefix(e, "0s "), "zone a changed after the start: %s", e)
+	}
 }
