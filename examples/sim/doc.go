@@ -21,7 +21,13 @@
 // controller.go (the controller's link to the simulated objects),
 // drivers.go (outages, kubelets, shutdowns, pressure, the cloud, the pod
 // GC), cluster.go (explicit clusters and their scenarios), outcomes.go
-// (pod fates, samples, lost replicas) and svg.go (the picture).
+// (pod fates, samples, lost replicas), placement.go (where replacements go,
+// with Config.Placement) and svg.go (the picture).
+//
+// With Config.Placement, a replacement pod of an explicit cluster is
+// placed, roughly as kube-scheduler would, on a node whose kubelet would
+// admit it (package admission), or waits with the scheduler's message;
+// placement.go's comment has the rules and what is approximated.
 //
 // Outages cut a zone's nodes (or the first few of them) off from the API
 // server for a window of time.

@@ -58,7 +58,7 @@ type placement struct {
 	scratch   []admission.Failure
 }
 
-// Too many pods is the scheduler's reason for the pod count.
+// reasonTooManyPods is the scheduler's reason for the pod count.
 const reasonTooManyPods = "Too many pods"
 
 func (r *run) initPlacement() {
@@ -89,14 +89,14 @@ func (r *run) initPlacement() {
 	r.pl = pl
 }
 
-// left is pod pi's object leaving its node: its room is free again.
+// leftNode is pod pi's object leaving its node: its room is free again.
 func (r *run) leftNode(pi int) {
 	if r.pl != nil {
 		r.pl.nis[r.pods[pi].node].RemovePod(r.pl.pods[pi].UID)
 	}
 }
 
-// stopped is pod pi no longer running where it was, for the spread.
+// stoppedRunning is pod pi no longer running where it was, for the spread.
 func (r *run) stoppedRunning(pi int) {
 	if p := &r.pods[pi]; r.pl != nil && p.wl >= 0 {
 		r.pl.zoneCount[p.wl][r.nodes[p.node].zi]--
