@@ -514,6 +514,22 @@ func (w *APIWriter) MarkPodNotReady(ctx context.Context, pod *corev1.Pod, now ti
 // the pod is deleted, conditional on its UID. A pod already gone is not
 // an error.
 func (w *APIWriter) EvictPod(ctx context.Context, pod *corev1.Pod, cond eviction.PodCondition, now time.Time) error {
+	// As upstream's taint eviction controller, try up to 5 times; upstream
+	// writes the condition with server-side apply, which cannot conflict,
+	// so a conflict here (another writer between the read and the
+	// update) is tried again on a fresh read.
+	var err error
+	for i := 0; i < retries; i++ {
+		if err = w.evictOnce(ctx, pod, cond, now); err == nil || !apierrors.IsConflict(err) {
+			return err
+		}
+	}
+	return err
+}
+
+// evictOnce writes the DisruptionTarget condition on a fresh read of the
+// pod and deletes it, conditional on its UID.
+func (w *APIWriter) evictOnce(ctx context.Context, pod *corev1.Pod, cond eviction.PodCondition, now time.Time) error {
 	if err := w.allowed(); err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nodelife/nodelife/eviction"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -87,5 +88,38 @@ func TestWriteNodeConditionsConflict(t *testing.T) {
 				t.Fatalf("Ready %s, NetworkUnavailable kept %v", ready, other)
 			}
 		})
+	}
+}
+
+// An eviction whose condition write meets a conflict (another writer
+// updated the pod between the read and the update) is tried again on a
+// fresh read, up to 5 times as upstream's taint eviction controller: the
+// pod gets the condition and is deleted.
+func TestEvictPodConflict(t *testing.T) {
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p", UID: "u1"}}
+	for _, tc := range []struct {
+		conflicts int
+		wantErr   bool
+		deleted   bool
+	}{{1, false, true}, {4, false, true}, {5, true, false}} {
+		client := fake.NewClientset(pod.DeepCopy())
+		updates := 0
+		client.PrependReactor("update", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+			if a.GetSubresource() != "status" {
+				return false, nil, nil
+			}
+			updates++
+			if updates <= tc.conflicts {
+				return true, nil, apierrors.NewConflict(schema.GroupResource{Resource: "pods"}, "p", nil)
+			}
+			return false, nil, nil
+		})
+		w := &APIWriter{Client: client, Clock: testingclock.NewFakeClock(t0)}
+		err := w.EvictPod(context.Background(), pod, eviction.PodCondition{Type: "DisruptionTarget", Status: "True", Reason: "DeletionByTaintManager"}, t0)
+		_, gerr := client.CoreV1().Pods("ns").Get(context.Background(), "p", metav1.GetOptions{})
+		if (err != nil) != tc.wantErr || apierrors.IsNotFound(gerr) != tc.deleted {
+			t.Errorf("%d conflicts: err %v, deleted %v", tc.conflicts, err, apierrors.IsNotFound(gerr))
+		}
 	}
 }

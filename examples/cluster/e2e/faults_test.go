@@ -657,3 +657,55 @@ func TestWatchExpiredRelist(t *testing.T) {
 		require.True(t, strings.HasPrefix(e, "0s "), "zone a changed after the start: %s", e)
 	}
 }
+
+// 409s on pod status writes from a competing writer (nodelife issue 34):
+// TestNodeStatusConflicts' cluster, but the first status write of each pod
+// meets a conflict. Marking the pods NotReady fails at +115s and, as
+// upstream (nodesToRetry), is retried at the next pass: the pods turn
+// Ready=False at +120s. The evictions' condition writes then go through
+// (and would be retried on a conflict, as upstream's taint eviction
+// controller retries): the 60s pods go at +175s ... +215s as always.
+func TestPodStatusConflicts(t *testing.T) {
+	h := newHarness(t)
+	for _, z := range []string{"a", "b"} {
+		for i := 0; i < 5; i++ {
+			node := fmt.Sprintf("%s-%d", z, i)
+			h.createPod(node+"-60s", node, tolerateUnreachable(60), "")
+			var pause *window
+			if z == "b" {
+				pause = &window{from: 60 * time.Second, to: 600 * time.Second}
+			}
+			h.addAgent(node, z, agent.Options{RunPods: true}, pause)
+		}
+	}
+	cf := &conflicter{seen: map[string]bool{}, match: func(p string) bool {
+		return strings.HasPrefix(p, "/api/v1/namespaces/"+h.ns+"/pods/") && strings.HasSuffix(p, "/status")
+	}}
+	cfg := rest.CopyConfig(testcluster.Shared(t).Config)
+	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { cf.next = rt; return cf }
+	client, err := kubernetes.NewForConfig(cfg)
+	require.NoError(t, err)
+	c, err := controller.New(client, controller.Options{Clock: h.clock})
+	require.NoError(t, err)
+	require.NoError(t, c.Start(h.ctx))
+	h.steppers = append(h.steppers, &stepper{name: "controller", step: c.Step, before: func() { h.waitCaughtUp(c) }, due: h.start})
+	h.run(240 * time.Second)
+
+	s := time.Second
+	var want []string
+	for i := 0; i < 5; i++ {
+		node := fmt.Sprintf("b-%d", i)
+		d := time.Duration(i) * 10 * s
+		want = append(want, ev(0, node+" Ready=True"), ev(115*s, node+" Ready=Unknown"), ev(115*s, node+" "+unreachableNoSchedule+"=on"),
+			ev(115*s+d, node+" "+unreachableNoExecute+"=on"), ev(0, node+"-60s Ready=True"), ev(120*s, node+"-60s Ready=False"),
+			ev(175*s+d, node+"-60s deleted=yes"))
+	}
+	var got []string
+	for _, e := range h.eventsAbout("", "b-") {
+		if !strings.Contains(e, " phase=") {
+			got = append(got, e)
+		}
+	}
+	require.Equal(t, sorted(want), sorted(got))
+	require.Equal(t, 5, cf.n, "one conflict per pod status written")
+}
