@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -12,14 +11,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 
 	"github.com/nodelife/nodelife/examples/cluster/agent"
 	"github.com/nodelife/nodelife/examples/cluster/controller"
-	"github.com/nodelife/nodelife/examples/cluster/e2e/internal/testcluster"
 	"github.com/nodelife/nodelife/examples/cluster/election"
 	"github.com/nodelife/nodelife/lease"
 )
@@ -68,9 +63,7 @@ func (w *wire) RoundTrip(req *http.Request) (*http.Response, error) {
 	w.log = append(w.log, wr)
 	w.mu.Unlock()
 	if conflict {
-		body := `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"injected conflict","reason":"Conflict","code":409}`
-		return &http.Response{StatusCode: http.StatusConflict, Header: http.Header{"Content-Type": {"application/json"}},
-			Body: io.NopCloser(strings.NewReader(body)), Request: req}, nil
+		return statusResponse(req, http.StatusConflict, "Conflict", "injected conflict"), nil
 	}
 	resp, err := w.next.RoundTrip(req)
 	if delay > 0 {
@@ -106,33 +99,21 @@ type replica struct {
 // addReplica adds a candidate and a gated controller; the candidate is cut
 // off (it stops stepping, as a hung elector) during pause.
 func (h *harness) addReplica(name string, pause *window, fault func(at time.Time, method, path string) (time.Duration, bool)) *replica {
-	s := testcluster.Shared(h.t)
 	r := &replica{name: name, wire: &wire{h: h, fault: fault}}
-	cfg := rest.CopyConfig(s.Config)
-	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+	client := h.clientVia(func(rt http.RoundTripper) http.RoundTripper {
 		r.wire.next = rt
 		return r.wire
-	}
-	client, err := kubernetes.NewForConfig(cfg)
-	require.NoError(h.t, err)
+	})
+	var err error
 	r.cand, err = election.New(client, election.Options{Namespace: "kube-system", Name: lockName, Clock: h.clock,
 		Config: lease.DefaultElectionConfig(name)})
 	require.NoError(h.t, err)
 	r.wire.cand = r.cand
 	h.steppers = append(h.steppers, &stepper{name: name + "/elector", pause: pause, due: h.start,
 		step: func(ctx context.Context) (time.Time, error) { return r.cand.Step(ctx), nil }})
-	r.ctrl, err = controller.New(client, controller.Options{Clock: h.clock, Gate: r.cand.Allowed,
-		Record: func(a controller.Action) { r.acts = append(r.acts, a) }})
-	require.NoError(h.t, err)
-	require.NoError(h.t, r.ctrl.Start(h.ctx))
-	h.steppers = append(h.steppers, &stepper{name: name + "/controller", step: r.ctrl.Step, before: func() { h.waitCaughtUp(r.ctrl) }, due: h.start})
-	h.lock = &[2]string{"kube-system", lockName}
-	h.t.Cleanup(func() {
-		err := s.Client.CoordinationV1().Leases("kube-system").Delete(context.Background(), lockName, metav1.DeleteOptions{})
-		if !apierrors.IsNotFound(err) {
-			require.NoError(h.t, err)
-		}
-	})
+	r.ctrl = h.addControllerOn(name+"/controller", client, controller.Options{Gate: r.cand.Allowed,
+		Record: func(a controller.Action) { r.acts = append(r.acts, a) }}, h.waitCaughtUp)
+	h.useLock()
 	return r
 }
 

@@ -14,12 +14,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 
 	"github.com/nodelife/nodelife/examples/cluster/agent"
 	"github.com/nodelife/nodelife/examples/cluster/controller"
-	"github.com/nodelife/nodelife/examples/cluster/e2e/internal/testcluster"
 	"github.com/nodelife/nodelife/examples/cluster/election"
 	"github.com/nodelife/nodelife/lease"
 )
@@ -72,14 +69,10 @@ func (o *outage) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	o.mu.Unlock()
 	if expire {
-		body := `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"too old resource version: injected","reason":"Expired","code":410}`
-		return &http.Response{StatusCode: http.StatusGone, Status: "410 Gone", Request: req,
-			Header: http.Header{"Content-Type": []string{"application/json"}}, Body: io.NopCloser(strings.NewReader(body))}, nil
+		return statusResponse(req, http.StatusGone, "Expired", "too old resource version: injected"), nil
 	}
 	if o.active() && !o.gone {
-		body := `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"injected API outage","reason":"InternalError","code":500}`
-		return &http.Response{StatusCode: http.StatusInternalServerError, Status: "500 Internal Server Error", Request: req,
-			Header: http.Header{"Content-Type": []string{"application/json"}}, Body: io.NopCloser(strings.NewReader(body))}, nil
+		return statusResponse(req, http.StatusInternalServerError, "InternalError", "injected API outage"), nil
 	}
 	resp, err := o.next.RoundTrip(req)
 	if err == nil && watching {
@@ -94,18 +87,7 @@ func (o *outage) RoundTrip(req *http.Request) (*http.Response, error) {
 // o's window; its step waits for its informers only outside the window,
 // and once the window has begun, until a failed watch has made it blind.
 func (h *harness) addBlindableController(name string, opts controller.Options, o *outage) *controller.Controller {
-	cfg := rest.CopyConfig(testcluster.Shared(h.t).Config)
-	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
-		o.next = rt
-		return o
-	}
-	client, err := kubernetes.NewForConfig(cfg)
-	require.NoError(h.t, err)
-	opts.Clock = h.clock
-	c, err := controller.New(client, opts)
-	require.NoError(h.t, err)
-	require.NoError(h.t, c.Start(h.ctx))
-	before := func() {
+	return h.addControllerOn(name, h.clientVia(o.wrap), opts, func(c *controller.Controller) {
 		o.sync()
 		if o.active() && !o.gone {
 			deadline := time.Now().Add(20 * time.Second)
@@ -115,17 +97,14 @@ func (h *harness) addBlindableController(name string, opts controller.Options, o
 			require.True(h.t, c.Blind(), "the cut watches did not make the controller blind")
 			return
 		}
-		if !c.Blind() {
-			h.waitCaughtUp(c)
-			return
-		}
-		// after the outage: wait until the informers have relisted
-		ctx, cancel := context.WithTimeout(h.ctx, 30*time.Second)
-		defer cancel()
-		require.NoError(h.t, c.WaitCaughtUp(ctx))
-	}
-	h.steppers = append(h.steppers, &stepper{name: name, step: c.Step, before: before, due: h.start})
-	return c
+		h.waitCaughtUp(c) // after an outage too: until the informers have relisted
+	})
+}
+
+// wrap puts the outage in front of the real transport.
+func (o *outage) wrap(rt http.RoundTripper) http.RoundTripper {
+	o.next = rt
+	return o
 }
 
 // The controller's own API outage, without leader election (nodelife
@@ -152,18 +131,7 @@ func (h *harness) addBlindableController(name string, opts controller.Options, o
 // nodelifecycle's TestViewRestored shows both on the library alone.
 func TestControllerAPIOutage(t *testing.T) {
 	h := newHarness(t)
-	for _, z := range []string{"a", "b", "c"} {
-		for i := 0; i < 5; i++ {
-			node := fmt.Sprintf("%s-%d", z, i)
-			h.createPod(node+"-default", node, nil, "")
-			h.createPod(node+"-60s", node, tolerateUnreachable(60), "")
-			var pause *window
-			if z == "b" {
-				pause = &window{from: 60 * time.Second, to: 600 * time.Second}
-			}
-			h.addAgent(node, z, agent.Options{RunPods: true}, pause)
-		}
-	}
+	h.zoneAgents([]string{"a", "b", "c"}, []string{"default", "60s"}, "b")
 	o := &outage{h: h, from: 140 * time.Second, to: 200 * time.Second}
 	h.addBlindableController("controller", controller.Options{}, o)
 	h.run(520 * time.Second)
@@ -186,16 +154,8 @@ func TestControllerAPIOutage(t *testing.T) {
 			want = append(want, ev(0, node+"-"+kind+" Ready=True"), ev(115*s, node+"-"+kind+" Ready=False"))
 		}
 	}
-	var got []string
-	for _, e := range h.eventsAbout("", "b-") {
-		if !strings.Contains(e, " phase=") {
-			got = append(got, e)
-		}
-	}
-	require.Equal(t, sorted(want), sorted(got))
-	for _, e := range h.eventsAbout("", "a-", "c-") {
-		require.True(t, strings.HasPrefix(e, "0s "), "zones a and c must see nothing after the start: %s", e)
-	}
+	require.Equal(t, sorted(want), h.timeline("b-"))
+	h.requireQuiet("a-", "c-")
 }
 
 // tolerateUnreachable tolerates the unreachable NoExecute taint for s
@@ -208,13 +168,7 @@ func tolerateUnreachable(s int64) []corev1.Toleration {
 // addBlindableReplica adds a candidate and a controller gated by it, both
 // on a client whose requests fail during o's window.
 func (h *harness) addBlindableReplica(name string, o *outage, events *[]string) *election.Candidate {
-	cfg := rest.CopyConfig(testcluster.Shared(h.t).Config)
-	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
-		o.next = rt
-		return o
-	}
-	client, err := kubernetes.NewForConfig(cfg)
-	require.NoError(h.t, err)
+	client := h.clientVia(o.wrap)
 	cand, err := election.New(client, election.Options{Namespace: "kube-system", Name: lockName, Clock: h.clock,
 		Config: lease.DefaultElectionConfig(name),
 		Record: func(e election.Event) {
@@ -225,24 +179,12 @@ func (h *harness) addBlindableReplica(name string, o *outage, events *[]string) 
 	require.NoError(h.t, err)
 	h.steppers = append(h.steppers, &stepper{name: name + "/elector", due: h.start,
 		step: func(ctx context.Context) (time.Time, error) { o.sync(); return cand.Step(ctx), nil }})
-	h.lock = &[2]string{"kube-system", lockName}
-	h.t.Cleanup(func() {
-		err := testcluster.Shared(h.t).Client.CoordinationV1().Leases("kube-system").Delete(context.Background(), lockName, metav1.DeleteOptions{})
-		if !apierrors.IsNotFound(err) {
-			require.NoError(h.t, err)
+	h.useLock()
+	h.addControllerOn(name+"/controller", client, controller.Options{Gate: cand.Allowed}, func(c *controller.Controller) {
+		if o.sync(); !o.active() {
+			h.waitCaughtUp(c)
 		}
 	})
-	c, err := controller.New(client, controller.Options{Clock: h.clock, Gate: cand.Allowed})
-	require.NoError(h.t, err)
-	require.NoError(h.t, c.Start(h.ctx))
-	h.steppers = append(h.steppers, &stepper{name: name + "/controller", step: c.Step, due: h.start, before: func() {
-		o.sync()
-		if !o.active() {
-			ctx, cancel := context.WithTimeout(h.ctx, 30*time.Second)
-			defer cancel()
-			require.NoError(h.t, c.WaitCaughtUp(ctx))
-		}
-	}})
 	return cand
 }
 
@@ -269,18 +211,7 @@ func (h *harness) addBlindableReplica(name string, o *outage, events *[]string) 
 // No node of zones a and c turns Unknown (fresh health records).
 func TestElectedControllerAPIOutage(t *testing.T) {
 	h := newHarness(t)
-	for _, z := range []string{"a", "b", "c"} {
-		for i := 0; i < 5; i++ {
-			node := fmt.Sprintf("%s-%d", z, i)
-			h.createPod(node+"-default", node, nil, "")
-			h.createPod(node+"-60s", node, tolerateUnreachable(60), "")
-			var pause *window
-			if z == "b" {
-				pause = &window{from: 60 * time.Second, to: 600 * time.Second}
-			}
-			h.addAgent(node, z, agent.Options{RunPods: true}, pause)
-		}
-	}
+	h.zoneAgents([]string{"a", "b", "c"}, []string{"default", "60s"}, "b")
 	var events []string
 	o := &outage{h: h, from: 140 * time.Second, to: 200 * time.Second}
 	h.addBlindableReplica("r1", o, &events)
@@ -312,16 +243,8 @@ func TestElectedControllerAPIOutage(t *testing.T) {
 			want = append(want, ev(0, node+"-"+kind+" Ready=True"), ev(115*s, node+"-"+kind+" Ready=False"))
 		}
 	}
-	var got []string
-	for _, e := range h.eventsAbout("", "b-") {
-		if !strings.Contains(e, " phase=") {
-			got = append(got, e)
-		}
-	}
-	require.Equal(t, sorted(want), sorted(got))
-	for _, e := range h.eventsAbout("", "a-", "c-") {
-		require.True(t, strings.HasPrefix(e, "0s "), "zones a and c must see nothing after the start: %s", e)
-	}
+	require.Equal(t, sorted(want), h.timeline("b-"))
+	h.requireQuiet("a-", "c-")
 }
 
 // A leader killed in the middle of zone b's outage (nodelife issue 34):
@@ -341,18 +264,7 @@ func TestElectedControllerAPIOutage(t *testing.T) {
 //     deleting: not again), the 300s pods at +500s ... +540s.
 func TestLeaderKilledMidOutage(t *testing.T) {
 	h := newHarness(t)
-	for _, z := range []string{"a", "b", "c"} {
-		for i := 0; i < 5; i++ {
-			node := fmt.Sprintf("%s-%d", z, i)
-			h.createPod(node+"-default", node, nil, "")
-			h.createPod(node+"-60s", node, tolerateUnreachable(60), "")
-			var pause *window
-			if z == "b" {
-				pause = &window{from: 60 * time.Second, to: 600 * time.Second}
-			}
-			h.addAgent(node, z, agent.Options{RunPods: true}, pause)
-		}
-	}
+	h.zoneAgents([]string{"a", "b", "c"}, []string{"default", "60s"}, "b")
 	r1 := h.addReplica("r1", &window{from: 185 * time.Second}, nil)
 	h.steppers[len(h.steppers)-1].pause = &window{from: 185 * time.Second} // r1's controller too
 	h.addReplica("r2", nil, nil)
@@ -384,13 +296,7 @@ func TestLeaderKilledMidOutage(t *testing.T) {
 			want = append(want, ev(0, node+"-"+kind+" Ready=True"), ev(115*s, node+"-"+kind+" Ready=False"))
 		}
 	}
-	var got []string
-	for _, e := range h.eventsAbout("", "b-") {
-		if !strings.Contains(e, " phase=") {
-			got = append(got, e)
-		}
-	}
-	require.Equal(t, sorted(want), sorted(got))
+	require.Equal(t, sorted(want), h.timeline("b-"))
 	for _, w := range r1.wire.writes() {
 		require.False(t, w.at.After(h.at(185*s)), "r1 wrote after it was stopped")
 	}
@@ -437,6 +343,12 @@ type conflicter struct {
 	n     int
 }
 
+// wrap puts the conflicter in front of the real transport.
+func (c *conflicter) wrap(rt http.RoundTripper) http.RoundTripper {
+	c.next = rt
+	return c
+}
+
 func (c *conflicter) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Method == http.MethodPut && c.match(req.URL.Path) {
 		c.mu.Lock()
@@ -447,9 +359,7 @@ func (c *conflicter) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		c.mu.Unlock()
 		if first {
-			body := `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"injected conflict","reason":"Conflict","code":409}`
-			return &http.Response{StatusCode: http.StatusConflict, Status: "409 Conflict", Request: req,
-				Header: http.Header{"Content-Type": []string{"application/json"}}, Body: io.NopCloser(strings.NewReader(body))}, nil
+			return statusResponse(req, http.StatusConflict, "Conflict", "injected conflict"), nil
 		}
 	}
 	return c.next.RoundTrip(req)
@@ -464,46 +374,14 @@ func (c *conflicter) RoundTrip(req *http.Request) (*http.Response, error) {
 // deleted at +175s ... +215s.
 func TestNodeStatusConflicts(t *testing.T) {
 	h := newHarness(t)
-	for _, z := range []string{"a", "b"} {
-		for i := 0; i < 5; i++ {
-			node := fmt.Sprintf("%s-%d", z, i)
-			h.createPod(node+"-60s", node, tolerateUnreachable(60), "")
-			var pause *window
-			if z == "b" {
-				pause = &window{from: 60 * time.Second, to: 600 * time.Second}
-			}
-			h.addAgent(node, z, agent.Options{RunPods: true}, pause)
-		}
-	}
+	h.zoneAgents([]string{"a", "b"}, []string{"60s"}, "b")
 	cf := &conflicter{seen: map[string]bool{}, match: func(p string) bool {
 		return strings.HasPrefix(p, "/api/v1/nodes/") && strings.HasSuffix(p, "/status")
 	}}
-	cfg := rest.CopyConfig(testcluster.Shared(t).Config)
-	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { cf.next = rt; return cf }
-	client, err := kubernetes.NewForConfig(cfg)
-	require.NoError(t, err)
-	c, err := controller.New(client, controller.Options{Clock: h.clock})
-	require.NoError(t, err)
-	require.NoError(t, c.Start(h.ctx))
-	h.steppers = append(h.steppers, &stepper{name: "controller", step: c.Step, before: func() { h.waitCaughtUp(c) }, due: h.start})
+	h.addControllerOn("controller", h.clientVia(cf.wrap), controller.Options{}, h.waitCaughtUp)
 	h.run(240 * time.Second)
 
-	s := time.Second
-	var want []string
-	for i := 0; i < 5; i++ {
-		node := fmt.Sprintf("b-%d", i)
-		d := time.Duration(i) * 10 * s
-		want = append(want, ev(0, node+" Ready=True"), ev(115*s, node+" Ready=Unknown"), ev(115*s, node+" "+unreachableNoSchedule+"=on"),
-			ev(115*s+d, node+" "+unreachableNoExecute+"=on"), ev(0, node+"-60s Ready=True"), ev(115*s, node+"-60s Ready=False"),
-			ev(175*s+d, node+"-60s deleted=yes"))
-	}
-	var got []string
-	for _, e := range h.eventsAbout("", "b-") {
-		if !strings.Contains(e, " phase=") {
-			got = append(got, e)
-		}
-	}
-	require.Equal(t, sorted(want), sorted(got))
+	require.Equal(t, zoneOutageTimeline(115*time.Second), h.timeline("b-"))
 	require.Equal(t, 5, cf.n, "one conflict per node status written")
 }
 
@@ -541,9 +419,7 @@ func TestAgentRestart(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, l1.UID, l2.UID, "the Lease was recreated")
 	require.True(t, l2.Spec.RenewTime.Time.After(h.at(190*time.Second)), "the new agent renews: last %v", l2.Spec.RenewTime.Time.Sub(h.start))
-	for _, e := range h.eventsAbout("", "a-0") {
-		require.True(t, strings.HasPrefix(e, "0s "), "a-0 changed after the start: %s", e)
-	}
+	h.requireQuiet("a-0")
 }
 
 // Two controllers without leader election (nodelife issue 34), both with
@@ -559,39 +435,14 @@ func TestAgentRestart(t *testing.T) {
 // new pod of the same name.)
 func TestTwoControllersWithoutElection(t *testing.T) {
 	h := newHarness(t)
-	for _, z := range []string{"a", "b"} {
-		for i := 0; i < 5; i++ {
-			node := fmt.Sprintf("%s-%d", z, i)
-			h.createPod(node+"-60s", node, tolerateUnreachable(60), "")
-			var pause *window
-			if z == "b" {
-				pause = &window{from: 60 * time.Second, to: 600 * time.Second}
-			}
-			h.addAgent(node, z, agent.Options{RunPods: true}, pause)
-		}
-	}
+	h.zoneAgents([]string{"a", "b"}, []string{"60s"}, "b")
 	var acts [2][]controller.Action
 	for k := range acts {
 		h.addController(fmt.Sprintf("controller-%d", k), controller.Options{Record: func(a controller.Action) { acts[k] = append(acts[k], a) }}, nil)
 	}
 	h.run(240 * time.Second)
 
-	s := time.Second
-	var want []string
-	for i := 0; i < 5; i++ {
-		node := fmt.Sprintf("b-%d", i)
-		d := time.Duration(i) * 10 * s
-		want = append(want, ev(0, node+" Ready=True"), ev(115*s, node+" Ready=Unknown"), ev(115*s, node+" "+unreachableNoSchedule+"=on"),
-			ev(115*s+d, node+" "+unreachableNoExecute+"=on"), ev(0, node+"-60s Ready=True"), ev(115*s, node+"-60s Ready=False"),
-			ev(175*s+d, node+"-60s deleted=yes"))
-	}
-	var got []string
-	for _, e := range h.eventsAbout("", "b-") {
-		if !strings.Contains(e, " phase=") {
-			got = append(got, e)
-		}
-	}
-	require.Equal(t, sorted(want), sorted(got))
+	require.Equal(t, zoneOutageTimeline(115*time.Second), h.timeline("b-"))
 	evicted := 0
 	for k := range acts {
 		for _, a := range acts[k] {
@@ -618,44 +469,17 @@ func TestTwoControllersWithoutElection(t *testing.T) {
 // deleted at +175s ... +215s).
 func TestWatchExpiredRelist(t *testing.T) {
 	h := newHarness(t)
-	for _, z := range []string{"a", "b"} {
-		for i := 0; i < 5; i++ {
-			node := fmt.Sprintf("%s-%d", z, i)
-			h.createPod(node+"-60s", node, tolerateUnreachable(60), "")
-			var pause *window
-			if z == "b" {
-				pause = &window{from: 60 * time.Second, to: 600 * time.Second}
-			}
-			h.addAgent(node, z, agent.Options{RunPods: true}, pause)
-		}
-	}
+	h.zoneAgents([]string{"a", "b"}, []string{"60s"}, "b")
 	o := &outage{h: h, from: 140 * time.Second, to: 600 * time.Second, gone: true}
 	c := h.addBlindableController("controller", controller.Options{}, o)
 	h.run(240 * time.Second)
 
-	s := time.Second
-	var want []string
-	for i := 0; i < 5; i++ {
-		node := fmt.Sprintf("b-%d", i)
-		d := time.Duration(i) * 10 * s
-		want = append(want, ev(0, node+" Ready=True"), ev(115*s, node+" Ready=Unknown"), ev(115*s, node+" "+unreachableNoSchedule+"=on"),
-			ev(115*s+d, node+" "+unreachableNoExecute+"=on"), ev(0, node+"-60s Ready=True"), ev(115*s, node+"-60s Ready=False"),
-			ev(175*s+d, node+"-60s deleted=yes"))
-	}
-	var got []string
-	for _, e := range h.eventsAbout("", "b-") {
-		if !strings.Contains(e, " phase=") {
-			got = append(got, e)
-		}
-	}
-	require.Equal(t, sorted(want), sorted(got))
+	require.Equal(t, zoneOutageTimeline(115*time.Second), h.timeline("b-"))
 	require.False(t, c.Blind(), "still blind at the end")
 	o.mu.Lock()
 	require.NotEmpty(t, o.expired, "no watch was answered 410")
 	o.mu.Unlock()
-	for _, e := range h.eventsAbout("", "a-") {
-		require.True(t, strings.HasPrefix(e, "0s "), "zone a changed after the start: %s", e)
-	}
+	h.requireQuiet("a-")
 }
 
 // 409s on pod status writes from a competing writer (nodelife issue 34):
@@ -667,45 +491,37 @@ func TestWatchExpiredRelist(t *testing.T) {
 // controller retries): the 60s pods go at +175s ... +215s as always.
 func TestPodStatusConflicts(t *testing.T) {
 	h := newHarness(t)
-	for _, z := range []string{"a", "b"} {
-		for i := 0; i < 5; i++ {
-			node := fmt.Sprintf("%s-%d", z, i)
-			h.createPod(node+"-60s", node, tolerateUnreachable(60), "")
-			var pause *window
-			if z == "b" {
-				pause = &window{from: 60 * time.Second, to: 600 * time.Second}
-			}
-			h.addAgent(node, z, agent.Options{RunPods: true}, pause)
-		}
-	}
+	h.zoneAgents([]string{"a", "b"}, []string{"60s"}, "b")
 	cf := &conflicter{seen: map[string]bool{}, match: func(p string) bool {
 		return strings.HasPrefix(p, "/api/v1/namespaces/"+h.ns+"/pods/") && strings.HasSuffix(p, "/status")
 	}}
-	cfg := rest.CopyConfig(testcluster.Shared(t).Config)
-	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { cf.next = rt; return cf }
-	client, err := kubernetes.NewForConfig(cfg)
-	require.NoError(t, err)
-	c, err := controller.New(client, controller.Options{Clock: h.clock})
-	require.NoError(t, err)
-	require.NoError(t, c.Start(h.ctx))
-	h.steppers = append(h.steppers, &stepper{name: "controller", step: c.Step, before: func() { h.waitCaughtUp(c) }, due: h.start})
+	h.addControllerOn("controller", h.clientVia(cf.wrap), controller.Options{}, h.waitCaughtUp)
 	h.run(240 * time.Second)
 
+	require.Equal(t, zoneOutageTimeline(120*time.Second), h.timeline("b-"))
+	require.Equal(t, 5, cf.n, "one conflict per pod status written")
+}
+
+// zoneOutageTimeline is what TestZoneOutage's zone b shows for a cluster
+// whose pods tolerate unreachable for 60s: Unknown and the NoSchedule
+// taint at +115s, NoExecute on b-0..b-4 at +115s ... +155s, the pods
+// Ready=False at notReady and deleted at +175s ... +215s; sorted.
+func zoneOutageTimeline(notReady time.Duration) []string {
 	s := time.Second
 	var want []string
 	for i := 0; i < 5; i++ {
 		node := fmt.Sprintf("b-%d", i)
 		d := time.Duration(i) * 10 * s
 		want = append(want, ev(0, node+" Ready=True"), ev(115*s, node+" Ready=Unknown"), ev(115*s, node+" "+unreachableNoSchedule+"=on"),
-			ev(115*s+d, node+" "+unreachableNoExecute+"=on"), ev(0, node+"-60s Ready=True"), ev(120*s, node+"-60s Ready=False"),
+			ev(115*s+d, node+" "+unreachableNoExecute+"=on"), ev(0, node+"-60s Ready=True"), ev(notReady, node+"-60s Ready=False"),
 			ev(175*s+d, node+"-60s deleted=yes"))
 	}
-	var got []string
-	for _, e := range h.eventsAbout("", "b-") {
-		if !strings.Contains(e, " phase=") {
-			got = append(got, e)
-		}
-	}
-	require.Equal(t, sorted(want), sorted(got))
-	require.Equal(t, 5, cf.n, "one conflict per pod status written")
+	return sorted(want)
+}
+
+// statusResponse is the API server's answer with a failure Status.
+func statusResponse(req *http.Request, code int, reason, message string) *http.Response {
+	body := fmt.Sprintf(`{"kind":"Status","apiVersion":"v1","status":"Failure","message":%q,"reason":%q,"code":%d}`, message, reason, code)
+	return &http.Response{StatusCode: code, Status: fmt.Sprintf("%d %s", code, http.StatusText(code)), Request: req,
+		Header: http.Header{"Content-Type": []string{"application/json"}}, Body: io.NopCloser(strings.NewReader(body))}
 }

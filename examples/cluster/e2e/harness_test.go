@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
 	"sort"
 	"strings"
@@ -11,8 +12,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/nodelife/nodelife/examples/cluster/agent"
@@ -112,12 +115,91 @@ func (h *harness) addAgent(name, zone string, opts agent.Options, pause *window)
 
 // addController starts a controller's informers and adds it.
 func (h *harness) addController(name string, opts controller.Options, pause *window) *controller.Controller {
+	c := h.addControllerOn(name, h.client, opts, h.waitCaughtUp)
+	h.steppers[len(h.steppers)-1].pause = pause
+	return c
+}
+
+// addControllerOn starts a controller on client and adds it; before runs
+// before each of its steps (h.waitCaughtUp, as a rule).
+func (h *harness) addControllerOn(name string, client kubernetes.Interface, opts controller.Options, before func(*controller.Controller)) *controller.Controller {
 	opts.Clock = h.clock
-	c, err := controller.New(h.client, opts)
+	c, err := controller.New(client, opts)
 	require.NoError(h.t, err)
 	require.NoError(h.t, c.Start(h.ctx))
-	h.steppers = append(h.steppers, &stepper{name: name, step: c.Step, before: func() { h.waitCaughtUp(c) }, pause: pause, due: h.start})
+	h.steppers = append(h.steppers, &stepper{name: name, step: c.Step, before: func() { before(c) }, due: h.start})
 	return c
+}
+
+// clientVia returns a client of the test server whose requests go through
+// the RoundTripper wrap puts in front of the real one.
+func (h *harness) clientVia(wrap func(http.RoundTripper) http.RoundTripper) kubernetes.Interface {
+	cfg := rest.CopyConfig(testcluster.Shared(h.t).Config)
+	cfg.WrapTransport = wrap
+	client, err := kubernetes.NewForConfig(cfg)
+	require.NoError(h.t, err)
+	return client
+}
+
+// zoneAgents starts five agents per zone (a-0 ... a-4, ...), each node
+// with one pod of each kind: "default" (no toleration: the API server's
+// 300s), "60s" (tolerates unreachable for 60s), "forever" (tolerates it
+// with no tolerationSeconds). The agents of the zones in cut stop after
+// +60s until +600s.
+func (h *harness) zoneAgents(zones, kinds []string, cut ...string) {
+	for _, z := range zones {
+		for i := 0; i < 5; i++ {
+			node := fmt.Sprintf("%s-%d", z, i)
+			for _, kind := range kinds {
+				var tols []corev1.Toleration
+				switch kind {
+				case "60s":
+					tols = tolerateUnreachable(60)
+				case "forever":
+					tols = []corev1.Toleration{{Key: "node.kubernetes.io/unreachable", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute}}
+				}
+				h.createPod(node+"-"+kind, node, tols, "")
+			}
+			var pause *window
+			if slices.Contains(cut, z) {
+				pause = &window{from: 60 * time.Second, to: 600 * time.Second}
+			}
+			h.addAgent(node, z, agent.Options{RunPods: true}, pause)
+		}
+	}
+}
+
+// timeline returns the recorded changes of the objects whose names start
+// with prefix, pod phases left out, sorted.
+func (h *harness) timeline(prefix string) []string {
+	var out []string
+	for _, e := range h.eventsAbout("", prefix) {
+		if !strings.Contains(e, " phase=") {
+			out = append(out, e)
+		}
+	}
+	return sorted(out)
+}
+
+// requireQuiet fails if an object whose name starts with one of the
+// prefixes changed after the start.
+func (h *harness) requireQuiet(prefixes ...string) {
+	h.t.Helper()
+	for _, e := range h.eventsAbout("", prefixes...) {
+		require.True(h.t, strings.HasPrefix(e, "0s "), "%v changed after the start: %s", prefixes, e)
+	}
+}
+
+// useLock makes observe record the leader-election lock's holder and
+// deletes the lock when the test ends.
+func (h *harness) useLock() {
+	h.lock = &[2]string{"kube-system", lockName}
+	h.t.Cleanup(func() {
+		err := testcluster.Shared(h.t).Client.CoordinationV1().Leases("kube-system").Delete(context.Background(), lockName, metav1.DeleteOptions{})
+		if !apierrors.IsNotFound(err) {
+			require.NoError(h.t, err)
+		}
+	})
 }
 
 // wake makes the named component due now (after something outside the

@@ -7,16 +7,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	kubectlcmd "k8s.io/kubectl/pkg/cmd"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
-	"github.com/nodelife/nodelife/examples/cluster/agent"
 	"github.com/nodelife/nodelife/examples/cluster/e2e/internal/testcluster"
 	"github.com/nodelife/nodelife/examples/cluster/replaycmd"
 	"github.com/nodelife/nodelife/examples/kubeapi/replay"
@@ -50,13 +47,7 @@ func kubectl(t *testing.T, kubeconfig string, args ...string) []byte {
 // +165s and +405s (cluster-info dump has no leases; the replay does not
 // need them).
 func TestReplayKubectlOutputs(t *testing.T) {
-	h := newHarness(t)
-	h.addAgent("k-0", "za", agent.Options{}, nil)
-	h.addAgent("k-1", "zb", agent.Options{}, nil)
-	h.createPod("short", "k-1", []corev1.Toleration{{Key: "node.kubernetes.io/unreachable", Operator: corev1.TolerationOpExists,
-		Effect: corev1.TaintEffectNoExecute, TolerationSeconds: int64p(60)}}, "")
-	h.createPod("admitted", "k-1", nil, "")
-	h.run(20 * time.Second)
+	h := replayCluster(t, "k")
 
 	dir := t.TempDir()
 	kc, err := testcluster.Shared(t).Kubeconfig(dir, "")

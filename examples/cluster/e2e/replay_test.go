@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/rest"
 
 	"github.com/nodelife/nodelife/examples/cluster/agent"
@@ -29,13 +28,7 @@ import (
 // no Ready node left, za is healthy: tainting goes on at 0.1/s), so the
 // pods go at +165s and +405s; r-0's zone is untouched.
 func TestReplayLive(t *testing.T) {
-	h := newHarness(t)
-	h.addAgent("r-0", "za", agent.Options{}, nil)
-	h.addAgent("r-1", "zb", agent.Options{}, nil)
-	h.createPod("short", "r-1", []corev1.Toleration{{Key: "node.kubernetes.io/unreachable", Operator: corev1.TolerationOpExists,
-		Effect: corev1.TaintEffectNoExecute, TolerationSeconds: int64p(60)}}, "")
-	h.createPod("admitted", "r-1", nil, "")
-	h.run(20 * time.Second)
+	h := replayCluster(t, "r")
 
 	var writes atomic.Int64
 	cfg := rest.CopyConfig(testcluster.Shared(t).Config)
@@ -58,6 +51,19 @@ func TestReplayLive(t *testing.T) {
 		"admitted": "evicted 6m45s TaintManagerEviction",
 	}, got)
 	require.Equal(t, []string{"r/za", "r/zb"}, res.Zones) // the agents label region r
+}
+
+// replayCluster registers PREFIX-0 (zone za) and PREFIX-1 (zone zb) and
+// runs on PREFIX-1 a pod tolerating unreachable for 60s ("short") and one
+// with the API server's default 300s ("admitted"), for 20s.
+func replayCluster(t *testing.T, prefix string) *harness {
+	h := newHarness(t)
+	h.addAgent(prefix+"-0", "za", agent.Options{}, nil)
+	h.addAgent(prefix+"-1", "zb", agent.Options{}, nil)
+	h.createPod("short", prefix+"-1", tolerateUnreachable(60), "")
+	h.createPod("admitted", prefix+"-1", nil, "")
+	h.run(20 * time.Second)
+	return h
 }
 
 // Without a snapshot or a kubeconfig, or with both, the command says so;
