@@ -60,24 +60,53 @@ func line(a Action) string {
 // negative cut-off: never cut), and returns every action as a line.
 func drive(t *testing.T, c *Controller, renewing map[string]time.Duration, end time.Duration) []string {
 	t.Helper()
+	return driveBlind(t, c, renewing, end, blindness{})
+}
+
+// blindness is a window [from, to) in which the caller's view of the
+// cluster is cut: it neither upserts leases nor steps. At to, resume (when
+// set) runs before the first step, and the leases renewed by then arrive
+// only after that step, as a relist lags the first pass.
+type blindness struct {
+	from, to time.Duration
+	resume   func(now time.Time)
+}
+
+// driveBlind is drive with the caller blind during b.
+func driveBlind(t *testing.T, c *Controller, renewing map[string]time.Duration, end time.Duration, b blindness) []string {
+	t.Helper()
 	var out []string
+	renew := func(now time.Time) {
+		d := now.Sub(scenarioStart)
+		for name, cut := range renewing {
+			if cut < 0 || d <= cut {
+				c.UpsertLease(Lease{Node: name, RenewTime: now})
+			}
+		}
+	}
 	now := scenarioStart
 	for !now.After(scenarioStart.Add(end)) {
 		d := now.Sub(scenarioStart)
-		if d%(10*time.Second) == 0 {
-			for name, cut := range renewing {
-				if cut < 0 || d <= cut {
-					c.UpsertLease(Lease{Node: name, RenewTime: now})
-				}
-			}
+		resuming := b.to > 0 && d == b.to
+		if resuming && b.resume != nil {
+			b.resume(now)
+		}
+		if d%(10*time.Second) == 0 && !resuming {
+			renew(now)
 		}
 		r := c.Step(now, nil)
 		for _, a := range r.Actions {
 			out = append(out, line(a))
 		}
+		if resuming {
+			renew(now)
+		}
 		next := scenarioStart.Add((d/(10*time.Second) + 1) * 10 * time.Second)
 		if r.Next.Before(next) {
 			next = r.Next
+		}
+		if off := next.Sub(scenarioStart); off >= b.from && off < b.to {
+			next = scenarioStart.Add(b.to)
 		}
 		now = next
 	}
@@ -290,43 +319,22 @@ func TestEnteringFullDisruptionUntaints(t *testing.T) {
 //     and cancels its pod's eviction, and taints nothing NoExecute.
 func TestViewRestored(t *testing.T) {
 	run := func(restore bool) []string {
-		c, err := New(DefaultConfig())
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := newScenario(t, DefaultConfig())
 		c.UpsertNode(Node{Name: "a-1", Labels: zoneLabels("a"), Conditions: readyAt(scenarioStart), CreationTimestamp: scenarioStart})
 		c.UpsertNode(Node{Name: "b-1", Labels: zoneLabels("b"), Conditions: readyAt(scenarioStart), CreationTimestamp: scenarioStart})
 		tol := int64(300)
 		c.UpsertPod(Pod{Namespace: "ns", Name: "p", UID: "u", NodeName: "b-1", Tolerations: []taints.Toleration{
 			{Key: taints.TaintNodeUnreachable, Operator: taints.TolerationOpExists, Effect: taints.TaintEffectNoExecute, TolerationSeconds: &tol}}})
+		b := blindness{from: 140 * time.Second, to: 200 * time.Second}
+		if restore {
+			b.resume = c.ViewRestored
+		}
 		var out []string
-		renewed := time.Duration(-1)
-		for now := scenarioStart; !now.After(scenarioStart.Add(420 * time.Second)); {
-			d := now.Sub(scenarioStart)
-			if d == 200*time.Second && restore {
-				c.ViewRestored(now)
+		for _, l := range driveBlind(t, c, map[string]time.Duration{"a-1": -1, "b-1": 50 * time.Second}, 420*time.Second, b) {
+			switch strings.Fields(l)[1] {
+			case string(KindNodeStatus), string(KindTaints), string(KindEvict), string(KindCancel):
+				out = append(out, l)
 			}
-			if tick := d.Truncate(10 * time.Second); tick > renewed && d != 200*time.Second { // the relisted lease arrives after the first pass
-				renewed = tick
-				c.UpsertLease(Lease{Node: "a-1", RenewTime: scenarioStart.Add(tick)})
-				if tick <= 50*time.Second {
-					c.UpsertLease(Lease{Node: "b-1", RenewTime: scenarioStart.Add(tick)})
-				}
-			}
-			r := c.Step(now, nil)
-			for _, a := range r.Actions {
-				if a.Kind == KindNodeStatus || a.Kind == KindTaints || a.Kind == KindEvict || a.Kind == KindCancel {
-					out = append(out, line(a))
-				}
-			}
-			next := scenarioStart.Add(d.Truncate(10*time.Second) + 10*time.Second)
-			if r.Next.Before(next) {
-				next = r.Next
-			}
-			if off := next.Sub(scenarioStart); off >= 140*time.Second && off < 200*time.Second {
-				next = scenarioStart.Add(200 * time.Second) // blind: no lease seen, no step
-			}
-			now = next
 		}
 		return out
 	}
