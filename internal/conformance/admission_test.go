@@ -229,10 +229,7 @@ func TestDifferentialAdmit(t *testing.T) {
 			"overhead and pod-level resources, extended resources the node may lack, host ports, node name, node selector, required affinity "+
 			"(valid and invalid requirements, matchFields), tolerations, OS label and field, supplemental groups policy, priorities up to "+
 			"system-node-critical, static and mirror annotations; result, reason, message and the preempted pods in order")
-	// the kubelet logs each refusal at info level: keep the test's output readable
-	klog.LogToStderr(false)
-	klog.SetOutput(io.Discard)
-	defer klog.LogToStderr(true)
+	quietKlog(t)
 	r := rand.New(rand.NewSource(35))
 	seen := map[string]int{} // upstream's outcomes, so that the log shows what was covered
 	defer func() { t.Logf("upstream outcomes: %v", seen) }()
@@ -288,9 +285,7 @@ func TestDifferentialPreempt(t *testing.T) {
 	c := compare(t, "admission.Preempt", "pkg/kubelet/preemption.CriticalPodAdmissionHandler.HandleAdmissionFailure",
 		"0-15 running pods (randomAdmissionPod: every QoS class, priorities up to critical, static and mirror pods) and a critical or "+
 			"non-critical pod short of 1-3 of cpu, memory, ephemeral-storage and pods by random amounts; the pods evicted in order, or the error")
-	klog.LogToStderr(false)
-	klog.SetOutput(io.Discard)
-	defer klog.LogToStderr(true)
+	quietKlog(t)
 	r := rand.New(rand.NewSource(36))
 	names := []v1.ResourceName{v1.ResourceCPU, v1.ResourceMemory, v1.ResourceEphemeralStorage, v1.ResourcePods}
 	amounts := map[v1.ResourceName][]int64{
@@ -362,4 +357,12 @@ func TestDifferentialPreempt(t *testing.T) {
 		}
 		c.disagree("input %d: needs %v\n upstream killed %v err %q\n nodelife %v err %q", i, needs, killed, upErr, got, gotErr)
 	}
+}
+
+// quietKlog discards klog's output until the test ends: the kubelet logs
+// each refusal and preemption at info level.
+func quietKlog(t *testing.T) {
+	klog.LogToStderr(false)
+	klog.SetOutput(io.Discard)
+	t.Cleanup(func() { klog.LogToStderr(true) })
 }
