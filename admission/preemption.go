@@ -156,19 +156,22 @@ func Preempt(p *Pod, running []*Pod, needs []Need, opts Options) ([]*Pod, error)
 		}
 	}
 	be, bu, gu := classes[0], classes[1], classes[2]
-	all := append(append(append([]candidate(nil), be...), bu...), gu...)
-	if rest := subtract(needs, all); len(rest) > 0 {
+	open := make([]remaining, len(needs))
+	for i, n := range needs {
+		open[i] = remaining{n, i}
+	}
+	if rest := left(open, be, bu, gu); len(rest) > 0 {
 		return nil, noSet(rest)
 	}
-	guPick, err := byDistance(gu, subtract(needs, concat(be, bu)), needs)
+	guPick, err := byDistance(gu, left(open, be, bu))
 	if err != nil {
 		return nil, err
 	}
-	buPick, err := byDistance(bu, subtract(needs, concat(be, guPick)), needs)
+	buPick, err := byDistance(bu, left(open, be, guPick))
 	if err != nil {
 		return nil, err
 	}
-	bePick, err := byDistance(be, subtract(needs, concat(buPick, guPick)), needs)
+	bePick, err := byDistance(be, left(open, buPick, guPick))
 	if err != nil {
 		return nil, err
 	}
@@ -181,8 +184,13 @@ func Preempt(p *Pod, running []*Pod, needs []Need, opts Options) ([]*Pod, error)
 	return out, nil
 }
 
-func noSet(rest []Need) error {
-	return &preemptError{rest: rest}
+// noSet is the error for the needs left open.
+func noSet(rest []remaining) error {
+	e := &preemptError{}
+	for _, r := range rest {
+		e.rest = append(e.rest, r.Need)
+	}
+	return e
 }
 
 type preemptError struct{ rest []Need }
@@ -195,10 +203,6 @@ func (e *preemptError) Error() string {
 // Unwrap makes the error match ErrNoPreemptionSet.
 func (e *preemptError) Unwrap() error { return ErrNoPreemptionSet }
 
-func concat(a, b []candidate) []candidate {
-	return append(append(make([]candidate, 0, len(a)+len(b)), a...), b...)
-}
-
 // remaining is a need still open, with the index of its resource in the
 // needs the candidates' requests were computed for.
 type remaining struct {
@@ -206,32 +210,18 @@ type remaining struct {
 	at int
 }
 
-// subtract returns the needs left after evicting pods; a need met drops
-// out.
-func subtract(needs []Need, pods []candidate) []Need {
-	rem := subtractAt(indexed(needs), pods)
-	out := make([]Need, len(rem))
-	for i, r := range rem {
-		out[i] = r.Need
-	}
-	return out
-}
-
-func indexed(needs []Need) []remaining {
-	out := make([]remaining, len(needs))
-	for i, n := range needs {
-		out[i] = remaining{n, i}
-	}
-	return out
-}
-
-func subtractAt(needs []remaining, pods []candidate) []remaining {
+// left returns what stays of needs once the pods of the groups, taken in
+// order, are evicted; a need met drops out.
+func left(needs []remaining, groups ...[]candidate) []remaining {
 	var out []remaining
 	for _, n := range needs {
 		q := n.Amount
-		for _, c := range pods {
-			if q -= c.req[n.at]; q <= 0 {
-				break
+	pods:
+		for _, g := range groups {
+			for _, c := range g {
+				if q -= c.req[n.at]; q <= 0 {
+					break pods
+				}
 			}
 		}
 		if q > 0 {
@@ -241,27 +231,13 @@ func subtractAt(needs []remaining, pods []candidate) []remaining {
 	return out
 }
 
-// byDistance takes pods of one class until want is met (want's needs are
-// a subset of all, in all's order).
-func byDistance(pods []candidate, want, all []Need) ([]candidate, error) {
+// byDistance takes pods of one class, one at a time, until rem is met.
+func byDistance(pods []candidate, rem []remaining) ([]candidate, error) {
 	pods = append([]candidate(nil), pods...)
-	rem := make([]remaining, 0, len(want))
-	for _, w := range want {
-		for i, n := range all {
-			if n.Resource == w.Resource {
-				rem = append(rem, remaining{w, i})
-				break
-			}
-		}
-	}
 	var picked []candidate
 	for len(rem) > 0 {
 		if len(pods) == 0 {
-			out := make([]Need, len(rem))
-			for i, r := range rem {
-				out[i] = r.Need
-			}
-			return nil, noSet(out)
+			return nil, noSet(rem)
 		}
 		best, bestDist := 0, float64(len(rem)+1)
 		for i := range pods {
@@ -270,7 +246,7 @@ func byDistance(pods []candidate, want, all []Need) ([]candidate, error) {
 				best, bestDist = i, d
 			}
 		}
-		rem = subtractAt(rem, pods[best:best+1])
+		rem = left(rem, pods[best:best+1])
 		picked = append(picked, pods[best])
 		pods[best] = pods[len(pods)-1]
 		pods = pods[:len(pods)-1]

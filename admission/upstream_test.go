@@ -252,7 +252,11 @@ func TestUpstreamDistance(t *testing.T) {
 			for i, n := range tt.needs {
 				c.req[i] = PreemptRequest(all[tt.pod], n.Resource, Options{})
 			}
-			if got := distance(indexed(tt.needs), &c); got != tt.want {
+			rem := make([]remaining, len(tt.needs))
+			for i, n := range tt.needs {
+				rem[i] = remaining{n, i}
+			}
+			if got := distance(rem, &c); got != tt.want {
 				t.Fatalf("distance = %v, want %v", got, tt.want)
 			}
 		})
