@@ -162,9 +162,13 @@ func (r *run) tryPlace(now time.Time, pi int) bool {
 		}
 		return false
 	}
+	// the pod's cpu (millicores) and memory requests, for the scores
+	reqs := cgroup.PodRequests(cgroup.Pod{InitContainers: repl.InitContainers, Containers: repl.Containers, Resources: repl.Resources, Overhead: repl.Overhead}, cgroup.QOSOptions{})
+	cpu, mem := reqs[cgroup.ResourceCPU], reqs[cgroup.ResourceMemory]
+	need := [2]int64{cpu.MilliValue(), mem.Value()}
 	best, bestScore := -1, -1.0
 	for _, j := range feasible {
-		s := r.score(j, &repl, p.wl)
+		s := r.score(j, need, p.wl)
 		if s > bestScore || s == bestScore && r.nodes[j].name < r.nodes[best].name {
 			best, bestScore = j, s
 		}
@@ -231,20 +235,15 @@ func untolerated(ts []taints.Taint, tols []taints.Toleration) bool {
 	return ok
 }
 
-// score is twice the spread score plus the least-allocated score.
-func (r *run) score(j int, q *admission.Pod, wl int) float64 {
+// score is twice the spread score plus the least-allocated score of node
+// j for a pod of workload wl requesting want (cpu in millicores, memory).
+func (r *run) score(j int, want [2]int64, wl int) float64 {
 	ni := r.pl.nis[j]
-	reqs := cgroup.PodRequests(cgroup.Pod{InitContainers: q.InitContainers, Containers: q.Containers, Resources: q.Resources, Overhead: q.Overhead}, cgroup.QOSOptions{})
 	least := 0.0
-	for _, name := range []cgroup.ResourceName{cgroup.ResourceCPU, cgroup.ResourceMemory} {
+	for k, name := range []cgroup.ResourceName{cgroup.ResourceCPU, cgroup.ResourceMemory} {
 		used, alloc := ni.Requested(name)
-		q := reqs[name]
-		want := q.Value()
-		if name == cgroup.ResourceCPU {
-			want = q.MilliValue()
-		}
 		if alloc > 0 {
-			least += 100 * float64(alloc-used-want) / float64(alloc) / 2
+			least += 100 * float64(alloc-used-want[k]) / float64(alloc) / 2
 		}
 	}
 	spread := 100.0
