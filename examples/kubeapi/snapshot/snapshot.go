@@ -74,7 +74,7 @@ func capWarnings(ws []Warning) []Warning {
 	}
 	more := len(ws) - MaxWarnings
 	out := append(ws[:MaxWarnings:MaxWarnings], Warning{Source: ws[MaxWarnings].Source, Item: -1,
-		Message: fmt.Sprintf("and %d more %s", more, map[bool]string{true: "warning", false: "warnings"}[more == 1])})
+		Message: "and " + count(more, "more warning")})
 	return out
 }
 
@@ -143,12 +143,10 @@ var typedKinds = map[string]string{"Node": "v1", "Pod": "v1", "Lease": "coordina
 
 // addDocument reads one List, or one object of a kind the replay reads.
 func (s *Snapshot) addDocument(data []byte, source string) ([]Warning, error) {
-	if apiVersion, kind, ok := itemKind(data); ok && !strings.HasSuffix(kind, "List") {
+	if _, kind, ok := itemKind(data); ok && !strings.HasSuffix(kind, "List") {
 		if _, known := typedKinds[kind]; known {
-			d := decodeItem(data, source, 0, "", "")
-			return nil, s.keep(d)
+			return nil, s.keep(decodeItem(data, source, 0, "", ""))
 		}
-		_ = apiVersion
 	}
 	kind, listVersion, items, err := splitList(data)
 	if err != nil {
