@@ -236,27 +236,20 @@ func (r *run) windows() []Window {
 	add := func(kind string, zone string, count int, names []string, from, to time.Duration) {
 		to = min(to, r.cfg.Duration)
 		w := Window{Kind: kind, From: from, To: to}
-		seen := map[int]bool{}
-		var picked []string
 		for _, i := range r.selectNodes(zone, count, names) {
-			if z := r.nodes[i].zi; !seen[z] {
-				seen[z] = true
-				w.Zones = append(w.Zones, r.zones[z])
+			if z := r.zones[r.nodes[i].zi]; !slices.Contains(w.Zones, z) {
+				w.Zones = append(w.Zones, z)
 			}
-			picked = append(picked, r.nodes[i].name)
 		}
 		slices.Sort(w.Zones)
-		what := zone
-		if count > 0 {
-			what = fmt.Sprintf("%s (%d nodes)", zone, count)
+		// the selector as given: "eu-1b", "eu-1b (2 nodes)", "w-1a1+w-1b2"
+		var what []string
+		if zone != "" && count > 0 {
+			what = append(what, fmt.Sprintf("%s (%d nodes)", zone, count))
+		} else if zone != "" {
+			what = append(what, zone)
 		}
-		if what == "" || len(names) > 0 {
-			what = strings.Join(append(compact(what), names...), "+")
-		}
-		if len(picked) == 0 && what == "" {
-			what = "(no node)"
-		}
-		w.Label = kind + " " + what
+		w.Label = kind + " " + strings.Join(append(what, names...), "+")
 		out = append(out, w)
 	}
 	for _, o := range r.cfg.Outages {
@@ -276,14 +269,6 @@ func (r *run) windows() []Window {
 		add("cloud-delete", d.Zone, d.Nodes, d.Names, d.At, d.At)
 	}
 	return out
-}
-
-// compact is s as a list of one, or none when empty.
-func compact(s string) []string {
-	if s == "" {
-		return nil
-	}
-	return []string{s}
 }
 
 // Setting is one cluster setting a run used.
