@@ -20,16 +20,18 @@ func TestValidateCluster(t *testing.T) {
 	}
 	*c.Pods[2].TerminationGracePeriodSeconds = -1
 	cfg := Config{Cluster: c,
-		Outages:        []Outage{{Zone: "x", From: time.Minute}, {}, {Zone: "z", Nodes: 5}},
-		Shutdowns:      []Shutdown{{Names: []string{"n1"}, At: 2 * time.Minute, OutOfServiceAt: time.Minute}, {Names: []string{"n1"}, Graceful: shutdown.Config{ShutdownGracePeriod: time.Millisecond}}},
-		Pressures:      []Pressure{{Node: "nx", From: time.Minute, To: time.Second, UsageRatio: -1}},
-		CloudDeletions: []CloudDeletion{{Names: []string{"n1", "n7"}, At: -time.Second}},
+		Outages:                  []Outage{{Zone: "x", From: time.Minute}, {}, {Zone: "z", Nodes: 5}},
+		Shutdowns:                []Shutdown{{Names: []string{"n1"}, At: 2 * time.Minute, OutOfServiceAt: time.Minute}, {Names: []string{"n1"}, Graceful: shutdown.Config{ShutdownGracePeriod: time.Millisecond}}},
+		Pressures:                []Pressure{{Node: "nx", From: time.Minute, To: time.Second, UsageRatio: -1}},
+		CloudDeletions:           []CloudDeletion{{Names: []string{"n1", "n7"}, At: -time.Second}},
+		NodeLeaseDurationSeconds: -40,
 	}
 	err := cfg.Validate()
 	for _, want := range []string{
 		`Cluster.Nodes[1]: node "n1" appears twice`,
 		`Cluster.Nodes[2] has no name`,
 		`Cluster.Pods[1]: pod a/p appears twice`,
+		`NodeLeaseDurationSeconds -40 is negative`,
 		`Cluster.Pods[2]: pod a/q: terminationGracePeriodSeconds -1 is negative`,
 		`Outages[0].Zone "x" is not a zone of the cluster`,
 		`Outages[1] selects no node: set Zone or Names`,

@@ -384,6 +384,9 @@ func (c Config) Validate() error {
 	if c.SampleEvery < 0 || (c.SampleEvery > 0 && c.SampleEvery < time.Second) {
 		bad("SampleEvery %v is below 1s", c.SampleEvery)
 	}
+	if c.NodeLeaseDurationSeconds < 0 {
+		bad("NodeLeaseDurationSeconds %d is negative", c.NodeLeaseDurationSeconds)
+	}
 	for i, o := range c.Outages {
 		if o.From < 0 {
 			bad("Outages[%d].From %v is negative", i, o.From)
