@@ -297,3 +297,26 @@ func TestUpstreamStaticAndMirror(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// pkg/kubelet/pod/mirror_client_test.go, TestCreateMirrorPod (the node
+// cases; a node that cannot be read is the caller's) and the successful
+// cases of TestParsePodFullName, which PodFullName forms.
+func TestUpstreamMirrorClient(t *testing.T) {
+	pod := &Pod{Name: "test-pod-name", Namespace: "test-pod-ns", Annotations: map[string]string{ConfigHashAnnotation: "123456789"}}
+	if _, _, err := MirrorPod(pod, &Node{Name: "test-node-name"}); err == nil {
+		t.Error("node missing UID: no error")
+	}
+	mirror, owner, err := MirrorPod(pod, &Node{Name: "test-node-name", UID: "test-node-uid-1234"})
+	if err != nil || owner != "test-node-uid-1234" || mirror.Annotations[ConfigMirrorAnnotation] != "123456789" {
+		t.Errorf("successfully fetched node: owner %q, annotations %v, %v", owner, mirror.Annotations, err)
+	}
+	for full, p := range map[string]Pod{
+		"bar_foo":         {Name: "bar", Namespace: "foo"},
+		"bar.org_foo.com": {Name: "bar.org", Namespace: "foo.com"},
+		"bar-bar_foo":     {Name: "bar-bar", Namespace: "foo"},
+	} {
+		if got := PodFullName(&p); got != full {
+			t.Errorf("PodFullName(%s/%s) = %q, want %q", p.Namespace, p.Name, got, full)
+		}
+	}
+}
