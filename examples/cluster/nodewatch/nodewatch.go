@@ -209,7 +209,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	if _, err := client.Discovery().ServerVersion(); err != nil {
 		if apierrors.IsUnauthorized(err) {
-			return fmt.Errorf("%w: the API server refused the credentials of %s (invalid or expired): %v", ErrUnauthorized, who, err)
+			return who.Refused(ErrUnauthorized, err)
 		}
 		return fmt.Errorf("%w at %s: %v", ErrUnreachable, host, err)
 	}

@@ -201,7 +201,7 @@ func MainWith(ctx context.Context, live *rest.Config, args []string, stdout, std
 			}
 			snap, err = Live(ctx, cfg)
 			if apierrors.IsUnauthorized(err) {
-				err = fmt.Errorf("%w: the API server refused the credentials of %s (invalid or expired): %w", ErrUnauthorized, who, err)
+				err = who.Refused(ErrUnauthorized, err)
 			}
 		} else {
 			snap, err = Live(ctx, cfg)

@@ -33,6 +33,14 @@ func (id Identity) String() string {
 	return fmt.Sprintf("user %q (context %q in %s) at %s", id.User, id.Context, id.Path, id.Server)
 }
 
+// Refused is err, a 401 from the API server, as the commands report it:
+// wrapping sentinel, naming the user, context, file and server, and saying
+// that the credentials are invalid or expired (the server answers both
+// with 401).
+func (id Identity) Refused(sentinel, err error) error {
+	return fmt.Errorf("%w: the API server refused the credentials of %s (invalid or expired): %w", sentinel, id, err)
+}
+
 // LoadNamed is Load that also returns whom the configuration names.
 func LoadNamed(path, context, prog string, notFound error) (*rest.Config, Identity, error) {
 	if path == "" {
