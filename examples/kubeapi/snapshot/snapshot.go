@@ -514,7 +514,7 @@ func jsonError(data []byte, err error) string {
 // reported by Validate. An input without a Node is an error (ErrNoNodes).
 func Load(path string) (*Snapshot, []Warning, error) {
 	if path == "-" {
-		data, err := io.ReadAll(os.Stdin)
+		data, err := readInput(os.Stdin, "standard input")
 		if err != nil {
 			return nil, nil, err
 		}
@@ -536,7 +536,7 @@ func Load(path string) (*Snapshot, []Warning, error) {
 	s := &Snapshot{}
 	var ws []Warning
 	for _, f := range files {
-		data, err := readInput(f)
+		data, err := readFile(f)
 		if err != nil {
 			return nil, capWarnings(ws), err
 		}
@@ -553,25 +553,31 @@ func Load(path string) (*Snapshot, []Warning, error) {
 	return s, capWarnings(ws), nil
 }
 
-// readInput reads a file whole, after a look at its first bytes: a file
+// readFile reads a file whole, after a look at its first bytes: a file
 // that cannot be JSON, YAML or gzip (a control byte before anything
 // else, say a file of zeros) is refused without reading the rest.
-func readInput(path string) ([]byte, error) {
+func readFile(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	return readInput(f, path)
+}
+
+// readInput reads r whole, after the look at its first bytes; name names
+// it in the error.
+func readInput(r io.Reader, name string) ([]byte, error) {
 	head := make([]byte, 512)
-	n, err := io.ReadFull(f, head)
+	n, err := io.ReadFull(r, head)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
 		return nil, err
 	}
 	head = head[:n]
 	if err := sniff(head); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
+		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, name, err)
 	}
-	rest, err := io.ReadAll(f)
+	rest, err := io.ReadAll(r)
 	if err != nil {
 		return nil, err
 	}
