@@ -97,9 +97,11 @@ var deviations = map[string]string{
 		"required; upstream's CheckTaintValidation (kubectl's check, which also serves removals) lets an empty effect pass",
 	"invalid-node-ip": "a --node-ip item that does not parse is an error in nodelife; upstream returns it apart and the " +
 		"kubelet logs it and goes on with the items that parsed",
-	"map-order": "several extended or huge page resources fall short at once: upstream checks them in Go map order, " +
-		"so which one a kubelet reports first (and, for a critical pod, the order its preemption sums them in) varies " +
-		"from run to run; nodelife takes them sorted by name (the set of shortfalls is the same)",
+	"map-order": "several extended or huge page resources fall short at once and the answer comes from them: upstream " +
+		"visits them in Go map order, so which one a kubelet reports first (and, for a critical pod, the order its " +
+		"preemption lists and sums them in) varies from run to run; nodelife takes them sorted by name. Every such input " +
+		"is counted here, once upstream's answer is one of the shortfalls nodelife finds (or the same preemption), so " +
+		"that the report does not depend on the run",
 	"long-hostname": "upstream fails to build the identity hash for a hostname over 65535 bytes (klog.Fatalf); " +
 		"nodelife hashes it with the length truncated to 16 bits (not compared: upstream ends the process)",
 }
