@@ -586,7 +586,7 @@ func nodeStatusAction(node string, h conditions.Health) Action {
 
 // zoneAction reports a zone's new state or rate.
 func zoneAction(zp eviction.ZonePlan) Action {
-	return Action{Kind: KindZone, Zone: eviction.ZoneName(zp.Zone), Reason: zp.Reason,
+	return Action{Kind: KindZone, Zone: eviction.ZoneName(zp.Zone), ZoneState: zp.State, Rate: zp.Rate, Reason: zp.Reason,
 		Message: fmt.Sprintf("%s -> %s, %d of %d not ready, tainting rate %g/s", zp.Previous, zp.State, zp.NotReady, zp.Size, zp.Rate)}
 }
 

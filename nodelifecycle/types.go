@@ -107,6 +107,11 @@ type Action struct {
 	Node string
 	// Zone is, for KindZone, the zone as eviction.ZoneName prints it.
 	Zone string
+	// ZoneState and Rate are, for KindZone, the zone's new state and the
+	// rate (nodes per second) at which its nodes are tainted NoExecute
+	// from now on; 0 stops the tainting.
+	ZoneState eviction.ZoneState
+	Rate      float64
 	// Pod is the pod of KindSchedule, KindCancel and KindEvict.
 	Pod PodRef
 	// Pods are, for KindPodsNotReady, the node's pods whose Ready condition

@@ -1,0 +1,303 @@
+package nodelifetest
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	"pgregory.net/rapid"
+
+	"github.com/nodelife/nodelife/admission"
+	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/eviction"
+	"github.com/nodelife/nodelife/eviction/pressure"
+	"github.com/nodelife/nodelife/nodelifecycle"
+	"github.com/nodelife/nodelife/shutdown"
+	"github.com/nodelife/nodelife/taints"
+)
+
+// Pod is one drawn pod in every shape a package of the library takes: the
+// generators draw it once and its methods give the cgroup, admission,
+// kubelet-eviction, shutdown, taint-eviction and node-lifecycle views of
+// the same pod, so that one counterexample can be fed to every planner.
+type Pod struct {
+	// Namespace, Name and UID identify the pod; drawn lists have unique
+	// namespace/name pairs and UIDs.
+	Namespace, Name, UID string
+	// OwnerKind is the kind of the pod's controller ("ReplicaSet",
+	// "DaemonSet", "StatefulSet", "Job"), or "" for a bare pod.
+	OwnerKind string
+	// NodeName is the node the pod is bound to ("" when unbound).
+	NodeName string
+	// Priority is spec.priority (nil when unset); PriorityClassName names
+	// its class for the well-known critical values.
+	Priority          *int32
+	PriorityClassName string
+	// Static and Mirror mark a static pod and its mirror.
+	Static, Mirror bool
+	// InitContainers (sidecars among them, RestartPolicy Always) and
+	// Containers carry cpu, memory and ephemeral-storage requests and
+	// limits; Overhead and Resources (pod-level) are set on some pods.
+	InitContainers, Containers []cgroup.Container
+	Overhead                   cgroup.ResourceList
+	Resources                  *cgroup.Resources
+	// Tolerations are the pod's tolerations.
+	Tolerations []taints.Toleration
+	// TerminationGracePeriodSeconds is spec.terminationGracePeriodSeconds.
+	TerminationGracePeriodSeconds *int64
+	// Ready and Terminating are the pod's Ready condition and whether it
+	// has a deletion timestamp.
+	Ready, Terminating bool
+	// Stats is the pod's usage as the kubelet's summary reports it (nil
+	// for a pod without a reading); container names match Containers.
+	Stats *pressure.PodStats
+	// LocalVolumes names the pod's emptyDir volumes, which Stats.Volumes
+	// report.
+	LocalVolumes []string
+}
+
+// Key returns "namespace/name".
+func (p Pod) Key() string { return p.Namespace + "/" + p.Name }
+
+// Cgroup returns the pod as package cgroup takes it. Its QOSClass is left
+// empty, so that cgroup computes it.
+func (p Pod) Cgroup() cgroup.Pod {
+	prio := int32(0)
+	if p.Priority != nil {
+		prio = *p.Priority
+	}
+	return cgroup.Pod{UID: p.UID, InitContainers: p.InitContainers, Containers: p.Containers, Resources: p.Resources,
+		Overhead: p.Overhead, Priority: prio, Static: p.Static, Mirror: p.Mirror}
+}
+
+// QOSClass returns the pod's QoS class as the kubelet computes it.
+func (p Pod) QOSClass() cgroup.QOSClass { return cgroup.ComputeQOS(p.Cgroup(), cgroup.QOSOptions{}) }
+
+// Critical reports whether the kubelet treats the pod as critical: static,
+// mirror, or of priority at least cgroup.SystemCriticalPriority.
+func (p Pod) Critical() bool { return p.Cgroup().Critical() }
+
+// Admission returns the pod as package admission takes it.
+func (p Pod) Admission() *admission.Pod {
+	return &admission.Pod{Namespace: p.Namespace, Name: p.Name, UID: p.UID, NodeName: p.NodeName, Tolerations: p.Tolerations,
+		Priority: p.Priority, PriorityClassName: p.PriorityClassName, InitContainers: p.InitContainers, Containers: p.Containers,
+		Resources: p.Resources, Overhead: p.Overhead, Annotations: p.annotations()}
+}
+
+// annotations marks a static pod's source as the kubelet sees it.
+func (p Pod) annotations() map[string]string {
+	switch {
+	case p.Mirror:
+		return map[string]string{admission.ConfigSourceAnnotation: "file", admission.ConfigMirrorAnnotation: "mirror"}
+	case p.Static:
+		return map[string]string{admission.ConfigSourceAnnotation: "file"}
+	}
+	return nil
+}
+
+// Pressure returns the pod as the kubelet's node-pressure eviction takes
+// it (memory and ephemeral-storage requests and limits).
+func (p Pod) Pressure() pressure.Pod {
+	conv := func(cs []cgroup.Container) []pressure.Container {
+		out := make([]pressure.Container, len(cs))
+		for i, c := range cs {
+			out[i] = pressure.Container{Name: c.Name, Sidecar: c.RestartPolicy == cgroup.ContainerRestartPolicyAlways,
+				Requests: pressureResources(c.Resources.Requests), Limits: pressureResources(c.Resources.Limits)}
+		}
+		return out
+	}
+	out := pressure.Pod{Name: p.Name, Namespace: p.Namespace, UID: p.UID, Priority: p.Priority, Static: p.Static, Mirror: p.Mirror,
+		TerminationGracePeriodSeconds: p.TerminationGracePeriodSeconds, InitContainers: conv(p.InitContainers),
+		Containers: conv(p.Containers), Overhead: pressureResources(p.Overhead), Stats: p.Stats, Tolerations: p.Tolerations}
+	if p.Resources != nil {
+		out.PodLevel = &pressure.Resources{}
+		*out.PodLevel = pressureResources(p.Resources.Requests)
+	}
+	for _, v := range p.LocalVolumes {
+		out.Volumes = append(out.Volumes, pressure.Volume{Name: v, Local: true})
+	}
+	return out
+}
+
+func pressureResources(l cgroup.ResourceList) pressure.Resources {
+	return pressure.Resources{Memory: l[cgroup.ResourceMemory], EphemeralStorage: l[cgroup.ResourceEphemeralStorage]}
+}
+
+// Shutdown returns the pod as graceful node shutdown takes it, running.
+func (p Pod) Shutdown() shutdown.Pod {
+	return shutdown.Pod{Namespace: p.Namespace, Name: p.Name, UID: p.UID, Priority: p.Priority, PriorityClassName: p.PriorityClassName,
+		TerminationGracePeriodSeconds: p.TerminationGracePeriodSeconds, Phase: shutdown.PodRunning, Tolerations: p.Tolerations}
+}
+
+// Eviction returns the pod as the NoExecute taint-eviction planner takes
+// it.
+func (p Pod) Eviction() eviction.Pod {
+	return eviction.Pod{Namespace: p.Namespace, Name: p.Name, UID: p.UID, Tolerations: p.Tolerations}
+}
+
+// Lifecycle returns the pod as the node lifecycle controller takes it.
+func (p Pod) Lifecycle() nodelifecycle.Pod {
+	return nodelifecycle.Pod{Namespace: p.Namespace, Name: p.Name, UID: p.UID, NodeName: p.NodeName, Tolerations: p.Tolerations,
+		Ready: p.Ready, Terminating: p.Terminating}
+}
+
+// priorities are the values policies key on, each class of them twice
+// as likely as a random value.
+var priorities = []int32{-100, 0, 0, 10, 1000, 100000, 1000000000, cgroup.SystemCriticalPriority, cgroup.SystemCriticalPriority + 1000}
+
+func (o Options) priority(t *rapid.T) *int32 {
+	if o.MaxPriority > o.MinPriority {
+		return ptr(rapid.Int32Range(o.MinPriority, o.MaxPriority).Draw(t, "priority"))
+	}
+	if rare(t, 4, "noPriority") {
+		return nil
+	}
+	return ptr(rapid.SampledFrom(priorities).Draw(t, "priority"))
+}
+
+// quantities are the amounts drawn for memory and storage, in bytes.
+var quantities = []int64{0, 1, 1 << 10, 64 << 20, 100 << 20, 128 * 1000 * 1000, 1 << 30, 2 << 30}
+
+func drawQuantity(t *rapid.T, name cgroup.ResourceName, label string) resource.Quantity {
+	if name == cgroup.ResourceCPU {
+		return *resource.NewMilliQuantity(rapid.SampledFrom([]int64{0, 1, 100, 250, 500, 1000, 1500, 2000, 4000}).Draw(t, label), resource.DecimalSI)
+	}
+	return *resource.NewQuantity(rapid.SampledFrom(quantities).Draw(t, label), resource.BinarySI)
+}
+
+var podResources = []cgroup.ResourceName{cgroup.ResourceCPU, cgroup.ResourceMemory, cgroup.ResourceEphemeralStorage}
+
+// drawResources draws requests and limits of cpu, memory and ephemeral
+// storage. Requests often equal the limit (and are then left out half the
+// time, as the API server defaults them), so that Guaranteed pods and
+// their near misses are common.
+func drawResources(t *rapid.T, label string) cgroup.Resources {
+	r := cgroup.Resources{Requests: cgroup.ResourceList{}, Limits: cgroup.ResourceList{}}
+	for _, name := range podResources {
+		if rapid.IntRange(0, 3).Draw(t, label+"lim"+string(name)) > 0 {
+			r.Limits[name] = drawQuantity(t, name, label+"limq"+string(name))
+		}
+		switch rapid.IntRange(0, 4).Draw(t, label+"req"+string(name)) {
+		case 1:
+			r.Requests[name] = drawQuantity(t, name, label+"reqq"+string(name))
+		case 2, 3:
+			if q, ok := r.Limits[name]; ok {
+				r.Requests[name] = q.DeepCopy()
+			}
+		}
+	}
+	return r
+}
+
+// Pods draws lists of up to o.MaxPods pods with unique names and UIDs in
+// two namespaces. Pods have 0-3 containers with cpu, memory and
+// ephemeral-storage requests and limits (every QoS class is common), init
+// containers and sidecars on a quarter, overhead and pod-level resources
+// on a tenth each, priorities from o (the critical values included),
+// static and mirror pods, owners of the usual kinds, NoExecuteTolerations,
+// grace periods, and a usage reading (Stats) on most.
+func Pods(o Options) *rapid.Generator[[]Pod] {
+	return rapid.Custom(func(t *rapid.T) []Pod {
+		n := rapid.IntRange(0, o.maxPods()).Draw(t, "pods")
+		pods := make([]Pod, n)
+		for i := range pods {
+			pods[i] = drawPod(t, o, i)
+		}
+		return pods
+	})
+}
+
+// OnePod draws a single pod as Pods does, named p0.
+func OnePod(o Options) *rapid.Generator[Pod] {
+	return rapid.Custom(func(t *rapid.T) Pod { return drawPod(t, o, 0) })
+}
+
+func drawPod(t *rapid.T, o Options, i int) Pod {
+	p := Pod{Namespace: rapid.SampledFrom([]string{"a", "b"}).Draw(t, "ns"), Name: fmt.Sprintf("p%d", i), UID: fmt.Sprintf("uid-%d", i),
+		OwnerKind: rapid.SampledFrom([]string{"", "ReplicaSet", "ReplicaSet", "DaemonSet", "StatefulSet", "Job"}).Draw(t, "owner"),
+		Priority:  o.priority(t), Ready: !rare(t, 4, "notReady"), Terminating: rare(t, 8, "terminating")}
+	if p.Priority != nil {
+		switch *p.Priority {
+		case cgroup.SystemCriticalPriority:
+			p.PriorityClassName = "system-cluster-critical"
+		case cgroup.SystemCriticalPriority + 1000:
+			p.PriorityClassName = "system-node-critical"
+		}
+	}
+	p.Static = rare(t, 10, "static")
+	p.Mirror = !p.Static && rare(t, 10, "mirror")
+	for c := rapid.IntRange(0, 3).Draw(t, "containers"); c > 0; c-- {
+		p.Containers = append(p.Containers, cgroup.Container{Name: fmt.Sprintf("c%d", c), Resources: drawResources(t, "c")})
+	}
+	if rare(t, 4, "init") {
+		for c := rapid.IntRange(1, 2).Draw(t, "inits"); c > 0; c-- {
+			ic := cgroup.Container{Name: fmt.Sprintf("i%d", c), Resources: drawResources(t, "i")}
+			if rapid.Bool().Draw(t, "sidecar") {
+				ic.RestartPolicy = cgroup.ContainerRestartPolicyAlways
+			}
+			p.InitContainers = append(p.InitContainers, ic)
+		}
+	}
+	if rare(t, 10, "overhead") {
+		p.Overhead = cgroup.ResourceList{cgroup.ResourceCPU: drawQuantity(t, cgroup.ResourceCPU, "ohcpu"),
+			cgroup.ResourceMemory: drawQuantity(t, cgroup.ResourceMemory, "ohmem")}
+	}
+	if rare(t, 10, "podLevel") {
+		r := drawResources(t, "pod")
+		p.Resources = &r
+	}
+	p.Tolerations = NoExecuteTolerations().Draw(t, "tolerations")
+	if rapid.Bool().Draw(t, "hasGrace") {
+		p.TerminationGracePeriodSeconds = ptr(int64(rapid.SampledFrom([]int{0, 1, 10, 30, 60, 120, 400}).Draw(t, "grace")))
+	}
+	for v := rapid.IntRange(0, 2).Draw(t, "volumes"); v > 0; v-- {
+		p.LocalVolumes = append(p.LocalVolumes, fmt.Sprintf("v%d", v))
+	}
+	if !rare(t, 6, "noStats") {
+		p.Stats = drawStats(t, p)
+	}
+	return p
+}
+
+// usage values, in bytes or counts; nil (no reading) about once in ten.
+func optUsage(t *rapid.T, label string) *uint64 {
+	if rare(t, 10, label+"?") {
+		return nil
+	}
+	return ptr(rapid.SampledFrom([]uint64{0, 1, 1000, 1 << 10, 1 << 20, 100 << 20, 1 << 30, 3 << 30}).Draw(t, label))
+}
+
+func drawStats(t *rapid.T, p Pod) *pressure.PodStats {
+	st := &pressure.PodStats{WorkingSetBytes: optUsage(t, "ws"), ProcessCount: optUsage(t, "procs")}
+	for _, c := range p.Containers {
+		st.Containers = append(st.Containers, pressure.ContainerStats{Name: c.Name, WorkingSetBytes: optUsage(t, "cws"),
+			Rootfs: &pressure.FsUsage{UsedBytes: optUsage(t, "rootfs"), InodesUsed: optUsage(t, "rootfsInodes")},
+			Logs:   &pressure.FsUsage{UsedBytes: optUsage(t, "logs"), InodesUsed: optUsage(t, "logsInodes")}})
+	}
+	for _, v := range p.LocalVolumes {
+		st.Volumes = append(st.Volumes, pressure.VolumeStats{Name: v, FsUsage: pressure.FsUsage{UsedBytes: optUsage(t, "vol"), InodesUsed: optUsage(t, "volInodes")}})
+	}
+	return st
+}
+
+// PodsOn spreads pods over the named nodes: each pod is bound to one of
+// them, drawn, or left unbound about once in ten; with no nodes every pod
+// stays unbound.
+func PodsOn(pods []Pod, nodes []string) *rapid.Generator[[]Pod] {
+	return rapid.Custom(func(t *rapid.T) []Pod {
+		out := slices.Clone(pods)
+		for i := range out {
+			out[i].NodeName = ""
+			if len(nodes) > 0 && !rare(t, 10, "unbound") {
+				out[i].NodeName = rapid.SampledFrom(nodes).Draw(t, "node")
+			}
+		}
+		return out
+	})
+}
+
+// timeAt returns o.now() plus seconds.
+func timeAt(o Options, seconds int) time.Time {
+	return o.now().Add(time.Duration(seconds) * time.Second)
+}
