@@ -133,6 +133,9 @@ func CheckShutdownPlan(cfg shutdown.Config, pods []shutdown.Pod, p shutdown.Plan
 		return checkErr("plan total %v, phases with pods take %v", p.Total, total)
 	}
 	for _, pod := range pods {
+		if len(phases) == 0 {
+			break // graceful shutdown is off: no pod is planned
+		}
 		if pod.Phase != shutdown.PodRunning && pod.Phase != "" {
 			continue
 		}

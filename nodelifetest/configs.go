@@ -50,15 +50,19 @@ func EvictionSettings(o Options) *rapid.Generator[pressure.Settings] {
 }
 
 // Observations draws a reading of some of the signals on a node of
-// 100 GiB of every resource, available amounts from slightly negative to
-// 2 GiB, so that thresholds in percent and in bytes are both met and
+// 100 GiB of every resource, available amounts from 0 to 2 GiB and, about
+// once in ten, slightly negative, so that thresholds in percent and in bytes are both met and
 // missed.
 func Observations() *rapid.Generator[pressure.Observations] {
 	return rapid.Custom(func(t *rapid.T) pressure.Observations {
 		obs := pressure.Observations{}
 		for _, s := range pressure.Signals() {
 			if rapid.Bool().Draw(t, "observe "+string(s)) {
-				obs[s] = pressure.Observation{Available: rapid.Int64Range(-10, 2<<30).Draw(t, "available"), Capacity: 100 << 30}
+				avail := rapid.Int64Range(0, 2<<30).Draw(t, "available")
+				if rare(t, 10, "overdrawn") {
+					avail = -rapid.Int64Range(1, 10).Draw(t, "overdraft")
+				}
+				obs[s] = pressure.Observation{Available: avail, Capacity: 100 << 30}
 			}
 		}
 		return obs
@@ -73,19 +77,19 @@ func Layouts() *rapid.Generator[pressure.Layout] {
 // ShutdownPhases draws shutdownGracePeriodByPodPriority lists of 1-10
 // entries. The priorities are few (multiples of 1000 from -2000 to 12000)
 // so that duplicates are common; with o.Valid they are distinct and the
-// periods are 0-300 s, otherwise periods down to -2 s occur too.
+// periods are 0-300 s, otherwise a period of -1 or -2 s occurs about once
+// in twenty.
 func ShutdownPhases(o Options) *rapid.Generator[[]shutdown.PhaseConfig] {
 	return rapid.Custom(func(t *rapid.T) []shutdown.PhaseConfig {
 		n := rapid.IntRange(1, 10).Draw(t, "phases")
 		ps := make([]shutdown.PhaseConfig, 0, n)
 		seen := map[int32]bool{}
-		minSecs := -2
-		if o.Valid {
-			minSecs = 0
-		}
 		for i := 0; i < n; i++ {
 			p := shutdown.PhaseConfig{Priority: int32(rapid.IntRange(-2, 12).Draw(t, "priority")) * 1000,
-				ShutdownGracePeriodSeconds: int64(rapid.IntRange(minSecs, 300).Draw(t, "seconds"))}
+				ShutdownGracePeriodSeconds: int64(rapid.IntRange(0, 300).Draw(t, "seconds"))}
+			if !o.Valid && rare(t, 20, "negative") {
+				p.ShutdownGracePeriodSeconds = -int64(rapid.IntRange(1, 2).Draw(t, "negativeSeconds"))
+			}
 			if o.Valid && seen[p.Priority] {
 				continue
 			}

@@ -191,8 +191,10 @@ func drawResources(t *rapid.T, label string) cgroup.Resources {
 }
 
 // Pods draws lists of up to o.MaxPods pods with unique names and UIDs in
-// two namespaces. Pods have 0-3 containers with cpu, memory and
-// ephemeral-storage requests and limits (every QoS class is common), init
+// two namespaces. Pods have 0-3 containers, shaped Guaranteed (cpu and
+// memory requests equal to limits), BestEffort (none) or mixed (cpu,
+// memory and ephemeral-storage requests and limits drawn apart, so near
+// misses of each class are common), init
 // containers and sidecars on a quarter, overhead and pod-level resources
 // on a tenth each, priorities from o (the critical values included),
 // static and mirror pods, owners of the usual kinds, NoExecuteTolerations,
@@ -227,8 +229,21 @@ func drawPod(t *rapid.T, o Options, i int) Pod {
 	}
 	p.Static = rare(t, 10, "static")
 	p.Mirror = !p.Static && rare(t, 10, "mirror")
+	shape := rapid.IntRange(0, 3).Draw(t, "shape") // 0: Guaranteed-shaped, 1: BestEffort-shaped, else mixed
 	for c := rapid.IntRange(0, 3).Draw(t, "containers"); c > 0; c-- {
-		p.Containers = append(p.Containers, cgroup.Container{Name: fmt.Sprintf("c%d", c), Resources: drawResources(t, "c")})
+		ct := cgroup.Container{Name: fmt.Sprintf("c%d", c)}
+		switch shape {
+		case 0:
+			ct.Resources = cgroup.Resources{Requests: cgroup.ResourceList{}, Limits: cgroup.ResourceList{}}
+			for _, name := range []cgroup.ResourceName{cgroup.ResourceCPU, cgroup.ResourceMemory} {
+				q := drawQuantity(t, name, "g"+string(name))
+				ct.Resources.Limits[name], ct.Resources.Requests[name] = q, q.DeepCopy()
+			}
+		case 1:
+		default:
+			ct.Resources = drawResources(t, "c")
+		}
+		p.Containers = append(p.Containers, ct)
 	}
 	if rare(t, 4, "init") {
 		for c := rapid.IntRange(1, 2).Draw(t, "inits"); c > 0; c-- {
@@ -286,6 +301,7 @@ func drawStats(t *rapid.T, p Pod) *pressure.PodStats {
 // stays unbound.
 func PodsOn(pods []Pod, nodes []string) *rapid.Generator[[]Pod] {
 	return rapid.Custom(func(t *rapid.T) []Pod {
+		_ = rapid.Bool().Draw(t, "spread") // a draw even for no pods
 		out := slices.Clone(pods)
 		for i := range out {
 			out[i].NodeName = ""

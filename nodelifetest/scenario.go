@@ -237,16 +237,18 @@ func (s Scenario) Run(cfg nodelifecycle.Config, opts RunOptions) (History, error
 			}
 			w.silent[n] = silent
 		}
-		// The controller's view.
-		if !down {
-			if apiDown {
-				w.relist(c)
-				if !opts.JudgeStaleView {
-					c.ViewRestored(now)
-				}
-			} else {
-				w.deliver(c)
-			}
+		// The controller's view: changes reach it as they happen, except
+		// during an API fault; at the fault's end a relist brings the whole
+		// state, and then the view is restored. Judging on a stale view,
+		// the first pass runs before the relist lands, as upstream's
+		// monitor does on its informer cache.
+		restoring := !down && apiDown
+		switch {
+		case restoring && !opts.JudgeStaleView:
+			w.relist(c)
+			c.ViewRestored(now)
+		case !down && !restoring:
+			w.deliver(c)
 		}
 		apiDown = down
 		r := c.Step(now, func(a nodelifecycle.Action) error {
@@ -261,7 +263,10 @@ func (s Scenario) Run(cfg nodelifecycle.Config, opts RunOptions) (History, error
 		if opts.Step != nil {
 			opts.Step(now, r.Actions)
 		}
-		if !down {
+		switch {
+		case restoring && opts.JudgeStaleView:
+			w.relist(c)
+		case !down:
 			w.deliver(c)
 		}
 		next := s.Start.Add((d/HeartbeatPeriod + 1) * HeartbeatPeriod)

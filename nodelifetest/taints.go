@@ -68,8 +68,9 @@ func Taints(o Options) *rapid.Generator[taints.Taint] {
 // Tolerations draws tolerations. With o.Valid each passes
 // Toleration.Validate; otherwise about a third use arbitrary strings and
 // operators (Lt, Gt and unknown ones included). Keys come mostly from the
-// well-known node keys, so that they match drawn taints; a third have
-// tolerationSeconds, negative and zero included.
+// well-known node keys, so that they match drawn taints; about a third of
+// those of effect NoExecute (and without o.Valid of no effect, which the
+// API server refuses) have tolerationSeconds, negative and zero included.
 func Tolerations(o Options) *rapid.Generator[taints.Toleration] {
 	return rapid.Custom(func(t *rapid.T) taints.Toleration {
 		var tol taints.Toleration
@@ -88,7 +89,7 @@ func Tolerations(o Options) *rapid.Generator[taints.Toleration] {
 			}
 			tol.Effect = rapid.SampledFrom(append([]taints.Effect{""}, effects...)).Draw(t, "effect")
 		}
-		if (tol.Effect == "" || tol.Effect == taints.TaintEffectNoExecute) && rare(t, 3, "finite") {
+		if (tol.Effect == taints.TaintEffectNoExecute || !o.Valid && tol.Effect == "") && rare(t, 3, "finite") {
 			tol.TolerationSeconds = ptr(rapid.SampledFrom([]int64{-10, 0, 1, 30, 60, 300, 3600}).Draw(t, "seconds"))
 		}
 		return tol

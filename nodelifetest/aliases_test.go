@@ -1,0 +1,14 @@
+package nodelifetest_test
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/nodelife/nodelife/nodelifecycle"
+	"github.com/nodelife/nodelife/shutdown"
+)
+
+type (
+	nodelifecycleNode   = nodelifecycle.Node
+	shutdownPhaseConfig = shutdown.PhaseConfig
+	metaRef             = metav1.OwnerReference
+)

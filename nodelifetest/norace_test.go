@@ -1,0 +1,5 @@
+//go:build !race
+
+package nodelifetest_test
+
+const raceEnabled = false
