@@ -1,0 +1,51 @@
+// Package nodelifetest is for property-based tests of node-lifecycle
+// policies: rapid generators of every input the library's packages take,
+// a scenario generator and driver for the node lifecycle controller, and
+// invariant checks that name the offending object and time. It sits
+// beside the library as net/http/httptest sits beside net/http: only
+// tests import it, and it is the only package that imports
+// pgregory.net/rapid.
+//
+// # Usage
+//
+// Draw inputs inside rapid.Check and hand them to the planner under test:
+//
+//	rapid.Check(t, func(t *rapid.T) {
+//		pods := nodelifetest.Pods(nodelifetest.Options{}).Draw(t, "pods")
+//		cfg := nodelifetest.ShutdownConfigs(nodelifetest.Options{Valid: true}).Draw(t, "config")
+//		var ps []shutdown.Pod
+//		for _, p := range pods {
+//			ps = append(ps, p.Shutdown())
+//		}
+//		plan, err := cfg.Plan(ps)
+//		...
+//		if err := nodelifetest.CheckShutdownPlan(cfg, ps, plan); err != nil {
+//			t.Fatal(err)
+//		}
+//	})
+//
+// A drawn Pod has every package's shape (Cgroup, Admission, Pressure,
+// Shutdown, Eviction, Lifecycle), so one counterexample feeds every
+// planner. Scenarios draws a cluster and a schedule of outages,
+// shutdowns, pressure episodes and API faults; Scenario.Run plays it
+// against a nodelifecycle.Controller on a virtual clock and returns a
+// History, which CheckLifecycle and the other checks read. A controller
+// of your own fills a History from its writes and is checked the same
+// way.
+//
+// # Semantics
+//
+// Every generator is deterministic for a seed (rapid's Example(seed) and
+// Draw) and shrinks toward the smallest counterexample: lists toward
+// fewer elements, choices toward the first listed (valid objects, no
+// priority, no faults). Options steer them: Valid keeps to objects the
+// API server and the kubelet accept, Zones and MaxNodes size clusters,
+// MinPriority and MaxPriority bound pod priorities, Now anchors drawn
+// times. The shares each generator produces are measured and bounded in
+// its distribution tests.
+//
+// The checks state the loosest bound upstream satisfies, so a violation
+// is a bug in the planner or controller under test, not a quirk of
+// timing; each check's comment gives the rule. No check here covers the
+// kubelet's topology managers yet: the library has no topology package.
+package nodelifetest

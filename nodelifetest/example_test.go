@@ -1,0 +1,201 @@
+package nodelifetest_test
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/eviction/pressure"
+	"github.com/nodelife/nodelife/nodelifecycle"
+	"github.com/nodelife/nodelife/nodelifetest"
+	"github.com/nodelife/nodelife/shutdown"
+	"github.com/nodelife/nodelife/taints"
+)
+
+// A kubelet config checked against generated pods. Its authors believe two
+// things of it: production pods (priority 1000 and up) get 30 s to stop
+// when the node shuts down, and under memory pressure the kubelet evicts
+// every batch pod before any production pod. The first holds on every
+// generated pod list; the second does not, and the search finds a
+// counterexample and shrinks it (dropping pods while it still fails): the
+// kubelet ranks pods whose memory use exceeds their request before
+// priority, so a production pod over its request goes before a batch pod
+// within its own.
+func Example_kubeletConfig() {
+	shutdownCfg := shutdown.Config{ShutdownGracePeriodByPodPriority: []shutdown.PhaseConfig{
+		{Priority: 0, ShutdownGracePeriodSeconds: 10},
+		{Priority: 1000, ShutdownGracePeriodSeconds: 30},
+		{Priority: cgroup.SystemCriticalPriority, ShutdownGracePeriodSeconds: 10},
+	}}
+	pods := nodelifetest.Pods(nodelifetest.Options{MinPriority: 0, MaxPriority: 1999, MaxPods: 6})
+	production := func(p *pressure.Pod) bool { return p.Priority != nil && *p.Priority >= 1000 }
+
+	// Claim 1: every production pod is killed in a phase of 30 s.
+	shutdownHolds := true
+	for seed := 0; seed < 2000; seed++ {
+		var ps []shutdown.Pod
+		for _, p := range pods.Example(seed) {
+			ps = append(ps, p.Shutdown())
+		}
+		plan, _ := shutdownCfg.Plan(ps)
+		for _, ph := range plan.Phases {
+			for _, pp := range ph.Pods {
+				if pp.Priority >= 1000 && ph.ShutdownGracePeriodSeconds < 30 {
+					shutdownHolds = false
+				}
+			}
+		}
+	}
+	fmt.Println("production pods get 30 s at shutdown in 2000 generated pod lists:", shutdownHolds)
+
+	// Claim 2: the first pod evicted for memory.available is a batch pod
+	// whenever there is one.
+	fails := func(ps []pressure.Pod) bool {
+		ranked, _ := pressure.Rank(pressure.SignalMemoryAvailable, pressure.LayoutSingle, ps, pressure.RankOptions{})
+		hasBatch := slices.ContainsFunc(ps, func(p pressure.Pod) bool { return !production(&p) && !p.IsCritical() })
+		return hasBatch && len(ranked) > 0 && production(ranked[0].Pod)
+	}
+	for seed := 0; ; seed++ {
+		var ps []pressure.Pod
+		for _, p := range pods.Example(seed) {
+			if !p.Critical() {
+				ps = append(ps, p.Pressure())
+			}
+		}
+		if !fails(ps) {
+			continue
+		}
+		for shrunk := true; shrunk; {
+			shrunk = false
+			for i := range ps {
+				if smaller := slices.Delete(slices.Clone(ps), i, i+1); fails(smaller) {
+					ps, shrunk = smaller, true
+					break
+				}
+			}
+		}
+		ranked, _ := pressure.Rank(pressure.SignalMemoryAvailable, pressure.LayoutSingle, ps, pressure.RankOptions{})
+		fmt.Println("counterexample: evicted first under memory pressure, in order:")
+		for _, r := range ranked {
+			if !r.HasStats {
+				fmt.Printf("  %s priority %d, no usage reading\n", r.Pod, r.Priority)
+				continue
+			}
+			fmt.Printf("  %s priority %d, memory request %d bytes, working set %d bytes\n",
+				r.Pod, r.Priority, r.Request/1000, r.Usage/1000)
+		}
+		return
+	}
+	// Output:
+	// production pods get 30 s at shutdown in 2000 generated pod lists: true
+	// counterexample: evicted first under memory pressure, in order:
+	//   a/p3 priority 1489, memory request 0 bytes, working set 1024 bytes
+	//   b/p4 priority 54, memory request 0 bytes, working set 0 bytes
+}
+
+// A custom toleration policy checked against generated outages. The
+// policy gives every pod 600 s of unreachable:NoExecute, meaning "no pod
+// is evicted within ten minutes of its node's trouble". Run through the
+// node lifecycle controller over generated scenarios, it fails: a node
+// that shuts down posts Ready=False, the controller taints it
+// not-ready:NoExecute, which the policy forgot, and the pods go at once.
+// With not-ready added the claim holds over every generated scenario.
+func Example_tolerationPolicy() {
+	ten := int64(600)
+	policy := func(withNotReady bool) []taints.Toleration {
+		tols := []taints.Toleration{{Key: taints.TaintNodeUnreachable, Operator: taints.TolerationOpExists, Effect: taints.TaintEffectNoExecute, TolerationSeconds: &ten}}
+		if withNotReady {
+			tols = append(tols, taints.Toleration{Key: taints.TaintNodeNotReady, Operator: taints.TolerationOpExists, Effect: taints.TaintEffectNoExecute, TolerationSeconds: &ten})
+		}
+		return tols
+	}
+	scenarios := nodelifetest.Scenarios(nodelifetest.Options{Zones: 3, MaxNodes: 6})
+	check := func(withNotReady bool, cases int) (string, bool) {
+		for seed := 0; seed < cases; seed++ {
+			s := scenarios.Example(seed)
+			for i := range s.Pods {
+				s.Pods[i].Tolerations = policy(withNotReady)
+			}
+			h, err := s.Run(nodelifecycle.DefaultConfig(), nodelifetest.RunOptions{})
+			if err != nil {
+				return err.Error(), false
+			}
+			for _, e := range h.Evictions {
+				// The node's trouble began with the earliest outage or
+				// shutdown that started before the eviction.
+				var first *nodelifetest.Fault
+				for i, f := range s.Faults {
+					if (f.Kind == nodelifetest.FaultOutage || f.Kind == nodelifetest.FaultShutdown) && slices.Contains(f.Nodes, e.Node) &&
+						f.From <= e.At.Sub(s.Start) && (first == nil || f.From < first.From) {
+						first = &s.Faults[i]
+					}
+				}
+				if first == nil || e.At.Sub(s.Start)-first.From < 10*time.Minute {
+					return fmt.Sprintf("%s evicted from %s at +%v, during %v", e.Pod, e.Node, e.At.Sub(s.Start), first), false
+				}
+			}
+		}
+		return "", true
+	}
+	msg, ok := check(false, 500)
+	fmt.Println("unreachable only:", ok, msg)
+	_, ok = check(true, 500)
+	fmt.Println("unreachable and not-ready:", ok)
+	// Output:
+	// unreachable only: false b/p0 evicted from a-0 at +8s, during Shutdown [a-0] +4s..+55s
+	// unreachable and not-ready: true
+}
+
+// A hand-written scenario: zone b's only node loses the API server from
+// +10 s to +200 s. Its pod tolerates unreachable for 30 s. The node's last
+// renewal is at +0 s; the monitor pass at +55 s is the first more than the
+// 50 s grace later and marks it Unknown (with the unreachable:NoSchedule
+// condition taint), the tainting pass at +60 s adds unreachable:NoExecute,
+// and the pod goes 30 s after that, at +90 s. At +200 s the kubelet posts
+// Ready=True and both taints come off; every check holds.
+func ExampleScenario_Run() {
+	thirty := int64(30)
+	s := nodelifetest.Scenario{
+		Cluster:  nodelifetest.Clusters(nodelifetest.Options{Zones: 2, MaxNodes: 2}).Example(0),
+		Faults:   []nodelifetest.Fault{{Kind: nodelifetest.FaultOutage, Nodes: []string{"b-0"}, From: 10 * time.Second, To: 200 * time.Second}},
+		Duration: 5 * time.Minute,
+	}
+	s.Pods = []nodelifetest.Pod{{Namespace: "shop", Name: "web", UID: "u1", NodeName: "b-0", Ready: true,
+		Tolerations: []taints.Toleration{{Key: taints.TaintNodeUnreachable, Operator: taints.TolerationOpExists, Effect: taints.TaintEffectNoExecute, TolerationSeconds: &thirty}}}}
+	cfg := nodelifecycle.DefaultConfig()
+	h, err := s.Run(cfg, nodelifetest.RunOptions{})
+	if err != nil {
+		panic(err)
+	}
+	for _, c := range h.Taints[len(s.Nodes):] {
+		fmt.Printf("+%v %s %v\n", c.At.Sub(s.Start), c.Node, c.Taints)
+	}
+	for _, e := range h.Evictions {
+		fmt.Printf("+%v evicted %s\n", e.At.Sub(s.Start), e.Pod)
+	}
+	fmt.Println(nodelifetest.CheckLifecycle(h, cfg.NodeMonitorGracePeriod), nodelifetest.CheckRecovered(h))
+	// Output:
+	// +55s b-0 [node.kubernetes.io/unreachable:NoSchedule]
+	// +1m0s b-0 [node.kubernetes.io/unreachable:NoSchedule node.kubernetes.io/unreachable:NoExecute]
+	// +3m20s b-0 [node.kubernetes.io/unreachable:NoSchedule]
+	// +3m20s b-0 []
+	// +1m30s evicted shop/web
+	// <nil> <nil>
+}
+
+// CheckTolerations on a planted violation: the pod tolerates unreachable
+// for 30 s but goes 20 s after the taint.
+func ExampleCheckTolerations() {
+	t0 := nodelifetest.Epoch
+	thirty := int64(30)
+	taint := taints.Taint{Key: taints.TaintNodeUnreachable, Effect: taints.TaintEffectNoExecute}
+	h := nodelifetest.History{
+		Taints: []nodelifetest.TaintChange{{At: t0, Node: "n1"}, {At: t0.Add(60 * time.Second), Node: "n1", Taints: []taints.Taint{taint}}},
+		Evictions: []nodelifetest.Eviction{{At: t0.Add(80 * time.Second), Node: "n1", Pod: "shop/web",
+			Tolerations: []taints.Toleration{{Key: taints.TaintNodeUnreachable, Operator: taints.TolerationOpExists, Effect: taints.TaintEffectNoExecute, TolerationSeconds: &thirty}}}},
+	}
+	fmt.Println(nodelifetest.CheckTolerations(h))
+	// Output:
+	// nodelifetest: invariant violated: at 2026-01-01T00:01:20Z: pod shop/web evicted from node n1 20s after its NoExecute taints [node.kubernetes.io/unreachable:NoExecute] appeared at 2026-01-01T00:01:00Z; its tolerations allow 30s
+}
