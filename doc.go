@@ -106,6 +106,18 @@
 // its status and message), the pod ranking per signal, admission under
 // pressure, and what-if plans of how many pods must go.
 //
+// nodelifetest: for property-based tests of policies built on the
+// library, and of the library itself. rapid generators of every input
+// type (taints and tolerations, conditions, nodes, leases, pods in every
+// package's shape, eviction settings, shutdown configs, image, container
+// and owner-graph records, cgroup values), a scenario generator of
+// clusters with outages, shutdowns, pressure and API faults with a driver
+// that plays them against nodelifecycle.Controller, and invariant checks
+// (tolerationSeconds respected, zone tainting rates, full disruption,
+// Unknown only after silence, critical pods and the kubelet's eviction
+// order, shutdown phases, cascading deletion). Only tests import it; it is
+// the one package that imports pgregory.net/rapid.
+//
 // # Examples
 //
 // go run ./examples/tour prints the guided tour: one scenario per area,

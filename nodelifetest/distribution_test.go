@@ -47,7 +47,9 @@ func checkShares(t *testing.T, generator string, shares ...share) {
 	}
 }
 
-func draw[V any](g *rapid.Generator[V]) func(int) V { return func(seed int) V { return g.Example(seed) } }
+func draw[V any](g *rapid.Generator[V]) func(int) V {
+	return func(seed int) V { return g.Example(seed) }
+}
 
 var any0 = nodelifetest.Options{}
 var valid = nodelifetest.Options{Valid: true}

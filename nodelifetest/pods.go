@@ -3,7 +3,6 @@ package nodelifetest
 import (
 	"fmt"
 	"slices"
-	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	"pgregory.net/rapid"
@@ -311,9 +310,4 @@ func PodsOn(pods []Pod, nodes []string) *rapid.Generator[[]Pod] {
 		}
 		return out
 	})
-}
-
-// timeAt returns o.now() plus seconds.
-func timeAt(o Options, seconds int) time.Time {
-	return o.now().Add(time.Duration(seconds) * time.Second)
 }
