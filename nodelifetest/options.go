@@ -32,6 +32,10 @@ type Options struct {
 	MaxPods int
 	// MaxNodes bounds the number of nodes of a drawn cluster (0 means 9).
 	MaxNodes int
+	// Keys and Values, when set, are the pools Taints and Tolerations draw
+	// keys and values from (Valid then only fixes the effect and
+	// operator), so that collisions between drawn taints are common.
+	Keys, Values []string
 }
 
 func (o Options) now() time.Time {

@@ -51,10 +51,13 @@ func LabelValues() *rapid.Generator[string] {
 func Taints(o Options) *rapid.Generator[taints.Taint] {
 	return rapid.Custom(func(t *rapid.T) taints.Taint {
 		var tt taints.Taint
-		if !o.Valid && rare(t, 3, "invalid") {
+		switch {
+		case len(o.Keys) > 0 || len(o.Values) > 0:
+			tt = taints.Taint{Key: o.key(t), Value: o.value(t), Effect: rapid.SampledFrom(effects).Draw(t, "effect")}
+		case !o.Valid && rare(t, 3, "invalid"):
 			tt = taints.Taint{Key: Strings().Draw(t, "key"), Value: Strings().Draw(t, "value"),
 				Effect: rapid.SampledFrom(append([]taints.Effect{"", "Bogus"}, effects...)).Draw(t, "effect")}
-		} else {
+		default:
 			tt = taints.Taint{Key: QualifiedNames().Draw(t, "key"), Value: LabelValues().Draw(t, "value"),
 				Effect: rapid.SampledFrom(effects).Draw(t, "effect")}
 		}
@@ -74,7 +77,16 @@ func Taints(o Options) *rapid.Generator[taints.Taint] {
 func Tolerations(o Options) *rapid.Generator[taints.Toleration] {
 	return rapid.Custom(func(t *rapid.T) taints.Toleration {
 		var tol taints.Toleration
-		if !o.Valid && rare(t, 3, "invalid") {
+		if len(o.Keys) > 0 || len(o.Values) > 0 {
+			tol.Operator = rapid.SampledFrom([]taints.Operator{taints.TolerationOpExists, taints.TolerationOpEqual}).Draw(t, "op")
+			if tol.Operator == taints.TolerationOpEqual || rapid.Bool().Draw(t, "keyed") {
+				tol.Key = o.key(t)
+			}
+			if tol.Operator == taints.TolerationOpEqual {
+				tol.Value = o.value(t)
+			}
+			tol.Effect = rapid.SampledFrom(append([]taints.Effect{""}, effects...)).Draw(t, "effect")
+		} else if !o.Valid && rare(t, 3, "invalid") {
 			tol = taints.Toleration{Key: Strings().Draw(t, "key"),
 				Operator: rapid.SampledFrom([]taints.Operator{"", taints.TolerationOpEqual, taints.TolerationOpExists, taints.TolerationOpLt, taints.TolerationOpGt, "In"}).Draw(t, "op"),
 				Value:    Strings().Draw(t, "value"),
@@ -121,4 +133,20 @@ func NoExecuteTolerations() *rapid.Generator[[]taints.Toleration] {
 		}
 		return out
 	})
+}
+
+// key and value draw from o.Keys and o.Values, or as for valid taints
+// when the pool is empty.
+func (o Options) key(t *rapid.T) string {
+	if len(o.Keys) == 0 {
+		return QualifiedNames().Draw(t, "key")
+	}
+	return rapid.SampledFrom(o.Keys).Draw(t, "key")
+}
+
+func (o Options) value(t *rapid.T) string {
+	if len(o.Values) == 0 {
+		return LabelValues().Draw(t, "value")
+	}
+	return rapid.SampledFrom(o.Values).Draw(t, "value")
 }

@@ -1,13 +1,11 @@
 package taints
 
 import (
-	"slices"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/nodelife/nodelife/conditions"
-	"pgregory.net/rapid"
 )
 
 func noSched(key string) Taint { return Taint{Key: key, Effect: TaintEffectNoSchedule} }
@@ -65,28 +63,4 @@ func TestReconcileConditionTaints(t *testing.T) {
 	if add, remove := ReconcileConditionTaints(Apply(node, add, remove), conds, true, now); add != nil || remove != nil {
 		t.Errorf("not idempotent: %v %v", add, remove)
 	}
-}
-
-// FromConditions depends on the set of conditions, not their order.
-func TestPropertyFromConditionsOrderIndependent(t *testing.T) {
-	cond := rapid.Custom(func(t *rapid.T) conditions.Condition {
-		return conditions.Condition{
-			Type:   rapid.SampledFrom([]conditions.Type{conditions.Ready, conditions.MemoryPressure, conditions.DiskPressure, conditions.PIDPressure, conditions.NetworkUnavailable, "Other"}).Draw(t, "type"),
-			Status: rapid.SampledFrom([]conditions.Status{conditions.True, conditions.False, conditions.Unknown, ""}).Draw(t, "status"),
-		}
-	})
-	rapid.Check(t, func(t *rapid.T) {
-		conds := rapid.SliceOfN(cond, 0, 8).Draw(t, "conds")
-		unsched := rapid.Bool().Draw(t, "unschedulable")
-		perm := rapid.Permutation(conds).Draw(t, "perm")
-		a, b := keyEffects(FromConditions(conds, unsched)), keyEffects(FromConditions(perm, unsched))
-		if !slices.Equal(a, b) {
-			t.Fatalf("%v vs %v", a, b)
-		}
-		for _, x := range FromConditions(conds, unsched) {
-			if !IsConditionTaint(x) {
-				t.Fatalf("%v is not a condition taint", x)
-			}
-		}
-	})
 }
