@@ -1,40 +1,46 @@
-package conditions
+package conditions_test
 
 import (
 	"testing"
 	"time"
 
+	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/nodelifetest"
 	"pgregory.net/rapid"
 )
 
-var statuses = []Status{True, False, Unknown}
+// t0 is the start of every drawn history.
+var t0 = nodelifetest.Epoch
+
+var statuses = nodelifetest.Statuses
 
 // Setting a condition twice with the same status never changes its
 // LastTransitionTime, whatever the reason, message or clock.
 func TestPropertySetSameStatusKeepsTransition(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		ty := rapid.SampledFrom([]Type{Ready, MemoryPressure, DiskPressure, PIDPressure, NetworkUnavailable}).Draw(t, "type")
+		old := nodelifetest.Conditions(nodelifetest.Options{Valid: true}).Draw(t, "old")
+		ty := old.Type
 		st := rapid.SampledFrom(statuses).Draw(t, "status")
 		n1 := t0.Add(time.Duration(rapid.Int64Range(-1e12, 1e12).Draw(t, "n1")))
 		n2 := t0.Add(time.Duration(rapid.Int64Range(-1e12, 1e12).Draw(t, "n2")))
-		var start []Condition
+		var start []conditions.Condition
 		if rapid.Bool().Draw(t, "existing") {
-			start = []Condition{{Type: ty, Status: rapid.SampledFrom(statuses).Draw(t, "old"), LastTransitionTime: t0}}
+			start = []conditions.Condition{old}
 		}
-		once, _ := Set(start, Condition{Type: ty, Status: st, Reason: rapid.String().Draw(t, "r1")}, n1)
-		twice, transitioned := Set(once, Condition{Type: ty, Status: st, Reason: rapid.String().Draw(t, "r2")}, n2)
-		a, _ := Find(once, ty)
-		b, _ := Find(twice, ty)
+		once, _ := conditions.Set(start, conditions.Condition{Type: ty, Status: st, Reason: rapid.String().Draw(t, "r1")}, n1)
+		twice, transitioned := conditions.Set(once, conditions.Condition{Type: ty, Status: st, Reason: rapid.String().Draw(t, "r2")}, n2)
+		a, _ := conditions.Find(once, ty)
+		b, _ := conditions.Find(twice, ty)
 		if transitioned || !a.LastTransitionTime.Equal(b.LastTransitionTime) || !b.LastHeartbeatTime.Equal(n2) {
 			t.Fatalf("once %+v, twice %+v, transitioned %v", a, b, transitioned)
 		}
 		// The pressure setter obeys the same rule.
-		if ty != Ready && ty != NetworkUnavailable {
+		if ty != conditions.Ready && ty != conditions.NetworkUnavailable {
 			p := rapid.Bool().Draw(t, "pressure")
-			x, _, _ := SetPressure(start, ty, p, n1)
-			y, ev, _ := SetPressure(x, ty, p, n2)
-			cx, _ := Find(x, ty)
-			cy, _ := Find(y, ty)
+			x, _, _ := conditions.SetPressure(start, ty, p, n1)
+			y, ev, _ := conditions.SetPressure(x, ty, p, n2)
+			cx, _ := conditions.Find(x, ty)
+			cy, _ := conditions.Find(y, ty)
 			if ev != nil || !cx.LastTransitionTime.Equal(cy.LastTransitionTime) {
 				t.Fatalf("SetPressure twice: %+v then %+v, event %v", cx, cy, ev)
 			}
@@ -47,12 +53,12 @@ func TestPropertySetSameStatusKeepsTransition(t *testing.T) {
 // that applies. The oracle tracks "last heard" independently.
 func TestPropertyMonitorNeverUnknownBeforeGrace(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		cfg := DefaultMonitorConfig()
+		cfg := conditions.DefaultMonitorConfig()
 		if rapid.Bool().Draw(t, "legacy") {
-			cfg.GracePeriod = LegacyNodeMonitorGracePeriod
+			cfg.GracePeriod = conditions.LegacyNodeMonitorGracePeriod
 		}
-		node := Node{CreationTimestamp: t0}
-		var rec HealthRecord
+		node := conditions.Node{CreationTimestamp: t0}
+		var rec conditions.HealthRecord
 		now := t0
 		lastHeard := time.Time{} // oracle
 		hasReady := false
@@ -61,8 +67,9 @@ func TestPropertyMonitorNeverUnknownBeforeGrace(t *testing.T) {
 			now = now.Add(time.Duration(rapid.IntRange(0, 40).Draw(t, "dt")) * time.Second)
 			heard := false
 			if rapid.Bool().Draw(t, "post") { // kubelet posts a fresh Ready
-				st := rapid.SampledFrom(statuses).Draw(t, "st")
-				node.Conditions = []Condition{{Type: Ready, Status: st, LastHeartbeatTime: now, LastTransitionTime: now}}
+				c := nodelifetest.Conditions(nodelifetest.Options{Valid: true, Now: now}).Draw(t, "posted")
+				c.Type, c.LastHeartbeatTime, c.LastTransitionTime = conditions.Ready, now, now
+				node.Conditions = []conditions.Condition{c}
 				hasReady, heard = true, true
 			}
 			if rapid.Bool().Draw(t, "renew") { // lease renewed
@@ -93,7 +100,7 @@ func TestPropertyMonitorNeverUnknownBeforeGrace(t *testing.T) {
 				// (Unknown), the node has one: upstream's tryUpdateNodeHealth
 				// takes the monitor grace from then on, not the startup grace.
 				for _, c := range h.Conditions {
-					hasReady = hasReady || c.Type == Ready
+					hasReady = hasReady || c.Type == conditions.Ready
 				}
 			} else {
 				rec = h.Record

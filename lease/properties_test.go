@@ -1,25 +1,23 @@
-package lease
+package lease_test
 
 import (
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/nodelife/nodelife/lease"
+	"github.com/nodelife/nodelife/nodelifetest"
 	"pgregory.net/rapid"
 )
+
+// t0 is the start of every drawn history.
+var t0 = nodelifetest.Epoch
 
 // The back-off never exceeds its cap and, with jitter no larger than
 // Factor-1, never decreases until Reset.
 func TestPropertyBackoff(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		factor := rapid.Float64Range(1, 4).Draw(t, "factor")
-		b := Backoff{
-			Initial: time.Duration(rapid.Int64Range(1, int64(time.Minute)).Draw(t, "initial")),
-			Factor:  factor,
-			Jitter:  rapid.Float64Range(0, factor-1).Draw(t, "jitter"),
-		}
-		b.Cap = b.Initial + time.Duration(rapid.Int64Range(0, int64(time.Hour)).Draw(t, "extra"))
-		b.Rand = func() float64 { return rapid.Float64Range(0, 0.999999).Draw(t, "r") }
+		b := nodelifetest.Backoffs().Draw(t, "backoff")
 		var prev time.Duration
 		for i := rapid.IntRange(1, 60).Draw(t, "n"); i > 0; i-- {
 			if rapid.IntRange(0, 9).Draw(t, "reset") == 0 {
@@ -39,12 +37,8 @@ func TestPropertyBackoff(t *testing.T) {
 // before the lease it wrote last would expire.
 func TestPropertyHeartbeatRenewsInTime(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		cfg := DefaultHeartbeatConfig("node")
-		cfg.LeaseDurationSeconds = int32(rapid.IntRange(1, 300).Draw(t, "duration"))
-		cfg.RenewIntervalFraction = rapid.Float64Range(0.01, 0.9).Draw(t, "fraction")
-		cfg.JitterFactor = rapid.Float64Range(0, 1/cfg.RenewIntervalFraction-1.0001).Draw(t, "jitter")
-		cfg.Rand = func() float64 { return rapid.Float64Range(0, 0.999999).Draw(t, "r") }
-		h, err := NewHeartbeat(cfg)
+		cfg := nodelifetest.HeartbeatConfigs("node").Draw(t, "config")
+		h, err := lease.NewHeartbeat(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -54,13 +48,13 @@ func TestPropertyHeartbeatRenewsInTime(t *testing.T) {
 		s := h.Step(now)
 		for i := 0; i < 50; i++ {
 			switch s.Op {
-			case OpWait:
+			case lease.OpWait:
 				now = s.Next
 				s = h.Step(now)
 				continue
-			case OpGet:
+			case lease.OpGet:
 				now = now.Add(time.Duration(rapid.IntRange(0, 100).Draw(t, "latency")) * time.Millisecond)
-				s = h.Done(now, NotFound, nil)
+				s = h.Done(now, lease.NotFound, nil)
 				continue
 			}
 			// A write (update or create): it must come before expiry.
@@ -68,7 +62,7 @@ func TestPropertyHeartbeatRenewsInTime(t *testing.T) {
 				t.Fatalf("write at %v, lease expired at %v", now.Sub(t0), expires.Sub(t0))
 			}
 			expires, _ = s.Object().ExpiresAt()
-			s = h.Done(now, OK, nil)
+			s = h.Done(now, lease.OK, nil)
 		}
 	})
 }
@@ -76,36 +70,36 @@ func TestPropertyHeartbeatRenewsInTime(t *testing.T) {
 // electionWorld is a lock shared by two electors, with a resource version,
 // whose requests run atomically at the global time.
 type electionWorld struct {
-	rec     *Record
+	rec     *lease.Record
 	version int
 }
 
-func (w *electionWorld) apply(s ElectionStep, fail bool) (Outcome, Record, string) {
+func (w *electionWorld) apply(s lease.ElectionStep, fail bool) (lease.Outcome, lease.Record, string) {
 	if fail {
-		return Failed, Record{}, ""
+		return lease.Failed, lease.Record{}, ""
 	}
 	switch s.Op {
-	case OpGet:
+	case lease.OpGet:
 		if w.rec == nil {
-			return NotFound, Record{}, ""
+			return lease.NotFound, lease.Record{}, ""
 		}
-		return OK, *w.rec, strconv.Itoa(w.version)
-	case OpCreate:
+		return lease.OK, *w.rec, strconv.Itoa(w.version)
+	case lease.OpCreate:
 		if w.rec != nil {
-			return Conflict, Record{}, ""
+			return lease.Conflict, lease.Record{}, ""
 		}
-	case OpUpdate:
+	case lease.OpUpdate:
 		if w.rec == nil {
-			return NotFound, Record{}, ""
+			return lease.NotFound, lease.Record{}, ""
 		}
 		if s.Version != strconv.Itoa(w.version) {
-			return Conflict, Record{}, ""
+			return lease.Conflict, lease.Record{}, ""
 		}
 	}
 	r := s.Record
 	w.rec = &r
 	w.version++
-	return OK, Record{}, strconv.Itoa(w.version)
+	return lease.OK, lease.Record{}, strconv.Itoa(w.version)
 }
 
 // Two electors share one lock under any interleaving of their steps, clock
@@ -116,15 +110,13 @@ func (w *electionWorld) apply(s ElectionStep, fail bool) (Outcome, Record, strin
 func TestPropertyElectionSafety(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		var w electionWorld
-		var es [2]*Elector
+		var es [2]*lease.Elector
 		var offset [2]time.Duration
-		var pending [2]ElectionStep
+		var pending [2]lease.ElectionStep
 		for i := range es {
-			cfg := DefaultElectionConfig("e" + strconv.Itoa(i))
-			cfg.ReleaseOnCancel = rapid.Bool().Draw(t, "release")
-			cfg.Rand = func() float64 { return rapid.Float64Range(0, 0.999999).Draw(t, "r") }
+			cfg := nodelifetest.ElectionConfigs("e"+strconv.Itoa(i)).Draw(t, "config")
 			var err error
-			if es[i], err = NewElector(cfg); err != nil {
+			if es[i], err = lease.NewElector(cfg); err != nil {
 				t.Fatal(err)
 			}
 			offset[i] = time.Duration(rapid.Int64Range(-int64(time.Hour), int64(time.Hour)).Draw(t, "offset"))
@@ -146,14 +138,14 @@ func TestPropertyElectionSafety(t *testing.T) {
 			case 3:
 				if rapid.IntRange(0, 19).Draw(t, "cancel") == 0 {
 					s := es[i].Release(local(i))
-					if s.Op == OpUpdate {
+					if s.Op == lease.OpUpdate {
 						w.apply(s, false)
 					}
 					pending[i] = s
 				}
 			default:
 				s := pending[i]
-				if s.Op == OpWait {
+				if s.Op == lease.OpWait {
 					if s.Next.IsZero() || local(i).Before(s.Next) {
 						continue
 					}
@@ -163,7 +155,7 @@ func TestPropertyElectionSafety(t *testing.T) {
 				fail := rapid.IntRange(0, 9).Draw(t, "fail") == 0
 				outcome, rec, ver := w.apply(s, fail)
 				if rapid.IntRange(0, 19).Draw(t, "lostReply") == 0 {
-					outcome = Failed // the request ran but its reply was lost
+					outcome = lease.Failed // the request ran but its reply was lost
 				}
 				pending[i] = es[i].Done(local(i), outcome, rec, ver)
 			}
