@@ -136,7 +136,8 @@ func TestDistributionPods(t *testing.T) {
 		}, 1, 1})
 	ranged := draw(nodelifetest.OnePod(nodelifetest.Options{MinPriority: -5, MaxPriority: 5}))
 	checkShares(t, "OnePod(priority -5..5)",
-		share{"priority in range", func(i int) bool { p := ranged(i).Priority; return p != nil && *p >= -5 && *p <= 5 }, 1, 1})
+		share{"priority in range or nil", func(i int) bool { p := ranged(i).Priority; return p == nil || *p >= -5 && *p <= 5 }, 1, 1},
+		share{"nil priority", func(i int) bool { return ranged(i).Priority == nil }, 0.05, 0.6})
 	on := func(i int) []nodelifetest.Pod { return nodelifetest.PodsOn(pods(i), []string{"n0", "n1"}).Example(i) }
 	checkShares(t, "PodsOn",
 		share{"some pod unbound", func(i int) bool {

@@ -25,8 +25,9 @@ type Options struct {
 	Zones int
 	// MinPriority and MaxPriority bound drawn pod priorities when
 	// MaxPriority > MinPriority; otherwise priorities come from a mix of
-	// the values policies key on (nil, negative, 0, ordinary,
-	// system-cluster-critical, system-node-critical).
+	// the values policies key on (negative, 0, ordinary,
+	// system-cluster-critical, system-node-critical). Either way about a
+	// quarter of the pods have no priority (nil).
 	MinPriority, MaxPriority int32
 	// MaxPods bounds the length of drawn pod lists (0 means 12).
 	MaxPods int

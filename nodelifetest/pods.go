@@ -146,11 +146,11 @@ func (p Pod) Lifecycle() nodelifecycle.Pod {
 var priorities = []int32{-100, 0, 0, 10, 1000, 100000, 1000000000, cgroup.SystemCriticalPriority, cgroup.SystemCriticalPriority + 1000}
 
 func (o Options) priority(t *rapid.T) *int32 {
-	if o.MaxPriority > o.MinPriority {
-		return ptr(rapid.Int32Range(o.MinPriority, o.MaxPriority).Draw(t, "priority"))
-	}
 	if rare(t, 4, "noPriority") {
 		return nil
+	}
+	if o.MaxPriority > o.MinPriority {
+		return ptr(rapid.Int32Range(o.MinPriority, o.MaxPriority).Draw(t, "priority"))
 	}
 	return ptr(rapid.SampledFrom(priorities).Draw(t, "priority"))
 }

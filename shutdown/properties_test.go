@@ -1,18 +1,22 @@
-package shutdown
+package shutdown_test
 
 import (
-	"fmt"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/nodelife/nodelife/nodelifetest"
+	"github.com/nodelife/nodelife/shutdown"
 	"pgregory.net/rapid"
 )
+
+// t0 is the start of every drawn history.
+var t0 = nodelifetest.Epoch
 
 // naivePhaseIndex is PhaseIndex written from the reference's words: the
 // phase with the largest priority <= the pod's, else the lowest; among
 // equal priorities an exact match takes the first, a larger value the last.
-func naivePhaseIndex(phases []PhaseConfig, prio int32) int {
+func naivePhaseIndex(phases []shutdown.PhaseConfig, prio int32) int {
 	if len(phases) == 0 {
 		return -1
 	}
@@ -41,44 +45,22 @@ func naivePhaseIndex(phases []PhaseConfig, prio int32) int {
 	return -1
 }
 
-// genPhases draws a priority list with few distinct priorities, so that
-// duplicates are common, and periods that include 0 and negatives.
-func genPhases(t *rapid.T) []PhaseConfig {
-	n := rapid.IntRange(1, 10).Draw(t, "phases")
-	ps := make([]PhaseConfig, n)
-	for i := range ps {
-		ps[i] = PhaseConfig{
-			Priority:                   int32(rapid.IntRange(-2, 12).Draw(t, "prio")) * 1000,
-			ShutdownGracePeriodSeconds: int64(rapid.IntRange(-2, 300).Draw(t, "secs")),
-		}
-	}
-	return ps
-}
-
-// genPods draws pods with unique names, nil or drawn priorities and grace
-// periods.
-func genPods(t *rapid.T, max int) []Pod {
-	n := rapid.IntRange(0, max).Draw(t, "pods")
-	pods := make([]Pod, n)
-	for i := range pods {
-		pods[i] = Pod{Namespace: "ns", Name: fmt.Sprintf("p%d", i), Phase: PodRunning}
-		if rapid.Bool().Draw(t, "hasPrio") {
-			v := int32(rapid.IntRange(-3000, 13000).Draw(t, "podPrio"))
-			pods[i].Priority = &v
-		}
-		if rapid.Bool().Draw(t, "hasGrace") {
-			v := int64(rapid.IntRange(0, 400).Draw(t, "grace"))
-			pods[i].TerminationGracePeriodSeconds = &v
-		}
+// drawPods draws up to max running pods as graceful shutdown takes them:
+// unique names, priorities from -3000 to 13000 or none, grace periods or
+// none.
+func drawPods(t *rapid.T, max int) []shutdown.Pod {
+	var pods []shutdown.Pod
+	for _, p := range nodelifetest.Pods(nodelifetest.Options{MaxPods: max, MinPriority: -3000, MaxPriority: 13000}).Draw(t, "pods") {
+		pods = append(pods, p.Shutdown())
 	}
 	return pods
 }
 
 // phaseSets returns, per phase, the sorted names of its pods.
-func phaseSets(p Plan) [][]string {
+func phaseSets(p shutdown.Plan) [][]string {
 	out := make([][]string, len(p.Phases))
 	for i, ph := range p.Phases {
-		out[i] = names(ph.Pods)
+		out[i] = shutdown.Names(ph.Pods)
 		slices.Sort(out[i])
 	}
 	return out
@@ -90,8 +72,8 @@ func phaseSets(p Plan) [][]string {
 // InhibitDelay that of all; grouping does not depend on pod order.
 func TestPropertyPlan(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		c := Config{ShutdownGracePeriodByPodPriority: genPhases(t)}
-		pods := genPods(t, 60)
+		c := shutdown.Config{ShutdownGracePeriodByPodPriority: nodelifetest.ShutdownPhases(nodelifetest.Options{}).Draw(t, "phases")}
+		pods := drawPods(t, 60)
 		plan, err := c.Plan(pods)
 		if err != nil {
 			t.Fatal(err)
@@ -150,9 +132,9 @@ func TestPropertyPlan(t *testing.T) {
 
 func TestPropertyPhaseIndexAgreesWithNaive(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		phases := Config{ShutdownGracePeriodByPodPriority: genPhases(t)}.Phases()
+		phases := shutdown.Config{ShutdownGracePeriodByPodPriority: nodelifetest.ShutdownPhases(nodelifetest.Options{}).Draw(t, "phases")}.Phases()
 		prio := int32(rapid.IntRange(-5000, 15000).Draw(t, "prio"))
-		if got, want := PhaseIndex(phases, prio), naivePhaseIndex(phases, prio); got != want {
+		if got, want := shutdown.PhaseIndex(phases, prio), naivePhaseIndex(phases, prio); got != want {
 			t.Fatalf("PhaseIndex(%v, %d) = %d, naive %d", phases, prio, got, want)
 		}
 	})
@@ -166,8 +148,8 @@ func TestPropertyPhaseIndexAgreesWithNaive(t *testing.T) {
 // and ShutdownStatus follow the state.
 func TestPropertyManager(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		cfg := Config{ShutdownGracePeriodByPodPriority: genPhases(t), CancelImmediately: rapid.Bool().Draw(t, "immediate")}
-		m, err := NewManager(cfg)
+		cfg := shutdown.Config{ShutdownGracePeriodByPodPriority: nodelifetest.ShutdownPhases(nodelifetest.Options{}).Draw(t, "phases"), CancelImmediately: rapid.Bool().Draw(t, "immediate")}
+		m, err := shutdown.NewManager(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,36 +157,36 @@ func TestPropertyManager(t *testing.T) {
 		var killed map[string]int
 		terminated := map[string]bool{}
 		startedAt := map[int]time.Time{}
-		var runPods []Pod
+		var runPods []shutdown.Pod
 		var runStart time.Time
 		lastPhase := -1
-		check := func(op string, s Step) {
+		check := func(op string, s shutdown.Step) {
 			if s.State != m.State() {
 				t.Fatalf("%s: step state %v, manager %v", op, s.State, m.State())
 			}
-			if (s.State == StateShuttingDown) != !s.Next.IsZero() || (!s.Next.IsZero() && s.Next.Before(now)) {
+			if (s.State == shutdown.StateShuttingDown) != !s.Next.IsZero() || (!s.Next.IsZero() && s.Next.Before(now)) {
 				t.Fatalf("%s: state %v next %v now %v", op, s.State, s.Next, now)
 			}
-			if (m.ShutdownStatus() == nil) != (s.State == StateIdle) || m.Admit(Pod{}).Admit != (s.State == StateIdle) {
+			if (m.ShutdownStatus() == nil) != (s.State == shutdown.StateIdle) || m.Admit(shutdown.Pod{}).Admit != (s.State == shutdown.StateIdle) {
 				t.Fatalf("%s: state %v status %v", op, s.State, m.ShutdownStatus())
 			}
 			for _, ev := range s.Phases {
 				ph := m.Plan().Phases[ev.Phase]
 				switch ev.Kind {
-				case PhaseCompleted:
+				case shutdown.PhaseCompleted:
 					for _, pp := range ph.Pods {
 						if !terminated[pp.Pod.Key()] {
 							t.Fatalf("%s: phase %d completed with pod %s running", op, ev.Phase, pp.Pod.Name)
 						}
 					}
-				case PhaseTimedOut:
+				case shutdown.PhaseTimedOut:
 					if want := startedAt[ev.Phase].Add(max(ph.Period(), 0)); !ev.At.Equal(want) {
 						t.Fatalf("%s: phase %d timed out at %v, want %v", op, ev.Phase, ev.At, want)
 					}
-				case PhaseStarted:
+				case shutdown.PhaseStarted:
 					startedAt[ev.Phase] = ev.At
 				}
-				if ev.Kind == PhaseStarted || ev.Kind == PhaseSkipped {
+				if ev.Kind == shutdown.PhaseStarted || ev.Kind == shutdown.PhaseSkipped {
 					if ev.Phase <= lastPhase {
 						t.Fatalf("%s: phase %d started after phase %d", op, ev.Phase, lastPhase)
 					}
@@ -220,7 +202,7 @@ func TestPropertyManager(t *testing.T) {
 					t.Fatalf("%s: pod %s killed twice", op, k.Pod.Name)
 				}
 				prio, _ := cfg.PodPriority(k.Pod)
-				if want := PhaseIndex(cfg.Phases(), prio); k.Phase != want || k.GracePeriodSeconds != PodGracePeriod(k.Pod, m.Plan().Phases[want].ShutdownGracePeriodSeconds) {
+				if want := shutdown.PhaseIndex(cfg.Phases(), prio); k.Phase != want || k.GracePeriodSeconds != shutdown.PodGracePeriod(k.Pod, m.Plan().Phases[want].ShutdownGracePeriodSeconds) {
 					t.Fatalf("%s: kill %+v, want phase %d", op, k, want)
 				}
 			}
@@ -241,9 +223,9 @@ func TestPropertyManager(t *testing.T) {
 				// belongs to one run.
 				check("tick before start", m.Step(now))
 				was := m.State()
-				pods := genPods(t, 12)
+				pods := drawPods(t, 12)
 				s := m.Start(now, pods)
-				if was != StateShuttingDown {
+				if was != shutdown.StateShuttingDown {
 					killed, runPods, runStart, lastPhase = map[string]int{}, pods, now, -1
 					clear(terminated)
 					clear(startedAt)
@@ -254,7 +236,7 @@ func TestPropertyManager(t *testing.T) {
 			case op <= 5 && len(runPods) > 0:
 				p := runPods[rapid.IntRange(0, len(runPods)-1).Draw(t, "pod")]
 				check("tick before terminated", m.Step(now))
-				if m.State() == StateShuttingDown {
+				if m.State() == shutdown.StateShuttingDown {
 					terminated[p.Key()] = true
 				}
 				check("terminated", m.PodTerminated(now, p.Key()))
