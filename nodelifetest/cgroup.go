@@ -34,7 +34,7 @@ func Weights() *rapid.Generator[uint64] {
 }
 
 // CgroupNames draws cgroup names for the cgroupfs and systemd drivers:
-// 0-4 components of lower-case letters, digits, dots and dashes, with
+// up to 6 components of lower-case letters, digits, dots and dashes, with
 // "kubepods" often first.
 func CgroupNames() *rapid.Generator[cgroup.Name] {
 	component := rapid.StringMatching(`[a-z0-9][a-z0-9.-]{0,12}`)
@@ -43,9 +43,21 @@ func CgroupNames() *rapid.Generator[cgroup.Name] {
 		if rapid.Bool().Draw(t, "kubepods") {
 			n = append(n, cgroup.KubepodsComponent)
 		}
-		for i := rapid.IntRange(0, 3).Draw(t, "components"); i > 0; i-- {
+		for i := rapid.IntRange(0, 5).Draw(t, "components"); i > 0; i-- {
 			n = append(n, component.Draw(t, "component"))
 		}
 		return n
 	})
+}
+
+// Bytes draws byte counts from 0 to max: the page-size edges (0, 1, 4095,
+// 4096, 4097), max and the values next to it more often than the rest.
+func Bytes(max int64) *rapid.Generator[int64] {
+	var edges []int64
+	for _, v := range []int64{0, 1, 4095, 4096, 4097, max - 1, max} {
+		if v >= 0 && v <= max {
+			edges = append(edges, v)
+		}
+	}
+	return rapid.OneOf(rapid.SampledFrom(edges), rapid.Int64Range(0, max))
 }
