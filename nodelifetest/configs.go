@@ -13,7 +13,7 @@ import (
 // thresholdValues are the threshold quantities and percentages the
 // kubelet's flags take, odd spellings included.
 var thresholdValues = rapid.OneOf(
-	rapid.SampledFrom([]string{"0%", "100%", "0.0%", "100.0%", "1", "100Mi", "1.5Gi", "2G", "500m", "1e3", "12.5%", "0.001%", "99.99%"}),
+	rapid.SampledFrom([]string{"0%", "100%", "0.0%", "100.0%", "10%%", "1", "100Mi", "1.5Gi", "2G", "500m", "1e3", "12.5%", "0.001%", "99.99%"}),
 	rapid.Custom(func(t *rapid.T) string { return fmt.Sprintf("%g%%", rapid.Float64Range(0, 100).Draw(t, "pct")) }),
 	rapid.Custom(func(t *rapid.T) string {
 		return fmt.Sprintf("%d%s", rapid.IntRange(1, 1<<20).Draw(t, "n"), rapid.SampledFrom([]string{"", "Ki", "Mi", "Gi", "k", "M"}).Draw(t, "suffix"))

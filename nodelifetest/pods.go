@@ -141,9 +141,9 @@ func (p Pod) Lifecycle() nodelifecycle.Pod {
 		Ready: p.Ready, Terminating: p.Terminating}
 }
 
-// priorities are the values policies key on, each class of them twice
-// as likely as a random value.
-var priorities = []int32{-100, 0, 0, 10, 1000, 100000, 1000000000, cgroup.SystemCriticalPriority, cgroup.SystemCriticalPriority + 1000}
+// priorities are the values policies key on, the edge just below critical
+// included.
+var priorities = []int32{-100, 0, 0, 10, 1000, 100000, 1000000000, cgroup.SystemCriticalPriority - 1, cgroup.SystemCriticalPriority, cgroup.SystemCriticalPriority + 1000}
 
 func (o Options) priority(t *rapid.T) *int32 {
 	if rare(t, 4, "noPriority") {
