@@ -1,66 +1,28 @@
-package gc
+package gc_test
 
 import (
-	"fmt"
 	"sort"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/nodelife/nodelife/gc"
+	"github.com/nodelife/nodelife/nodelifetest"
 	"pgregory.net/rapid"
 )
 
 // ---- images ----
 
-func genImagePolicy(t *rapid.T) ImagePolicy {
-	high := rapid.IntRange(1, 100).Draw(t, "high")
-	p := ImagePolicy{
-		HighThresholdPercent: high,
-		LowThresholdPercent:  rapid.IntRange(0, high-1).Draw(t, "low"),
-		MinAge:               time.Duration(rapid.IntRange(0, 10).Draw(t, "minAgeMin")) * time.Minute,
-	}
-	if rapid.Bool().Draw(t, "maxAgeOn") {
-		p.MaxAge = p.MinAge + time.Duration(rapid.IntRange(1, 30).Draw(t, "maxAgeExtraMin"))*time.Minute
-	}
-	return p
-}
-
-func genImageRecords(t *rapid.T) []ImageRecord {
-	n := rapid.IntRange(0, 25).Draw(t, "n")
-	rs := make([]ImageRecord, n)
-	for i := range rs {
-		r := ImageRecord{
-			ID:            fmt.Sprintf("img%02d", i),
-			Size:          rapid.Int64Range(0, 300).Draw(t, "size"),
-			Pinned:        rapid.IntRange(0, 5).Draw(t, "pinned") == 0,
-			FirstDetected: ago(time.Duration(rapid.IntRange(0, 40).Draw(t, "detectedMin")) * time.Minute),
-		}
-		if rapid.IntRange(0, 9).Draw(t, "farDetected") == 0 {
-			// Outside the years UnixNano represents: the planner's slow path.
-			r.FirstDetected = t0.AddDate(rapid.IntRange(-700, -300).Draw(t, "farYears"), 0, 0)
-		}
-		switch rapid.IntRange(0, 3).Draw(t, "use") {
-		case 0: // never used
-		case 1:
-			r.LastUsed, r.InUse = t0, true
-		default:
-			r.LastUsed = ago(time.Duration(rapid.IntRange(0, 40).Draw(t, "lastUsedMin")) * time.Minute)
-		}
-		rs[i] = r
-	}
-	return rs
-}
-
 // naiveImages follows upstream's GarbageCollect literally, with a plain
 // bubble sort for the eviction order.
-func naiveImages(p ImagePolicy, records []ImageRecord, fs FsStats, beganGC, now time.Time) (deleted []string, freed int64, failed bool) {
-	var cands []ImageRecord
+func naiveImages(p gc.ImagePolicy, records []gc.ImageRecord, fs gc.FsStats, beganGC, now time.Time) (deleted []string, freed int64, failed bool) {
+	var cands []gc.ImageRecord
 	for _, r := range records {
 		if !r.InUse && !r.Pinned {
 			cands = append(cands, r)
 		}
 	}
-	less := func(a, b ImageRecord) bool {
+	less := func(a, b gc.ImageRecord) bool {
 		if !a.LastUsed.Equal(b.LastUsed) {
 			return a.LastUsed.Before(b.LastUsed)
 		}
@@ -77,7 +39,7 @@ func naiveImages(p ImagePolicy, records []ImageRecord, fs FsStats, beganGC, now 
 		}
 	}
 	if p.MaxAge != 0 && now.Sub(beganGC) > p.MaxAge {
-		var rest []ImageRecord
+		var rest []gc.ImageRecord
 		for _, r := range cands {
 			if now.Sub(r.LastUsed) > p.MaxAge {
 				deleted = append(deleted, r.ID)
@@ -117,36 +79,36 @@ func naiveImages(p ImagePolicy, records []ImageRecord, fs FsStats, beganGC, now 
 // high threshold, and does not depend on the input order.
 func TestPropertyImagePlan(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		p := genImagePolicy(t)
-		records := genImageRecords(t)
+		p := nodelifetest.ImagePolicies().Draw(t, "policy")
+		records := nodelifetest.ImageRecords(nodelifetest.Options{Now: gc.T0}).Draw(t, "records")
 		capacity := rapid.Int64Range(0, 3000).Draw(t, "capacity")
-		fs := FsStats{Capacity: capacity, Available: rapid.Int64Range(0, capacity+100).Draw(t, "available")}
-		began := ago(time.Duration(rapid.IntRange(0, 60).Draw(t, "beganMin")) * time.Minute)
+		fs := gc.FsStats{Capacity: capacity, Available: rapid.Int64Range(0, capacity+100).Draw(t, "available")}
+		began := gc.Ago(time.Duration(rapid.IntRange(0, 60).Draw(t, "beganMin")) * time.Minute)
 
-		plan, err := PlanImages(p, records, fs, began, t0)
+		plan, err := gc.PlanImages(p, records, fs, began, gc.T0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		wantDel, wantFreed, wantFailed := naiveImages(p, records, fs, began, t0)
-		if d := cmp.Diff(wantDel, imageIDs(plan.Deletions)); d != "" {
+		wantDel, wantFreed, wantFailed := naiveImages(p, records, fs, began, gc.T0)
+		if d := cmp.Diff(wantDel, gc.ImageIDs(plan.Deletions)); d != "" {
 			t.Fatalf("deletions differ from the naive reference (-want +got):\n%s", d)
 		}
 		if plan.Freed != wantFreed || (plan.Err() != nil) != wantFailed {
 			t.Fatalf("freed %d err %v, naive %d failed %v", plan.Freed, plan.Err(), wantFreed, wantFailed)
 		}
-		byID := map[string]ImageRecord{}
+		byID := map[string]gc.ImageRecord{}
 		for _, r := range records {
 			byID[r.ID] = r
 		}
 		var space int64
 		var lastSpace int64
-		for _, d := range append(append([]ImageDeletion{}, plan.Deletions...), plan.Spare...) {
+		for _, d := range append(append([]gc.ImageDeletion{}, plan.Deletions...), plan.Spare...) {
 			if r := byID[d.Image.ID]; r.InUse || r.Pinned {
 				t.Fatalf("planned in-use or pinned image %+v", r)
 			}
 		}
 		for _, d := range plan.Deletions {
-			if d.Reason == ImageReasonSpace {
+			if d.Reason == gc.ImageReasonSpace {
 				space += d.Image.Size
 				lastSpace = d.Image.Size
 			}
@@ -166,7 +128,7 @@ func TestPropertyImagePlan(t *testing.T) {
 			}
 		}
 		perm := rapid.Permutation(records).Draw(t, "perm")
-		again, err := PlanImages(p, perm, fs, began, t0)
+		again, err := gc.PlanImages(p, perm, fs, began, gc.T0)
 		if err != nil || !cmp.Equal(plan, again) {
 			t.Fatalf("plan depends on input order: %v\n%s", err, cmp.Diff(plan, again))
 		}
@@ -175,63 +137,26 @@ func TestPropertyImagePlan(t *testing.T) {
 
 // ---- containers ----
 
-func genContainerInput(t *rapid.T) (ContainerPolicy, ContainerGCInput) {
-	p := ContainerPolicy{
-		MinAge:             time.Duration(rapid.IntRange(0, 5).Draw(t, "minAgeMin")) * time.Minute,
-		MaxPerPodContainer: rapid.IntRange(-1, 3).Draw(t, "maxPer"),
-		MaxContainers:      rapid.IntRange(-1, 12).Draw(t, "max"),
-	}
-	uids := []string{"p0", "p1", "p2", "p3", "p4"}
-	in := ContainerGCInput{
-		Pods:                map[string]PodState{},
-		PodsSynced:          rapid.Bool().Draw(t, "synced"),
-		AllSourcesReady:     rapid.Bool().Draw(t, "ready"),
-		EvictNonDeletedPods: rapid.Bool().Draw(t, "evictNonDeleted"),
-	}
-	for _, u := range uids[:4] { // p4 stays unknown
-		in.Pods[u] = PodState(rapid.IntRange(0, 2).Draw(t, "podState"))
-	}
-	n := rapid.IntRange(0, 30).Draw(t, "n")
-	for i := 0; i < n; i++ {
-		uid := rapid.SampledFrom(uids).Draw(t, "uid")
-		in.Containers = append(in.Containers, Container{
-			ID: fmt.Sprintf("c%02d", i), PodUID: uid, Name: rapid.SampledFrom([]string{"a", "b"}).Draw(t, "name"),
-			SandboxID: fmt.Sprintf("s-%s-%d", uid, rapid.IntRange(0, 2).Draw(t, "sb")),
-			State:     ContainerState(rapid.IntRange(0, 3).Draw(t, "state")),
-			CreatedAt: ago(time.Duration(rapid.IntRange(0, 15).Draw(t, "createdMin")) * time.Minute),
-		})
-	}
-	ns := rapid.IntRange(0, 10).Draw(t, "nsb")
-	for i := 0; i < ns; i++ {
-		uid := rapid.SampledFrom(uids).Draw(t, "sbuid")
-		in.Sandboxes = append(in.Sandboxes, Sandbox{
-			ID: fmt.Sprintf("s-%s-%d", uid, i), PodUID: uid, State: SandboxState(rapid.IntRange(0, 1).Draw(t, "sbstate")),
-			CreatedAt: ago(time.Duration(rapid.IntRange(0, 15).Draw(t, "sbCreatedMin")) * time.Minute),
-		})
-	}
-	return p, in
-}
-
 // naiveContainers follows upstream's evictContainers with maps and
 // sort.Slice, returning the removed IDs with their reasons and the number
 // kept.
-func naiveContainers(p ContainerPolicy, in ContainerGCInput, now time.Time) (map[string]ContainerReason, int) {
+func naiveContainers(p gc.ContainerPolicy, in gc.ContainerGCInput, now time.Time) (map[string]gc.ContainerReason, int) {
 	type key struct{ uid, name string }
-	newer := func(a, b Container) bool { // newest first, larger ID first on ties
+	newer := func(a, b gc.Container) bool { // newest first, larger ID first on ties
 		if !a.CreatedAt.Equal(b.CreatedAt) {
 			return a.CreatedAt.After(b.CreatedAt)
 		}
 		return a.ID > b.ID
 	}
-	units := map[key][]Container{}
+	units := map[key][]gc.Container{}
 	for _, c := range in.Containers {
-		if c.State == ContainerRunning || now.Sub(c.CreatedAt) < p.MinAge {
+		if c.State == gc.ContainerRunning || now.Sub(c.CreatedAt) < p.MinAge {
 			continue
 		}
 		units[key{c.PodUID, c.Name}] = append(units[key{c.PodUID, c.Name}], c)
 	}
-	removed := map[string]ContainerReason{}
-	removeOldest := func(cs []Container, n int, reason ContainerReason) []Container {
+	removed := map[string]gc.ContainerReason{}
+	removeOldest := func(cs []gc.Container, n int, reason gc.ContainerReason) []gc.Container {
 		sort.Slice(cs, func(i, j int) bool { return newer(cs[i], cs[j]) })
 		for _, c := range cs[len(cs)-n:] {
 			removed[c.ID] = reason
@@ -243,17 +168,17 @@ func naiveContainers(p ContainerPolicy, in ContainerGCInput, now time.Time) (map
 		if !ok {
 			return in.PodsSynced
 		}
-		return s == PodRemoved || (in.EvictNonDeletedPods && s == PodTerminated)
+		return s == gc.PodRemoved || (in.EvictNonDeletedPods && s == gc.PodTerminated)
 	}
 	if in.AllSourcesReady {
 		for k, cs := range units {
 			if gone(k.uid) {
-				removeOldest(cs, len(cs), ReasonPodRemoved)
+				removeOldest(cs, len(cs), gc.ReasonPodRemoved)
 				delete(units, k)
 			}
 		}
 	}
-	perUnit := func(limit int, reason ContainerReason) {
+	perUnit := func(limit int, reason gc.ContainerReason) {
 		for k, cs := range units {
 			if len(cs) > limit {
 				units[k] = removeOldest(cs, len(cs)-limit, reason)
@@ -261,7 +186,7 @@ func naiveContainers(p ContainerPolicy, in ContainerGCInput, now time.Time) (map
 		}
 	}
 	if p.MaxPerPodContainer >= 0 {
-		perUnit(p.MaxPerPodContainer, ReasonMaxPerPodContainer)
+		perUnit(p.MaxPerPodContainer, gc.ReasonMaxPerPodContainer)
 	}
 	count := func() int {
 		n := 0
@@ -275,13 +200,13 @@ func naiveContainers(p ContainerPolicy, in ContainerGCInput, now time.Time) (map
 		if per < 1 {
 			per = 1
 		}
-		perUnit(per, ReasonMaxContainersPerUnit)
+		perUnit(per, gc.ReasonMaxContainersPerUnit)
 		if n := count(); n > p.MaxContainers {
-			var flat []Container
+			var flat []gc.Container
 			for _, cs := range units {
 				flat = append(flat, cs...)
 			}
-			removeOldest(flat, n-p.MaxContainers, ReasonMaxContainers)
+			removeOldest(flat, n-p.MaxContainers, gc.ReasonMaxContainers)
 			return removed, p.MaxContainers
 		}
 	}
@@ -295,25 +220,26 @@ func naiveContainers(p ContainerPolicy, in ContainerGCInput, now time.Time) (map
 // the input order.
 func TestPropertyContainerPlan(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		p, in := genContainerInput(t)
-		plan, err := PlanContainers(p, in, t0)
+		c := nodelifetest.ContainerGCs(nodelifetest.Options{Now: gc.T0}).Draw(t, "input")
+		p, in := c.Policy, c.Input
+		plan, err := gc.PlanContainers(p, in, gc.T0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := map[string]ContainerReason{}
+		got := map[string]gc.ContainerReason{}
 		for _, r := range plan.Containers {
 			if _, dup := got[r.Container.ID]; dup {
 				t.Fatalf("%s planned twice", r.Container.ID)
 			}
 			got[r.Container.ID] = r.Reason
-			if r.Container.State == ContainerRunning {
+			if r.Container.State == gc.ContainerRunning {
 				t.Fatalf("running container planned: %+v", r)
 			}
-			if r.StopFirst != (r.Container.State == ContainerUnknown) {
+			if r.StopFirst != (r.Container.State == gc.ContainerUnknown) {
 				t.Fatalf("StopFirst wrong: %+v", r)
 			}
 		}
-		want, wantKept := naiveContainers(p, in, t0)
+		want, wantKept := naiveContainers(p, in, gc.T0)
 		if d := cmp.Diff(want, got); d != "" || plan.Kept != wantKept {
 			t.Fatalf("differs from the naive reference (kept %d, naive %d) (-want +got):\n%s", plan.Kept, wantKept, d)
 		}
@@ -321,10 +247,10 @@ func TestPropertyContainerPlan(t *testing.T) {
 		// Per unit: what is left, and whether the newest went.
 		type key struct{ uid, name string }
 		left := map[key]int{}
-		newest := map[key]Container{}
+		newest := map[key]gc.Container{}
 		total := 0
 		for _, c := range in.Containers {
-			if c.State == ContainerRunning || t0.Sub(c.CreatedAt) < p.MinAge {
+			if c.State == gc.ContainerRunning || gc.T0.Sub(c.CreatedAt) < p.MinAge {
 				continue
 			}
 			k := key{c.PodUID, c.Name}
@@ -352,8 +278,8 @@ func TestPropertyContainerPlan(t *testing.T) {
 			if !gone {
 				continue
 			}
-			ok := reason == ReasonPodRemoved || reason == ReasonMaxContainers ||
-				(reason == ReasonMaxPerPodContainer && p.MaxPerPodContainer == 0)
+			ok := reason == gc.ReasonPodRemoved || reason == gc.ReasonMaxContainers ||
+				(reason == gc.ReasonMaxPerPodContainer && p.MaxPerPodContainer == 0)
 			if !ok {
 				t.Fatalf("newest container %s of %v removed for %s", c.ID, k, reason)
 			}
@@ -362,17 +288,17 @@ func TestPropertyContainerPlan(t *testing.T) {
 		for _, c := range in.Containers {
 			referenced[c.SandboxID] = true
 		}
-		newestSandbox := map[string]Sandbox{}
+		newestSandbox := map[string]gc.Sandbox{}
 		for _, s := range in.Sandboxes {
 			if n, ok := newestSandbox[s.PodUID]; !ok || s.CreatedAt.After(n.CreatedAt) || (s.CreatedAt.Equal(n.CreatedAt) && s.ID > n.ID) {
 				newestSandbox[s.PodUID] = s
 			}
 		}
 		for _, s := range plan.Sandboxes {
-			if s.Sandbox.State == SandboxReady || referenced[s.Sandbox.ID] {
+			if s.Sandbox.State == gc.SandboxReady || referenced[s.Sandbox.ID] {
 				t.Fatalf("active sandbox removed: %+v", s)
 			}
-			if s.Reason != ReasonPodRemoved && newestSandbox[s.Sandbox.PodUID].ID == s.Sandbox.ID {
+			if s.Reason != gc.ReasonPodRemoved && newestSandbox[s.Sandbox.PodUID].ID == s.Sandbox.ID {
 				t.Fatalf("newest sandbox of a live pod removed: %+v", s)
 			}
 		}
@@ -380,7 +306,7 @@ func TestPropertyContainerPlan(t *testing.T) {
 		in2 := in
 		in2.Containers = rapid.Permutation(in.Containers).Draw(t, "permC")
 		in2.Sandboxes = rapid.Permutation(in.Sandboxes).Draw(t, "permS")
-		again, err := PlanContainers(p, in2, t0)
+		again, err := gc.PlanContainers(p, in2, gc.T0)
 		if err != nil || !cmp.Equal(plan, again) {
 			t.Fatalf("plan depends on input order: %v\n%s", err, cmp.Diff(plan, again))
 		}
@@ -394,39 +320,23 @@ func TestPropertyContainerPlan(t *testing.T) {
 func TestPropertyPodGC(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		threshold := rapid.IntRange(-1, 10).Draw(t, "threshold")
-		nodes := []Node{{Name: "ready", Ready: "True"}, {Name: "oos", Ready: "False", Taints: []Taint{{Key: TaintNodeOutOfService}}}}
-		n := rapid.IntRange(0, 30).Draw(t, "n")
-		var pods []Pod
+		nodes := []gc.Node{{Name: "ready", Ready: "True"}, {Name: "oos", Ready: "False", Taints: []gc.Taint{{Key: gc.TaintNodeOutOfService}}}}
+		pods := nodelifetest.GCPods(nodelifetest.Options{Now: gc.T0}, []string{"ready", "oos", "gone"}).Draw(t, "pods")
 		terminated := 0
-		for i := 0; i < n; i++ {
-			p := Pod{Namespace: "ns", Name: fmt.Sprintf("p%02d", i), UID: fmt.Sprint(i),
-				NodeName:          rapid.SampledFrom([]string{"", "ready", "oos", "gone"}).Draw(t, "node"),
-				Phase:             rapid.SampledFrom([]PodPhase{"", PodPending, PodRunning, PodSucceeded, PodFailed, PodUnknown}).Draw(t, "phase"),
-				CreationTimestamp: ago(time.Duration(rapid.IntRange(0, 5).Draw(t, "ageMin")) * time.Minute)}
-			if rapid.IntRange(0, 19).Draw(t, "farCreated") == 0 {
-				p.CreationTimestamp = time.Time{} // the zero time, or a year UnixNano cannot hold
-				p.CreationTimestamp = p.CreationTimestamp.AddDate(rapid.IntRange(0, 1500).Draw(t, "year"), 0, 0)
-			}
-			if p.Phase == PodFailed && rapid.Bool().Draw(t, "evicted") {
-				p.Reason = "Evicted"
-			}
-			if rapid.Bool().Draw(t, "terminating") {
-				p.DeletionTimestamp = &t0
-			}
-			if p.terminated() {
+		for i := range pods {
+			if gc.Terminated(&pods[i]) {
 				terminated++
 			}
-			pods = append(pods, p)
 		}
-		run := func(pods []Pod) PodGCPlan {
-			g, err := NewPodGC(PodGCConfig{TerminatedPodThreshold: threshold})
+		run := func(pods []gc.Pod) gc.PodGCPlan {
+			g, err := gc.NewPodGC(gc.PodGCConfig{TerminatedPodThreshold: threshold})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := g.Step(t0, PodGCInput{Pods: pods, Nodes: nodes}); err != nil {
+			if _, err := g.Step(gc.T0, gc.PodGCInput{Pods: pods, Nodes: nodes}); err != nil {
 				t.Fatal(err)
 			}
-			plan, err := g.Step(t0.Add(time.Minute), PodGCInput{Pods: pods, Nodes: nodes})
+			plan, err := g.Step(gc.T0.Add(time.Minute), gc.PodGCInput{Pods: pods, Nodes: nodes})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -434,19 +344,19 @@ func TestPropertyPodGC(t *testing.T) {
 		}
 		plan := run(pods)
 		seen := map[string]bool{}
-		byReason := map[PodGCReason]int{}
+		byReason := map[gc.PodGCReason]int{}
 		for _, d := range plan.Deletions {
 			if seen[d.Pod.Name] {
 				t.Fatalf("%s deleted twice", d.Pod.Name)
 			}
 			seen[d.Pod.Name] = true
 			byReason[d.Reason]++
-			if d.SetFailed != (d.Pod.Phase != PodSucceeded && d.Pod.Phase != PodFailed) {
+			if d.SetFailed != (d.Pod.Phase != gc.PodSucceeded && d.Pod.Phase != gc.PodFailed) {
 				t.Fatalf("SetFailed wrong: %+v", d)
 			}
 		}
-		if want := terminated - threshold; threshold > 0 && want > 0 && byReason[PodGCTerminated] != want {
-			t.Fatalf("%d terminated, threshold %d: deleted %d", terminated, threshold, byReason[PodGCTerminated])
+		if want := terminated - threshold; threshold > 0 && want > 0 && byReason[gc.PodGCTerminated] != want {
+			t.Fatalf("%d terminated, threshold %d: deleted %d", terminated, threshold, byReason[gc.PodGCTerminated])
 		}
 		for _, p := range pods {
 			mustGo := p.NodeName == "gone" || (p.DeletionTimestamp != nil && (p.NodeName == "" || p.NodeName == "oos"))

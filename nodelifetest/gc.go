@@ -181,3 +181,32 @@ func drawOwnerObjects(t *rapid.T, plain bool) []gc.Object {
 	}
 	return objs
 }
+
+// GCPods draws up to 30 pods as the pod garbage collector takes them (IDs
+// p00, p01, ... in namespace "ns"): bound to one of nodes or to none, in
+// any phase (empty included), created up to five minutes before o.Now or,
+// about once in twenty, at a time far from it (the zero time and years
+// UnixNano cannot hold), Failed ones evicted, half of them terminating.
+func GCPods(o Options, nodes []string) *rapid.Generator[[]gc.Pod] {
+	return rapid.Custom(func(t *rapid.T) []gc.Pod {
+		now := o.now()
+		var pods []gc.Pod
+		for i, n := 0, rapid.IntRange(0, 30).Draw(t, "pods"); i < n; i++ {
+			p := gc.Pod{Namespace: "ns", Name: fmt.Sprintf("p%02d", i), UID: fmt.Sprint(i),
+				NodeName:          rapid.SampledFrom(append([]string{""}, nodes...)).Draw(t, "node"),
+				Phase:             rapid.SampledFrom([]gc.PodPhase{"", gc.PodPending, gc.PodRunning, gc.PodSucceeded, gc.PodFailed, gc.PodUnknown}).Draw(t, "phase"),
+				CreationTimestamp: ago(t, now, 5*60, "createdAgo")}
+			if rare(t, 20, "farCreated") {
+				p.CreationTimestamp = time.Time{}.AddDate(rapid.IntRange(0, 1500).Draw(t, "year"), 0, 0)
+			}
+			if p.Phase == gc.PodFailed && rapid.Bool().Draw(t, "evicted") {
+				p.Reason = "Evicted"
+			}
+			if rapid.Bool().Draw(t, "terminating") {
+				p.DeletionTimestamp = ptr(now)
+			}
+			pods = append(pods, p)
+		}
+		return pods
+	})
+}
