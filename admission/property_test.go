@@ -1,70 +1,37 @@
-package admission
+package admission_test
 
 import (
 	"fmt"
 	"testing"
 
-	"k8s.io/apimachinery/pkg/api/resource"
 	"pgregory.net/rapid"
 
+	"github.com/nodelife/nodelife/admission"
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/nodelifetest"
 )
 
-var propResources = []cgroup.ResourceName{cgroup.ResourceCPU, cgroup.ResourceMemory, cgroup.ResourceEphemeralStorage, "hugepages-2Mi", "example.com/gpu"}
-
-func genList(t *rapid.T, label string) cgroup.ResourceList {
-	l := cgroup.ResourceList{}
-	for _, name := range propResources {
-		if rapid.IntRange(0, 2).Draw(t, label+"?"+string(name)) == 0 {
-			v := rapid.Int64Range(0, 4000).Draw(t, label+string(name))
-			if name == cgroup.ResourceCPU {
-				l[name] = *resource.NewMilliQuantity(v, resource.DecimalSI)
-			} else {
-				l[name] = *resource.NewQuantity(v<<20, resource.BinarySI)
-			}
-		}
-	}
-	return l
+// drawPod draws one pod from nodelifetest, named after i.
+func drawPod(t *rapid.T, i int) *admission.Pod {
+	p := nodelifetest.OnePod(nodelifetest.Options{}).Draw(t, "pod")
+	p.Name, p.UID = fmt.Sprintf("p%d", i), fmt.Sprintf("u%d", i)
+	return p.Admission()
 }
 
-func genPod(t *rapid.T, i int) *Pod {
-	p := &Pod{Namespace: "ns", Name: fmt.Sprintf("p%d", i), UID: fmt.Sprintf("u%d", i)}
-	for c := rapid.IntRange(1, 2).Draw(t, "containers"); c > 0; c-- {
-		p.Containers = append(p.Containers, cgroup.Container{Name: "c", Resources: cgroup.Resources{Requests: genList(t, "req")}})
-	}
-	if rapid.IntRange(0, 3).Draw(t, "init?") == 0 {
-		ic := cgroup.Container{Name: "i", Resources: cgroup.Resources{Requests: genList(t, "init")}}
-		if rapid.Bool().Draw(t, "sidecar") {
-			ic.RestartPolicy = cgroup.ContainerRestartPolicyAlways
-		}
-		p.InitContainers = append(p.InitContainers, ic)
-	}
-	if rapid.IntRange(0, 3).Draw(t, "ports?") == 0 {
-		p.HostPorts = []ContainerPort{{HostPort: rapid.Int32Range(79, 81).Draw(t, "port"), HostIP: rapid.SampledFrom([]string{"", "10.0.0.1"}).Draw(t, "ip")}}
-	}
-	if rapid.IntRange(0, 3).Draw(t, "prio?") == 0 {
-		prio := rapid.SampledFrom([]int32{0, 100, cgroup.SystemCriticalPriority}).Draw(t, "prio")
-		p.Priority = &prio
-	}
-	return p
-}
-
-func genNode(t *rapid.T) Node {
-	alloc := genList(t, "alloc")
-	alloc[cgroup.ResourcePods] = *resource.NewQuantity(rapid.Int64Range(0, 12).Draw(t, "pods"), resource.DecimalSI)
-	return Node{Name: "n1", Allocatable: alloc}
+func drawNode(t *rapid.T) admission.Node {
+	return nodelifetest.AdmissionNodes(nodelifetest.Options{}).Draw(t, "node")
 }
 
 // value is what cgroup.PodRequests gives p of name: millicores for cpu.
-func value(p *Pod, name cgroup.ResourceName) int64 {
-	q := cgroup.PodRequests(p.cgroupPod(), cgroup.QOSOptions{})[name]
+func value(p *admission.Pod, name cgroup.ResourceName) int64 {
+	q := cgroup.PodRequests(admission.CgroupPod(p), cgroup.QOSOptions{})[name]
 	if name == cgroup.ResourceCPU {
 		return q.MilliValue()
 	}
 	return q.Value()
 }
 
-func allocValue(n Node, name cgroup.ResourceName) int64 {
+func allocValue(n admission.Node, name cgroup.ResourceName) int64 {
 	q := n.Allocatable[name]
 	if name == cgroup.ResourceCPU {
 		return q.MilliValue()
@@ -78,11 +45,11 @@ func allocValue(n Node, name cgroup.ResourceName) int64 {
 // pods.
 func TestPropertyAdmitWithinAllocatable(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		n := genNode(t)
-		ni := NewNodeInfo(n, Options{})
+		n := drawNode(t)
+		ni := admission.NewNodeInfo(n, admission.Options{})
 		for i := rapid.IntRange(0, 20).Draw(t, "pods"); i > 0; i-- {
-			p := genPod(t, i)
-			p.Priority = nil // no preemption here
+			p := drawPod(t, i)
+			p.Priority, p.Annotations = nil, nil // not critical: no preemption here
 			if d := ni.Admit(p); d.Admit {
 				ni.AddPod(p)
 			}
@@ -110,15 +77,15 @@ func TestPropertyAdmitWithinAllocatable(t *testing.T) {
 // RemovePod judges as one built afresh from the remaining pods.
 func TestPropertyRemovalKeepsAdmission(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		n := genNode(t)
-		var pods []*Pod
+		n := drawNode(t)
+		var pods []*admission.Pod
 		for i := rapid.IntRange(0, 10).Draw(t, "pods"); i > 0; i-- {
-			pods = append(pods, genPod(t, i))
+			pods = append(pods, drawPod(t, i))
 		}
-		ni := NewNodeInfo(n, Options{}, pods...)
-		p := genPod(t, 100)
+		ni := admission.NewNodeInfo(n, admission.Options{}, pods...)
+		p := drawPod(t, 100)
 		before := ni.Admit(p)
-		var left []*Pod
+		var left []*admission.Pod
 		for _, q := range pods {
 			if rapid.Bool().Draw(t, "remove "+q.Name) {
 				if !ni.RemovePod(q.UID) {
@@ -132,7 +99,7 @@ func TestPropertyRemovalKeepsAdmission(t *testing.T) {
 		if before.Admit && len(before.Preempt) == 0 && (!after.Admit || len(after.Preempt) > 0) {
 			t.Fatalf("admitted before removals, then %+v", after)
 		}
-		fresh := NewNodeInfo(n, Options{}, left...)
+		fresh := admission.NewNodeInfo(n, admission.Options{}, left...)
 		if got, want := fmt.Sprint(ni.Filter(p, nil)), fmt.Sprint(fresh.Filter(p, nil)); got != want {
 			t.Fatalf("after removals: %s, afresh: %s", got, want)
 		}
@@ -140,35 +107,38 @@ func TestPropertyRemovalKeepsAdmission(t *testing.T) {
 }
 
 // Preemption frees at least each shortfall, as the kubelet counts requests,
-// and never evicts a critical pod.
+// and never evicts a critical pod of a priority at least the preemptor's.
 func TestPropertyPreemptFreesShortfall(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		var running []*Pod
+		var running []*admission.Pod
 		for i := rapid.IntRange(0, 10).Draw(t, "pods"); i > 0; i-- {
-			running = append(running, genPod(t, i))
+			running = append(running, drawPod(t, i))
 		}
-		p := genPod(t, 100)
+		p := drawPod(t, 100)
 		prio := cgroup.SystemCriticalPriority
 		p.Priority = &prio
-		var needs []Need
+		var needs []admission.Need
 		for _, name := range []cgroup.ResourceName{cgroup.ResourceCPU, cgroup.ResourceMemory, cgroup.ResourcePods} {
 			if rapid.Bool().Draw(t, "need "+string(name)) {
-				needs = append(needs, Need{Resource: name, Amount: rapid.Int64Range(1, 3000).Draw(t, "amount")})
+				needs = append(needs, admission.Need{Resource: name, Amount: rapid.Int64Range(1, 3000).Draw(t, "amount")})
 			}
 		}
-		victims, err := Preempt(p, running, needs, Options{})
+		victims, err := admission.Preempt(p, running, needs, admission.Options{})
 		if err != nil {
 			return
 		}
 		for _, v := range victims {
-			if IsCriticalPod(v) {
+			// A critical pod goes only to a higher priority, as upstream's
+			// Preemptable allows (a static pod of priority 0 is critical
+			// and yet preemptable by a system-critical pod).
+			if admission.IsCriticalPod(v) && (v.Priority == nil || *v.Priority >= *p.Priority) {
 				t.Fatalf("critical pod %s preempted", v.Name)
 			}
 		}
 		for _, need := range needs {
 			var freed int64
 			for _, v := range victims {
-				freed += PreemptRequest(v, need.Resource, Options{})
+				freed += admission.PreemptRequest(v, need.Resource, admission.Options{})
 			}
 			if freed < need.Amount {
 				t.Fatalf("%s: freed %d of %d", need.Resource, freed, need.Amount)

@@ -41,6 +41,8 @@ type Pod struct {
 	InitContainers, Containers []cgroup.Container
 	Overhead                   cgroup.ResourceList
 	Resources                  *cgroup.Resources
+	// HostPorts are the host ports its containers ask for (on some pods).
+	HostPorts []admission.ContainerPort
 	// Tolerations are the pod's tolerations.
 	Tolerations []taints.Toleration
 	// TerminationGracePeriodSeconds is spec.terminationGracePeriodSeconds.
@@ -81,7 +83,7 @@ func (p Pod) Critical() bool { return p.Cgroup().Critical() }
 func (p Pod) Admission() *admission.Pod {
 	return &admission.Pod{Namespace: p.Namespace, Name: p.Name, UID: p.UID, NodeName: p.NodeName, Tolerations: p.Tolerations,
 		Priority: p.Priority, PriorityClassName: p.PriorityClassName, InitContainers: p.InitContainers, Containers: p.Containers,
-		Resources: p.Resources, Overhead: p.Overhead, Annotations: p.annotations()}
+		Resources: p.Resources, Overhead: p.Overhead, HostPorts: p.HostPorts, Annotations: p.annotations()}
 }
 
 // annotations marks a static pod's source as the kubelet sees it.
@@ -167,12 +169,23 @@ func drawQuantity(t *rapid.T, name cgroup.ResourceName, label string) resource.Q
 
 var podResources = []cgroup.ResourceName{cgroup.ResourceCPU, cgroup.ResourceMemory, cgroup.ResourceEphemeralStorage}
 
+// scalarResources are the huge-page and extended resources drawn on some
+// containers, requests equal to limits as the API server requires.
+var scalarResources = []cgroup.ResourceName{"hugepages-2Mi", "example.com/gpu"}
+
 // drawResources draws requests and limits of cpu, memory and ephemeral
-// storage. Requests often equal the limit (and are then left out half the
+// storage, and on some containers of 2 MiB huge pages and an extended
+// resource (example.com/gpu). Requests often equal the limit (and are then left out half the
 // time, as the API server defaults them), so that Guaranteed pods and
 // their near misses are common.
 func drawResources(t *rapid.T, label string) cgroup.Resources {
 	r := cgroup.Resources{Requests: cgroup.ResourceList{}, Limits: cgroup.ResourceList{}}
+	for _, name := range scalarResources {
+		if rare(t, 6, label+"scalar"+string(name)) {
+			q := drawQuantity(t, name, label+"scalarq"+string(name))
+			r.Limits[name], r.Requests[name] = q, q.DeepCopy() // the API server wants them equal
+		}
+	}
 	for _, name := range podResources {
 		if rapid.IntRange(0, 3).Draw(t, label+"lim"+string(name)) > 0 {
 			r.Limits[name] = drawQuantity(t, name, label+"limq"+string(name))
@@ -261,6 +274,9 @@ func drawPod(t *rapid.T, o Options, i int) Pod {
 		r := drawResources(t, "pod")
 		p.Resources = &r
 	}
+	if rare(t, 4, "hostPort") {
+		p.HostPorts = []admission.ContainerPort{{HostPort: rapid.Int32Range(79, 81).Draw(t, "port"), HostIP: rapid.SampledFrom([]string{"", "10.0.0.1"}).Draw(t, "hostIP")}}
+	}
 	p.Tolerations = NoExecuteTolerations().Draw(t, "tolerations")
 	if rapid.Bool().Draw(t, "hasGrace") {
 		p.TerminationGracePeriodSeconds = ptr(int64(rapid.SampledFrom([]int{0, 1, 10, 30, 60, 120, 400}).Draw(t, "grace")))
@@ -309,5 +325,22 @@ func PodsOn(pods []Pod, nodes []string) *rapid.Generator[[]Pod] {
 			}
 		}
 		return out
+	})
+}
+
+// AdmissionNodes draws nodes as kubelet admission takes them, named n1:
+// allocatable cpu, memory, ephemeral storage, 2 MiB huge pages and
+// example.com/gpu, each listed on about two nodes in three (amounts from
+// the same values pods request), and 0-12 pods.
+func AdmissionNodes(o Options) *rapid.Generator[admission.Node] {
+	return rapid.Custom(func(t *rapid.T) admission.Node {
+		alloc := cgroup.ResourceList{}
+		for _, name := range append(slices.Clone(podResources), scalarResources...) {
+			if !rare(t, 3, "unlisted "+string(name)) {
+				alloc[name] = drawQuantity(t, name, "allocatable "+string(name))
+			}
+		}
+		alloc[cgroup.ResourcePods] = *resource.NewQuantity(rapid.Int64Range(0, 12).Draw(t, "pods"), resource.DecimalSI)
+		return admission.Node{Name: "n1", UID: "uid-n1", Allocatable: alloc}
 	})
 }
