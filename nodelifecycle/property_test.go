@@ -1,4 +1,4 @@
-package nodelifecycle
+package nodelifecycle_test
 
 import (
 	"errors"
@@ -10,94 +10,35 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
-	"github.com/nodelife/nodelife/conditions"
 	"github.com/nodelife/nodelife/eviction"
-	"github.com/nodelife/nodelife/taints"
+	"github.com/nodelife/nodelife/nodelifecycle"
+	"github.com/nodelife/nodelife/nodelifetest"
 )
 
 var (
 	propNodes = []string{"n0", "n1", "n2", "n3", "n4", "n5"}
 	propPods  = []string{"p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7"}
-	propZones = []string{"a", "b", "c"}
-	propTaint = []taints.Taint{
-		{Key: taints.TaintNodeUnreachable, Effect: taints.TaintEffectNoExecute},
-		{Key: taints.TaintNodeNotReady, Effect: taints.TaintEffectNoExecute},
-		{Key: taints.TaintNodeUnreachable, Effect: taints.TaintEffectNoSchedule},
-		{Key: taints.TaintNodeNotReady, Effect: taints.TaintEffectNoSchedule},
-		{Key: "dedicated", Value: "db", Effect: taints.TaintEffectNoExecute},
-	}
 	propSteps = []time.Duration{0, 50 * time.Millisecond, 100 * time.Millisecond, time.Second, 5 * time.Second, 10 * time.Second, 37 * time.Second, time.Minute}
 )
 
-func secondsPtr(s int64) *int64 { return &s }
-
-var propTolerations = [][]taints.Toleration{
-	nil,
-	taints.WithDefaultTolerationSeconds(nil, 30, 30),
-	{{Key: taints.TaintNodeUnreachable, Operator: taints.TolerationOpExists, Effect: taints.TaintEffectNoExecute, TolerationSeconds: secondsPtr(60)}},
-	{{Key: taints.TaintNodeUnreachable, Operator: taints.TolerationOpExists, Effect: taints.TaintEffectNoExecute}},
-	{{Key: taints.TaintNodeNotReady, Operator: taints.TolerationOpExists, Effect: taints.TaintEffectNoExecute, TolerationSeconds: secondsPtr(0)}},
-	{{Operator: taints.TolerationOpExists}},
-	{{Key: "dedicated", Operator: taints.TolerationOpEqual, Value: "db", Effect: taints.TaintEffectNoExecute, TolerationSeconds: secondsPtr(20)},
-		{Key: taints.TaintNodeUnreachable, Operator: taints.TolerationOpExists, Effect: taints.TaintEffectNoExecute, TolerationSeconds: secondsPtr(45)}},
-}
-
-// machine is what both the Controller and the naive reference implement.
-type machine interface {
-	UpsertNode(Node)
-	DeleteNode(string)
-	UpsertLease(Lease)
-	DeleteLease(string)
-	UpsertPod(Pod)
-	DeletePod(string, string)
-	Step(time.Time, Apply) Ready
-}
-
-func drawNode(t *rapid.T, now time.Time) Node {
-	name := rapid.SampledFrom(propNodes).Draw(t, "node")
-	n := Node{Name: name, UID: "uid-" + name, CreationTimestamp: now.Add(-time.Duration(rapid.IntRange(0, 120).Draw(t, "age")) * time.Second)}
-	switch rapid.IntRange(0, 5).Draw(t, "labels") {
-	case 0: // unlabeled: zone ""
-	case 1:
-		n.Labels = map[string]string{eviction.LabelTopologyZone: rapid.SampledFrom(propZones).Draw(t, "zone"), eviction.LabelNodeExcludeDisruption: ""}
-	default:
-		n.Labels = map[string]string{eviction.LabelTopologyRegion: "r", eviction.LabelTopologyZone: rapid.SampledFrom(propZones).Draw(t, "zone")}
-	}
-	if st := rapid.SampledFrom([]conditions.Status{conditions.True, conditions.False, conditions.Unknown, ""}).Draw(t, "ready"); st != "" {
-		hb := now.Add(-time.Duration(rapid.IntRange(0, 90).Draw(t, "heartbeatAge")) * time.Second)
-		n.Conditions = []conditions.Condition{{Type: conditions.Ready, Status: st, LastHeartbeatTime: hb, LastTransitionTime: hb.Add(-time.Minute)}}
-		if rapid.Bool().Draw(t, "memoryPressure") {
-			n.Conditions = append(n.Conditions, conditions.Condition{Type: conditions.MemoryPressure, Status: conditions.True, LastHeartbeatTime: hb})
-		}
-	}
-	for i, tt := range propTaint {
-		if rapid.IntRange(0, 3).Draw(t, fmt.Sprintf("taint%d", i)) == 0 {
-			tt.TimeAdded = now.Add(-time.Duration(rapid.IntRange(0, 60).Draw(t, "taintAge")) * time.Second)
-			n.Taints = append(n.Taints, tt)
-		}
-	}
-	n.Unschedulable = rapid.IntRange(0, 5).Draw(t, "unschedulable") == 0
-	return n
-}
-
-func drawPod(t *rapid.T) Pod {
-	name := rapid.SampledFrom(propPods).Draw(t, "pod")
-	p := Pod{Namespace: "ns", Name: name, UID: name + "-" + rapid.SampledFrom([]string{"a", "b"}).Draw(t, "uid"),
-		Tolerations: rapid.SampledFrom(propTolerations).Draw(t, "tolerations"),
-		Ready:       rapid.Bool().Draw(t, "podReady"), Terminating: rapid.IntRange(0, 7).Draw(t, "terminating") == 0}
-	if rapid.IntRange(0, 9).Draw(t, "unbound") > 0 {
-		p.NodeName = rapid.SampledFrom(propNodes).Draw(t, "bound")
-	}
-	return p
+// drawPod draws a pod from nodelifetest as the controller takes it, named
+// from a small pool (so that upserts replace pods, with a UID that may
+// change), bound to a node of the pool about nine times in ten.
+func drawPod(t *rapid.T) nodelifecycle.Pod {
+	p := nodelifetest.OnePod(nodelifetest.Options{}).Draw(t, "pod")
+	name := rapid.SampledFrom(propPods).Draw(t, "name")
+	p.Namespace, p.Name, p.UID = "ns", name, name+"-"+rapid.SampledFrom([]string{"a", "b"}).Draw(t, "uid")
+	on := nodelifetest.PodsOn([]nodelifetest.Pod{p}, propNodes).Draw(t, "bound")
+	return on[0].Lifecycle()
 }
 
 // failing returns an Apply that fails the actions whose hash modulo
 // every is 0 (never for every 0): the same actions fail for both machines.
-func failing(every uint32) Apply {
+func failing(every uint32) nodelifecycle.Apply {
 	if every == 0 {
 		return nil
 	}
-	return func(a Action) error {
+	return func(a nodelifecycle.Action) error {
 		h := fnv.New32a()
 		fmt.Fprintf(h, "%s|%s|%s|%s|%v|%v", a.At.Format(time.RFC3339Nano), a.Kind, a.Node, a.Pod.Key(), a.Add, a.Remove)
 		if h.Sum32()%every == 0 {
@@ -113,7 +54,7 @@ func failing(every uint32) Apply {
 // writes that fail at random.
 func TestPropertyIncrementalMatchesNaive(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		cfg := DefaultConfig()
+		cfg := nodelifecycle.DefaultConfig()
 		cfg.NodeMonitorGracePeriod = time.Duration(rapid.IntRange(10, 60).Draw(t, "grace")) * time.Second
 		cfg.NodeStartupGracePeriod = time.Duration(rapid.IntRange(10, 90).Draw(t, "startupGrace")) * time.Second
 		cfg.NodeEvictionRate = rapid.SampledFrom([]float64{0, 0.1, 1, 10}).Draw(t, "rate")
@@ -132,41 +73,41 @@ func TestPropertyIncrementalMatchesNaive(t *testing.T) {
 		}
 		apply := failing(rapid.SampledFrom([]uint32{0, 0, 3, 7}).Draw(t, "failEvery"))
 
-		inc, err := New(cfg)
+		inc, err := nodelifecycle.New(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		machines := []machine{inc, newNaive(cfg)}
+		machines := []nodelifecycle.Machine{inc, nodelifecycle.NewNaive(cfg)}
 		now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 		var next time.Time
 		for i, steps := 0, rapid.IntRange(1, 60).Draw(t, "ops"); i < steps; i++ {
-			var op func(machine)
+			var op func(nodelifecycle.Machine)
 			switch rapid.IntRange(0, 9).Draw(t, "op") {
 			case 0, 1:
-				n := drawNode(t, now)
-				op = func(m machine) { m.UpsertNode(n) }
+				n := nodelifetest.OneNode(nodelifetest.Options{Now: now, Zones: 3}, propNodes...).Draw(t, "node")
+				op = func(m nodelifecycle.Machine) { m.UpsertNode(n) }
 			case 2:
 				name := rapid.SampledFrom(propNodes).Draw(t, "deleteNode")
-				op = func(m machine) { m.DeleteNode(name) }
+				op = func(m nodelifecycle.Machine) { m.DeleteNode(name) }
 			case 3, 4:
-				l := Lease{Node: rapid.SampledFrom(propNodes).Draw(t, "lease"), RenewTime: now.Add(-time.Duration(rapid.IntRange(0, 30).Draw(t, "renewAge")) * time.Second)}
-				op = func(m machine) { m.UpsertLease(l) }
+				l := nodelifecycle.Lease{Node: rapid.SampledFrom(propNodes).Draw(t, "lease"), RenewTime: now.Add(-time.Duration(rapid.IntRange(0, 30).Draw(t, "renewAge")) * time.Second)}
+				op = func(m nodelifecycle.Machine) { m.UpsertLease(l) }
 			case 5:
 				name := rapid.SampledFrom(propNodes).Draw(t, "deleteLease")
-				op = func(m machine) { m.DeleteLease(name) }
+				op = func(m nodelifecycle.Machine) { m.DeleteLease(name) }
 			case 6, 7:
 				p := drawPod(t)
-				op = func(m machine) { m.UpsertPod(p) }
+				op = func(m nodelifecycle.Machine) { m.UpsertPod(p) }
 			case 8:
 				name := rapid.SampledFrom(propPods).Draw(t, "deletePod")
-				op = func(m machine) { m.DeletePod("ns", name) }
+				op = func(m nodelifecycle.Machine) { m.DeletePod("ns", name) }
 			case 9:
 				if !next.IsZero() && rapid.Bool().Draw(t, "atNext") {
 					now = next
 				} else {
 					now = now.Add(rapid.SampledFrom(propSteps).Draw(t, "advance"))
 				}
-				var got [2]Ready
+				var got [2]nodelifecycle.Ready
 				for k, m := range machines {
 					got[k] = m.Step(now, apply)
 				}

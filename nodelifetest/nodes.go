@@ -55,8 +55,9 @@ func (o Options) zones(t *rapid.T) []string {
 
 // Nodes draws lists of 1 to o.MaxNodes nodes as the node lifecycle
 // controller takes them, named n0, n1, ..., spread over o's zones in
-// region r. About one in eight has no zone label and one in ten is
-// excluded from disruption; the Ready condition is missing on one in
+// region r, created up to an hour before o.Now (half of them within two
+// minutes, in reach of the startup grace). About one in eight has no zone
+// label and one in ten is excluded from disruption; the Ready condition is missing on one in
 // eight (a node that never posted), otherwise any status with a heartbeat
 // up to 90 s old; some carry MemoryPressure, the controller's own taints,
 // a user's NoExecute taint, or are cordoned.
@@ -74,6 +75,9 @@ func Nodes(o Options) *rapid.Generator[[]nodelifecycle.Node] {
 func drawNode(t *rapid.T, o Options, name string, zones []string) nodelifecycle.Node {
 	now := o.now()
 	n := nodelifecycle.Node{Name: name, UID: "uid-" + name, CreationTimestamp: ago(t, now, 3600, "age")}
+	if rapid.Bool().Draw(t, "young") {
+		n.CreationTimestamp = ago(t, now, 120, "youngAge") // within reach of the startup grace
+	}
 	switch {
 	case rare(t, 8, "unlabeled"):
 	case rare(t, 10, "excluded"):
@@ -93,6 +97,7 @@ func drawNode(t *rapid.T, o Options, name string, zones []string) nodelifecycle.
 		{Key: taints.TaintNodeUnreachable, Effect: taints.TaintEffectNoExecute},
 		{Key: taints.TaintNodeNotReady, Effect: taints.TaintEffectNoExecute},
 		{Key: taints.TaintNodeUnreachable, Effect: taints.TaintEffectNoSchedule},
+		{Key: taints.TaintNodeNotReady, Effect: taints.TaintEffectNoSchedule},
 		{Key: "dedicated", Value: "db", Effect: taints.TaintEffectNoExecute},
 	} {
 		if rare(t, 6, "taint "+tt.Key+string(tt.Effect)) {
@@ -102,6 +107,17 @@ func drawNode(t *rapid.T, o Options, name string, zones []string) nodelifecycle.
 	}
 	n.Unschedulable = rare(t, 6, "unschedulable")
 	return n
+}
+
+// OneNode draws one node as Nodes does, named from names (n0 when there
+// are none), so that a sequence of draws upserts the same nodes again.
+func OneNode(o Options, names ...string) *rapid.Generator[nodelifecycle.Node] {
+	if len(names) == 0 {
+		names = []string{"n0"}
+	}
+	return rapid.Custom(func(t *rapid.T) nodelifecycle.Node {
+		return drawNode(t, o, rapid.SampledFrom(names).Draw(t, "name"), o.zones(t))
+	})
 }
 
 // Leases draws kube-node-lease Lease objects as the lease package reads

@@ -1,0 +1,19 @@
+package nodelifecycle
+
+import "time"
+
+// Machine is what both the Controller and the naive reference of
+// naive_test.go implement, for the external property test (which draws
+// from nodelifetest).
+type Machine interface {
+	UpsertNode(Node)
+	DeleteNode(string)
+	UpsertLease(Lease)
+	DeleteLease(string)
+	UpsertPod(Pod)
+	DeletePod(string, string)
+	Step(now time.Time, apply Apply) Ready
+}
+
+// NewNaive returns the naive reference controller.
+func NewNaive(cfg Config) Machine { return newNaive(cfg) }
