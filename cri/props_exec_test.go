@@ -3,13 +3,13 @@ package cri_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"testing"
 
 	"github.com/nodelife/nodelife/cri"
 	"github.com/nodelife/nodelife/cri/fake"
 	"github.com/nodelife/nodelife/gc"
+	"github.com/nodelife/nodelife/nodelifetest"
 	"pgregory.net/rapid"
 )
 
@@ -19,26 +19,10 @@ import (
 // else is still there, and each planned item is reported once.
 func TestPropertyExecuteRemovesExactlyThePlan(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		nPods := rapid.IntRange(1, 5).Draw(t, "pods")
-		var containers []gc.Container
-		var sandboxes []gc.Sandbox
-		pods := map[string]gc.PodState{}
-		for p := 0; p < nPods; p++ {
-			uid := fmt.Sprintf("pod%d", p)
-			pods[uid] = gc.PodState(rapid.IntRange(0, 2).Draw(t, "podstate"))
-			for s, n := 0, rapid.IntRange(0, 2).Draw(t, "sandboxes"); s < n; s++ {
-				sandboxes = append(sandboxes, gc.Sandbox{ID: fmt.Sprintf("%s-s%d", uid, s), PodUID: uid,
-					State: gc.SandboxState(rapid.IntRange(0, 1).Draw(t, "sbstate")), CreatedAt: t0.Add(fmtSeconds(rapid.IntRange(0, 9).Draw(t, "sbc")))})
-			}
-			for c, n := 0, rapid.IntRange(0, 4).Draw(t, "containers"); c < n; c++ {
-				containers = append(containers, gc.Container{ID: fmt.Sprintf("%s-c%d", uid, c), PodUID: uid,
-					Name: rapid.SampledFrom([]string{"app", "log"}).Draw(t, "name"), SandboxID: rapid.SampledFrom([]string{uid + "-s0", uid + "-s1", uid + "-s9"}).Draw(t, "sandboxOf"),
-					State: gc.ContainerState(rapid.IntRange(0, 3).Draw(t, "state")), CreatedAt: t0.Add(fmtSeconds(rapid.IntRange(0, 9).Draw(t, "cc")))})
-			}
-		}
-		policy := gc.ContainerPolicy{MaxPerPodContainer: rapid.IntRange(-1, 2).Draw(t, "perPod"), MaxContainers: rapid.IntRange(-1, 4).Draw(t, "max")}
-		plan, err := gc.PlanContainers(policy, gc.ContainerGCInput{Containers: containers, Sandboxes: sandboxes, Pods: pods,
-			PodsSynced: true, AllSourcesReady: true}, t0.Add(fmtSeconds(100)))
+		in := nodelifetest.ContainerGCs(nodelifetest.Options{Now: t0}).Draw(t, "input")
+		containers, sandboxes := in.Input.Containers, in.Input.Sandboxes
+		in.Input.PodsSynced, in.Input.AllSourcesReady = true, true
+		plan, err := gc.PlanContainers(in.Policy, in.Input, t0.Add(fmtSeconds(100)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,26 +89,12 @@ func TestPropertyExecuteRemovesExactlyThePlan(t *testing.T) {
 // while the space pass is short of AmountToFree after a failure).
 func TestPropertyExecuteImagesOnlyFromThePlan(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		n := rapid.IntRange(0, 12).Draw(t, "images")
-		var images []gc.Image
-		var plan gc.ImagePlan
-		for i := 0; i < n; i++ {
-			im := gc.Image{ID: fmt.Sprintf("img%d", i), Size: int64(rapid.IntRange(0, 50).Draw(t, "size"))}
-			images = append(images, im)
-			d := gc.ImageDeletion{Image: gc.ImageRecord{ID: im.ID, Size: im.Size}, Reason: rapid.SampledFrom([]gc.ImageReason{gc.ImageReasonAge, gc.ImageReasonSpace}).Draw(t, "reason")}
-			switch rapid.IntRange(0, 2).Draw(t, "role") {
-			case 0:
-				plan.Deletions = append(plan.Deletions, d)
-			case 1:
-				d.Reason = gc.ImageReasonSpace
-				plan.Spare = append(plan.Spare, d)
-			}
-		}
+		ip := nodelifetest.ImagePlans().Draw(t, "plan")
+		images, plan := ip.Images, ip.Plan
 		failing := map[string]bool{}
 		for _, im := range images {
 			failing[im.ID] = rapid.Float64().Draw(t, "fail") < 0.3
 		}
-		plan.AmountToFree = int64(rapid.IntRange(0, 200).Draw(t, "amount"))
 		if rapid.Bool().Draw(t, "exactAmount") {
 			// The boundary: the successful space deletions free exactly the
 			// amount, so no spare may be taken.
