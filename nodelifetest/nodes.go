@@ -2,6 +2,7 @@ package nodelifetest
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"pgregory.net/rapid"
@@ -143,5 +144,43 @@ func Leases(o Options) *rapid.Generator[lease.Lease] {
 			l.AcquireTime = ptr(ago(t, *l.RenewTime, 3600, "acquireAgo"))
 		}
 		return l
+	})
+}
+
+// ZoneNodes draws the nodes the disruption planner counts: up to o.MaxNodes
+// (9 by default) named n0, n1, ..., in zone "" (unlabeled) or one of
+// three, Ready True, False, Unknown or missing (""), about one in ten
+// excluded from disruption.
+func ZoneNodes(o Options) *rapid.Generator[[]eviction.ZoneNode] {
+	return rapid.Custom(func(t *rapid.T) []eviction.ZoneNode {
+		nodes := make([]eviction.ZoneNode, rapid.IntRange(0, o.maxNodes()).Draw(t, "nodes"))
+		for i := range nodes {
+			nodes[i] = eviction.ZoneNode{Name: fmt.Sprintf("n%d", i), Zone: rapid.SampledFrom([]string{"", "a", "b", "c"}).Draw(t, "zone"),
+				Ready:    rapid.SampledFrom(append(slices.Clone(Statuses), "")).Draw(t, "ready"),
+				Excluded: rare(t, 10, "excluded")}
+		}
+		return nodes
+	})
+}
+
+// Schedules draws the taint eviction planner's existing schedule for a
+// pod: none half the time, else created up to 200 s after o.Now and due
+// 0-600 s after its creation.
+func Schedules(o Options) *rapid.Generator[*eviction.Scheduled] {
+	return rapid.Custom(func(t *rapid.T) *eviction.Scheduled {
+		if !rapid.Bool().Draw(t, "scheduled") {
+			return nil
+		}
+		c := o.now().Add(time.Duration(rapid.IntRange(0, 200).Draw(t, "created")) * time.Second)
+		return &eviction.Scheduled{CreatedAt: c, At: c.Add(time.Duration(rapid.IntRange(0, 600).Draw(t, "delay")) * time.Second)}
+	})
+}
+
+// NoExecuteConfigs draws the taint eviction planner's options: either
+// anchor, re-planning on toleration edits or not.
+func NoExecuteConfigs() *rapid.Generator[eviction.NoExecuteConfig] {
+	return rapid.Custom(func(t *rapid.T) eviction.NoExecuteConfig {
+		return eviction.NoExecuteConfig{Anchor: rapid.SampledFrom([]eviction.Anchor{eviction.AnchorObserved, eviction.AnchorTaintAdded}).Draw(t, "anchor"),
+			Replan: rapid.Bool().Draw(t, "replan")}
 	})
 }
