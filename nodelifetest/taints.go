@@ -1,6 +1,8 @@
 package nodelifetest
 
 import (
+	"strconv"
+
 	"pgregory.net/rapid"
 
 	"github.com/nodelife/nodelife/taints"
@@ -149,4 +151,14 @@ func (o Options) value(t *rapid.T) string {
 		return LabelValues().Draw(t, "value")
 	}
 	return rapid.SampledFrom(o.Values).Draw(t, "value")
+}
+
+// IntegerStrings draws the values the Lt and Gt toleration operators
+// compare: canonical decimal int64s of any size, and near misses (a plus
+// sign, leading zeros, the empty string, up to 20 digits, which overflow).
+func IntegerStrings() *rapid.Generator[string] {
+	return rapid.OneOf(
+		rapid.Map(rapid.Int64(), func(n int64) string { return strconv.FormatInt(n, 10) }),
+		rapid.StringMatching(`[+\-]?0*[0-9]{0,20}`),
+	)
 }

@@ -2,7 +2,6 @@ package taints_test
 
 import (
 	"slices"
-	"strconv"
 	"testing"
 	"time"
 
@@ -50,11 +49,7 @@ func TestPropertyMatchingIndependentOfOrder(t *testing.T) {
 
 // The optimized Lt/Gt path agrees with a naive strconv oracle.
 func TestPropertyComparisonOperatorsMatchOracle(t *testing.T) {
-	// Canonical int64s, and near-misses: signs, leading zeros, overflow.
-	num := rapid.OneOf(
-		rapid.Map(rapid.Int64(), func(n int64) string { return strconv.FormatInt(n, 10) }),
-		rapid.StringMatching(`[+\-]?0*[0-9]{0,20}`),
-	)
+	num := nodelifetest.IntegerStrings()
 	rapid.Check(t, func(t *rapid.T) {
 		op := rapid.SampledFrom([]taints.Operator{taints.TolerationOpLt, taints.TolerationOpGt}).Draw(t, "op")
 		tv, nv := num.Draw(t, "tol"), num.Draw(t, "taint")
