@@ -92,8 +92,8 @@ func Example_kubeletConfig() {
 	// Output:
 	// production pods get 30 s at shutdown in 2000 generated pod lists: true
 	// counterexample: evicted first under memory pressure, in order:
-	//   b/p3 priority 1999, memory request 0 bytes, working set 1024 bytes
-	//   b/p4 priority 705, memory request 0 bytes, working set 0 bytes
+	//   b/p3 priority 1451, memory request 0 bytes, working set 1000 bytes
+	//   a/p4 priority 200, memory request 0 bytes, working set 0 bytes
 }
 
 // A custom toleration policy checked against generated outages. The
@@ -145,7 +145,7 @@ func Example_tolerationPolicy() {
 	_, ok = check(true, 500)
 	fmt.Println("unreachable and not-ready:", ok)
 	// Output:
-	// unreachable only: false b/p0 evicted from a-0 at +8s, during Shutdown [a-0] +4s..+55s
+	// unreachable only: false a/p2 evicted from b-0 at +40s, during Shutdown [b-0] +31s..+41s
 	// unreachable and not-ready: true
 }
 
