@@ -159,7 +159,10 @@ func TestDistributionCloud(t *testing.T) {
 	cs := draw(nodelifetest.CIDRSpaces())
 	checkShares(t, "CIDRSpaces",
 		share{"IPv6", func(i int) bool { return cs(i).Cluster.Addr().Is6() }, 0.2, 0.8},
-		share{"node blocks inside", func(i int) bool { x := cs(i); return x.NodeBits >= x.Cluster.Bits() && x.NodeBits <= x.Cluster.Addr().BitLen() }, 1, 1})
+		share{"node blocks inside", func(i int) bool {
+			x := cs(i)
+			return x.NodeBits >= x.Cluster.Bits() && x.NodeBits <= x.Cluster.Addr().BitLen()
+		}, 1, 1})
 	cluster := netip.MustParsePrefix("10.64.0.0/16")
 	pi := draw(nodelifetest.PrefixesIn(cluster))
 	checkShares(t, "PrefixesIn(10.64.0.0/16)",
