@@ -201,3 +201,36 @@ func ExampleCheckTolerations() {
 	// Output:
 	// nodelifetest: invariant violated: at 2026-01-01T00:01:20Z: pod shop/web evicted from node n1 20s after its NoExecute taints [node.kubernetes.io/unreachable:NoExecute] appeared at 2026-01-01T00:01:00Z; its tolerations allow 30s
 }
+
+// One drawn pod, in the shapes two planners take: the generators are
+// deterministic for a seed (rapid's Example), so the same pod comes back
+// every run.
+func ExampleOnePod() {
+	p := nodelifetest.OnePod(nodelifetest.Options{MaxPods: 1}).Example(7)
+	fmt.Println(p.Key(), p.QOSClass(), "critical:", p.Critical())
+	fmt.Println("as the node lifecycle controller takes it:", p.Lifecycle().Key(), len(p.Lifecycle().Tolerations), "tolerations")
+	fmt.Println("as graceful shutdown takes it:", p.Shutdown().Key(), p.Shutdown().Phase)
+	// Output:
+	// a/p0 Burstable critical: false
+	// as the node lifecycle controller takes it: a/p0 2 tolerations
+	// as graceful shutdown takes it: a/p0 Running
+}
+
+// CheckShutdownPlan on the planner's own plan for a two-phase config: the
+// database (priority 1000) in the 30 s phase, everything else in the
+// first; the check holds, and a plan with the database moved into the
+// 10 s phase is caught: its 30 s kill no longer fits.
+func ExampleCheckShutdownPlan() {
+	cfg := shutdown.Config{ShutdownGracePeriodByPodPriority: []shutdown.PhaseConfig{
+		{Priority: 0, ShutdownGracePeriodSeconds: 10}, {Priority: 1000, ShutdownGracePeriodSeconds: 30}}}
+	prio := int32(1000)
+	pods := []shutdown.Pod{{Namespace: "shop", Name: "db", Priority: &prio, Phase: shutdown.PodRunning}, {Namespace: "shop", Name: "web", Phase: shutdown.PodRunning}}
+	plan, _ := cfg.Plan(pods)
+	fmt.Println(nodelifetest.CheckShutdownPlan(cfg, pods, plan))
+	plan.Phases[0].Pods = append(plan.Phases[0].Pods, plan.Phases[1].Pods...)
+	plan.Phases[1].Pods = nil
+	fmt.Println(nodelifetest.CheckShutdownPlan(cfg, pods, plan))
+	// Output:
+	// <nil>
+	// nodelifetest: invariant violated: pod shop/db killed with 30s in phase 0 of 10s
+}
