@@ -106,6 +106,13 @@
 // its status and message), the pod ranking per signal, admission under
 // pressure, and what-if plans of how many pods must go.
 //
+// topology: the kubelet's node topology managers. So far the Topology
+// Manager's hint merge: NUMA bitmasks, topology hints and their merge under
+// each policy (none, best-effort, restricted, single-numa-node) and option
+// (prefer-closest-numa-nodes, max-allowable-numa-nodes), with upstream's
+// answer and tie-breaks but without its cartesian product (an 8-node
+// machine's worst case in half a millisecond instead of seconds).
+//
 // nodelifetest: for property-based tests of policies built on the
 // library, and of the library itself. rapid generators of every input
 // type (taints and tolerations, conditions, nodes, leases, pods in every
