@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	libcontainercgroups "github.com/opencontainers/cgroups"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -42,6 +43,7 @@ import (
 	"github.com/nodelife/nodelife/examples/kubeapi"
 	"github.com/nodelife/nodelife/gc"
 	"github.com/nodelife/nodelife/taints"
+	nltopology "github.com/nodelife/nodelife/topology"
 )
 
 // A pair times nodelife and its upstream counterpart on identical inputs,
@@ -552,6 +554,8 @@ func pairs() []pair {
 					sinkBool = h.Admit(attrs).Admit
 				}
 			}},
+		topologyPair(4, 3),
+		topologyPair(8, 2),
 	}
 }
 
@@ -667,3 +671,34 @@ func TestRatioTable(t *testing.T) {
 }
 
 func resourceQ(s string) resource.Quantity { return resource.MustParse(s) }
+
+// topologyPair times the best-effort merge of n-node hint lists holding
+// every mask (what an empty machine's providers return for a Guaranteed
+// pod), lists of them: cpu, memory, then huge pages.
+func topologyPair(nodes, lists int) pair {
+	info := topologyMachines[map[int]int{2: 0, 4: 1, 8: 2}[nodes]]
+	var all []nltopology.Hint
+	for m := nltopology.BitMask(1); m < 1<<uint(nodes); m++ {
+		all = append(all, nltopology.Hint{Affinity: m, Preferred: m.Count() == 1})
+	}
+	var providers []nltopology.ProviderHints
+	for i := 0; i < lists; i++ {
+		providers = append(providers, nltopology.ProviderHints{[]string{"cpu", "memory", "hugepages-2Mi"}[i]: all})
+	}
+	up := upstreamHints(providers)
+	policy := upstreamPolicy(nltopology.PolicyBestEffort, info, false)
+	logger := logr.Discard()
+	return pair{fmt.Sprintf("topology.Merge/best-effort/numa=%d/lists=%d", nodes, lists),
+		func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				h, _, _ := nltopology.Merge(nltopology.PolicyBestEffort, info, nltopology.PolicyOptions{}, providers)
+				sinkBool = h.Preferred
+			}
+		},
+		func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				h, _ := policy.Merge(logger, up)
+				sinkBool = h.Preferred
+			}
+		}}
+}

@@ -102,6 +102,10 @@ var deviations = map[string]string{
 		"preemption lists and sums them in) varies from run to run; nodelife takes them sorted by name. Every such input " +
 		"is counted here, once upstream's answer is one of the shortfalls nodelife finds (or the same preemption), so " +
 		"that the report does not depend on the run",
+	"hint-map-order": "a hint provider gives several resources and two of their combinations tie: upstream's " +
+		"filterProvidersHints reads a provider's resources in Go map order and the merge keeps the first of the tied " +
+		"combinations, so its hint can change from run to run; nodelife takes resources in name order. Counted when " +
+		"upstream's hint is the one nodelife gives for some order of the resources",
 	"long-hostname": "upstream fails to build the identity hash for a hostname over 65535 bytes (klog.Fatalf); " +
 		"nodelife hashes it with the length truncated to 16 bits (not compared: upstream ends the process)",
 }
