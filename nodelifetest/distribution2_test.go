@@ -187,3 +187,40 @@ func TestDistributionCloud(t *testing.T) {
 			return false
 		}, 0.05, 0.95})
 }
+
+func TestDistributionTopology(t *testing.T) {
+	mc := draw(nodelifetest.NUMAMachines())
+	checkShares(t, "NUMAMachines",
+		share{"8 nodes", func(i int) bool { return len(mc(i).Nodes) == 8 }, 0.1, 0.7},
+		share{"valid with distances", func(i int) bool { return mc(i).Validate(true) == nil }, 1, 1})
+	hs := draw(nodelifetest.Hints(4))
+	checkShares(t, "Hints(4)",
+		share{"nil", func(i int) bool { return hs(i) == nil }, 0.02, 0.4},
+		share{"a preferred hint", func(i int) bool {
+			for _, h := range hs(i) {
+				if h.Preferred {
+					return true
+				}
+			}
+			return false
+		}, 0.3, 0.95},
+		share{"masks within the 4 nodes", func(i int) bool {
+			for _, h := range hs(i) {
+				if h.Affinity >= 1<<4 {
+					return false
+				}
+			}
+			return true
+		}, 1, 1})
+	ps := draw(nodelifetest.ProviderHintSets(4))
+	checkShares(t, "ProviderHintSets(4)",
+		share{"no provider", func(i int) bool { return len(ps(i)) == 0 }, 0.05, 0.6},
+		share{"a provider of two resources", func(i int) bool {
+			for _, p := range ps(i) {
+				if len(p) >= 2 {
+					return true
+				}
+			}
+			return false
+		}, 0.05, 0.8})
+}

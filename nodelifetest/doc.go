@@ -46,6 +46,8 @@
 //
 // The checks state the loosest bound upstream satisfies, so a violation
 // is a bug in the planner or controller under test, not a quirk of
-// timing; each check's comment gives the rule. No check here covers the
-// kubelet's topology managers yet: the library has no topology package.
+// timing; each check's comment gives the rule. For the kubelet's topology
+// managers, CheckTopologyMerge covers the topology manager's merge;
+// checks of CPU and memory allocation (never over a NUMA node's capacity)
+// will come with those managers in package topology.
 package nodelifetest

@@ -17,6 +17,7 @@ import (
 	"github.com/nodelife/nodelife/nodelifetest"
 	"github.com/nodelife/nodelife/shutdown"
 	"github.com/nodelife/nodelife/taints"
+	"github.com/nodelife/nodelife/topology"
 )
 
 // ownOutputCases is how many generated inputs each check is run on against
@@ -346,3 +347,38 @@ func TestPropertyCascadeChecksHoldOnLibrary(t *testing.T) {
 }
 
 var _ types.UID
+
+func TestCheckTopologyMergePlanted(t *testing.T) {
+	info := topology.NUMAInfo{Nodes: []int{0, 1}}
+	both, _ := topology.NewBitMask(0, 1)
+	wantViolation(t, nodelifetest.CheckTopologyMerge(topology.PolicySingleNUMANode, info, topology.Hint{Affinity: both, Preferred: true}, true), "single-numa-node admitted", "of 2 nodes")
+	wantViolation(t, nodelifetest.CheckTopologyMerge(topology.PolicyRestricted, info, topology.Hint{Affinity: both}, true), "restricted admitted the non-preferred")
+	wantViolation(t, nodelifetest.CheckTopologyMerge(topology.PolicyBestEffort, info, topology.Hint{Affinity: 4}, true), "outside the machine's nodes")
+	if err := nodelifetest.CheckTopologyMerge(topology.PolicySingleNUMANode, info, topology.Hint{Any: true}, false); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPropertyTopologyChecksHoldOnLibrary runs CheckTopologyMerge on
+// topology.Merge for generated machines, hint sets and policies.
+func TestPropertyTopologyChecksHoldOnLibrary(t *testing.T) {
+	machines := nodelifetest.NUMAMachines()
+	policies := []topology.Policy{topology.PolicyNone, topology.PolicyBestEffort, topology.PolicyRestricted, topology.PolicySingleNUMANode}
+	admitted := 0
+	for seed := 0; seed < ownOutputCases(); seed++ {
+		info := machines.Example(seed)
+		providers := nodelifetest.ProviderHintSets(len(info.Nodes)).Example(seed)
+		policy := policies[seed%len(policies)]
+		h, admit, err := topology.Merge(policy, info, topology.PolicyOptions{PreferClosestNUMA: seed%3 == 0}, providers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if admit {
+			admitted++
+		}
+		if err := nodelifetest.CheckTopologyMerge(policy, info, h, admit); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+	}
+	t.Logf("%d merges, %d admitted", ownOutputCases(), admitted)
+}

@@ -6,6 +6,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/nodelife/nodelife/nodelifetest"
 	"github.com/nodelife/nodelife/topology"
 )
 
@@ -163,46 +164,15 @@ func naiveMerge(policy topology.Policy, info topology.NUMAInfo, opts topology.Po
 	return result, result.Preferred
 }
 
-// drawHints draws the hints of one resource on nodes: nil (no
-// preference), empty (impossible), or up to 8 hints of random subsets,
-// preferred or not, an "any" hint among them at times.
-func drawHints(t *rapid.T, nodes int) []topology.Hint {
-	switch rapid.IntRange(0, 9).Draw(t, "shape") {
-	case 0:
-		return nil
-	case 1:
-		return []topology.Hint{}
-	}
-	var hs []topology.Hint
-	for i := rapid.IntRange(1, 8).Draw(t, "hints"); i > 0; i-- {
-		if rapid.IntRange(0, 9).Draw(t, "any") == 0 {
-			hs = append(hs, topology.Hint{Any: true, Preferred: rapid.Bool().Draw(t, "preferred")})
-			continue
-		}
-		m := topology.BitMask(rapid.Uint64Range(1, 1<<uint(nodes)-1).Draw(t, "mask"))
-		hs = append(hs, topology.Hint{Affinity: m, Preferred: rapid.Bool().Draw(t, "preferred")})
-	}
-	return hs
-}
-
-var infos = []topology.NUMAInfo{twoNodes, fourNodes, eightNodes}
-
 // TestPropertyMergeMatchesNaive: on random hint sets over 2, 4 and 8 NUMA
 // nodes, every policy, with and without prefer-closest, Merge gives the
 // naive cartesian fold's hint and admission.
 func TestPropertyMergeMatchesNaive(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		info := rapid.SampledFrom(infos).Draw(t, "info")
+		info := nodelifetest.NUMAMachines().Draw(t, "info")
 		policy := rapid.SampledFrom([]topology.Policy{topology.PolicyNone, topology.PolicyBestEffort, topology.PolicyRestricted, topology.PolicySingleNUMANode}).Draw(t, "policy")
 		opts := topology.PolicyOptions{PreferClosestNUMA: rapid.Bool().Draw(t, "closest")}
-		var providers []topology.ProviderHints
-		for p := rapid.IntRange(0, 3).Draw(t, "providers"); p > 0; p-- {
-			ph := topology.ProviderHints{}
-			for r := rapid.IntRange(0, 2).Draw(t, "resources"); r > 0; r-- {
-				ph[rapid.SampledFrom([]string{"cpu", "memory", "hugepages-2Mi", "gpu"}).Draw(t, "resource")] = drawHints(t, len(info.Nodes))
-			}
-			providers = append(providers, ph)
-		}
+		providers := nodelifetest.ProviderHintSets(len(info.Nodes)).Draw(t, "providers")
 		got, admit, err := topology.Merge(policy, info, opts, providers)
 		if err != nil {
 			t.Fatal(err)
