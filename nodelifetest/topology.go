@@ -6,11 +6,13 @@ import (
 	"github.com/nodelife/nodelife/topology"
 )
 
-// NUMAMachines draws the NUMA machines of upstream's topology manager
-// tests: 2, 4 or 8 nodes with their distance matrices (the 8-node one
-// with upstream's asymmetric last row).
-func NUMAMachines() *rapid.Generator[topology.NUMAInfo] {
-	return rapid.SampledFrom([]topology.NUMAInfo{
+// UpstreamNUMAMachines returns, fresh each call, the NUMA machines of
+// upstream's topology manager tests (commonNUMAInfoTwoNodes, FourNodes and
+// EightNodes in pkg/kubelet/cm/topologymanager/policy_test.go): 2, 4 and 8
+// nodes with their distance matrices, the 8-node one with upstream's
+// asymmetric last row.
+func UpstreamNUMAMachines() []topology.NUMAInfo {
+	return []topology.NUMAInfo{
 		{Nodes: []int{0, 1}, Distances: map[int][]uint64{0: {10, 11}, 1: {11, 10}}},
 		{Nodes: []int{0, 1, 2, 3}, Distances: map[int][]uint64{0: {10, 11, 12, 12}, 1: {11, 10, 12, 12}, 2: {12, 12, 10, 11}, 3: {12, 12, 11, 10}}},
 		{Nodes: []int{0, 1, 2, 3, 4, 5, 6, 7}, Distances: map[int][]uint64{
@@ -18,6 +20,14 @@ func NUMAMachines() *rapid.Generator[topology.NUMAInfo] {
 			2: {12, 12, 10, 11, 30, 30, 30, 30}, 3: {12, 12, 11, 10, 30, 30, 30, 30},
 			4: {30, 30, 30, 30, 10, 11, 12, 12}, 5: {30, 30, 30, 30, 11, 10, 12, 12},
 			6: {30, 30, 30, 30, 12, 12, 10, 11}, 7: {30, 30, 30, 30, 12, 12, 13, 10}}},
+	}
+}
+
+// NUMAMachines draws one of UpstreamNUMAMachines.
+func NUMAMachines() *rapid.Generator[topology.NUMAInfo] {
+	return rapid.Custom(func(t *rapid.T) topology.NUMAInfo {
+		ms := UpstreamNUMAMachines()
+		return ms[rapid.IntRange(0, len(ms)-1).Draw(t, "machine")]
 	})
 }
 

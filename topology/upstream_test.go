@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nodelife/nodelife/nodelifetest"
 	"github.com/nodelife/nodelife/topology"
 )
 
@@ -17,17 +18,11 @@ type upstreamCase struct {
 	expected      topology.Hint
 }
 
+// upstream's test machines (commonNUMAInfoTwoNodes, FourNodes, EightNodes).
 var (
-	twoNodes  = topology.NUMAInfo{Nodes: []int{0, 1}, Distances: map[int][]uint64{0: {10, 11}, 1: {11, 10}}}
-	fourNodes = topology.NUMAInfo{Nodes: []int{0, 1, 2, 3}, Distances: map[int][]uint64{
-		0: {10, 11, 12, 12}, 1: {11, 10, 12, 12}, 2: {12, 12, 10, 11}, 3: {12, 12, 11, 10}}}
-	// eightNodes is upstream's commonNUMAInfoEightNodes, its asymmetric
-	// last row included.
-	eightNodes = topology.NUMAInfo{Nodes: []int{0, 1, 2, 3, 4, 5, 6, 7}, Distances: map[int][]uint64{
-		0: {10, 11, 12, 12, 30, 30, 30, 30}, 1: {11, 10, 12, 12, 30, 30, 30, 30},
-		2: {12, 12, 10, 11, 30, 30, 30, 30}, 3: {12, 12, 11, 10, 30, 30, 30, 30},
-		4: {30, 30, 30, 30, 10, 11, 12, 12}, 5: {30, 30, 30, 30, 11, 10, 12, 12},
-		6: {30, 30, 30, 30, 12, 12, 10, 11}, 7: {30, 30, 30, 30, 12, 12, 13, 10}}}
+	twoNodes   = nodelifetest.UpstreamNUMAMachines()[0]
+	fourNodes  = nodelifetest.UpstreamNUMAMachines()[1]
+	eightNodes = nodelifetest.UpstreamNUMAMachines()[2]
 )
 
 func parseHint(t *testing.T, s string, all []int) topology.Hint {

@@ -11,20 +11,13 @@ import (
 	"k8s.io/kubernetes/pkg/kubelet/cm/topologymanager"
 	"k8s.io/kubernetes/pkg/kubelet/cm/topologymanager/bitmask"
 
+	"github.com/nodelife/nodelife/nodelifetest"
 	"github.com/nodelife/nodelife/topology"
 )
 
-// The NUMA machines of upstream's policy tests (commonNUMAInfoTwoNodes,
-// FourNodes, EightNodes), the merge's inputs' machines.
-var topologyMachines = []topology.NUMAInfo{
-	{Nodes: []int{0, 1}, Distances: map[int][]uint64{0: {10, 11}, 1: {11, 10}}},
-	{Nodes: []int{0, 1, 2, 3}, Distances: map[int][]uint64{0: {10, 11, 12, 12}, 1: {11, 10, 12, 12}, 2: {12, 12, 10, 11}, 3: {12, 12, 11, 10}}},
-	{Nodes: []int{0, 1, 2, 3, 4, 5, 6, 7}, Distances: map[int][]uint64{
-		0: {10, 11, 12, 12, 30, 30, 30, 30}, 1: {11, 10, 12, 12, 30, 30, 30, 30},
-		2: {12, 12, 10, 11, 30, 30, 30, 30}, 3: {12, 12, 11, 10, 30, 30, 30, 30},
-		4: {30, 30, 30, 30, 10, 11, 12, 12}, 5: {30, 30, 30, 30, 11, 10, 12, 12},
-		6: {30, 30, 30, 30, 12, 12, 10, 11}, 7: {30, 30, 30, 30, 12, 12, 13, 10}}},
-}
+// The NUMA machines of upstream's policy tests, the merge's inputs'
+// machines.
+var topologyMachines = nodelifetest.UpstreamNUMAMachines()
 
 var topologyPolicies = []topology.Policy{topology.PolicyNone, topology.PolicyBestEffort, topology.PolicyRestricted, topology.PolicySingleNUMANode}
 
