@@ -86,6 +86,15 @@ func TestGracefulShutdown(t *testing.T) {
 	t.Cleanup(func() {
 		require.NoError(t, h.client.SchedulingV1().PriorityClasses().Delete(context.Background(), "mid", metav1.DeleteOptions{}))
 	})
+	// The Priority admission plugin reads classes from an informer: wait
+	// until it knows "mid" (a dry-run create of a pod of that class is
+	// admitted), or the create below can be refused as of an unknown class.
+	probe := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: h.ns, Name: "mid-probe"}, Spec: corev1.PodSpec{
+		NodeName: "s-0", PriorityClassName: "mid", Containers: []corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10"}}}}
+	require.Eventually(t, func() bool {
+		_, err := h.client.CoreV1().Pods(h.ns).Create(h.ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		return err == nil
+	}, 10*time.Second, 20*time.Millisecond, "the API server never admitted a pod of PriorityClass mid")
 	low := h.createPod("low", "s-0", nil, "")
 	mid := h.createPod("mid", "s-0", nil, "mid")
 	crit := h.createPod("crit", "s-0", nil, "system-cluster-critical")
