@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/nodelife/nodelife/conditions"
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/taints"
 )
@@ -27,13 +28,7 @@ func before(at1 time.Time, seq1 int, at2 time.Time, seq2 int) bool {
 }
 
 func noExecute(ts []taints.Taint) []taints.Taint {
-	var out []taints.Taint
-	for _, t := range ts {
-		if t.Effect == taints.TaintEffectNoExecute {
-			out = append(out, t)
-		}
-	}
-	return out
+	return taints.Filter(ts, func(t taints.Taint) bool { return t.Effect == taints.TaintEffectNoExecute })
 }
 
 // CheckTolerations checks that no pod was evicted before its tolerations
@@ -270,13 +265,7 @@ func CheckUnknown(h History, grace time.Duration) error {
 // cluster whose faults have all ended should.
 func CheckRecovered(h History) error {
 	for _, n := range h.Final {
-		ready := false
-		for _, c := range n.Conditions {
-			if c.Type == "Ready" {
-				ready = c.Status == "True"
-			}
-		}
-		if !ready {
+		if c, ok := conditions.Find(n.Conditions, conditions.Ready); !ok || c.Status != conditions.True {
 			return violation(h.End, "node %s is not Ready at the end", n.Name)
 		}
 		for _, t := range n.Taints {

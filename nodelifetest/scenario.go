@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"pgregory.net/rapid"
@@ -416,10 +417,9 @@ func (w *world) relist(c *nodelifecycle.Controller) {
 }
 
 func splitKey(key string) (string, string) {
-	for i := 0; i < len(key); i++ {
-		if key[i] == '/' {
-			return key[:i], key[i+1:]
-		}
+	ns, name, ok := strings.Cut(key, "/")
+	if !ok {
+		return "", key
 	}
-	return "", key
+	return ns, name
 }

@@ -32,7 +32,7 @@ func NUMAMachines() *rapid.Generator[topology.NUMAInfo] {
 }
 
 // Hints draws one resource's topology hints on a machine of nodes NUMA
-// nodes: nil (no preference) or empty (impossible) about once in ten
+// nodes (clamped to 1-64): nil (no preference) or empty (impossible) about once in ten
 // each, else 1-8 hints of random non-empty masks, preferred or not, a hint
 // without affinity ("any") about once in ten.
 func Hints(nodes int) *rapid.Generator[[]topology.Hint] {
@@ -49,7 +49,7 @@ func Hints(nodes int) *rapid.Generator[[]topology.Hint] {
 				hs = append(hs, topology.Hint{Any: true, Preferred: rapid.Bool().Draw(t, "preferred")})
 				continue
 			}
-			m := topology.BitMask(rapid.Uint64Range(1, 1<<uint(nodes)-1).Draw(t, "mask"))
+			m := topology.BitMask(rapid.Uint64Range(1, allNodes(nodes)).Draw(t, "mask"))
 			hs = append(hs, topology.Hint{Affinity: m, Preferred: rapid.Bool().Draw(t, "preferred")})
 		}
 		return hs
@@ -93,4 +93,15 @@ func CheckTopologyMerge(policy topology.Policy, info topology.NUMAInfo, h topolo
 		return checkErr("best-effort refused %v", h)
 	}
 	return nil
+}
+
+// allNodes is the mask of nodes 0..n-1, n clamped to 1-64.
+func allNodes(n int) uint64 {
+	switch {
+	case n <= 1:
+		return 1
+	case n >= 64:
+		return ^uint64(0)
+	}
+	return 1<<uint(n) - 1
 }
