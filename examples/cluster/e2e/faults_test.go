@@ -406,7 +406,7 @@ func TestAgentRestart(t *testing.T) {
 	// the new process: a fresh agent for the same node, due now
 	opts := agent.Options{NodeName: "a-0", Clock: h.clock, RunPods: true,
 		Labels: map[string]string{corev1.LabelTopologyRegion: "r", corev1.LabelTopologyZone: "a"}}
-	a, err := agent.New(h.client, opts)
+	a, err := agent.New(h.nodeClient("a-0"), opts)
 	require.NoError(t, err)
 	h.clock.SetTime(h.at(35 * time.Second))
 	h.steppers = append(h.steppers, &stepper{name: "a-0 (restarted)", step: a.Step, due: h.at(35 * time.Second)})

@@ -106,11 +106,22 @@ func (h *harness) addAgent(name, zone string, opts agent.Options, pause *window)
 		opts.Labels[corev1.LabelTopologyRegion] = "r"
 		opts.Labels[corev1.LabelTopologyZone] = zone
 	}
-	a, err := agent.New(h.client, opts)
+	a, err := agent.New(h.nodeClient(name), opts)
 	require.NoError(h.t, err)
 	h.agents[name] = a
 	h.steppers = append(h.steppers, &stepper{name: name, step: a.Step, pause: pause, due: h.start})
 	return a
+}
+
+// nodeClient returns a client with node's identity (system:node:<node>,
+// group system:nodes): a kubelet's rights under the Node authorizer and
+// NodeRestriction, no more.
+func (h *harness) nodeClient(node string) kubernetes.Interface {
+	cfg, err := testcluster.Shared(h.t).NodeConfig(node)
+	require.NoError(h.t, err)
+	client, err := kubernetes.NewForConfig(cfg)
+	require.NoError(h.t, err)
+	return client
 }
 
 // addController starts a controller's informers and adds it.

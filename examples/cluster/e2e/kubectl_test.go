@@ -50,7 +50,7 @@ func TestReplayKubectlOutputs(t *testing.T) {
 	h := replayCluster(t, "k")
 
 	dir := t.TempDir()
-	kc, err := testcluster.Shared(t).Kubeconfig(dir, "")
+	kc, err := testcluster.Shared(t).Kubeconfig(dir, "", nil)
 	require.NoError(t, err)
 	write := func(name string, data []byte) string {
 		p := filepath.Join(dir, name)

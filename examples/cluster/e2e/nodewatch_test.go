@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/nodelife/nodelife/examples/cluster/agent"
 	"github.com/nodelife/nodelife/examples/cluster/e2e/internal/testcluster"
@@ -142,7 +143,7 @@ current-context: c
 	require.Equal(t, 1, code)
 	require.Contains(t, msg, "nodewatch: cannot reach the API server at https://127.0.0.1:1")
 
-	kc, err := testcluster.Shared(t).Kubeconfig(dir, "nobody")
+	kc, err := testcluster.Shared(t).Kubeconfig(dir, "nobody", nil)
 	require.NoError(t, err)
 	code, msg = run("-kubeconfig", kc)
 	require.Equal(t, 1, code)
@@ -164,16 +165,16 @@ current-context: c
 }
 
 // badTokenKubeconfig writes a kubeconfig for the test server whose user
-// "test" has a token the server does not know.
+// "test" has a token the server does not know (and no certificate).
 func badTokenKubeconfig(t *testing.T, dir string) string {
 	t.Helper()
 	sub := filepath.Join(dir, "bad")
 	require.NoError(t, os.MkdirAll(sub, 0o755))
-	path, err := testcluster.Shared(t).Kubeconfig(sub, "")
+	path, err := testcluster.Shared(t).Kubeconfig(sub, "", nil)
 	require.NoError(t, err)
 	cfg, err := clientcmd.LoadFromFile(path)
 	require.NoError(t, err)
-	cfg.AuthInfos["test"].Token = "not-a-token"
+	cfg.AuthInfos["test"] = &clientcmdapi.AuthInfo{Token: "not-a-token"}
 	require.NoError(t, clientcmd.WriteToFile(*cfg, path))
 	return path
 }

@@ -40,7 +40,9 @@ func (c counting) RoundTrip(req *http.Request) (*http.Response, error) {
 // decisions: many agents renew their leases (10s, with upstream's 4%
 // jitter, started spread over the first renew interval) and post status
 // against the one in-process API server, on the real clock, while the
-// controller watches them all. The controller keeps up when it never
+// controller watches them all. Each agent has its own node's identity
+// (system:node:<name>), so the API server's Node authorizer and
+// NodeRestriction pass every request it makes. The controller keeps up when it never
 // finds a live node silent: no Ready=Unknown, no taint. Figures: monitor
 // pass times, API requests per second, heap. 50 agents for 20s in CI;
 // NODELIFE_LONG=1 runs 1,000 for 90s, without the race detector
@@ -64,14 +66,14 @@ func TestScale(t *testing.T) {
 	require.NoError(t, err)
 
 	var agentReqs, ctrlReqs atomic.Int64
-	client := func(n *atomic.Int64) kubernetes.Interface {
-		cfg := rest.CopyConfig(s.Config)
+	client := func(cfg *rest.Config, n *atomic.Int64) kubernetes.Interface {
+		cfg = rest.CopyConfig(cfg)
 		cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { return counting{next: rt, n: n} }
 		c, err := kubernetes.NewForConfig(cfg)
 		require.NoError(t, err)
 		return c
 	}
-	agentClient, ctrlClient := client(&agentReqs), client(&ctrlReqs)
+	ctrlClient := client(s.Config, &ctrlReqs)
 
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
@@ -105,7 +107,11 @@ func TestScale(t *testing.T) {
 		rnd := rand.New(rand.NewSource(int64(i + 1)))
 		hc := lease.DefaultHeartbeatConfig(fmt.Sprintf("scale-%04d", i))
 		hc.Rand = rnd.Float64
-		a, err := agent.New(agentClient, agent.Options{NodeName: hc.HolderIdentity, Heartbeat: &hc,
+		// Each agent with its own node's certificate and connection, as
+		// kubelets: the Node authorizer and NodeRestriction judge each.
+		cfg, err := s.NodeConfig(hc.HolderIdentity)
+		require.NoError(t, err)
+		a, err := agent.New(client(cfg, &agentReqs), agent.Options{NodeName: hc.HolderIdentity, Heartbeat: &hc,
 			Labels: map[string]string{corev1.LabelTopologyRegion: "r", corev1.LabelTopologyZone: string(rune('a' + i%3))}})
 		require.NoError(t, err)
 		delay := time.Duration(rnd.Int63n(int64(hc.RenewInterval())))
