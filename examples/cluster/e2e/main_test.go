@@ -30,4 +30,5 @@ func TestServerUp(t *testing.T) {
 	n, err := s.Client.CoreV1().Nodes().Create(context.Background(), &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "smoke"}}, metav1.CreateOptions{})
 	require.NoError(t, err)
 	require.NotEmpty(t, n.UID)
+	require.NoError(t, s.Client.CoreV1().Nodes().Delete(context.Background(), "smoke", metav1.DeleteOptions{}))
 }

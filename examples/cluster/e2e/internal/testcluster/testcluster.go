@@ -236,10 +236,12 @@ func (s *Server) RestartEtcd(down time.Duration) (time.Duration, error) {
 	began := time.Now()
 	s.etcd.Close()
 	s.etcd = nil
+	closed := time.Now()
 	time.Sleep(down)
 	if err := s.startEtcd(); err != nil {
 		return 0, err
 	}
+	s.tb.Logf("etcd: closed in %v, ready again %v after that", closed.Sub(began), time.Since(closed))
 	return time.Since(began), nil
 }
 
