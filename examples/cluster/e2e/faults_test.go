@@ -21,35 +21,57 @@ import (
 	"github.com/nodelife/nodelife/lease"
 )
 
-// outage is a component's API outage: from its start (inclusive) to its
-// end (exclusive), on the harness's fake clock, every request it sends is
-// answered 500, and the watches it has open are cut when it starts.
+// outage is a component's API faults over windows of the harness's fake
+// clock, each from its start (inclusive) to its end (exclusive).
 type outage struct {
-	h        *harness
-	from, to time.Duration
-	next     http.RoundTripper
-	mu       sync.Mutex
-	watches  []io.Closer
-	cut      bool
-	// gone, when set, makes the outage a watch expiry: at the window's
-	// start the watches are cut, and the first watch of each resource
-	// opened after that is answered 410 Gone, as a watch from a compacted
-	// resourceVersion is; every other request goes through.
-	gone    bool
-	expired map[string]bool
+	h       *harness
+	windows []apiFault
+	next    http.RoundTripper
+	mu      sync.Mutex
+	watches []io.Closer
+	cut     map[int]bool            // the windows whose start has cut the watches
+	expired map[int]map[string]bool // per gone window, the paths answered 410
 }
 
-func (o *outage) active() bool {
+// apiFault is one window of an outage. In a plain window every request is
+// answered 500 and the watches open at its start are cut. A gone window is
+// a watch expiry instead: at its start the watches are cut, and the first
+// watch of each resource opened after that is answered 410 Gone, as a
+// watch from a compacted resourceVersion is; every other request goes
+// through.
+type apiFault struct {
+	window
+	gone bool
+}
+
+// newOutage returns an outage over the windows.
+func newOutage(h *harness, windows ...apiFault) *outage {
+	return &outage{h: h, windows: windows, cut: map[int]bool{}, expired: map[int]map[string]bool{}}
+}
+
+// current returns the index of the window the clock is in, or -1.
+func (o *outage) current() int {
 	off := o.h.clock.Now().Sub(o.h.start)
-	return off >= o.from && off < o.to
+	for i, w := range o.windows {
+		if off >= w.from && off < w.to {
+			return i
+		}
+	}
+	return -1
 }
 
-// sync cuts the open watches when the outage has begun.
+// failing reports whether requests are answered 500 now.
+func (o *outage) failing() bool {
+	i := o.current()
+	return i >= 0 && !o.windows[i].gone
+}
+
+// sync cuts the open watches when a window has begun.
 func (o *outage) sync() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.active() && !o.cut {
-		o.cut = true
+	if i := o.current(); i >= 0 && !o.cut[i] {
+		o.cut[i] = true
 		for _, w := range o.watches {
 			w.Close()
 		}
@@ -57,21 +79,34 @@ func (o *outage) sync() {
 	}
 }
 
+// expiredPaths returns how many watches were answered 410.
+func (o *outage) expiredPaths() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	n := 0
+	for _, m := range o.expired {
+		n += len(m)
+	}
+	return n
+}
+
 func (o *outage) RoundTrip(req *http.Request) (*http.Response, error) {
 	watching := req.URL.Query().Get("watch") == "true"
-	o.mu.Lock()
-	expire := o.gone && o.cut && watching && !o.expired[req.URL.Path]
-	if expire {
-		if o.expired == nil {
-			o.expired = map[string]bool{}
+	i := o.current()
+	if i >= 0 && o.windows[i].gone {
+		o.mu.Lock()
+		expire := o.cut[i] && watching && !o.expired[i][req.URL.Path]
+		if expire {
+			if o.expired[i] == nil {
+				o.expired[i] = map[string]bool{}
+			}
+			o.expired[i][req.URL.Path] = true
 		}
-		o.expired[req.URL.Path] = true
-	}
-	o.mu.Unlock()
-	if expire {
-		return statusResponse(req, http.StatusGone, "Expired", "too old resource version: injected"), nil
-	}
-	if o.active() && !o.gone {
+		o.mu.Unlock()
+		if expire {
+			return statusResponse(req, http.StatusGone, "Expired", "too old resource version: injected"), nil
+		}
+	} else if i >= 0 {
 		return statusResponse(req, http.StatusInternalServerError, "InternalError", "injected API outage"), nil
 	}
 	resp, err := o.next.RoundTrip(req)
@@ -89,16 +124,23 @@ func (o *outage) RoundTrip(req *http.Request) (*http.Response, error) {
 func (h *harness) addBlindableController(name string, opts controller.Options, o *outage) *controller.Controller {
 	return h.addControllerOn(name, h.clientVia(o.wrap), opts, func(c *controller.Controller) {
 		o.sync()
-		if o.active() && !o.gone {
-			deadline := time.Now().Add(20 * time.Second)
-			for !c.Blind() && time.Now().Before(deadline) {
-				time.Sleep(time.Millisecond)
-			}
-			require.True(h.t, c.Blind(), "the cut watches did not make the controller blind")
+		if o.failing() {
+			h.waitBlind(c)
 			return
 		}
 		h.waitCaughtUp(c) // after an outage too: until the informers have relisted
 	})
+}
+
+// waitBlind waits, in real time, until c's informers have met a failed
+// watch and made it blind.
+func (h *harness) waitBlind(c *controller.Controller) {
+	h.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !c.Blind() && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	require.True(h.t, c.Blind(), "the cut watches did not make the controller blind")
 }
 
 // wrap puts the outage in front of the real transport.
@@ -132,7 +174,7 @@ func (o *outage) wrap(rt http.RoundTripper) http.RoundTripper {
 func TestControllerAPIOutage(t *testing.T) {
 	h := newHarness(t)
 	h.zoneAgents([]string{"a", "b", "c"}, []string{"default", "60s"}, "b")
-	o := &outage{h: h, from: 140 * time.Second, to: 200 * time.Second}
+	o := newOutage(h, apiFault{window: window{from: 140 * time.Second, to: 200 * time.Second}})
 	h.addBlindableController("controller", controller.Options{}, o)
 	h.run(520 * time.Second)
 
@@ -181,7 +223,7 @@ func (h *harness) addBlindableReplica(name string, o *outage, events *[]string) 
 		step: func(ctx context.Context) (time.Time, error) { o.sync(); return cand.Step(ctx), nil }})
 	h.useLock()
 	h.addControllerOn(name+"/controller", client, controller.Options{Gate: cand.Allowed}, func(c *controller.Controller) {
-		if o.sync(); !o.active() {
+		if o.sync(); o.current() < 0 {
 			h.waitCaughtUp(c)
 		}
 	})
@@ -213,7 +255,7 @@ func TestElectedControllerAPIOutage(t *testing.T) {
 	h := newHarness(t)
 	h.zoneAgents([]string{"a", "b", "c"}, []string{"default", "60s"}, "b")
 	var events []string
-	o := &outage{h: h, from: 140 * time.Second, to: 200 * time.Second}
+	o := newOutage(h, apiFault{window: window{from: 140 * time.Second, to: 200 * time.Second}})
 	h.addBlindableReplica("r1", o, &events)
 	h.run(560 * time.Second)
 
@@ -333,11 +375,13 @@ func TestPodDeletedWhileEvictionScheduled(t *testing.T) {
 	require.Contains(t, h.eventsAbout("", "b-0 "), ev(115*time.Second, "b-0 "+unreachableNoExecute+"=on"))
 }
 
-// conflicter answers the first PUT to each path with a 409, as if a
-// competing writer had updated the object just before.
+// conflicter answers the first PUT of each key with a 409, as if a
+// competing writer had updated the object just before; match gives a
+// PUT's key from its path (the path itself, as a rule), or false to let
+// it through.
 type conflicter struct {
 	next  http.RoundTripper
-	match func(path string) bool
+	match func(path string) (key string, ok bool)
 	mu    sync.Mutex
 	seen  map[string]bool
 	n     int
@@ -350,10 +394,10 @@ func (c *conflicter) wrap(rt http.RoundTripper) http.RoundTripper {
 }
 
 func (c *conflicter) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.Method == http.MethodPut && c.match(req.URL.Path) {
+	if key, ok := c.match(req.URL.Path); ok && req.Method == http.MethodPut {
 		c.mu.Lock()
-		first := !c.seen[req.URL.Path]
-		c.seen[req.URL.Path] = true
+		first := !c.seen[key]
+		c.seen[key] = true
 		if first {
 			c.n++
 		}
@@ -375,9 +419,7 @@ func (c *conflicter) RoundTrip(req *http.Request) (*http.Response, error) {
 func TestNodeStatusConflicts(t *testing.T) {
 	h := newHarness(t)
 	h.zoneAgents([]string{"a", "b"}, []string{"60s"}, "b")
-	cf := &conflicter{seen: map[string]bool{}, match: func(p string) bool {
-		return strings.HasPrefix(p, "/api/v1/nodes/") && strings.HasSuffix(p, "/status")
-	}}
+	cf := &conflicter{seen: map[string]bool{}, match: func(p string) (string, bool) { return p, isNodeStatus(p) }}
 	h.addControllerOn("controller", h.clientVia(cf.wrap), controller.Options{}, h.waitCaughtUp)
 	h.run(240 * time.Second)
 
@@ -470,15 +512,13 @@ func TestTwoControllersWithoutElection(t *testing.T) {
 func TestWatchExpiredRelist(t *testing.T) {
 	h := newHarness(t)
 	h.zoneAgents([]string{"a", "b"}, []string{"60s"}, "b")
-	o := &outage{h: h, from: 140 * time.Second, to: 600 * time.Second, gone: true}
+	o := newOutage(h, apiFault{window: window{from: 140 * time.Second, to: 600 * time.Second}, gone: true})
 	c := h.addBlindableController("controller", controller.Options{}, o)
 	h.run(240 * time.Second)
 
 	require.Equal(t, zoneOutageTimeline(115*time.Second), h.timeline("b-"))
 	require.False(t, c.Blind(), "still blind at the end")
-	o.mu.Lock()
-	require.NotEmpty(t, o.expired, "no watch was answered 410")
-	o.mu.Unlock()
+	require.NotZero(t, o.expiredPaths(), "no watch was answered 410")
 	h.requireQuiet("a-")
 }
 
@@ -492,9 +532,7 @@ func TestWatchExpiredRelist(t *testing.T) {
 func TestPodStatusConflicts(t *testing.T) {
 	h := newHarness(t)
 	h.zoneAgents([]string{"a", "b"}, []string{"60s"}, "b")
-	cf := &conflicter{seen: map[string]bool{}, match: func(p string) bool {
-		return strings.HasPrefix(p, "/api/v1/namespaces/"+h.ns+"/pods/") && strings.HasSuffix(p, "/status")
-	}}
+	cf := &conflicter{seen: map[string]bool{}, match: func(p string) (string, bool) { return p, isPodStatus(h.ns, p) }}
 	h.addControllerOn("controller", h.clientVia(cf.wrap), controller.Options{}, h.waitCaughtUp)
 	h.run(240 * time.Second)
 
@@ -517,6 +555,17 @@ func zoneOutageTimeline(notReady time.Duration) []string {
 			ev(175*s+d, node+"-60s deleted=yes"))
 	}
 	return sorted(want)
+}
+
+// isNodeStatus reports whether path is a Node's status subresource.
+func isNodeStatus(path string) bool {
+	return strings.HasPrefix(path, "/api/v1/nodes/") && strings.HasSuffix(path, "/status")
+}
+
+// isPodStatus reports whether path is the status subresource of a pod of
+// namespace ns.
+func isPodStatus(ns, path string) bool {
+	return strings.HasPrefix(path, "/api/v1/namespaces/"+ns+"/pods/") && strings.HasSuffix(path, "/status")
 }
 
 // statusResponse is the API server's answer with a failure Status.

@@ -34,9 +34,23 @@ type stepper struct {
 	// to catch up with the writes made so far).
 	before func()
 	// pause, when set, cuts the stepper off after pause.from (exclusive)
-	// until pause.to (0: to the end).
-	pause *window
-	due   time.Time
+	// until pause.to (0: to the end); pauses are further such windows.
+	pause  *window
+	pauses []window
+	due    time.Time
+}
+
+// pausedAt returns the window that cuts the stepper off at off, if any.
+func (s *stepper) pausedAt(off time.Duration) (window, bool) {
+	for _, p := range s.pauses {
+		if off > p.from && (p.to == 0 || off < p.to) {
+			return p, true
+		}
+	}
+	if p := s.pause; p != nil && off > p.from && (p.to == 0 || off < p.to) {
+		return *p, true
+	}
+	return window{}, false
 }
 
 // window is a time span after the start: (from, to).
@@ -61,6 +75,9 @@ type harness struct {
 	// lock, when set, is the leader-election Lease whose holder observe
 	// records ("lock holder=<identity>").
 	lock *[2]string
+	// check, when set, runs after each instant's observe, with h.seen
+	// holding the state just read (a soak's invariants).
+	check func(now time.Time)
 }
 
 // newHarness makes a namespace for the test and removes every node, node
@@ -243,7 +260,7 @@ func (h *harness) run(until time.Duration) {
 		for spins := 0; ; spins++ {
 			ran := false
 			for _, s := range h.steppers {
-				if p := s.pause; p != nil && off > p.from && (p.to == 0 || off < p.to) {
+				if p, ok := s.pausedAt(off); ok {
 					if p.to == 0 {
 						s.due = end.Add(time.Hour)
 					} else {
@@ -271,6 +288,9 @@ func (h *harness) run(until time.Duration) {
 			require.Less(h.t, spins, 10, "components keep asking to run again at +%v", off)
 		}
 		h.observe(now)
+		if h.check != nil {
+			h.check(now)
+		}
 		next := end.Add(time.Nanosecond)
 		for _, s := range h.steppers {
 			if s.due.Before(next) {
