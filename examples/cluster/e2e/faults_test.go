@@ -503,8 +503,11 @@ func TestTwoControllersWithoutElection(t *testing.T) {
 // cluster; at +140s the controller's watches are cut and the first watch
 // of each resource it opens after that is answered 410 Gone ("too old
 // resource version", what a watch from a compacted revision gets;
-// injected here, since the API server's watch cache answers most such
-// watches itself). client-go's reflector relists at once on a 410 (it
+// injected here: compacting etcd and cutting the watches does not produce
+// it, since client-go v0.36's reflectors, their watch cut, list afresh
+// with a streaming list (sendInitialEvents) rather than resume from their
+// resourceVersion; they resume only after the server ends a watch
+// cleanly, minutes later). client-go's reflector relists at once on a 410 (it
 // does not count it as a watch error), and the controller's step waits
 // for its informers to hold what a consistent list returns: the timeline
 // is TestZoneOutage's (b-3 tainted at +145s, b-4 at +155s, the 60s pods

@@ -156,8 +156,7 @@ func start(t *mainTB) (_ *Server, err error) {
 		// No watch cache: lists and watches go to etcd. With it, each
 		// consistent list waits for the cache to prove itself fresh (20-40
 		// ms here), and the harness lists after every instant it steps;
-		// without it the e2e suite runs about twice as fast, and a watch
-		// from a compacted revision meets etcd's own 410.
+		// without it the e2e suite runs about twice as fast.
 		"--watch-cache=false",
 	}
 	target, err := s.startAPIServer()
