@@ -20,6 +20,18 @@
 //   - TestAgentStatusSchedule: status posted on change and every 5m.
 //   - TestNodewatchPlanMatchesApply, TestNodewatchErrors: the command.
 //   - TestScale: many agents on the real clock (1,000 with NODELIFE_LONG=1).
+//   - Faults at the API boundary (faults_test.go, restart_test.go): the
+//     controller's API outage with and without election, a leader killed,
+//     409s on node and pod status, a watch expiring, an agent restarted,
+//     two controllers without election, a pod deleted while its eviction
+//     is scheduled, a new API server on the same etcd, etcd restarted.
+//   - TestSoak: those faults drawn at random over 30 minutes of a 3-zone
+//     cluster, invariants after every instant (5 seeds; 200 with
+//     NODELIFE_LONG=1; NODELIFE_SOAK_SEED=N replays one).
+//   - TestNodeRestriction, TestExpiredClientCertificate: every agent
+//     authenticates as system:node:<name> with its own client certificate,
+//     under the Node authorizer and NodeRestriction, and is refused what a
+//     kubelet is refused; the commands name an expired certificate.
 //
 // Every expected time in these tests is worked out by hand from upstream's
 // defaults in the test's comment, not read back from the code.
