@@ -178,8 +178,8 @@ func (s *soakTotals) String() string {
 		s.seeds, soakEnd, s.instants, total, strings.Join(kinds, ", "), s.checks, s.evictions, s.wall.Round(time.Second))
 }
 
-// soakSeeds is 1..5, or 1..200 with NODELIFE_LONG=1, or the one seed
-// NODELIFE_SOAK_SEED names.
+// soakSeeds is 1..5, or 1..200 with NODELIFE_LONG=1 (without the race
+// detector), or the one seed NODELIFE_SOAK_SEED names.
 func soakSeeds(t *testing.T) []int64 {
 	if v := os.Getenv("NODELIFE_SOAK_SEED"); v != "" {
 		seed, err := strconv.ParseInt(v, 10, 64)
@@ -187,7 +187,7 @@ func soakSeeds(t *testing.T) []int64 {
 		return []int64{seed}
 	}
 	n := 5
-	if os.Getenv("NODELIFE_LONG") == "1" {
+	if os.Getenv("NODELIFE_LONG") == "1" && !raceEnabled {
 		n = 200
 	}
 	var out []int64
@@ -212,8 +212,9 @@ func soakSeeds(t *testing.T) []int64 {
 //
 // and at the end: the controller never evicted a pod twice, its write
 // errors are only the injected ones (500, 409), and every node is Ready
-// and untainted. Five seeds by default, 200 with NODELIFE_LONG=1; a failing
-// seed prints its schedule and the command that replays it.
+// and untainted. Five seeds by default, 200 with NODELIFE_LONG=1 (about an
+// hour); a failing seed prints its schedule and the command that replays
+// it.
 func TestSoak(t *testing.T) {
 	totals := &soakTotals{faults: map[string]int{}}
 	began := time.Now()
