@@ -4,8 +4,10 @@
 // under each --topology-manager-policy (none, best-effort, restricted,
 // single-numa-node) with the policy options prefer-closest-numa-nodes and
 // max-allowable-numa-nodes, as k8s.io/kubernetes v1.36.3
-// pkg/kubelet/cm/topologymanager decides them. The CPU and Memory
-// Managers' static policies and their checkpoint files are not here yet.
+// pkg/kubelet/cm/topologymanager decides them. Its subpackages hold the
+// kubelet's CPU lists as bitsets (cpuset) and the CPU Manager's checkpoint
+// file (checkpoint); the CPU and Memory Managers' static policies and the
+// Memory Manager's checkpoint are not here yet.
 //
 // # Usage
 //

@@ -106,6 +106,8 @@ var deviations = map[string]string{
 		"filterProvidersHints reads a provider's resources in Go map order and the merge keeps the first of the tied " +
 		"combinations, so its hint can change from run to run; nodelife takes resources in name order. Counted when " +
 		"upstream's hint is the one nodelife gives for some order of the resources",
+	"cpu-id-limit": "upstream's cpuset accepts any CPU ID an int holds, storing each CPU of a range in a map (\"0-2000000000\" " +
+		"allocates gigabytes); nodelife's cpuset refuses IDs above 65535, eight times Linux's largest NR_CPUS, naming the element",
 	"long-hostname": "upstream fails to build the identity hash for a hostname over 65535 bytes (klog.Fatalf); " +
 		"nodelife hashes it with the length truncated to 16 bits (not compared: upstream ends the process)",
 }

@@ -1,0 +1,60 @@
+package checkpoint_test
+
+import (
+	"fmt"
+
+	"github.com/nodelife/nodelife/topology/checkpoint"
+	"github.com/nodelife/nodelife/topology/cpuset"
+)
+
+// A static-policy node with CPUs 0-7: a Guaranteed container holds 2-3,
+// the rest is the shared pool. The file is the one a v1.36.3 kubelet
+// writes, checksum included; reading it back under another policy is
+// refused as the kubelet refuses it.
+func Example() {
+	pool, _ := cpuset.Parse("0-1,4-7")
+	held, _ := cpuset.Parse("2-3")
+	state := checkpoint.CPUState{PolicyName: "static", DefaultCPUSet: pool,
+		Entries: map[string]map[string]cpuset.CPUSet{"6b1d0c6e-pod": {"app": held}}}
+	data, _ := checkpoint.MarshalCPU(state, checkpoint.CPUFormatV2)
+	fmt.Println(string(data))
+
+	back, format, err := checkpoint.ReadCPU(data, checkpoint.CPUReadOptions{PolicyName: "static"})
+	fmt.Println(format, back.DefaultCPUSet, back.Entries["6b1d0c6e-pod"]["app"], err)
+	_, _, err = checkpoint.ReadCPU(data, checkpoint.CPUReadOptions{PolicyName: "none"})
+	fmt.Println(err)
+	// Output:
+	// {"policyName":"static","defaultCpuSet":"0-1,4-7","entries":{"6b1d0c6e-pod":{"app":"2-3"}},"checksum":524388956}
+	// V2 0-1,4-7 2-3 <nil>
+	// checkpoint: does not fit the configuration: configured policy "none" differs from state checkpoint policy "static"
+}
+
+// A V1 file (entries by container ID) is migrated with the container IDs
+// the runtime reports, as the kubelet migrates it.
+func ExampleReadCPU_v1() {
+	pool, _ := cpuset.Parse("0-1")
+	held, _ := cpuset.Parse("2-3")
+	data, _ := checkpoint.MarshalCPUV1("static", pool, map[string]cpuset.CPUSet{"containerd://abc": held})
+	s, format, err := checkpoint.ReadCPU(data, checkpoint.CPUReadOptions{PolicyName: "static",
+		InitialContainers: map[string]checkpoint.ContainerRef{"containerd://abc": {PodUID: "pod-1", Container: "app"}}})
+	fmt.Println(format, s.Entries["pod-1"]["app"], err)
+	// Output: V1 2-3 <nil>
+}
+
+func ExampleMarshalCPU() {
+	cpus, _ := cpuset.Parse("4-5")
+	data, _ := checkpoint.MarshalCPU(checkpoint.CPUState{PolicyName: "static",
+		PodEntries: map[string]cpuset.CPUSet{"pod-1": cpus}}, checkpoint.CPUFormatV3)
+	fmt.Println(string(data))
+	_, err := checkpoint.MarshalCPU(checkpoint.CPUState{PodEntries: map[string]cpuset.CPUSet{"pod-1": cpus}}, checkpoint.CPUFormatV2)
+	fmt.Println(err)
+	// Output:
+	// {"policyName":"static","defaultCpuSet":"","podEntries":{"pod-1":{"cpuSet":"4-5"}},"checksum":4207276298}
+	// checkpoint: does not fit the configuration: format V2 has no pod-level entries, and the state has 1
+}
+
+func ExampleMarshalCPUV1() {
+	data, _ := checkpoint.MarshalCPUV1("none", cpuset.Range(0, 3), nil)
+	fmt.Println(string(data))
+	// Output: {"policyName":"none","defaultCpuSet":"0-3","checksum":2203202243}
+}
