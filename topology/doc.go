@@ -5,9 +5,9 @@
 // single-numa-node) with the policy options prefer-closest-numa-nodes and
 // max-allowable-numa-nodes, as k8s.io/kubernetes v1.36.3
 // pkg/kubelet/cm/topologymanager decides them. Its subpackages hold the
-// kubelet's CPU lists as bitsets (cpuset) and the CPU Manager's checkpoint
-// file (checkpoint); the CPU and Memory Managers' static policies and the
-// Memory Manager's checkpoint are not here yet.
+// kubelet's CPU lists as bitsets (cpuset) and the CPU and Memory
+// Managers' checkpoint files (checkpoint); the two managers' static
+// policies are not here yet.
 //
 // # Usage
 //

@@ -10,11 +10,13 @@ import (
 	"testing"
 
 	"github.com/go-logr/logr"
+	v1 "k8s.io/api/core/v1"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
 	kubefeatures "k8s.io/kubernetes/pkg/features"
 	"k8s.io/kubernetes/pkg/kubelet/cm/containermap"
 	"k8s.io/kubernetes/pkg/kubelet/cm/cpumanager/state"
+	memstate "k8s.io/kubernetes/pkg/kubelet/cm/memorymanager/state"
 	upstream "k8s.io/utils/cpuset"
 
 	"github.com/nodelife/nodelife/topology/checkpoint"
@@ -271,5 +273,330 @@ func TestDifferentialCPUCheckpointRead(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// randomMemoryState draws a Memory Manager state: a policy, 1-4 NUMA nodes
+// (a null one at times) with tables for memory and up to two huge page
+// sizes, cells, and up to 3 pods of up to 2 containers with blocks; pod
+// blocks when pods is set.
+func randomMemoryState(r *rand.Rand, pods bool) checkpoint.MemoryState {
+	s := checkpoint.MemoryState{PolicyName: []string{"None", "Static"}[r.Intn(2)]}
+	u := func() uint64 { return uint64(r.Int63n(1 << 40)) }
+	ints := func() []int {
+		switch r.Intn(4) {
+		case 0:
+			return nil
+		case 1:
+			return []int{}
+		}
+		var out []int
+		for n := 1 + r.Intn(3); n > 0; n-- {
+			out = append(out, r.Intn(4))
+		}
+		return out
+	}
+	blocks := func() []checkpoint.MemoryBlock {
+		if r.Intn(5) == 0 {
+			return nil
+		}
+		var out []checkpoint.MemoryBlock
+		for n := 1 + r.Intn(2); n > 0; n-- {
+			out = append(out, checkpoint.MemoryBlock{NUMAAffinity: ints(), Type: []string{"memory", "hugepages-2Mi", "hugepages-1Gi"}[r.Intn(3)], Size: u()})
+		}
+		return out
+	}
+	if r.Intn(6) > 0 {
+		s.MachineState = map[int]*checkpoint.NUMANodeState{}
+		for id := 0; id < 1+r.Intn(4); id++ {
+			if r.Intn(10) == 0 {
+				s.MachineState[id] = nil
+				continue
+			}
+			n := &checkpoint.NUMANodeState{NumberOfAssignments: r.Intn(5), Cells: ints()}
+			if r.Intn(8) > 0 {
+				n.MemoryMap = map[string]*checkpoint.MemoryTable{}
+				for _, res := range []string{"memory", "hugepages-2Mi", "hugepages-1Gi"}[:1+r.Intn(3)] {
+					n.MemoryMap[res] = &checkpoint.MemoryTable{TotalMemSize: u(), SystemReserved: u(), Allocatable: u(), Reserved: u(), Free: u()}
+				}
+			}
+			s.MachineState[id] = n
+		}
+	}
+	if r.Intn(4) > 0 {
+		s.Entries = map[string]map[string][]checkpoint.MemoryBlock{}
+		for p := r.Intn(4); p > 0; p-- {
+			pod := fmt.Sprintf("pod%d", r.Intn(5))
+			s.Entries[pod] = map[string][]checkpoint.MemoryBlock{}
+			for c := r.Intn(3); c > 0; c-- {
+				s.Entries[pod][fmt.Sprintf("ctr%d", r.Intn(3))] = blocks()
+			}
+		}
+	}
+	if pods && r.Intn(3) > 0 {
+		s.PodEntries = map[string][]checkpoint.MemoryBlock{}
+		for p := 1 + r.Intn(2); p > 0; p-- {
+			s.PodEntries[fmt.Sprintf("pod%d", r.Intn(5))] = blocks()
+		}
+	}
+	return s
+}
+
+func toUpstreamBlocks(bs []checkpoint.MemoryBlock) []memstate.Block {
+	if bs == nil {
+		return nil
+	}
+	out := []memstate.Block{}
+	for _, b := range bs {
+		out = append(out, memstate.Block{NUMAAffinity: b.NUMAAffinity, Type: v1.ResourceName(b.Type), Size: b.Size})
+	}
+	return out
+}
+
+// memoryStateText prints a restored state as the kubelet's state holds
+// it (nil and empty alike), nodelife's or upstream's.
+func memoryStateText(machine map[int]string, entries map[string]map[string]string, pods map[string]string) string {
+	var lines []string
+	for id, n := range machine {
+		lines = append(lines, fmt.Sprintf("node%d=%s", id, n))
+	}
+	for pod, ctrs := range entries {
+		for ctr, bs := range ctrs {
+			lines = append(lines, fmt.Sprintf("%s/%s=%s", pod, ctr, bs))
+		}
+	}
+	for pod, bs := range pods {
+		lines = append(lines, fmt.Sprintf("pod:%s=%s", pod, bs))
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, " ")
+}
+
+func blocksText[T any](bs []T, f func(T) string) string {
+	var parts []string
+	for _, b := range bs {
+		parts = append(parts, f(b))
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}
+
+func ourMemoryText(s checkpoint.MemoryState) string {
+	machine := map[int]string{}
+	for id, n := range s.MachineState {
+		if n == nil {
+			machine[id] = "nil"
+			continue
+		}
+		var res []string
+		for name, t := range n.MemoryMap {
+			res = append(res, fmt.Sprintf("%s=%v", name, *t))
+		}
+		sort.Strings(res)
+		machine[id] = fmt.Sprintf("{%d %v %v}", n.NumberOfAssignments, n.Cells, res)
+	}
+	bt := func(b checkpoint.MemoryBlock) string { return fmt.Sprintf("{%v %s %d}", b.NUMAAffinity, b.Type, b.Size) }
+	entries := map[string]map[string]string{}
+	for pod, ctrs := range s.Entries {
+		entries[pod] = map[string]string{}
+		for ctr, bs := range ctrs {
+			entries[pod][ctr] = blocksText(bs, bt)
+		}
+	}
+	pods := map[string]string{}
+	for pod, bs := range s.PodEntries {
+		pods[pod] = blocksText(bs, bt)
+	}
+	return memoryStateText(machine, entries, pods)
+}
+
+func upstreamMemoryText(st memstate.State) string {
+	machine := map[int]string{}
+	for id, n := range st.GetMachineState() {
+		if n == nil {
+			machine[id] = "nil"
+			continue
+		}
+		var res []string
+		for name, t := range n.MemoryMap {
+			res = append(res, fmt.Sprintf("%s=%v", name, checkpoint.MemoryTable{TotalMemSize: t.TotalMemSize, SystemReserved: t.SystemReserved, Allocatable: t.Allocatable, Reserved: t.Reserved, Free: t.Free}))
+		}
+		sort.Strings(res)
+		machine[id] = fmt.Sprintf("{%d %v %v}", n.NumberOfAssignments, n.Cells, res)
+	}
+	bt := func(b memstate.Block) string { return fmt.Sprintf("{%v %s %d}", b.NUMAAffinity, b.Type, b.Size) }
+	entries := map[string]map[string]string{}
+	for pod, ctrs := range st.GetMemoryAssignments() {
+		entries[pod] = map[string]string{}
+		for ctr, bs := range ctrs {
+			entries[pod][ctr] = blocksText(bs, bt)
+		}
+	}
+	pods := map[string]string{}
+	for pod, e := range st.GetPodMemoryAssignments() {
+		pods[pod] = blocksText(e.MemoryBlocks, bt)
+	}
+	return memoryStateText(machine, entries, pods)
+}
+
+// upstreamMemoryState converts a state to upstream's types.
+func upstreamMemoryState(s checkpoint.MemoryState) (memstate.NUMANodeMap, memstate.ContainerMemoryAssignments, memstate.PodMemoryAssignments) {
+	var machine memstate.NUMANodeMap
+	if s.MachineState != nil {
+		machine = memstate.NUMANodeMap{}
+		for id, n := range s.MachineState {
+			if n == nil {
+				machine[id] = nil
+				continue
+			}
+			un := &memstate.NUMANodeState{NumberOfAssignments: n.NumberOfAssignments, Cells: n.Cells}
+			if n.MemoryMap != nil {
+				un.MemoryMap = map[v1.ResourceName]*memstate.MemoryTable{}
+				for res, t := range n.MemoryMap {
+					un.MemoryMap[v1.ResourceName(res)] = &memstate.MemoryTable{TotalMemSize: t.TotalMemSize, SystemReserved: t.SystemReserved, Allocatable: t.Allocatable, Reserved: t.Reserved, Free: t.Free}
+				}
+			}
+			machine[id] = un
+		}
+	}
+	var entries memstate.ContainerMemoryAssignments
+	if s.Entries != nil {
+		entries = memstate.ContainerMemoryAssignments{}
+		for pod, ctrs := range s.Entries {
+			entries[pod] = map[string][]memstate.Block{}
+			for ctr, bs := range ctrs {
+				entries[pod][ctr] = toUpstreamBlocks(bs)
+			}
+		}
+	}
+	pods := memstate.PodMemoryAssignments{}
+	for pod, bs := range s.PodEntries {
+		pods[pod] = memstate.PodEntry{MemoryBlocks: toUpstreamBlocks(bs)}
+	}
+	return machine, entries, pods
+}
+
+// TestDifferentialMemoryCheckpoint compares MarshalMemory with the file
+// v1.36.3's memory manager state writes for the same state (its
+// checkpoint state, SetMachineState, SetMemoryAssignments and, with the
+// gate, SetPodMemoryAssignments), and ReadMemory with its restore
+// (NewCheckpointState) on those files, intact or damaged, with the
+// PodLevelResourceManagers gate off (V1) and on (V2).
+func TestDifferentialMemoryCheckpoint(t *testing.T) {
+	for _, gate := range []bool{false, true} {
+		t.Run(fmt.Sprintf("PodLevelResourceManagers=%v", gate), func(t *testing.T) {
+			featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, kubefeatures.PodLevelResourceManagers, gate)
+			w := compare(t, fmt.Sprintf("checkpoint.MarshalMemory (PodLevelResourceManagers=%v)", gate), "memorymanager/state: the file its checkpoint state writes",
+				"Memory Manager states: None/Static, 1-4 NUMA nodes (null at times) with tables for memory and huge pages, cells nil, empty or set, up to 3 pods of up to 2 containers with blocks, pod blocks with the gate")
+			rd := compare(t, fmt.Sprintf("checkpoint.ReadMemory (PodLevelResourceManagers=%v)", gate), "memorymanager/state.NewCheckpointState",
+				"those files intact or damaged (a byte, the checksum, checksum 0, policy, key case, cut short, a table null), read under the policy they name or the other")
+			dir := t.TempDir()
+			logger := logr.Discard()
+			r := rand.New(rand.NewSource(41))
+			n := inputs(t) / 4
+			accepted := 0
+			defer func() { t.Logf("%d of %d files restored by both", accepted, n) }()
+			format := checkpoint.MemoryFormatV1
+			if gate {
+				format = checkpoint.MemoryFormatV2
+			}
+			for i := 0; i < n; i++ {
+				s := randomMemoryState(r, gate)
+				if i == 0 && !gate {
+					s = exampleMemoryState() // its checksum is in the package's example
+				}
+				// what upstream writes for s
+				wdir := filepath.Join(dir, "w")
+				os.RemoveAll(wdir)
+				ust, err := memstate.NewCheckpointState(logger, wdir, "memory_manager_state", s.PolicyName)
+				if err != nil {
+					t.Fatal(err)
+				}
+				machine, entries, pods := upstreamMemoryState(s)
+				ust.SetMachineState(machine)
+				ust.SetMemoryAssignments(entries)
+				if gate {
+					ust.SetPodMemoryAssignments(pods)
+				}
+				want, err := os.ReadFile(filepath.Join(wdir, "memory_manager_state"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := checkpoint.MarshalMemory(s, format)
+				switch {
+				case err != nil:
+					w.disagree("input %d: %v", i, err)
+				case string(got) != string(want):
+					w.disagree("input %d: %s, upstream %s", i, got, want)
+				default:
+					w.agree()
+				}
+
+				data := mutateMemoryCheckpoint(r, got)
+				policy := s.PolicyName
+				if r.Intn(6) == 0 {
+					policy = map[string]string{"None": "Static", "Static": "None"}[policy]
+				}
+				if err := os.WriteFile(filepath.Join(dir, "memory_manager_state"), data, 0o600); err != nil {
+					t.Fatal(err)
+				}
+				ours, _, err := checkpoint.ReadMemory(data, checkpoint.MemoryReadOptions{PolicyName: policy, PodLevelResourceManagers: gate})
+				var st memstate.State
+				var uerr error
+				panicked := func() (p bool) {
+					defer func() { p = recover() != nil }()
+					st, uerr = memstate.NewCheckpointState(logger, dir, "memory_manager_state", policy)
+					return false
+				}()
+				switch {
+				case panicked:
+					if err != nil && strings.Contains(err.Error(), "is null") {
+						rd.deviate("null-memory-table")
+						continue
+					}
+					rd.disagree("%s: upstream panicked, nodelife %v", data, err)
+				case (err == nil) != (uerr == nil):
+					rd.disagree("%s (policy %s): nodelife %v, upstream %v", data, policy, err, uerr)
+				case err != nil:
+					rd.agree()
+				default:
+					if have, want := ourMemoryText(ours), upstreamMemoryText(st); have != want {
+						rd.disagree("%s: nodelife %s, upstream %s", data, have, want)
+						continue
+					}
+					accepted++
+					rd.agree()
+				}
+			}
+		})
+	}
+}
+
+// mutateMemoryCheckpoint damages a memory checkpoint as mutateCheckpoint
+// does a CPU one, and at times nulls a memory table.
+func mutateMemoryCheckpoint(r *rand.Rand, data []byte) []byte {
+	s := string(data)
+	switch r.Intn(10) {
+	case 0: // a null table in a file with checksum 0, which V1 accepts unverified
+		s = strings.Replace(s, `"memory":{"total"`, `"memory":null,"x":{"total"`, 1)
+		return []byte(s[:strings.LastIndex(s, `"checksum":`)] + `"checksum":0}`)
+	case 1:
+		return []byte(strings.Replace(s, `"policyName":"Static"`, `"policyName":"None"`, 1))
+	case 2:
+		return []byte(strings.Replace(s, `"machineState"`, `"MachineState"`, 1))
+	}
+	return mutateCheckpoint(r, data)
+}
+
+// exampleMemoryState is ExampleMarshalMemory's state.
+func exampleMemoryState() checkpoint.MemoryState {
+	const gi = 1 << 30
+	return checkpoint.MemoryState{PolicyName: "Static",
+		MachineState: map[int]*checkpoint.NUMANodeState{
+			0: {NumberOfAssignments: 1, Cells: []int{0}, MemoryMap: map[string]*checkpoint.MemoryTable{
+				"memory": {TotalMemSize: 8 * gi, SystemReserved: gi, Allocatable: 7 * gi, Reserved: gi, Free: 6 * gi}}},
+			1: {Cells: []int{1}, MemoryMap: map[string]*checkpoint.MemoryTable{
+				"memory": {TotalMemSize: 8 * gi, Allocatable: 8 * gi, Free: 8 * gi}}},
+		},
+		Entries: map[string]map[string][]checkpoint.MemoryBlock{"pod-1": {"app": {{NUMAAffinity: []int{0}, Type: "memory", Size: gi}}}},
 	}
 }

@@ -108,6 +108,8 @@ var deviations = map[string]string{
 		"upstream's hint is the one nodelife gives for some order of the resources",
 	"cpu-id-limit": "upstream's cpuset accepts any CPU ID an int holds, storing each CPU of a range in a map (\"0-2000000000\" " +
 		"allocates gigabytes); nodelife's cpuset refuses IDs above 65535, eight times Linux's largest NR_CPUS, naming the element",
+	"null-memory-table": "a memory_manager_state file whose machine state holds a null memory table: the kubelet's " +
+		"state cloning dereferences it and the kubelet panics; nodelife refuses the file, naming the node and resource",
 	"long-hostname": "upstream fails to build the identity hash for a hostname over 65535 bytes (klog.Fatalf); " +
 		"nodelife hashes it with the length truncated to 16 bits (not compared: upstream ends the process)",
 }

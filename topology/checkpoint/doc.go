@@ -1,11 +1,14 @@
 // Package checkpoint reads and writes the kubelet's topology checkpoint
 // files byte for byte as k8s.io/kubernetes v1.36.3 does: the CPU
-// Manager's cpu_manager_state (formats V1, V2 and V3) with its checksum.
+// Manager's cpu_manager_state (formats V1, V2 and V3) and the Memory
+// Manager's memory_manager_state (V1 and V2), checksums included.
 //
 // # Usage
 //
 //	data, err := checkpoint.MarshalCPU(state, checkpoint.CPUFormatV2)
 //	state, format, err := checkpoint.ReadCPU(data, checkpoint.CPUReadOptions{PolicyName: "static"})
+//	data, err = checkpoint.MarshalMemory(mem, checkpoint.MemoryFormatV1)
+//	mem, mformat, err := checkpoint.ReadMemory(data, checkpoint.MemoryReadOptions{PolicyName: "Static"})
 //
 // # Semantics
 //
@@ -30,4 +33,19 @@
 // that none of them reads, a checksum that does not match, a policy other
 // than the configured one or a CPU list that does not parse is refused
 // with an error that says which.
+//
+// The Memory Manager's formats: V1 holds the machine state (each NUMA
+// node's table per resource, in bytes) and the containers' blocks (what
+// v1.36.3 writes by default); V2 adds pod-level blocks (with the gate).
+// V1 files with checksum 0 are accepted unverified. The restore reads V1
+// with the gate off, V2 then V1 with it on, migrating into what the V2
+// attempt left as for the CPU file. The kubelet writes a copy of its state
+// in which the machine state, entries, cells and block lists are never
+// nil; MarshalMemory writes the same. One difference: a null memory table
+// makes the kubelet's state copy dereference nil and panic; ReadMemory
+// refuses the file, naming the node and resource.
+//
+// go-spew prints a nil pointer that ends a map (a null NUMA node last)
+// so that the next field loses its type; the hashed text here does the
+// same, or such files would not verify.
 package checkpoint

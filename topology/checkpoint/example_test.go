@@ -58,3 +58,36 @@ func ExampleMarshalCPUV1() {
 	fmt.Println(string(data))
 	// Output: {"policyName":"none","defaultCpuSet":"0-3","checksum":2203202243}
 }
+
+// The Memory Manager's state of a two-node machine after a Guaranteed
+// container got 1 GiB on node 0, written as v1.36.3 writes it (V1); the
+// checksum is the kubelet's (conformance compares these files with the
+// ones v1.36.3 writes).
+func ExampleMarshalMemory() {
+	const gi = 1 << 30
+	s := checkpoint.MemoryState{PolicyName: "Static",
+		MachineState: map[int]*checkpoint.NUMANodeState{
+			0: {NumberOfAssignments: 1, Cells: []int{0}, MemoryMap: map[string]*checkpoint.MemoryTable{
+				"memory": {TotalMemSize: 8 * gi, SystemReserved: gi, Allocatable: 7 * gi, Reserved: gi, Free: 6 * gi}}},
+			1: {Cells: []int{1}, MemoryMap: map[string]*checkpoint.MemoryTable{
+				"memory": {TotalMemSize: 8 * gi, Allocatable: 8 * gi, Free: 8 * gi}}},
+		},
+		Entries: map[string]map[string][]checkpoint.MemoryBlock{"pod-1": {"app": {{NUMAAffinity: []int{0}, Type: "memory", Size: gi}}}},
+	}
+	data, _ := checkpoint.MarshalMemory(s, checkpoint.MemoryFormatV1)
+	fmt.Println(string(data))
+	back, format, err := checkpoint.ReadMemory(data, checkpoint.MemoryReadOptions{PolicyName: "Static"})
+	fmt.Println(format, back.MachineState[0].MemoryMap["memory"].Free/gi, back.Entries["pod-1"]["app"][0].Size/gi, err)
+	// Output:
+	// {"policyName":"Static","machineState":{"0":{"numberOfAssignments":1,"memoryMap":{"memory":{"total":8589934592,"systemReserved":1073741824,"allocatable":7516192768,"reserved":1073741824,"free":6442450944}},"cells":[0]},"1":{"numberOfAssignments":0,"memoryMap":{"memory":{"total":8589934592,"systemReserved":0,"allocatable":8589934592,"reserved":0,"free":8589934592}},"cells":[1]}},"entries":{"pod-1":{"app":[{"numaAffinity":[0],"type":"memory","size":1073741824}]}},"checksum":2651368494}
+	// V1 6 1 <nil>
+}
+
+// A file whose machine state has a null table: v1.36.3's kubelet panics
+// restoring it; ReadMemory refuses it.
+func ExampleReadMemory() {
+	_, _, err := checkpoint.ReadMemory([]byte(`{"policyName":"Static","machineState":{"1":{"memoryMap":{"hugepages-2Mi":null}}},"checksum":0}`),
+		checkpoint.MemoryReadOptions{PolicyName: "Static"})
+	fmt.Println(err)
+	// Output: checkpoint: corrupt: NUMA node 1's memory table for "hugepages-2Mi" is null
+}

@@ -14,15 +14,30 @@ import (
 // keys, methods disabled and no pointer addresses. Each top-level field
 // is printed with its type, "(type)value"; map keys and values without;
 // strings raw; a nil map as "<nil>" and an empty one as "map[]".
-type hashText struct{ strings.Builder }
+//
+// One go-spew quirk matters: a nil pointer printed where types are not
+// shown (a map value) leaves its "no type" flag set, so the next value
+// printed after it also goes without its type. That only shows when the
+// nil pointer is a map's last value: the struct field after the map is
+// then printed without its type. skipType carries the flag.
+type hashText struct {
+	strings.Builder
+	skipType bool
+}
 
-// field writes " Name:(type)" (without the space for the first field).
+// field writes " Name:(type)" (without the space for the first field), or
+// " Name:" after a nil pointer that ended a map.
 func (h *hashText) field(first bool, name, typ string) {
 	if !first {
 		h.WriteByte(' ')
 	}
 	h.WriteString(name)
-	h.WriteString(":(")
+	h.WriteByte(':')
+	if h.skipType {
+		h.skipType = false
+		return
+	}
+	h.WriteByte('(')
 	h.WriteString(typ)
 	h.WriteByte(')')
 }

@@ -1,0 +1,460 @@
+package checkpoint
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+)
+
+// MemoryCheckpointName is the file the kubelet keeps the Memory Manager's
+// state in, under its root directory (/var/lib/kubelet).
+const MemoryCheckpointName = "memory_manager_state"
+
+// MemoryFormat is a version of the memory_manager_state format.
+type MemoryFormat int
+
+// The formats; the zero value is what v1.36.3 writes by default.
+const (
+	// MemoryFormatV1: the machine state and the containers' blocks.
+	MemoryFormatV1 MemoryFormat = iota
+	// MemoryFormatV2: V1 plus pod-level blocks (podEntries), written with
+	// the PodLevelResourceManagers gate (alpha in v1.36).
+	MemoryFormatV2
+)
+
+func (f MemoryFormat) String() string {
+	switch f {
+	case MemoryFormatV1:
+		return "V1"
+	case MemoryFormatV2:
+		return "V2"
+	}
+	return fmt.Sprintf("MemoryFormat(%d)", int(f))
+}
+
+// MemoryTable is one resource's memory on one NUMA node, in bytes
+// (upstream's state.MemoryTable, with its JSON names).
+type MemoryTable struct {
+	TotalMemSize   uint64 `json:"total"`
+	SystemReserved uint64 `json:"systemReserved"`
+	Allocatable    uint64 `json:"allocatable"`
+	Reserved       uint64 `json:"reserved"`
+	Free           uint64 `json:"free"`
+}
+
+// NUMANodeState is one NUMA node's memory state (upstream's
+// state.NUMANodeState).
+type NUMANodeState struct {
+	// NumberOfAssignments counts the blocks placed on the node (a
+	// container with memory and huge pages counts two).
+	NumberOfAssignments int `json:"numberOfAssignments"`
+	// MemoryMap is the node's table per resource ("memory",
+	// "hugepages-2Mi", ...).
+	MemoryMap map[string]*MemoryTable `json:"memoryMap"`
+	// Cells are the nodes of the group this node belongs to while a
+	// multi-node allocation uses it.
+	Cells []int `json:"cells"`
+}
+
+// MemoryBlock is an amount of one resource placed on a set of NUMA nodes
+// (upstream's state.Block).
+type MemoryBlock struct {
+	NUMAAffinity []int  `json:"numaAffinity"`
+	Type         string `json:"type"`
+	Size         uint64 `json:"size"`
+}
+
+// MemoryState is the Memory Manager's state as its checkpoint holds it.
+// Its maps and slices are the file's: a nil one is written as null and an
+// empty one as {} or [], as upstream distinguishes them.
+type MemoryState struct {
+	// PolicyName is the --memory-manager-policy that wrote it ("None",
+	// "Static").
+	PolicyName string
+	// MachineState is the table of each NUMA node.
+	MachineState map[int]*NUMANodeState
+	// Entries are the containers' blocks, by pod UID and container name.
+	Entries map[string]map[string][]MemoryBlock
+	// PodEntries are pod-level blocks by pod UID: written in format V2
+	// only, read (possibly empty) when the PodLevelResourceManagers gate is
+	// on.
+	PodEntries map[string][]MemoryBlock
+}
+
+// The files' shapes, as upstream's checkpoint structs.
+type (
+	memV1 struct {
+		PolicyName   string                              `json:"policyName"`
+		MachineState map[int]*NUMANodeState              `json:"machineState"`
+		Entries      map[string]map[string][]MemoryBlock `json:"entries,omitempty"`
+		Checksum     uint64                              `json:"checksum"`
+	}
+	memV2 struct {
+		PolicyName   string                              `json:"policyName"`
+		MachineState map[int]*NUMANodeState              `json:"machineState"`
+		Entries      map[string]map[string][]MemoryBlock `json:"entries,omitempty"`
+		PodEntries   map[string]memPodEntry              `json:"podEntries,omitempty"`
+		Checksum     uint64                              `json:"checksum"`
+	}
+	memPodEntry struct {
+		MemoryBlocks []MemoryBlock `json:"memoryBlocks,omitempty"`
+	}
+)
+
+// ints writes a []int: "<nil>" or "[0 1]".
+func (h *hashText) ints(v []int) {
+	if v == nil {
+		h.WriteString("<nil>")
+		return
+	}
+	h.WriteByte('[')
+	for i, x := range v {
+		if i > 0 {
+			h.WriteByte(' ')
+		}
+		h.WriteString(strconv.Itoa(x))
+	}
+	h.WriteByte(']')
+}
+
+// machine writes a state.NUMANodeMap; a map value that is a pointer
+// prints as "<*>" and its struct.
+func (h *hashText) machine(m map[int]*NUMANodeState) {
+	if m == nil {
+		h.WriteString("<nil>")
+		return
+	}
+	ids := make([]int, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids)
+	h.WriteString("map[")
+	for i, id := range ids {
+		if i > 0 {
+			h.WriteByte(' ')
+		}
+		h.WriteString(strconv.Itoa(id))
+		h.WriteByte(':')
+		n := m[id]
+		if n == nil {
+			h.WriteString("<nil>")
+			h.skipType = i == len(ids)-1
+			continue
+		}
+		h.WriteString("<*>{")
+		h.field(true, "NumberOfAssignments", "int")
+		h.WriteString(strconv.Itoa(n.NumberOfAssignments))
+		h.field(false, "MemoryMap", "map[v1.ResourceName]*state.MemoryTable")
+		if n.MemoryMap == nil {
+			h.WriteString("<nil>")
+		} else {
+			h.WriteString("map[")
+			names := sortedKeys(n.MemoryMap)
+			for j, res := range names {
+				if j > 0 {
+					h.WriteByte(' ')
+				}
+				h.WriteString(res)
+				h.WriteByte(':')
+				t := n.MemoryMap[res]
+				if t == nil {
+					h.WriteString("<nil>")
+					h.skipType = j == len(names)-1
+					continue
+				}
+				fmt.Fprintf(h, "<*>{TotalMemSize:(uint64)%d SystemReserved:(uint64)%d Allocatable:(uint64)%d Reserved:(uint64)%d Free:(uint64)%d}",
+					t.TotalMemSize, t.SystemReserved, t.Allocatable, t.Reserved, t.Free)
+			}
+			h.WriteByte(']')
+		}
+		h.field(false, "Cells", "[]int")
+		h.ints(n.Cells)
+		h.WriteByte('}')
+	}
+	h.WriteByte(']')
+}
+
+// blocks writes a []state.Block (its type already written, or not shown).
+func (h *hashText) blocks(bs []MemoryBlock) {
+	if bs == nil {
+		h.WriteString("<nil>")
+		return
+	}
+	h.WriteByte('[')
+	for i, b := range bs {
+		if i > 0 {
+			h.WriteByte(' ')
+		}
+		h.WriteByte('{')
+		h.field(true, "NUMAAffinity", "[]int")
+		h.ints(b.NUMAAffinity)
+		h.field(false, "Type", "v1.ResourceName")
+		h.WriteString(b.Type)
+		h.field(false, "Size", "uint64")
+		h.WriteString(strconv.FormatUint(b.Size, 10))
+		h.WriteByte('}')
+	}
+	h.WriteByte(']')
+}
+
+// memEntries writes a state.ContainerMemoryAssignments.
+func (h *hashText) memEntries(m map[string]map[string][]MemoryBlock) {
+	if m == nil {
+		h.WriteString("<nil>")
+		return
+	}
+	h.WriteString("map[")
+	for i, pod := range sortedKeys(m) {
+		if i > 0 {
+			h.WriteByte(' ')
+		}
+		h.WriteString(pod)
+		h.WriteByte(':')
+		ctrs := m[pod]
+		if ctrs == nil {
+			h.WriteString("<nil>")
+			continue
+		}
+		h.WriteString("map[")
+		for j, ctr := range sortedKeys(ctrs) {
+			if j > 0 {
+				h.WriteByte(' ')
+			}
+			h.WriteString(ctr)
+			h.WriteByte(':')
+			h.blocks(ctrs[ctr])
+		}
+		h.WriteByte(']')
+	}
+	h.WriteByte(']')
+}
+
+// text is what the kubelet hashes for the V1 checkpoint, typ its type
+// name.
+func (c *memV1) text(typ string) string {
+	var h hashText
+	h.WriteString("(*state." + typ + "){")
+	h.field(true, "PolicyName", "string")
+	h.WriteString(c.PolicyName)
+	h.field(false, "MachineState", "state.NUMANodeMap")
+	h.machine(c.MachineState)
+	h.field(false, "Entries", "state.ContainerMemoryAssignments")
+	h.memEntries(c.Entries)
+	h.field(false, "Checksum", "checksum.Checksum")
+	h.WriteString("0}")
+	return h.String()
+}
+
+// text is what the kubelet hashes for the V2 checkpoint.
+func (c *memV2) text() string {
+	var h hashText
+	h.WriteString("(*state.MemoryManagerCheckpoint){")
+	h.field(true, "PolicyName", "string")
+	h.WriteString(c.PolicyName)
+	h.field(false, "MachineState", "state.NUMANodeMap")
+	h.machine(c.MachineState)
+	h.field(false, "Entries", "state.ContainerMemoryAssignments")
+	h.memEntries(c.Entries)
+	h.field(false, "PodEntries", "state.PodMemoryAssignments")
+	if c.PodEntries == nil {
+		h.WriteString("<nil>")
+	} else {
+		h.WriteString("map[")
+		for i, pod := range sortedKeys(c.PodEntries) {
+			if i > 0 {
+				h.WriteByte(' ')
+			}
+			h.WriteString(pod)
+			h.WriteString(":{MemoryBlocks:([]state.Block)")
+			h.blocks(c.PodEntries[pod].MemoryBlocks)
+			h.WriteByte('}')
+		}
+		h.WriteByte(']')
+	}
+	h.field(false, "Checksum", "checksum.Checksum")
+	h.WriteString("0}")
+	return h.String()
+}
+
+// checkTables refuses a memory table that is null: upstream's state
+// cloning dereferences it (the kubelet panics on such a file).
+func checkTables(m map[int]*NUMANodeState) error {
+	for _, id := range sortedInts(m) {
+		if n := m[id]; n != nil {
+			for _, res := range sortedKeys(n.MemoryMap) {
+				if n.MemoryMap[res] == nil {
+					return fmt.Errorf("%w: NUMA node %d's memory table for %q is null", ErrCorrupt, id, res)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func sortedInts[V any](m map[int]V) []int {
+	out := make([]int, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Ints(out)
+	return out
+}
+
+// kubeletCopy is s as the kubelet's state holds it when it writes (its
+// Clone): the machine state and entries never nil, each node's cells and
+// each container's blocks never nil, the rest as given.
+func kubeletCopy(s MemoryState) (map[int]*NUMANodeState, map[string]map[string][]MemoryBlock) {
+	machine := make(map[int]*NUMANodeState, len(s.MachineState))
+	for id, n := range s.MachineState {
+		if n == nil {
+			machine[id] = nil
+			continue
+		}
+		c := &NUMANodeState{NumberOfAssignments: n.NumberOfAssignments, Cells: append([]int{}, n.Cells...)}
+		if n.MemoryMap != nil {
+			c.MemoryMap = make(map[string]*MemoryTable, len(n.MemoryMap))
+			for res, t := range n.MemoryMap {
+				tc := *t
+				c.MemoryMap[res] = &tc
+			}
+		}
+		machine[id] = c
+	}
+	entries := make(map[string]map[string][]MemoryBlock, len(s.Entries))
+	for pod, ctrs := range s.Entries {
+		entries[pod] = make(map[string][]MemoryBlock, len(ctrs))
+		for ctr, bs := range ctrs {
+			entries[pod][ctr] = append([]MemoryBlock{}, bs...)
+		}
+	}
+	return machine, entries
+}
+
+// MarshalMemory returns the memory_manager_state file the kubelet writes
+// for s in format f, checksum included: V1 by default, V2 (with pod-level
+// blocks) with PodLevelResourceManagers. As the kubelet writes a copy of
+// its state, a nil machine state, entries, cells or block list is written
+// empty. A null memory table, which the kubelet cannot hold, and pod-level
+// blocks in V1 are refused.
+func MarshalMemory(s MemoryState, f MemoryFormat) ([]byte, error) {
+	if err := checkTables(s.MachineState); err != nil {
+		return nil, err
+	}
+	machine, entries := kubeletCopy(s)
+	switch f {
+	case MemoryFormatV1:
+		if len(s.PodEntries) > 0 {
+			return nil, fmt.Errorf("%w: format V1 has no pod-level entries, and the state has %d", ErrMismatch, len(s.PodEntries))
+		}
+		c := &memV1{PolicyName: s.PolicyName, MachineState: machine, Entries: entries}
+		c.Checksum = checksum(c.text("MemoryManagerCheckpoint"))
+		return json.Marshal(c)
+	case MemoryFormatV2:
+		c := &memV2{PolicyName: s.PolicyName, MachineState: machine, Entries: entries, PodEntries: make(map[string]memPodEntry, len(s.PodEntries))}
+		for pod, bs := range s.PodEntries {
+			c.PodEntries[pod] = memPodEntry{MemoryBlocks: bs}
+		}
+		c.Checksum = checksum(c.text())
+		return json.Marshal(c)
+	}
+	return nil, fmt.Errorf("%w: MarshalMemory writes formats V1 and V2, not %v", ErrMismatch, f)
+}
+
+// MemoryReadOptions is what the kubelet knows when it restores the state.
+type MemoryReadOptions struct {
+	// PolicyName is the configured --memory-manager-policy; the file must
+	// have been written under it. Empty means "None", the kubelet's
+	// default.
+	PolicyName string
+	// PodLevelResourceManagers is the kubelet's feature gate (alpha in
+	// v1.36, off by default): with it the restore reads V2 first.
+	PodLevelResourceManagers bool
+}
+
+// ReadMemory restores the Memory Manager's state from a
+// memory_manager_state file as the kubelet does, and says which format it
+// read. Errors wrap ErrCorrupt (nothing reads the file, a checksum is
+// wrong, a memory table is null) or ErrMismatch (another policy).
+func ReadMemory(data []byte, opts MemoryReadOptions) (MemoryState, MemoryFormat, error) {
+	policy := opts.PolicyName
+	if policy == "" {
+		policy = "None"
+	}
+	var c memV2
+	f := MemoryFormatV1
+	if opts.PodLevelResourceManagers {
+		c = memV2{Entries: map[string]map[string][]MemoryBlock{}, PodEntries: map[string]memPodEntry{}, MachineState: map[int]*NUMANodeState{}}
+		err2 := json.Unmarshal(data, &c)
+		if err2 == nil {
+			if sum := checksum(c.text()); sum == c.Checksum {
+				f = MemoryFormatV2
+			} else {
+				err2 = badSum(c.Checksum, sum)
+			}
+		}
+		if f != MemoryFormatV2 {
+			v1, err := loadMemoryV1(data, false)
+			if err != nil {
+				return MemoryState{}, 0, fmt.Errorf("%w (as V2: %v)", err, err2)
+			}
+			// As upstream, the migration writes over what the failed V2
+			// attempt read: only what V1 has replaces it. Upstream copies the
+			// machine state here, before it checks the policy, so a null
+			// table is found first.
+			if v1.PolicyName != "" {
+				c.PolicyName = v1.PolicyName
+			}
+			if v1.MachineState != nil {
+				if err := checkTables(v1.MachineState); err != nil {
+					return MemoryState{}, 0, err
+				}
+				c.MachineState = v1.MachineState
+			}
+			if len(v1.Entries) > 0 {
+				c.Entries = v1.Entries
+			}
+		}
+	} else {
+		v1, err := loadMemoryV1(data, true)
+		if err != nil {
+			return MemoryState{}, 0, err
+		}
+		c = memV2{PolicyName: v1.PolicyName, MachineState: v1.MachineState, Entries: v1.Entries}
+	}
+	if c.PolicyName != policy {
+		return MemoryState{}, 0, fmt.Errorf("%w: [memorymanager] configured policy %q differs from state checkpoint policy %q", ErrMismatch, policy, c.PolicyName)
+	}
+	if err := checkTables(c.MachineState); err != nil {
+		return MemoryState{}, 0, err
+	}
+	s := MemoryState{PolicyName: c.PolicyName, MachineState: c.MachineState, Entries: c.Entries}
+	if opts.PodLevelResourceManagers {
+		s.PodEntries = make(map[string][]MemoryBlock, len(c.PodEntries))
+		for pod, e := range c.PodEntries {
+			s.PodEntries[pod] = e.MemoryBlocks
+		}
+	}
+	return s, f, nil
+}
+
+// loadMemoryV1 reads V1: checksum 0 accepted (the old file backend);
+// without the gate (eitherName) the checksum may be over either type
+// name, with it only over the older one.
+func loadMemoryV1(data []byte, eitherName bool) (memV1, error) {
+	v1 := memV1{Entries: map[string]map[string][]MemoryBlock{}, MachineState: map[int]*NUMANodeState{}}
+	if err := json.Unmarshal(data, &v1); err != nil {
+		return memV1{}, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	switch {
+	case v1.Checksum == 0:
+		return v1, nil
+	case eitherName && checksum(v1.text("MemoryManagerCheckpointV1")) == v1.Checksum:
+		return v1, nil
+	}
+	if sum := checksum(v1.text("MemoryManagerCheckpoint")); sum != v1.Checksum {
+		return memV1{}, badSum(v1.Checksum, sum)
+	}
+	return v1, nil
+}
