@@ -394,7 +394,9 @@ func ourMemoryText(s checkpoint.MemoryState) string {
 		sort.Strings(res)
 		machine[id] = fmt.Sprintf("{%d %v %v}", n.NumberOfAssignments, n.Cells, res)
 	}
-	bt := func(b checkpoint.MemoryBlock) string { return fmt.Sprintf("{%v %s %d}", b.NUMAAffinity, b.Type, b.Size) }
+	bt := func(b checkpoint.MemoryBlock) string {
+		return fmt.Sprintf("{%v %s %d}", b.NUMAAffinity, b.Type, b.Size)
+	}
 	entries := map[string]map[string]string{}
 	for pod, ctrs := range s.Entries {
 		entries[pod] = map[string]string{}
