@@ -34,14 +34,30 @@ func nodesInfo(n int) topology.NUMAInfo {
 }
 
 // BenchmarkMergeFullLists: best-effort merge of lists of every mask (cpu,
-// memory, one hugepage size) on an empty machine, upstream's worst case.
+// memory, one hugepage size) on an empty machine, upstream's worst case;
+// "nonpreferred": the same lists with no hint preferred (a machine too
+// full for any narrow placement), where every merged affinity must be
+// found.
 func BenchmarkMergeFullLists(b *testing.B) {
-	for _, c := range []struct{ nodes, lists int }{{4, 3}, {8, 2}, {8, 3}} {
-		b.Run(fmt.Sprintf("numa=%d/lists=%d", c.nodes, c.lists), func(b *testing.B) {
+	for _, c := range []struct {
+		nodes, lists int
+		nonpreferred bool
+	}{{4, 3, false}, {8, 2, false}, {8, 3, false}, {8, 3, true}, {16, 3, false}, {16, 3, true}} {
+		name := fmt.Sprintf("numa=%d/lists=%d", c.nodes, c.lists)
+		if c.nonpreferred {
+			name += "/nonpreferred"
+		}
+		b.Run(name, func(b *testing.B) {
 			info := nodesInfo(c.nodes)
 			var providers []topology.ProviderHints
 			for i := 0; i < c.lists; i++ {
-				providers = append(providers, topology.ProviderHints{fmt.Sprint("r", i): allMasks(c.nodes)})
+				hs := allMasks(c.nodes)
+				if c.nonpreferred {
+					for j := range hs {
+						hs[j].Preferred = false
+					}
+				}
+				providers = append(providers, topology.ProviderHints{fmt.Sprint("r", i): hs})
 			}
 			opts := topology.PolicyOptions{MaxAllowableNUMANodes: 64}
 			b.ReportAllocs()

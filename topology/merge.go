@@ -236,15 +236,26 @@ func (s state) extend(h Hint) state {
 	return s
 }
 
-// merge folds the comparison over the distinct merged hints in the order
-// of their first combination in the cartesian product (lexicographic in
-// the lists' indexes). Each layer keeps the distinct states of the
-// prefixes in the order of their first prefix; extending them in that
-// order, hint by hint, meets every new state first at its smallest
-// prefix. A merged hint met again never changes the fold's result (the
-// comparison keeps the current hint against an equal one, and no two
-// hints each beat the other), so the first occurrences are enough.
+// merge picks the best merged hint: by mergeSets on machines of up to
+// setBits nodes, else by mergeLayered.
 func (m merger) merge(lists [][]Hint) Hint {
+	if m.info.DefaultAffinity().Count() <= setBits {
+		return m.mergeSets(lists)
+	}
+	return m.mergeLayered(lists)
+}
+
+// mergeLayered is merge for machines of more than setBits nodes, whose
+// tables mergeSets would not hold. It folds the comparison over the
+// distinct merged hints in the order of their first combination in the
+// cartesian product (lexicographic in the lists' indexes). Each layer
+// keeps the distinct states of the prefixes in the order of their first
+// prefix; extending them in that order, hint by hint, meets every new
+// state first at its smallest prefix. A merged hint met again never
+// changes the fold's result (the comparison keeps the current hint
+// against an equal one, and no two hints each beat the other), so the
+// first occurrences are enough.
+func (m merger) mergeLayered(lists [][]Hint) Hint {
 	def := m.info.DefaultAffinity()
 	layer := []state{{and: def, pref: true}}
 	idx := newStateIndex(def, lists)

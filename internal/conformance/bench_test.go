@@ -163,7 +163,7 @@ func pairs() []pair {
 	nRestartStatus := &cri.ContainerStatus{Name: "app", State: gc.ContainerExited, ExitCode: 1}
 	backoffStart := time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC)
 
-	return []pair{
+	return append([]pair{
 		{"Toleration.ToleratesTaint/Equal",
 			func(b *testing.B) {
 				for i := 0; i < b.N; i++ {
@@ -556,7 +556,7 @@ func pairs() []pair {
 			}},
 		topologyPair(4, 3),
 		topologyPair(8, 2),
-	}
+	}, checkpointPairs()...)
 }
 
 // The admission pairs' inputs: a 32-cpu, 128Gi node with 110 of 111 pod

@@ -114,65 +114,59 @@ func (p *podEntry) UnmarshalJSON(b []byte) error {
 
 // text is what the kubelet hashes for the V1 checkpoint, typ its type
 // name.
-func (c *cpuV1) text(typ string) string {
-	var h hashText
-	h.WriteString("(*state." + typ + "){")
+func (c *cpuV1) write(h *hashText, typ string) {
+	h.str("(*state." + typ + "){")
 	h.field(true, "PolicyName", "string")
-	h.WriteString(c.PolicyName)
+	h.str(c.PolicyName)
 	h.field(false, "DefaultCPUSet", "string")
-	h.WriteString(c.DefaultCPUSet)
+	h.str(c.DefaultCPUSet)
 	h.field(false, "Entries", "map[string]string")
 	h.stringMap(c.Entries)
 	h.field(false, "Checksum", "checksum.Checksum")
-	h.WriteString("0}")
-	return h.String()
+	h.str("0}")
 }
 
 // text is what the kubelet hashes for the V2 checkpoint, typ its type
 // name.
-func (c *cpuV2) text(typ string) string {
-	var h hashText
-	h.WriteString("(*state." + typ + "){")
+func (c *cpuV2) write(h *hashText, typ string) {
+	h.str("(*state." + typ + "){")
 	h.field(true, "PolicyName", "string")
-	h.WriteString(c.PolicyName)
+	h.str(c.PolicyName)
 	h.field(false, "DefaultCPUSet", "string")
-	h.WriteString(c.DefaultCPUSet)
+	h.str(c.DefaultCPUSet)
 	h.field(false, "Entries", "map[string]map[string]string")
 	h.nestedMap(c.Entries)
 	h.field(false, "Checksum", "checksum.Checksum")
-	h.WriteString("0}")
-	return h.String()
+	h.str("0}")
 }
 
 // text is what the kubelet hashes for the V3 checkpoint.
-func (c *cpuV3) text() string {
-	var h hashText
-	h.WriteString("(*state.CPUManagerCheckpoint){")
+func (c *cpuV3) write(h *hashText, _ string) {
+	h.str("(*state.CPUManagerCheckpoint){")
 	h.field(true, "PolicyName", "string")
-	h.WriteString(c.PolicyName)
+	h.str(c.PolicyName)
 	h.field(false, "DefaultCPUSet", "string")
-	h.WriteString(c.DefaultCPUSet)
+	h.str(c.DefaultCPUSet)
 	h.field(false, "Entries", "map[string]map[string]string")
 	h.nestedMap(c.Entries)
 	h.field(false, "PodEntries", "state.PodCPUAssignments")
 	if c.PodEntries == nil {
-		h.WriteString("<nil>")
+		h.str("<nil>")
 	} else {
-		h.WriteString("map[")
+		h.str("map[")
 		for i, k := range sortedKeys(c.PodEntries) {
 			if i > 0 {
-				h.WriteByte(' ')
+				h.char(' ')
 			}
-			h.WriteString(k)
-			h.WriteString(":{CPUSet:(cpuset.CPUSet)")
+			h.str(k)
+			h.str(":{CPUSet:(cpuset.CPUSet)")
 			h.cpuSetStruct(c.PodEntries[k].cpus)
-			h.WriteByte('}')
+			h.char('}')
 		}
-		h.WriteByte(']')
+		h.char(']')
 	}
 	h.field(false, "Checksum", "checksum.Checksum")
-	h.WriteString("0}")
-	return h.String()
+	h.str("0}")
 }
 
 // entryStrings is s's entries as the file holds them.
@@ -200,7 +194,7 @@ func MarshalCPU(s CPUState, f CPUFormat) ([]byte, error) {
 		c := &cpuV2{PolicyName: s.PolicyName, DefaultCPUSet: s.DefaultCPUSet.String(), Entries: entryStrings(s)}
 		// Upstream hashes V2 under the type name of the versions before
 		// V3, so that older kubelets verify it.
-		c.Checksum = checksum(c.text("CPUManagerCheckpoint"))
+		c.Checksum = checksumOf(c, "CPUManagerCheckpoint")
 		return json.Marshal(c)
 	case CPUFormatV3:
 		c := &cpuV3{PolicyName: s.PolicyName, DefaultCPUSet: s.DefaultCPUSet.String(), Entries: entryStrings(s),
@@ -208,7 +202,7 @@ func MarshalCPU(s CPUState, f CPUFormat) ([]byte, error) {
 		for pod, cpus := range s.PodEntries {
 			c.PodEntries[pod] = podEntry{cpus: cpus}
 		}
-		c.Checksum = checksum(c.text())
+		c.Checksum = checksumOf(c, "")
 		return json.Marshal(c)
 	}
 	return nil, fmt.Errorf("%w: MarshalCPU writes formats V2 and V3, not %v (V1: MarshalCPUV1)", ErrMismatch, f)
@@ -222,7 +216,7 @@ func MarshalCPUV1(policy string, defaultCPUSet cpuset.CPUSet, byContainerID map[
 	for id, cpus := range byContainerID {
 		c.Entries[id] = cpus.String()
 	}
-	c.Checksum = checksum(c.text("CPUManagerCheckpoint"))
+	c.Checksum = checksumOf(c, "CPUManagerCheckpoint")
 	return json.Marshal(c)
 }
 
@@ -292,7 +286,7 @@ func loadCPU(data []byte, opts CPUReadOptions) (cpuV3, CPUFormat, error) {
 		v3 := cpuV3{Entries: map[string]map[string]string{}, PodEntries: map[string]podEntry{}}
 		err3 := json.Unmarshal(data, &v3)
 		if err3 == nil {
-			if sum := checksum(v3.text()); sum == v3.Checksum {
+			if sum := checksumOf(&v3, ""); sum == v3.Checksum {
 				return v3, CPUFormatV3, nil
 			} else {
 				err3 = badSum(v3.Checksum, sum)
@@ -332,10 +326,10 @@ func loadCPUV2(data []byte, opts CPUReadOptions, eitherName bool) (cpuV2, CPUFor
 		switch {
 		case v2.Checksum == 0: // the old file backend wrote none
 			return v2, CPUFormatV2, nil
-		case eitherName && checksum(v2.text("CPUManagerCheckpointV2")) == v2.Checksum:
+		case eitherName && checksumOf(&v2, "CPUManagerCheckpointV2") == v2.Checksum:
 			return v2, CPUFormatV2, nil
 		}
-		if sum := checksum(v2.text("CPUManagerCheckpoint")); sum == v2.Checksum {
+		if sum := checksumOf(&v2, "CPUManagerCheckpoint"); sum == v2.Checksum {
 			return v2, CPUFormatV2, nil
 		} else {
 			err2 = badSum(v2.Checksum, sum)
@@ -344,7 +338,7 @@ func loadCPUV2(data []byte, opts CPUReadOptions, eitherName bool) (cpuV2, CPUFor
 	v1 := cpuV1{Entries: map[string]string{}}
 	err1 := json.Unmarshal(data, &v1)
 	if err1 == nil && v1.Checksum != 0 {
-		if sum := checksum(v1.text("CPUManagerCheckpoint")); sum != v1.Checksum {
+		if sum := checksumOf(&v1, "CPUManagerCheckpoint"); sum != v1.Checksum {
 			err1 = badSum(v1.Checksum, sum)
 		}
 	}

@@ -5,5 +5,5 @@ package checkpoint
 func MemoryHashText(s MemoryState) string {
 	machine, entries := kubeletCopy(s)
 	c := &memV1{PolicyName: s.PolicyName, MachineState: machine, Entries: entries}
-	return c.text("MemoryManagerCheckpoint")
+	return textOf(c, "MemoryManagerCheckpoint")
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"strconv"
 )
 
 // MemoryCheckpointName is the file the kubelet keeps the Memory Manager's
@@ -105,24 +104,24 @@ type (
 // ints writes a []int: "<nil>" or "[0 1]".
 func (h *hashText) ints(v []int) {
 	if v == nil {
-		h.WriteString("<nil>")
+		h.str("<nil>")
 		return
 	}
-	h.WriteByte('[')
+	h.char('[')
 	for i, x := range v {
 		if i > 0 {
-			h.WriteByte(' ')
+			h.char(' ')
 		}
-		h.WriteString(strconv.Itoa(x))
+		h.int(x)
 	}
-	h.WriteByte(']')
+	h.char(']')
 }
 
 // machine writes a state.NUMANodeMap; a map value that is a pointer
 // prints as "<*>" and its struct.
 func (h *hashText) machine(m map[int]*NUMANodeState) {
 	if m == nil {
-		h.WriteString("<nil>")
+		h.str("<nil>")
 		return
 	}
 	ids := make([]int, 0, len(m))
@@ -130,152 +129,157 @@ func (h *hashText) machine(m map[int]*NUMANodeState) {
 		ids = append(ids, id)
 	}
 	sort.Ints(ids)
-	h.WriteString("map[")
+	h.str("map[")
 	for i, id := range ids {
 		if i > 0 {
-			h.WriteByte(' ')
+			h.char(' ')
 		}
-		h.WriteString(strconv.Itoa(id))
-		h.WriteByte(':')
+		h.int(id)
+		h.char(':')
 		n := m[id]
 		if n == nil {
-			h.WriteString("<nil>")
+			h.str("<nil>")
 			h.skipType = i == len(ids)-1
 			continue
 		}
-		h.WriteString("<*>{")
+		h.str("<*>{")
 		h.field(true, "NumberOfAssignments", "int")
-		h.WriteString(strconv.Itoa(n.NumberOfAssignments))
+		h.int(n.NumberOfAssignments)
 		h.field(false, "MemoryMap", "map[v1.ResourceName]*state.MemoryTable")
 		if n.MemoryMap == nil {
-			h.WriteString("<nil>")
+			h.str("<nil>")
 		} else {
-			h.WriteString("map[")
+			h.str("map[")
 			names := sortedKeys(n.MemoryMap)
 			for j, res := range names {
 				if j > 0 {
-					h.WriteByte(' ')
+					h.char(' ')
 				}
-				h.WriteString(res)
-				h.WriteByte(':')
+				h.str(res)
+				h.char(':')
 				t := n.MemoryMap[res]
 				if t == nil {
-					h.WriteString("<nil>")
+					h.str("<nil>")
 					h.skipType = j == len(names)-1
 					continue
 				}
-				fmt.Fprintf(h, "<*>{TotalMemSize:(uint64)%d SystemReserved:(uint64)%d Allocatable:(uint64)%d Reserved:(uint64)%d Free:(uint64)%d}",
-					t.TotalMemSize, t.SystemReserved, t.Allocatable, t.Reserved, t.Free)
+				h.str("<*>{TotalMemSize:(uint64)")
+				h.uint(t.TotalMemSize)
+				h.str(" SystemReserved:(uint64)")
+				h.uint(t.SystemReserved)
+				h.str(" Allocatable:(uint64)")
+				h.uint(t.Allocatable)
+				h.str(" Reserved:(uint64)")
+				h.uint(t.Reserved)
+				h.str(" Free:(uint64)")
+				h.uint(t.Free)
+				h.char('}')
 			}
-			h.WriteByte(']')
+			h.char(']')
 		}
 		h.field(false, "Cells", "[]int")
 		h.ints(n.Cells)
-		h.WriteByte('}')
+		h.char('}')
 	}
-	h.WriteByte(']')
+	h.char(']')
 }
 
 // blocks writes a []state.Block (its type already written, or not shown).
 func (h *hashText) blocks(bs []MemoryBlock) {
 	if bs == nil {
-		h.WriteString("<nil>")
+		h.str("<nil>")
 		return
 	}
-	h.WriteByte('[')
+	h.char('[')
 	for i, b := range bs {
 		if i > 0 {
-			h.WriteByte(' ')
+			h.char(' ')
 		}
-		h.WriteByte('{')
+		h.char('{')
 		h.field(true, "NUMAAffinity", "[]int")
 		h.ints(b.NUMAAffinity)
 		h.field(false, "Type", "v1.ResourceName")
-		h.WriteString(b.Type)
+		h.str(b.Type)
 		h.field(false, "Size", "uint64")
-		h.WriteString(strconv.FormatUint(b.Size, 10))
-		h.WriteByte('}')
+		h.uint(b.Size)
+		h.char('}')
 	}
-	h.WriteByte(']')
+	h.char(']')
 }
 
 // memEntries writes a state.ContainerMemoryAssignments.
 func (h *hashText) memEntries(m map[string]map[string][]MemoryBlock) {
 	if m == nil {
-		h.WriteString("<nil>")
+		h.str("<nil>")
 		return
 	}
-	h.WriteString("map[")
+	h.str("map[")
 	for i, pod := range sortedKeys(m) {
 		if i > 0 {
-			h.WriteByte(' ')
+			h.char(' ')
 		}
-		h.WriteString(pod)
-		h.WriteByte(':')
+		h.str(pod)
+		h.char(':')
 		ctrs := m[pod]
 		if ctrs == nil {
-			h.WriteString("<nil>")
+			h.str("<nil>")
 			continue
 		}
-		h.WriteString("map[")
+		h.str("map[")
 		for j, ctr := range sortedKeys(ctrs) {
 			if j > 0 {
-				h.WriteByte(' ')
+				h.char(' ')
 			}
-			h.WriteString(ctr)
-			h.WriteByte(':')
+			h.str(ctr)
+			h.char(':')
 			h.blocks(ctrs[ctr])
 		}
-		h.WriteByte(']')
+		h.char(']')
 	}
-	h.WriteByte(']')
+	h.char(']')
 }
 
 // text is what the kubelet hashes for the V1 checkpoint, typ its type
 // name.
-func (c *memV1) text(typ string) string {
-	var h hashText
-	h.WriteString("(*state." + typ + "){")
+func (c *memV1) write(h *hashText, typ string) {
+	h.str("(*state." + typ + "){")
 	h.field(true, "PolicyName", "string")
-	h.WriteString(c.PolicyName)
+	h.str(c.PolicyName)
 	h.field(false, "MachineState", "state.NUMANodeMap")
 	h.machine(c.MachineState)
 	h.field(false, "Entries", "state.ContainerMemoryAssignments")
 	h.memEntries(c.Entries)
 	h.field(false, "Checksum", "checksum.Checksum")
-	h.WriteString("0}")
-	return h.String()
+	h.str("0}")
 }
 
 // text is what the kubelet hashes for the V2 checkpoint.
-func (c *memV2) text() string {
-	var h hashText
-	h.WriteString("(*state.MemoryManagerCheckpoint){")
+func (c *memV2) write(h *hashText, _ string) {
+	h.str("(*state.MemoryManagerCheckpoint){")
 	h.field(true, "PolicyName", "string")
-	h.WriteString(c.PolicyName)
+	h.str(c.PolicyName)
 	h.field(false, "MachineState", "state.NUMANodeMap")
 	h.machine(c.MachineState)
 	h.field(false, "Entries", "state.ContainerMemoryAssignments")
 	h.memEntries(c.Entries)
 	h.field(false, "PodEntries", "state.PodMemoryAssignments")
 	if c.PodEntries == nil {
-		h.WriteString("<nil>")
+		h.str("<nil>")
 	} else {
-		h.WriteString("map[")
+		h.str("map[")
 		for i, pod := range sortedKeys(c.PodEntries) {
 			if i > 0 {
-				h.WriteByte(' ')
+				h.char(' ')
 			}
-			h.WriteString(pod)
-			h.WriteString(":{MemoryBlocks:([]state.Block)")
+			h.str(pod)
+			h.str(":{MemoryBlocks:([]state.Block)")
 			h.blocks(c.PodEntries[pod].MemoryBlocks)
-			h.WriteByte('}')
+			h.char('}')
 		}
-		h.WriteByte(']')
+		h.char(']')
 	}
 	h.field(false, "Checksum", "checksum.Checksum")
-	h.WriteString("0}")
-	return h.String()
+	h.str("0}")
 }
 
 // checkTables refuses a memory table that is null: upstream's state
@@ -349,14 +353,14 @@ func MarshalMemory(s MemoryState, f MemoryFormat) ([]byte, error) {
 			return nil, fmt.Errorf("%w: format V1 has no pod-level entries, and the state has %d", ErrMismatch, len(s.PodEntries))
 		}
 		c := &memV1{PolicyName: s.PolicyName, MachineState: machine, Entries: entries}
-		c.Checksum = checksum(c.text("MemoryManagerCheckpoint"))
+		c.Checksum = checksumOf(c, "MemoryManagerCheckpoint")
 		return json.Marshal(c)
 	case MemoryFormatV2:
 		c := &memV2{PolicyName: s.PolicyName, MachineState: machine, Entries: entries, PodEntries: make(map[string]memPodEntry, len(s.PodEntries))}
 		for pod, bs := range s.PodEntries {
 			c.PodEntries[pod] = memPodEntry{MemoryBlocks: bs}
 		}
-		c.Checksum = checksum(c.text())
+		c.Checksum = checksumOf(c, "")
 		return json.Marshal(c)
 	}
 	return nil, fmt.Errorf("%w: MarshalMemory writes formats V1 and V2, not %v", ErrMismatch, f)
@@ -388,7 +392,7 @@ func ReadMemory(data []byte, opts MemoryReadOptions) (MemoryState, MemoryFormat,
 		c = memV2{Entries: map[string]map[string][]MemoryBlock{}, PodEntries: map[string]memPodEntry{}, MachineState: map[int]*NUMANodeState{}}
 		err2 := json.Unmarshal(data, &c)
 		if err2 == nil {
-			if sum := checksum(c.text()); sum == c.Checksum {
+			if sum := checksumOf(&c, ""); sum == c.Checksum {
 				f = MemoryFormatV2
 			} else {
 				err2 = badSum(c.Checksum, sum)
@@ -450,10 +454,10 @@ func loadMemoryV1(data []byte, eitherName bool) (memV1, error) {
 	switch {
 	case v1.Checksum == 0:
 		return v1, nil
-	case eitherName && checksum(v1.text("MemoryManagerCheckpointV1")) == v1.Checksum:
+	case eitherName && checksumOf(&v1, "MemoryManagerCheckpointV1") == v1.Checksum:
 		return v1, nil
 	}
-	if sum := checksum(v1.text("MemoryManagerCheckpoint")); sum != v1.Checksum {
+	if sum := checksumOf(&v1, "MemoryManagerCheckpoint"); sum != v1.Checksum {
 		return memV1{}, badSum(v1.Checksum, sum)
 	}
 	return v1, nil

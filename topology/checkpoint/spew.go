@@ -1,9 +1,8 @@
 package checkpoint
 
 import (
-	"fmt"
-	"hash/fnv"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/nodelife/nodelife/topology/cpuset"
@@ -21,25 +20,87 @@ import (
 // nil pointer is a map's last value: the struct field after the map is
 // then printed without its type. skipType carries the flag.
 type hashText struct {
-	strings.Builder
+	// sum is the FNV-32a hash of the text written so far.
+	sum uint32
+	// rec, when set, also keeps the text (for tests).
+	rec *strings.Builder
+	// skipType is go-spew's sticky "no type" flag (see above).
 	skipType bool
+	scratch  [24]byte
 }
+
+// FNV-32a's offset basis and prime.
+const (
+	fnvOffset = 2166136261
+	fnvPrime  = 16777619
+)
+
+// hashable is a checkpoint struct that writes its hashed text; typ is its
+// type name where the kubelet hashes it under more than one.
+type hashable interface{ write(h *hashText, typ string) }
+
+// checksumOf is the kubelet's checksum of c: the FNV-32a hash of its text.
+func checksumOf(c hashable, typ string) uint64 {
+	h := hashText{sum: fnvOffset}
+	c.write(&h, typ)
+	return uint64(h.sum)
+}
+
+// textOf is the text checksumOf hashes.
+func textOf(c hashable, typ string) string {
+	var b strings.Builder
+	h := hashText{sum: fnvOffset, rec: &b}
+	c.write(&h, typ)
+	return b.String()
+}
+
+// str hashes s.
+func (h *hashText) str(s string) {
+	for i := 0; i < len(s); i++ {
+		h.sum = (h.sum ^ uint32(s[i])) * fnvPrime
+	}
+	if h.rec != nil {
+		h.rec.WriteString(s)
+	}
+}
+
+// char hashes c.
+func (h *hashText) char(c byte) {
+	h.sum = (h.sum ^ uint32(c)) * fnvPrime
+	if h.rec != nil {
+		h.rec.WriteByte(c)
+	}
+}
+
+// bytes hashes b.
+func (h *hashText) bytes(b []byte) {
+	for _, c := range b {
+		h.sum = (h.sum ^ uint32(c)) * fnvPrime
+	}
+	if h.rec != nil {
+		h.rec.Write(b)
+	}
+}
+
+// int and uint write numbers in decimal.
+func (h *hashText) int(v int)     { h.bytes(strconv.AppendInt(h.scratch[:0], int64(v), 10)) }
+func (h *hashText) uint(v uint64) { h.bytes(strconv.AppendUint(h.scratch[:0], v, 10)) }
 
 // field writes " Name:(type)" (without the space for the first field), or
 // " Name:" after a nil pointer that ended a map.
 func (h *hashText) field(first bool, name, typ string) {
 	if !first {
-		h.WriteByte(' ')
+		h.char(' ')
 	}
-	h.WriteString(name)
-	h.WriteByte(':')
+	h.str(name)
+	h.char(':')
 	if h.skipType {
 		h.skipType = false
 		return
 	}
-	h.WriteByte('(')
-	h.WriteString(typ)
-	h.WriteByte(')')
+	h.char('(')
+	h.str(typ)
+	h.char(')')
 }
 
 // sortedKeys returns m's keys in byte order (go-spew's order for strings).
@@ -55,55 +116,49 @@ func sortedKeys[V any](m map[string]V) []string {
 // stringMap writes a map[string]string.
 func (h *hashText) stringMap(m map[string]string) {
 	if m == nil {
-		h.WriteString("<nil>")
+		h.str("<nil>")
 		return
 	}
-	h.WriteString("map[")
+	h.str("map[")
 	for i, k := range sortedKeys(m) {
 		if i > 0 {
-			h.WriteByte(' ')
+			h.char(' ')
 		}
-		h.WriteString(k)
-		h.WriteByte(':')
-		h.WriteString(m[k])
+		h.str(k)
+		h.char(':')
+		h.str(m[k])
 	}
-	h.WriteByte(']')
+	h.char(']')
 }
 
 // nestedMap writes a map[string]map[string]string.
 func (h *hashText) nestedMap(m map[string]map[string]string) {
 	if m == nil {
-		h.WriteString("<nil>")
+		h.str("<nil>")
 		return
 	}
-	h.WriteString("map[")
+	h.str("map[")
 	for i, k := range sortedKeys(m) {
 		if i > 0 {
-			h.WriteByte(' ')
+			h.char(' ')
 		}
-		h.WriteString(k)
-		h.WriteByte(':')
+		h.str(k)
+		h.char(':')
 		h.stringMap(m[k])
 	}
-	h.WriteByte(']')
+	h.char(']')
 }
 
 // cpuSetStruct writes a k8s.io/utils/cpuset.CPUSet as go-spew sees it: its
 // one field, a map[int]struct{} of the CPUs, in ascending order.
 func (h *hashText) cpuSetStruct(s cpuset.CPUSet) {
-	h.WriteString("{elems:(map[int]struct {})map[")
+	h.str("{elems:(map[int]struct {})map[")
 	for i, c := range s.List() {
 		if i > 0 {
-			h.WriteByte(' ')
+			h.char(' ')
 		}
-		fmt.Fprintf(h, "%d:{}", c)
+		h.int(c)
+		h.str(":{}")
 	}
-	h.WriteString("]}")
-}
-
-// checksum is the FNV-32a hash of text.
-func checksum(text string) uint64 {
-	f := fnv.New32a()
-	f.Write([]byte(text))
-	return uint64(f.Sum32())
+	h.str("]}")
 }
