@@ -178,7 +178,7 @@ func start(t *mainTB) (_ *Server, err error) {
 }
 
 // startEtcd starts etcd on the server's data directory and ports: the
-// first time with an empty store, after StopEtcd with what it held.
+// first time with an empty store, in RestartEtcd with what it held.
 func (s *Server) startEtcd() error {
 	cfg := embed.NewConfig()
 	cfg.Name = "nodelife"
