@@ -204,7 +204,7 @@ func TestDifferentialCPUCheckpointRead(t *testing.T) {
 			name := "cpu_manager_state"
 			r := rand.New(rand.NewSource(40))
 			logger := logr.Discard()
-			n := inputs(t) / 2
+			n := inputs(t)
 			accepted := 0
 			defer func() { t.Logf("%d of %d files restored by both, the rest refused by both", accepted, n) }()
 			for i := 0; i < n; i++ {
@@ -494,7 +494,7 @@ func TestDifferentialMemoryCheckpoint(t *testing.T) {
 			dir := t.TempDir()
 			logger := logr.Discard()
 			r := rand.New(rand.NewSource(41))
-			n := inputs(t) / 4
+			n := inputs(t)
 			accepted := 0
 			defer func() { t.Logf("%d of %d files restored by both", accepted, n) }()
 			format := checkpoint.MemoryFormatV1
