@@ -179,12 +179,23 @@ func (s *soakTotals) String() string {
 }
 
 // soakSeeds is 1..5, or 1..200 with NODELIFE_LONG=1 (without the race
-// detector), or the one seed NODELIFE_SOAK_SEED names.
+// detector), or the seed or range NODELIFE_SOAK_SEED names ("7", "6-40").
 func soakSeeds(t *testing.T) []int64 {
 	if v := os.Getenv("NODELIFE_SOAK_SEED"); v != "" {
-		seed, err := strconv.ParseInt(v, 10, 64)
-		require.NoError(t, err, "NODELIFE_SOAK_SEED")
-		return []int64{seed}
+		lo, hi, isRange := strings.Cut(v, "-")
+		first, err := strconv.ParseInt(lo, 10, 64)
+		require.NoError(t, err, "NODELIFE_SOAK_SEED=%q: want N or A-B", v)
+		last := first
+		if isRange {
+			last, err = strconv.ParseInt(hi, 10, 64)
+			require.NoError(t, err, "NODELIFE_SOAK_SEED=%q: want N or A-B", v)
+		}
+		var out []int64
+		for seed := first; seed <= last; seed++ {
+			out = append(out, seed)
+		}
+		require.NotEmpty(t, out, "NODELIFE_SOAK_SEED=%q: an empty range", v)
+		return out
 	}
 	n := 5
 	if os.Getenv("NODELIFE_LONG") == "1" && !raceEnabled {
