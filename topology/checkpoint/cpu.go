@@ -112,61 +112,49 @@ func (p *podEntry) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// text is what the kubelet hashes for the V1 checkpoint, typ its type
-// name.
+// write writes the text the kubelet hashes for a V1 checkpoint, typ its
+// type name.
 func (c *cpuV1) write(h *hashText, typ string) {
-	h.str("(*state." + typ + "){")
+	h.open(typ)
 	h.field(true, "PolicyName", "string")
 	h.str(c.PolicyName)
 	h.field(false, "DefaultCPUSet", "string")
 	h.str(c.DefaultCPUSet)
 	h.field(false, "Entries", "map[string]string")
 	h.stringMap(c.Entries)
-	h.field(false, "Checksum", "checksum.Checksum")
-	h.str("0}")
+	h.close()
 }
 
-// text is what the kubelet hashes for the V2 checkpoint, typ its type
-// name.
+// write writes the text the kubelet hashes for a V2 checkpoint, typ its
+// type name.
 func (c *cpuV2) write(h *hashText, typ string) {
-	h.str("(*state." + typ + "){")
-	h.field(true, "PolicyName", "string")
-	h.str(c.PolicyName)
-	h.field(false, "DefaultCPUSet", "string")
-	h.str(c.DefaultCPUSet)
-	h.field(false, "Entries", "map[string]map[string]string")
-	h.nestedMap(c.Entries)
-	h.field(false, "Checksum", "checksum.Checksum")
-	h.str("0}")
+	h.open(typ)
+	h.cpuFields(c.PolicyName, c.DefaultCPUSet, c.Entries)
+	h.close()
 }
 
-// text is what the kubelet hashes for the V3 checkpoint.
-func (c *cpuV3) write(h *hashText, _ string) {
-	h.str("(*state.CPUManagerCheckpoint){")
+// cpuFields writes the fields V2 and V3 share.
+func (h *hashText) cpuFields(policy, defaultCPUSet string, entries map[string]map[string]string) {
 	h.field(true, "PolicyName", "string")
-	h.str(c.PolicyName)
+	h.str(policy)
 	h.field(false, "DefaultCPUSet", "string")
-	h.str(c.DefaultCPUSet)
+	h.str(defaultCPUSet)
 	h.field(false, "Entries", "map[string]map[string]string")
-	h.nestedMap(c.Entries)
+	h.nestedMap(entries)
+}
+
+// write writes the text the kubelet hashes for a V3 checkpoint (always
+// under its one type name).
+func (c *cpuV3) write(h *hashText, _ string) {
+	h.open("CPUManagerCheckpoint")
+	h.cpuFields(c.PolicyName, c.DefaultCPUSet, c.Entries)
 	h.field(false, "PodEntries", "state.PodCPUAssignments")
-	if c.PodEntries == nil {
-		h.str("<nil>")
-	} else {
-		h.str("map[")
-		for i, k := range sortedKeys(c.PodEntries) {
-			if i > 0 {
-				h.char(' ')
-			}
-			h.str(k)
-			h.str(":{CPUSet:(cpuset.CPUSet)")
-			h.cpuSetStruct(c.PodEntries[k].cpus)
-			h.char('}')
-		}
-		h.char(']')
-	}
-	h.field(false, "Checksum", "checksum.Checksum")
-	h.str("0}")
+	spewMap(h, c.PodEntries, func(e podEntry) {
+		h.str("{CPUSet:(cpuset.CPUSet)")
+		h.cpuSetStruct(e.cpus)
+		h.char('}')
+	})
+	h.close()
 }
 
 // entryStrings is s's entries as the file holds them.

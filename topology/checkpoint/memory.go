@@ -137,46 +137,35 @@ func (h *hashText) machine(m map[int]*NUMANodeState) {
 		h.int(id)
 		h.char(':')
 		n := m[id]
+		// A nil value sets go-spew's sticky "no type" flag; any other value
+		// clears it (see hashText).
+		h.skipType = n == nil
 		if n == nil {
 			h.str("<nil>")
-			h.skipType = i == len(ids)-1
 			continue
 		}
 		h.str("<*>{")
 		h.field(true, "NumberOfAssignments", "int")
 		h.int(n.NumberOfAssignments)
 		h.field(false, "MemoryMap", "map[v1.ResourceName]*state.MemoryTable")
-		if n.MemoryMap == nil {
-			h.str("<nil>")
-		} else {
-			h.str("map[")
-			names := sortedKeys(n.MemoryMap)
-			for j, res := range names {
-				if j > 0 {
-					h.char(' ')
-				}
-				h.str(res)
-				h.char(':')
-				t := n.MemoryMap[res]
-				if t == nil {
-					h.str("<nil>")
-					h.skipType = j == len(names)-1
-					continue
-				}
-				h.str("<*>{TotalMemSize:(uint64)")
-				h.uint(t.TotalMemSize)
-				h.str(" SystemReserved:(uint64)")
-				h.uint(t.SystemReserved)
-				h.str(" Allocatable:(uint64)")
-				h.uint(t.Allocatable)
-				h.str(" Reserved:(uint64)")
-				h.uint(t.Reserved)
-				h.str(" Free:(uint64)")
-				h.uint(t.Free)
-				h.char('}')
+		spewMap(h, n.MemoryMap, func(t *MemoryTable) {
+			h.skipType = t == nil
+			if t == nil {
+				h.str("<nil>")
+				return
 			}
-			h.char(']')
-		}
+			h.str("<*>{TotalMemSize:(uint64)")
+			h.uint(t.TotalMemSize)
+			h.str(" SystemReserved:(uint64)")
+			h.uint(t.SystemReserved)
+			h.str(" Allocatable:(uint64)")
+			h.uint(t.Allocatable)
+			h.str(" Reserved:(uint64)")
+			h.uint(t.Reserved)
+			h.str(" Free:(uint64)")
+			h.uint(t.Free)
+			h.char('}')
+		})
 		h.field(false, "Cells", "[]int")
 		h.ints(n.Cells)
 		h.char('}')
@@ -209,77 +198,39 @@ func (h *hashText) blocks(bs []MemoryBlock) {
 
 // memEntries writes a state.ContainerMemoryAssignments.
 func (h *hashText) memEntries(m map[string]map[string][]MemoryBlock) {
-	if m == nil {
-		h.str("<nil>")
-		return
-	}
-	h.str("map[")
-	for i, pod := range sortedKeys(m) {
-		if i > 0 {
-			h.char(' ')
-		}
-		h.str(pod)
-		h.char(':')
-		ctrs := m[pod]
-		if ctrs == nil {
-			h.str("<nil>")
-			continue
-		}
-		h.str("map[")
-		for j, ctr := range sortedKeys(ctrs) {
-			if j > 0 {
-				h.char(' ')
-			}
-			h.str(ctr)
-			h.char(':')
-			h.blocks(ctrs[ctr])
-		}
-		h.char(']')
-	}
-	h.char(']')
+	spewMap(h, m, func(ctrs map[string][]MemoryBlock) { spewMap(h, ctrs, h.blocks) })
 }
 
-// text is what the kubelet hashes for the V1 checkpoint, typ its type
-// name.
+// write writes the text the kubelet hashes for a V1 checkpoint, typ its
+// type name.
 func (c *memV1) write(h *hashText, typ string) {
-	h.str("(*state." + typ + "){")
-	h.field(true, "PolicyName", "string")
-	h.str(c.PolicyName)
-	h.field(false, "MachineState", "state.NUMANodeMap")
-	h.machine(c.MachineState)
-	h.field(false, "Entries", "state.ContainerMemoryAssignments")
-	h.memEntries(c.Entries)
-	h.field(false, "Checksum", "checksum.Checksum")
-	h.str("0}")
+	h.open(typ)
+	h.memFields(c.PolicyName, c.MachineState, c.Entries)
+	h.close()
 }
 
-// text is what the kubelet hashes for the V2 checkpoint.
-func (c *memV2) write(h *hashText, _ string) {
-	h.str("(*state.MemoryManagerCheckpoint){")
+// memFields writes the fields V1 and V2 share.
+func (h *hashText) memFields(policy string, machine map[int]*NUMANodeState, entries map[string]map[string][]MemoryBlock) {
 	h.field(true, "PolicyName", "string")
-	h.str(c.PolicyName)
+	h.str(policy)
 	h.field(false, "MachineState", "state.NUMANodeMap")
-	h.machine(c.MachineState)
+	h.machine(machine)
 	h.field(false, "Entries", "state.ContainerMemoryAssignments")
-	h.memEntries(c.Entries)
+	h.memEntries(entries)
+}
+
+// write writes the text the kubelet hashes for a V2 checkpoint (always
+// under its one type name).
+func (c *memV2) write(h *hashText, _ string) {
+	h.open("MemoryManagerCheckpoint")
+	h.memFields(c.PolicyName, c.MachineState, c.Entries)
 	h.field(false, "PodEntries", "state.PodMemoryAssignments")
-	if c.PodEntries == nil {
-		h.str("<nil>")
-	} else {
-		h.str("map[")
-		for i, pod := range sortedKeys(c.PodEntries) {
-			if i > 0 {
-				h.char(' ')
-			}
-			h.str(pod)
-			h.str(":{MemoryBlocks:([]state.Block)")
-			h.blocks(c.PodEntries[pod].MemoryBlocks)
-			h.char('}')
-		}
-		h.char(']')
-	}
-	h.field(false, "Checksum", "checksum.Checksum")
-	h.str("0}")
+	spewMap(h, c.PodEntries, func(e memPodEntry) {
+		h.str("{MemoryBlocks:([]state.Block)")
+		h.blocks(e.MemoryBlocks)
+		h.char('}')
+	})
+	h.close()
 }
 
 // checkTables refuses a memory table that is null: upstream's state

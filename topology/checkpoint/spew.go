@@ -16,9 +16,12 @@ import (
 //
 // One go-spew quirk matters: a nil pointer printed where types are not
 // shown (a map value) leaves its "no type" flag set, so the next value
-// printed after it also goes without its type. That only shows when the
-// nil pointer is a map's last value: the struct field after the map is
-// then printed without its type. skipType carries the flag.
+// printed after it also goes without its type. The next map key and value
+// are printed without types anyway, and a non-nil value clears the flag;
+// so it only shows when the nil pointer is a map's last value: the struct
+// field after the map is then printed without its type. skipType carries
+// the flag: set by a nil pointer value, cleared by any other value and by
+// the field it takes the type from.
 type hashText struct {
 	// sum is the FNV-32a hash of the text written so far.
 	sum uint32
@@ -113,8 +116,10 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// stringMap writes a map[string]string.
-func (h *hashText) stringMap(m map[string]string) {
+// spewMap writes a map with string keys as go-spew does under
+// ignoreNextType: "<nil>" for a nil map, else "map[k:v k:v]" in key
+// order, each value by value.
+func spewMap[V any](h *hashText, m map[string]V, value func(V)) {
 	if m == nil {
 		h.str("<nil>")
 		return
@@ -126,27 +131,29 @@ func (h *hashText) stringMap(m map[string]string) {
 		}
 		h.str(k)
 		h.char(':')
-		h.str(m[k])
+		value(m[k])
 	}
 	h.char(']')
 }
 
+// stringMap writes a map[string]string.
+func (h *hashText) stringMap(m map[string]string) { spewMap(h, m, h.str) }
+
 // nestedMap writes a map[string]map[string]string.
-func (h *hashText) nestedMap(m map[string]map[string]string) {
-	if m == nil {
-		h.str("<nil>")
-		return
-	}
-	h.str("map[")
-	for i, k := range sortedKeys(m) {
-		if i > 0 {
-			h.char(' ')
-		}
-		h.str(k)
-		h.char(':')
-		h.stringMap(m[k])
-	}
-	h.char(']')
+func (h *hashText) nestedMap(m map[string]map[string]string) { spewMap(h, m, h.stringMap) }
+
+// open writes the start of a checkpoint struct behind a pointer:
+// "(*state.<typ>){".
+func (h *hashText) open(typ string) {
+	h.str("(*state.")
+	h.str(typ)
+	h.str("){")
+}
+
+// close writes the checksum field, zero while hashing, and the end.
+func (h *hashText) close() {
+	h.field(false, "Checksum", "checksum.Checksum")
+	h.str("0}")
 }
 
 // cpuSetStruct writes a k8s.io/utils/cpuset.CPUSet as go-spew sees it: its
