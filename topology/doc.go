@@ -57,10 +57,7 @@
 // three full lists a few milliseconds. Machines of more than 16 nodes use
 // a walk over the distinct prefix states instead. A test checks the two
 // against each other, and a property and the conformance comparison check
-// Merge against the cartesian fold.
-//
-// One deliberate difference: upstream takes a provider's resources in Go
-// map order, so where the comparison keeps the first of two equivalent
-// combinations its answer can vary between runs; Merge takes them in name
-// order, so its answer is one of upstream's and always the same.
+// Merge against the cartesian fold. The same argument shows that
+// upstream's answer does not depend on the Go map order in which it reads
+// a provider's resources, so Merge's is upstream's exactly.
 package topology

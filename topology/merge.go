@@ -94,14 +94,11 @@ func (o PolicyOptions) maxNodes() int {
 // kept by upstream's comparison (preferred first; among non-preferred,
 // the affinity size closest to the largest of the resources' narrowest
 // hints; then the narrowest mask, or with PreferClosestNUMA the closest).
-// Upstream walks the cartesian product; Merge walks the distinct merged
-// states in the product's order, which gives the same answer at a cost
-// linear in the number of lists (see the package documentation).
-//
-// One difference is deliberate: upstream reads a provider's resources in
-// Go map order, so when a provider gives several resources and the
-// comparison keeps the first of two equivalent combinations, its answer
-// can change from run to run; Merge takes resources in name order.
+// Upstream walks the cartesian product; Merge reasons from the set of
+// merged hints, which gives the same answer at a fraction of the cost (see
+// the package documentation). Since that answer does not depend on the
+// order of the combinations, upstream's Go map order over a provider's
+// resources does not change it either.
 func Merge(policy Policy, info NUMAInfo, opts PolicyOptions, providers []ProviderHints) (Hint, bool, error) {
 	if err := opts.Validate(); err != nil {
 		return Hint{}, false, err
@@ -139,7 +136,8 @@ func Merge(policy Policy, info NUMAInfo, opts PolicyOptions, providers []Provide
 // filterProviders turns the providers' maps into one hint list per
 // resource: a provider with no entries, or a nil list, gives the list of
 // one preferred "any" hint; an empty list gives one non-preferred "any"
-// hint. Resources are taken in name order (upstream: map order).
+// hint. Resources are taken in name order (upstream: map order, which
+// does not change the answer).
 func filterProviders(providers []ProviderHints) [][]Hint {
 	var lists [][]Hint
 	for _, p := range providers {

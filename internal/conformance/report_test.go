@@ -102,10 +102,6 @@ var deviations = map[string]string{
 		"preemption lists and sums them in) varies from run to run; nodelife takes them sorted by name. Every such input " +
 		"is counted here, once upstream's answer is one of the shortfalls nodelife finds (or the same preemption), so " +
 		"that the report does not depend on the run",
-	"hint-map-order": "a hint provider gives several resources and two of their combinations tie: upstream's " +
-		"filterProvidersHints reads a provider's resources in Go map order and the merge keeps the first of the tied " +
-		"combinations, so its hint can change from run to run; nodelife takes resources in name order. Counted when " +
-		"upstream's hint is the one nodelife gives for some order of the resources",
 	"cpu-id-limit": "upstream's cpuset accepts any CPU ID an int holds, storing each CPU of a range in a map (\"0-2000000000\" " +
 		"allocates gigabytes); nodelife's cpuset refuses IDs above 65535, eight times Linux's largest NR_CPUS, naming the element",
 	"null-memory-table": "a memory_manager_state file whose machine state holds a null memory table: the kubelet's " +
