@@ -16,8 +16,9 @@
 // kubelet's dump.ForHash prints for the checkpoint struct with checksum 0
 // (go-spew's "%#v" with sorted keys), a text that names Go types such as
 // "state.CPUManagerCheckpoint". The package prints that text itself, so a
-// file it writes is the file a kubelet writes, and it accepts exactly the
-// files the kubelet accepts.
+// file it writes is the file a kubelet writes, and it accepts the files
+// the kubelet accepts, but for two: a CPU ID above cpuset.MaxCPU (see
+// package cpuset) and the null memory table below.
 //
 // The CPU Manager's formats: V1 keys CPUs by container ID; V2 by pod UID
 // and container name (what v1.36.3 writes by default); V3 adds pod-level
