@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/resource"
+	"github.com/nodelife/nodelife/internal/quantity"
 )
 
 // NodeAllocatableEnforcementKey is the enforceNodeAllocatable entry
@@ -174,7 +174,7 @@ func parseStatement(field, key, val string) (t Threshold, ok bool, err error) {
 		}
 		return Threshold{Signal: sig, Operator: OpLessThan, Value: ThresholdValue{Percentage: p}}, true, nil
 	}
-	q, qerr := resource.ParseQuantity(val)
+	q, qerr := quantity.Parse(val)
 	if qerr != nil {
 		return t, false, bad(key + "=" + strconv.Quote(val) + ": " + qerr.Error())
 	}
@@ -246,7 +246,7 @@ func parseMinimumReclaims(m map[string]string) (map[Signal]ThresholdValue, error
 			out[sig] = ThresholdValue{Percentage: p}
 			continue
 		}
-		q, qerr := resource.ParseQuantity(val)
+		q, qerr := quantity.Parse(val)
 		if qerr != nil {
 			return nil, bad(k + "=" + strconv.Quote(val) + ": " + qerr.Error())
 		}

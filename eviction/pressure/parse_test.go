@@ -268,3 +268,29 @@ func TestFormatThresholdsRoundTrip(t *testing.T) {
 		t.Fatalf("\n%s\n%s", a, b)
 	}
 }
+
+// A quantity beyond int64 prints exactly: apimachinery's String gives
+// "1" for 10^21 bytes, which would read back as one byte (found by
+// FuzzThresholdGrammar; its input is kept in testdata/fuzz).
+func TestFormatThresholdsHugeQuantity(t *testing.T) {
+	ths, err := Settings{EvictionHard: map[string]string{"memory.available": "1000000000000000000000"},
+		EvictionMinimumReclaim: map[string]string{"memory.available": "2000000000000000000000"}}.Parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := FormatThresholds(ths)
+	if got := s.EvictionHard["memory.available"]; got != "1e21" {
+		t.Errorf("hard = %q", got)
+	}
+	if got := s.EvictionMinimumReclaim["memory.available"]; got != "2e21" {
+		t.Errorf("minReclaim = %q", got)
+	}
+	if got := s.EvictionHard["memory.available"]; got == "1" {
+		t.Error("printed as one byte")
+	}
+	// ordinary quantities keep their canonical form
+	ths, _ = Settings{EvictionHard: map[string]string{"memory.available": "100Mi"}}.Parse()
+	if got := FormatThresholds(ths).EvictionHard["memory.available"]; got != "100Mi" {
+		t.Errorf("100Mi printed as %q", got)
+	}
+}

@@ -2,6 +2,7 @@ package pressure
 
 import (
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 	"time"
@@ -58,9 +59,36 @@ func percentOf(capacity int64, p float32) int64 {
 // String returns the value as the flags write it: "100Mi" or "10%".
 func (v ThresholdValue) String() string {
 	if v.Quantity != nil {
-		return v.Quantity.String()
+		return quantityString(*v.Quantity)
 	}
 	return formatPercent(v.Percentage)
+}
+
+// quantityString is q's canonical form or, where that does not read back
+// as q, its exact value in exponent form ("1e21", "100e27"): apimachinery prints
+// a quantity beyond int64, such as "1000000000000000000000" (bytes), as
+// "1", and expanding one with a huge exponent would never end.
+func quantityString(q resource.Quantity) string {
+	s := q.String()
+	if back, err := resource.ParseQuantity(s); err == nil && back.Cmp(q) == 0 {
+		return s
+	}
+	d := q.AsDec()
+	digits, exp := new(big.Int).Set(d.UnscaledBig()), -int(d.Scale())
+	ten, rem := big.NewInt(10), new(big.Int)
+	for digits.Sign() != 0 {
+		q, r := new(big.Int).QuoRem(digits, ten, rem)
+		if r.Sign() != 0 {
+			break
+		}
+		digits, exp = q, exp+1
+	}
+	// apimachinery's canonical exponent form uses multiples of 3, so the
+	// value printed again after a parse reads the same
+	for exp%3 != 0 {
+		digits, exp = digits.Mul(digits, ten), exp-1
+	}
+	return digits.String() + "e" + strconv.Itoa(exp)
 }
 
 // equal reports whether two values are the same amount (upstream's
