@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/nodelife/nodelife/internal/quantity"
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
@@ -423,7 +424,9 @@ func (l ResourceList) sortedNames() []ResourceName {
 
 // HugePageLimits maps page size in bytes to the bytes requested of it, from
 // the "hugepages-<size>" entries of l (what the kubelet writes to the pod's
-// hugetlb limits). Entries whose size does not parse are skipped.
+// hugetlb limits). Entries whose size does not parse are skipped, as are
+// sizes with a decimal exponent beyond ±1000 (internal/quantity: parsing
+// them would not end).
 func HugePageLimits(l ResourceList) map[int64]int64 {
 	out := map[int64]int64{}
 	for name, q := range l {
@@ -431,7 +434,7 @@ func HugePageLimits(l ResourceList) map[int64]int64 {
 		if !ok {
 			continue
 		}
-		ps, err := resource.ParseQuantity(size)
+		ps, err := quantity.Parse(size)
 		if err != nil || ps.Sign() <= 0 {
 			continue
 		}

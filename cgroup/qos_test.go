@@ -388,3 +388,13 @@ func TestResourceConfigForPodSidecarDeclaresLimits(t *testing.T) {
 		t.Errorf("init container before the sidecar: quota %v memory %v", got.CPUQuota, got.Memory)
 	}
 }
+
+// A huge-page size with an absurd decimal exponent is skipped at once
+// (apimachinery's parse of "1e-2000000000" does not end), the others kept:
+// 2Mi pages, 2 of them.
+func TestHugePageLimitsAbsurdSize(t *testing.T) {
+	got := HugePageLimits(rl("hugepages-2Mi", "4Mi", "hugepages-1e-2000000000", "1Gi", "hugepages-10E0020000000000000", "1Gi"))
+	if want := map[int64]int64{2 << 20: 4 << 20}; !cmp.Equal(got, want) {
+		t.Errorf("HugePageLimits = %v, want %v", got, want)
+	}
+}

@@ -2,7 +2,6 @@ package topology
 
 import (
 	"fmt"
-	"math/bits"
 	"sort"
 	"strconv"
 )
@@ -256,14 +255,23 @@ func (m merger) merge(lists [][]Hint) Hint {
 func (m merger) mergeLayered(lists [][]Hint) Hint {
 	def := m.info.DefaultAffinity()
 	layer := []state{{and: def, pref: true}}
-	idx := newStateIndex(def, lists)
+	// met holds the states a layer has met (machines over 16 nodes only
+	// come here, so a map: their masks do not fit a table).
+	met := map[state]struct{}{}
+	add := func(s state) bool {
+		if _, ok := met[s]; ok {
+			return false
+		}
+		met[s] = struct{}{}
+		return true
+	}
 	for _, l := range lists {
 		next := make([]state, 0, len(layer))
-		idx.reset()
+		clear(met)
 		for _, s := range layer {
 			for _, h := range l {
 				t := s.extend(h)
-				if idx.add(t) {
+				if add(t) {
 					next = append(next, t)
 				}
 			}
@@ -271,11 +279,11 @@ func (m merger) mergeLayered(lists [][]Hint) Hint {
 		layer = next
 	}
 	var best *Hint
-	idx.reset()
+	clear(met)
 	for _, s := range layer {
 		// Merged hints are (AND, preferred): key them as states whose
 		// common affinity is the AND.
-		if !idx.add(state{and: s.and, pref: s.pref, seen: s.pref, common: s.and}) {
+		if !add(state{and: s.and, pref: s.pref, seen: s.pref, common: s.and}) {
 			continue
 		}
 		cand := Hint{Affinity: s.and, Preferred: s.pref}
@@ -285,69 +293,6 @@ func (m merger) mergeLayered(lists [][]Hint) Hint {
 		return Hint{Affinity: def}
 	}
 	return *best
-}
-
-// stateIndex remembers which states a layer has met: in a table indexed
-// by mask when every mask fits in 16 bits (the common case, and the fast
-// one), else in a map.
-type stateIndex struct {
-	// stamp is the dense table: [0, 1<<bits) the non-preferred states by
-	// AND, then the preferred ones by common affinity, then the preferred
-	// state that has met no affinity yet.
-	stamp []uint32
-	bits  int
-	gen   uint32
-	m     map[state]struct{}
-}
-
-const denseBits = 16
-
-func newStateIndex(def BitMask, lists [][]Hint) *stateIndex {
-	all := def
-	for _, l := range lists {
-		for _, h := range l {
-			if !h.Any {
-				all |= h.Affinity
-			}
-		}
-	}
-	if n := bits.Len64(uint64(all)); n <= denseBits {
-		return &stateIndex{stamp: make([]uint32, 2<<n+1), bits: n}
-	}
-	return &stateIndex{m: map[state]struct{}{}}
-}
-
-func (x *stateIndex) reset() {
-	if x.m != nil {
-		clear(x.m)
-		return
-	}
-	x.gen++
-}
-
-// add reports whether s is new to the layer, and records it.
-func (x *stateIndex) add(s state) bool {
-	if x.m != nil {
-		if _, ok := x.m[s]; ok {
-			return false
-		}
-		x.m[s] = struct{}{}
-		return true
-	}
-	var i int
-	switch {
-	case !s.pref:
-		i = int(s.and)
-	case s.seen:
-		i = 1<<x.bits + int(s.common)
-	default:
-		i = 2 << x.bits
-	}
-	if x.stamp[i] == x.gen {
-		return false
-	}
-	x.stamp[i] = x.gen
-	return true
 }
 
 // compare is upstream's HintMerger.compare: it returns the better of the
