@@ -353,38 +353,20 @@ func toUpstreamBlocks(bs []checkpoint.MemoryBlock) []memstate.Block {
 	return out
 }
 
-// memoryStateText prints a restored state as the kubelet's state holds
-// it (nil and empty alike), nodelife's or upstream's.
-func memoryStateText(machine map[int]string, entries map[string]map[string]string, pods map[string]string) string {
+// memoryText prints a restored state as the kubelet's state holds it
+// (nil and empty alike), in order.
+func memoryText(s checkpoint.MemoryState) string {
 	var lines []string
-	for id, n := range machine {
-		lines = append(lines, fmt.Sprintf("node%d=%s", id, n))
-	}
-	for pod, ctrs := range entries {
-		for ctr, bs := range ctrs {
-			lines = append(lines, fmt.Sprintf("%s/%s=%s", pod, ctr, bs))
+	blocks := func(bs []checkpoint.MemoryBlock) string {
+		var parts []string
+		for _, b := range bs {
+			parts = append(parts, fmt.Sprintf("{%v %s %d}", b.NUMAAffinity, b.Type, b.Size))
 		}
+		return "[" + strings.Join(parts, " ") + "]"
 	}
-	for pod, bs := range pods {
-		lines = append(lines, fmt.Sprintf("pod:%s=%s", pod, bs))
-	}
-	sort.Strings(lines)
-	return strings.Join(lines, " ")
-}
-
-func blocksText[T any](bs []T, f func(T) string) string {
-	var parts []string
-	for _, b := range bs {
-		parts = append(parts, f(b))
-	}
-	return "[" + strings.Join(parts, " ") + "]"
-}
-
-func ourMemoryText(s checkpoint.MemoryState) string {
-	machine := map[int]string{}
 	for id, n := range s.MachineState {
 		if n == nil {
-			machine[id] = "nil"
+			lines = append(lines, fmt.Sprintf("node%d=nil", id))
 			continue
 		}
 		var res []string
@@ -392,52 +374,54 @@ func ourMemoryText(s checkpoint.MemoryState) string {
 			res = append(res, fmt.Sprintf("%s=%v", name, *t))
 		}
 		sort.Strings(res)
-		machine[id] = fmt.Sprintf("{%d %v %v}", n.NumberOfAssignments, n.Cells, res)
+		lines = append(lines, fmt.Sprintf("node%d={%d %v %v}", id, n.NumberOfAssignments, n.Cells, res))
 	}
-	bt := func(b checkpoint.MemoryBlock) string {
-		return fmt.Sprintf("{%v %s %d}", b.NUMAAffinity, b.Type, b.Size)
-	}
-	entries := map[string]map[string]string{}
 	for pod, ctrs := range s.Entries {
-		entries[pod] = map[string]string{}
 		for ctr, bs := range ctrs {
-			entries[pod][ctr] = blocksText(bs, bt)
+			lines = append(lines, fmt.Sprintf("%s/%s=%s", pod, ctr, blocks(bs)))
 		}
 	}
-	pods := map[string]string{}
 	for pod, bs := range s.PodEntries {
-		pods[pod] = blocksText(bs, bt)
+		lines = append(lines, fmt.Sprintf("pod:%s=%s", pod, blocks(bs)))
 	}
-	return memoryStateText(machine, entries, pods)
+	sort.Strings(lines)
+	return strings.Join(lines, " ")
 }
 
-func upstreamMemoryText(st memstate.State) string {
-	machine := map[int]string{}
+// fromUpstreamMemory is the state upstream's restore holds, in nodelife's
+// types, so that both sides print through memoryText.
+func fromUpstreamMemory(st memstate.State) checkpoint.MemoryState {
+	blocks := func(bs []memstate.Block) []checkpoint.MemoryBlock {
+		var out []checkpoint.MemoryBlock
+		for _, b := range bs {
+			out = append(out, checkpoint.MemoryBlock{NUMAAffinity: b.NUMAAffinity, Type: string(b.Type), Size: b.Size})
+		}
+		return out
+	}
+	s := checkpoint.MemoryState{MachineState: map[int]*checkpoint.NUMANodeState{},
+		Entries: map[string]map[string][]checkpoint.MemoryBlock{}, PodEntries: map[string][]checkpoint.MemoryBlock{}}
 	for id, n := range st.GetMachineState() {
 		if n == nil {
-			machine[id] = "nil"
+			s.MachineState[id] = nil
 			continue
 		}
-		var res []string
+		c := &checkpoint.NUMANodeState{NumberOfAssignments: n.NumberOfAssignments, Cells: n.Cells, MemoryMap: map[string]*checkpoint.MemoryTable{}}
 		for name, t := range n.MemoryMap {
-			res = append(res, fmt.Sprintf("%s=%v", name, checkpoint.MemoryTable{TotalMemSize: t.TotalMemSize, SystemReserved: t.SystemReserved, Allocatable: t.Allocatable, Reserved: t.Reserved, Free: t.Free}))
+			c.MemoryMap[string(name)] = &checkpoint.MemoryTable{TotalMemSize: t.TotalMemSize, SystemReserved: t.SystemReserved,
+				Allocatable: t.Allocatable, Reserved: t.Reserved, Free: t.Free}
 		}
-		sort.Strings(res)
-		machine[id] = fmt.Sprintf("{%d %v %v}", n.NumberOfAssignments, n.Cells, res)
+		s.MachineState[id] = c
 	}
-	bt := func(b memstate.Block) string { return fmt.Sprintf("{%v %s %d}", b.NUMAAffinity, b.Type, b.Size) }
-	entries := map[string]map[string]string{}
 	for pod, ctrs := range st.GetMemoryAssignments() {
-		entries[pod] = map[string]string{}
+		s.Entries[pod] = map[string][]checkpoint.MemoryBlock{}
 		for ctr, bs := range ctrs {
-			entries[pod][ctr] = blocksText(bs, bt)
+			s.Entries[pod][ctr] = blocks(bs)
 		}
 	}
-	pods := map[string]string{}
 	for pod, e := range st.GetPodMemoryAssignments() {
-		pods[pod] = blocksText(e.MemoryBlocks, bt)
+		s.PodEntries[pod] = blocks(e.MemoryBlocks)
 	}
-	return memoryStateText(machine, entries, pods)
+	return s
 }
 
 // upstreamMemoryState converts a state to upstream's types.
@@ -561,7 +545,7 @@ func TestDifferentialMemoryCheckpoint(t *testing.T) {
 				case err != nil:
 					rd.agree()
 				default:
-					if have, want := ourMemoryText(ours), upstreamMemoryText(st); have != want {
+					if have, want := memoryText(ours), memoryText(fromUpstreamMemory(st)); have != want {
 						rd.disagree("%s: nodelife %s, upstream %s", data, have, want)
 						continue
 					}
