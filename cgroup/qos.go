@@ -317,6 +317,23 @@ func PodLevelResource(name ResourceName) bool {
 	return qosResource(name) || strings.HasPrefix(string(name), ResourceHugePagesPrefix)
 }
 
+// PodLevelResourcesSet reports whether p sets a pod-level resource
+// upstream honours (component-helpers' IsPodLevelResourcesSet): a
+// PodLevelResource in spec.resources' requests or limits.
+func (p Pod) PodLevelResourcesSet() bool {
+	if p.Resources == nil {
+		return false
+	}
+	for _, l := range []ResourceList{p.Resources.Requests, p.Resources.Limits} {
+		for name := range l {
+			if PodLevelResource(name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // setPodLevel replaces the pod-level resources of dst (PodLevelResource)
 // with the values in src.
 func setPodLevel(dst, src ResourceList) {

@@ -1,0 +1,61 @@
+// Package cpu is the kubelet's CPU Manager static policy as a pure,
+// synchronous state machine, as k8s.io/kubernetes v1.36.3
+// pkg/kubelet/cm/cpumanager decides it: the machine's CPU topology, the
+// reserved CPUs, exclusive CPUs for the containers of Guaranteed pods with
+// whole-CPU requests, the shared pool, topology hints, allocation packed
+// or distributed over NUMA nodes with every policy option of v1.36, init
+// containers and sidecars, and release.
+//
+// # Usage
+//
+// Describe the machine (Discover builds the Topology from what cAdvisor
+// reports; a Topology can also be written by hand), compile it, and create
+// the policy with the kubelet's reservation and options:
+//
+//	topo, err := cpu.Discover(numCPUs, numSockets, nodes)
+//	m, err := cpu.NewMachine(topo)
+//	opts, err := cpu.ParseOptions(map[string]string{"full-pcpus-only": "true"}, cpu.OptionGates{})
+//	p, err := cpu.NewStatic(cpu.Config{Machine: m, NumReserved: 2, Options: opts})
+//	err = p.Start(restored) // checkpoint.ReadCPU's state, or the zero state
+//
+// Then, for each pod the kubelet admits, per container (the topology
+// manager's container scope) or once per pod (pod scope): collect
+// p.Hints (or p.PodHints) with the other providers', merge them with
+// topology.Merge, and call p.Allocate with the merged hint; on container
+// removal call p.RemoveContainer. p.State is what the checkpoint keeps
+// (checkpoint.MarshalCPU). The allocators are also usable alone:
+// Machine.TakePacked and Machine.TakeDistributed pick n CPUs from any set,
+// as the policy does.
+//
+// # Semantics
+//
+// A container gets exclusive CPUs when its pod's QoS class is Guaranteed
+// and its cpu request is a whole number; every other container runs in the
+// shared pool (the default CPU set). The reserved CPUs (--reserved-cpus,
+// or ceil(kube-reserved + system-reserved) CPUs taken by topology from the
+// lowest cores) stay in the shared pool and are never handed out;
+// strict-cpu-reservation takes them out of the pool too.
+//
+// Allocation takes whole NUMA nodes and sockets first (whichever is the
+// larger unit first), then whole cores, then single threads, always from
+// the groups with the fewest free CPUs; prefer-align-cpus-by-uncorecache
+// tries whole and partly free L3 caches before cores;
+// distribute-cpus-across-cores orders threads across cores and takes no
+// whole cores; distribute-cpus-across-numa spreads a request that needs
+// several NUMA nodes evenly (KEP-2902); full-pcpus-only hands out whole
+// cores only. The CPUs of the topology manager's hint come first.
+//
+// Upstream's quirks are kept: a machine whose counts (NumCPUs, NumCores,
+// NumSockets) disagree with its CPUs is allocated with upstream's notion
+// of a "free" core or socket; the distributed allocator's kept
+// combination may have its tail overwritten by later ones (see
+// TakeDistributed). One case differs because upstream never returns:
+// when distributing leftover CPUs over a subset of NUMA nodes that each
+// keep fewer than a group of CPUs before the leftover is placed, upstream
+// loops forever; TakeDistributed skips that subset.
+//
+// Not modelled: the PodLevelResourceManagers gate (alpha in v1.36; a pod
+// with pod-level resources runs in the shared pool, as upstream with the
+// gate off), the reconcile loop that writes cpusets through the CRI, and
+// the none policy (which does nothing).
+package cpu
