@@ -241,27 +241,44 @@ type distributedAnswer struct {
 	CPUs, Err string
 }
 
+// helperCall is one request to the helper process: a distributed take or
+// a sequence through the static policy (see cpupolicy_test.go).
+type helperCall struct {
+	Distributed *distributedCall `json:",omitempty"`
+	Sequence    *seqCall         `json:",omitempty"`
+}
+
+type helperAnswer struct {
+	Distributed *distributedAnswer `json:",omitempty"`
+	Sequence    *seqResult         `json:",omitempty"`
+}
+
 // TestCPUHelperProcess is not a test: with NODELIFE_CPU_HELPER=1 it serves
-// takeByTopologyNUMADistributed calls on stdin, one JSON line each, so
-// that a call that never returns can be killed (see
-// TestDifferentialCPUTakeDistributed).
+// upstream CPU manager calls on stdin, one JSON line each, so that a call
+// that never returns can be killed (see TestDifferentialCPUTakeDistributed).
 func TestCPUHelperProcess(t *testing.T) {
 	if os.Getenv("NODELIFE_CPU_HELPER") != "1" {
 		return
 	}
 	in := bufio.NewScanner(os.Stdin)
-	in.Buffer(make([]byte, 1<<20), 1<<24)
+	in.Buffer(make([]byte, 1<<20), 1<<26)
 	enc := json.NewEncoder(os.Stdout)
 	for in.Scan() {
-		var call distributedCall
+		var call helperCall
 		if err := json.Unmarshal(in.Bytes(), &call); err != nil {
 			panic(err)
 		}
-		free, _ := ucpuset.Parse(call.Free)
-		got, err := upstreamTakeDistributed(logr.Discard(), upstreamCPUTopology(call.Topo), free, call.N, call.Group, cpumanager.CPUSortingStrategyPacked)
-		a := distributedAnswer{CPUs: got.String()}
-		if err != nil {
-			a.Err = err.Error()
+		var a helperAnswer
+		if d := call.Distributed; d != nil {
+			free, _ := ucpuset.Parse(d.Free)
+			got, err := upstreamTakeDistributed(logr.Discard(), upstreamCPUTopology(d.Topo), free, d.N, d.Group, cpumanager.CPUSortingStrategyPacked)
+			a.Distributed = &distributedAnswer{CPUs: got.String()}
+			if err != nil {
+				a.Distributed.Err = err.Error()
+			}
+		}
+		if call.Sequence != nil {
+			a.Sequence = runUpstreamSequence(call.Sequence)
 		}
 		if err := enc.Encode(a); err != nil {
 			panic(err)
@@ -272,9 +289,10 @@ func TestCPUHelperProcess(t *testing.T) {
 
 // helperProcess runs TestCPUHelperProcess in a child process.
 type helperProcess struct {
+	t       *testing.T
 	cmd     *exec.Cmd
 	in      io.WriteCloser
-	answers chan distributedAnswer
+	answers chan helperAnswer
 }
 
 func startHelper(t *testing.T) *helperProcess {
@@ -296,11 +314,11 @@ func startHelper(t *testing.T) *helperProcess {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	h := &helperProcess{cmd: cmd, in: in, answers: make(chan distributedAnswer)}
+	h := &helperProcess{t: t, cmd: cmd, in: in, answers: make(chan helperAnswer)}
 	go func() {
 		dec := json.NewDecoder(out)
 		for {
-			var a distributedAnswer
+			var a helperAnswer
 			if err := dec.Decode(&a); err != nil {
 				close(h.answers)
 				return
@@ -317,22 +335,54 @@ func (h *helperProcess) stop() {
 	_ = h.cmd.Wait()
 }
 
+// call sends c and waits up to wait for the answer; false when upstream
+// did not answer in time (the process is then replaced).
+func (h *helperProcess) call(c helperCall, wait time.Duration) (helperAnswer, bool) {
+	line, err := json.Marshal(c)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if _, err := h.in.Write(append(line, '\n')); err != nil {
+		h.t.Fatal(err)
+	}
+	select {
+	case a, ok := <-h.answers:
+		if !ok {
+			h.t.Fatal("the helper process ended")
+		}
+		return a, true
+	case <-time.After(wait):
+		h.stop()
+		*h = *startHelper(h.t)
+		return helperAnswer{}, false
+	}
+}
+
+// hangWait is how long the helper may take: until a call has hung in a
+// test, 10 s, to show that it does; later ones 0.3 s (upstream answers any
+// other call here in milliseconds).
+type hangWait struct{ hung int }
+
+func (w *hangWait) wait() time.Duration {
+	if w.hung < 1 {
+		return 10 * time.Second
+	}
+	return 300 * time.Millisecond
+}
+
 // TestDifferentialCPUTakeDistributed compares Machine.TakeDistributed with
 // takeByTopologyNUMADistributed (unexported, by linkname), run in a child
 // process: on some inputs upstream never returns, and a call that has not
 // answered is counted as that documented deviation (its process
-// killed and a new one started). The first three such calls get 10 s,
-// later ones 0.3 s.
+// killed and a new one started). The first such call gets 10 s, later
+// ones 0.3 s.
 func TestDifferentialCPUTakeDistributed(t *testing.T) {
 	c := compare(t, "cpu.Machine.TakeDistributed", "cpumanager.takeByTopologyNUMADistributed (unexported, by linkname, in a child process)",
 		"upstream's 23 test topologies and random machines as for TakePacked, random free sets, 0 to free+1 CPUs, group size 1 or the CPUs per core")
 	r := rand.New(rand.NewSource(2903))
 	h := startHelper(t)
 	defer func() { h.stop() }()
-	// The first three calls that hang are given 10 s, to show that they
-	// do; later ones 0.3 s (upstream answers any other call here in
-	// milliseconds).
-	wait, hung := 10*time.Second, 0
+	var w hangWait
 	for i := 0; i < inputs(t); i++ {
 		name, topo := pickMachine(r)
 		m, err := cpu.NewMachine(topo)
@@ -348,30 +398,20 @@ func TestDifferentialCPUTakeDistributed(t *testing.T) {
 			n -= n % group
 		}
 		got, err := m.TakeDistributed(free, n, group, cpu.Packed)
-		line, _ := json.Marshal(distributedCall{Topo: topo, Free: free.String(), N: n, Group: group})
-		if _, err := h.in.Write(append(line, '\n')); err != nil {
-			t.Fatal(err)
-		}
-		select {
-		case a, ok := <-h.answers:
-			if !ok {
-				t.Fatalf("input %d: the helper process ended", i)
-			}
-			var uerr error
-			if a.Err != "" {
-				uerr = fmt.Errorf("%s", a.Err)
-			}
-			want, _ := ucpuset.Parse(a.CPUs)
-			c.check(sameTake(got, err, want, uerr, fmt.Sprintf("input %d (%s, free %s, n %d, group %d)", i, name, free, n, group)))
-		case <-time.After(wait):
+		wait := w.wait()
+		a, ok := h.call(helperCall{Distributed: &distributedCall{Topo: topo, Free: free.String(), N: n, Group: group}}, wait)
+		if !ok {
 			t.Logf("input %d: upstream did not return in %v (%s, free %s, n %d, group %d); nodelife gave %s %v", i, wait, name, free, n, group, got, err)
 			c.deviate("distribute-loops")
-			h.stop()
-			h = startHelper(t)
-			if hung++; hung == 3 {
-				wait = 300 * time.Millisecond
-			}
+			w.hung++
+			continue
 		}
+		var uerr error
+		if a.Distributed.Err != "" {
+			uerr = fmt.Errorf("%s", a.Distributed.Err)
+		}
+		want, _ := ucpuset.Parse(a.Distributed.CPUs)
+		c.check(sameTake(got, err, want, uerr, fmt.Sprintf("input %d (%s, free %s, n %d, group %d)", i, name, free, n, group)))
 	}
 }
 
