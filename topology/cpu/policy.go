@@ -202,6 +202,18 @@ func (p *Static) Start(st checkpoint.CPUState) error {
 	return nil
 }
 
+// Adopt takes st as the policy's state without Start's checks, for
+// simulations and tests that build a state by hand (upstream's own tests
+// set states that way). The policy behaves on it exactly as upstream's on
+// the same state.
+func (p *Static) Adopt(st checkpoint.CPUState) {
+	p.def, p.entries, p.podEntries = st.DefaultCPUSet, cloneEntries(st.Entries), maps.Clone(st.PodEntries)
+	if p.entries == nil {
+		p.entries = map[string]map[string]cpuset.CPUSet{}
+	}
+	p.started = true
+}
+
 func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
