@@ -213,9 +213,19 @@ type group struct {
 
 // level indexes a machine's groups of one kind.
 type level struct {
+	kind   int // levelNUMA, levelSocket, levelCore or levelUncore
 	groups []group
 	of     []int32 // CPU ID -> index in groups (-1 for no CPU)
 }
+
+// The levels, for the accumulator's counts.
+const (
+	levelNUMA = iota
+	levelSocket
+	levelCore
+	levelUncore
+	levels
+)
 
 // Machine is a validated Topology compiled for allocation: sets of CPUs
 // per NUMA node, socket, core and uncore cache. It is immutable and safe
@@ -251,17 +261,17 @@ func NewMachine(t Topology) (*Machine, error) {
 	for _, c := range m.cpus {
 		m.all.add(c)
 	}
-	m.numa = m.buildLevel(maxID, func(i CPUInfo) int { return i.NUMANodeID })
-	m.socket = m.buildLevel(maxID, func(i CPUInfo) int { return i.SocketID })
-	m.core = m.buildLevel(maxID, func(i CPUInfo) int { return i.CoreID })
-	m.uncore = m.buildLevel(maxID, func(i CPUInfo) int { return i.UncoreCacheID })
+	m.numa = m.buildLevel(levelNUMA, maxID, func(i CPUInfo) int { return i.NUMANodeID })
+	m.socket = m.buildLevel(levelSocket, maxID, func(i CPUInfo) int { return i.SocketID })
+	m.core = m.buildLevel(levelCore, maxID, func(i CPUInfo) int { return i.CoreID })
+	m.uncore = m.buildLevel(levelUncore, maxID, func(i CPUInfo) int { return i.UncoreCacheID })
 	for _, g := range m.numa.groups {
 		m.numaIDs = append(m.numaIDs, g.id)
 	}
 	return m, nil
 }
 
-func (m *Machine) buildLevel(maxID int, key func(CPUInfo) int) level {
+func (m *Machine) buildLevel(kind, maxID int, key func(CPUInfo) int) level {
 	ids := map[int]int{}
 	var order []int
 	for _, c := range m.cpus {
@@ -272,7 +282,7 @@ func (m *Machine) buildLevel(maxID int, key func(CPUInfo) int) level {
 		}
 	}
 	slices.Sort(order)
-	l := level{groups: make([]group, len(order)), of: make([]int32, maxID+1)}
+	l := level{kind: kind, groups: make([]group, len(order)), of: make([]int32, maxID+1)}
 	for i, k := range order {
 		ids[k] = i
 		l.groups[i] = group{id: k, cpus: m.newSet()}

@@ -87,6 +87,10 @@ type accumulator struct {
 	needed       int
 	spread       bool
 	seen         []bool
+	// counts holds each level's free CPUs per group, valid until the next
+	// take.
+	counts [levels][]int
+	valid  [levels]bool
 }
 
 func (m *Machine) newAccumulator(free set, n int, sorting Sorting) *accumulator {
@@ -106,6 +110,23 @@ func (a *accumulator) take(s set) {
 		a.free[i] &^= a.result[i]
 	}
 	a.needed -= s.count()
+	a.valid = [levels]bool{}
+}
+
+// freeIn returns the free CPUs of each group of l, by group index.
+func (a *accumulator) freeIn(l *level) []int {
+	if a.valid[l.kind] {
+		return a.counts[l.kind]
+	}
+	c := a.counts[l.kind]
+	if cap(c) < len(l.groups) {
+		c = make([]int, len(l.groups))
+	}
+	c = c[:len(l.groups)]
+	clear(c)
+	a.free.eachAnd(a.free, func(cpu int) { c[l.of[cpu]]++ })
+	a.counts[l.kind], a.valid[l.kind] = c, true
+	return c
 }
 
 // groupsIn returns the indexes of l's groups that hold a free CPU of
@@ -117,7 +138,7 @@ func (a *accumulator) groupsIn(l *level, within set) []int {
 	}
 	seen := a.seen[:len(l.groups)]
 	clear(seen)
-	var out []int
+	out := make([]int, 0, len(l.groups))
 	a.free.eachAnd(within, func(c int) {
 		if g := int(l.of[c]); !seen[g] {
 			seen[g] = true
@@ -134,10 +155,7 @@ func (a *accumulator) sortGroups(l *level, gs []int) {
 	if len(gs) < 2 {
 		return
 	}
-	counts := make(map[int]int, len(gs))
-	for _, g := range gs {
-		counts[g] = a.free.countAnd(l.groups[g].cpus)
-	}
+	counts := a.freeIn(l)
 	slices.SortFunc(gs, func(x, y int) int {
 		if c := counts[x] - counts[y]; c != 0 {
 			return c
@@ -151,7 +169,7 @@ func (a *accumulator) sortNUMA() []int {
 	if m.numaFirst {
 		return a.groupsIn(&m.numa, m.all)
 	}
-	var out []int
+	out := make([]int, 0, len(m.numa.groups))
 	for _, s := range a.sortSockets() {
 		out = append(out, a.groupsIn(&m.numa, m.socket.groups[s].cpus)...)
 	}
@@ -163,7 +181,7 @@ func (a *accumulator) sortSockets() []int {
 	if !m.numaFirst {
 		return a.groupsIn(&m.socket, m.all)
 	}
-	var out []int
+	out := make([]int, 0, len(m.socket.groups))
 	for _, n := range a.sortNUMA() {
 		out = append(out, a.groupsIn(&m.socket, m.numa.groups[n].cpus)...)
 	}
@@ -172,7 +190,7 @@ func (a *accumulator) sortSockets() []int {
 
 func (a *accumulator) sortCores() []int {
 	m := a.m
-	var out []int
+	out := make([]int, 0, len(m.core.groups))
 	if m.numaFirst {
 		for _, s := range a.sortSockets() {
 			out = append(out, a.groupsIn(&m.core, m.socket.groups[s].cpus)...)
@@ -186,7 +204,7 @@ func (a *accumulator) sortCores() []int {
 }
 
 func (a *accumulator) sortUncores() []int {
-	var out []int
+	out := make([]int, 0, len(a.m.uncore.groups))
 	for _, n := range a.sortNUMA() {
 		out = append(out, a.groupsIn(&a.m.uncore, a.m.numa.groups[n].cpus)...)
 	}
@@ -196,7 +214,7 @@ func (a *accumulator) sortUncores() []int {
 // sortCPUs lists the free CPUs core by core (Packed) or socket by socket
 // (Spread), ascending within each.
 func (a *accumulator) sortCPUs() []int {
-	var out []int
+	out := make([]int, 0, a.free.count())
 	add := func(s set) { a.free.eachAnd(s, func(c int) { out = append(out, c) }) }
 	if a.spread {
 		for _, s := range a.sortSockets() {
@@ -215,12 +233,13 @@ func (a *accumulator) sortCPUs() []int {
 // need.
 func (a *accumulator) takeFull(l *level, order []int, want int) {
 	var free []int
+	counts := a.freeIn(l)
 	for _, g := range order {
 		size := want
 		if size < 0 {
 			size = l.groups[g].size
 		}
-		if a.free.countAnd(l.groups[g].cpus) == size {
+		if counts[g] == size {
 			free = append(free, g)
 		}
 	}

@@ -1,0 +1,113 @@
+package cpu_test
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/topology"
+	"github.com/nodelife/nodelife/topology/checkpoint"
+	"github.com/nodelife/nodelife/topology/cpu"
+	"github.com/nodelife/nodelife/topology/cpuset"
+)
+
+// twoSockets is upstream's topoDualSocketHT as cAdvisor reports it: two
+// sockets, one NUMA node each, three cores of two threads per socket; the
+// sockets' threads are interleaved (even CPUs on socket 0).
+func twoSockets() (cpu.Topology, error) {
+	var nodes []cpu.NUMANode
+	for socket := 0; socket < 2; socket++ {
+		n := cpu.NUMANode{ID: socket}
+		for core := 0; core < 3; core++ {
+			first := 2*core + socket
+			n.Cores = append(n.Cores, cpu.Core{ID: core, SocketID: socket, Threads: []int{first, first + 6}})
+		}
+		nodes = append(nodes, n)
+	}
+	return cpu.Discover(12, 2, nodes)
+}
+
+// Discover names each core by its lowest thread and counts what the CPU
+// Manager divides by.
+func ExampleDiscover() {
+	topo, err := twoSockets()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(topo.NumCPUs, "CPUs,", topo.NumCores, "cores,", topo.NumSockets, "sockets,", topo.NumNUMANodes, "NUMA nodes,", topo.CPUsPerCore(), "per core")
+	fmt.Printf("CPU 8: %+v\n", topo.CPUs[8])
+	// Output:
+	// 12 CPUs, 6 cores, 2 sockets, 2 NUMA nodes, 2 per core
+	// CPU 8: {NUMANodeID:0 SocketID:0 CoreID:2 UncoreCacheID:0}
+}
+
+// A Guaranteed pod asking 4 CPUs on the two-socket machine with one
+// reserved CPU (the kubelet picks CPU 0, the first thread of the lowest
+// core). Both NUMA nodes could hold it, so both single-node hints are
+// preferred; the topology manager picks node 0 (binary 01), where CPU 0
+// is reserved: the pod gets the two whole free cores of socket 0 and
+// leaves core 0's other thread (CPU 6) in the shared pool. Removing the
+// container gives the CPUs back.
+func ExampleStatic() {
+	topo, _ := twoSockets()
+	m, _ := cpu.NewMachine(topo)
+	p, err := cpu.NewStatic(cpu.Config{Machine: m, NumReserved: 1})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := p.Start(checkpoint.CPUState{}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	four := cgroup.ResourceList{cgroup.ResourceCPU: resource.MustParse("4"), cgroup.ResourceMemory: resource.MustParse("1Gi")}
+	pod := cgroup.Pod{UID: "pod-1", Containers: []cgroup.Container{{Name: "app", Resources: cgroup.Resources{Requests: four, Limits: four}}}}
+
+	hints, _ := p.Hints(pod, "app")
+	fmt.Println("reserved:", p.Reserved(), "hints:", hints["cpu"])
+	hint, admit, _ := topology.Merge(topology.PolicySingleNUMANode, topology.NUMAInfo{Nodes: m.NUMANodes()}, topology.PolicyOptions{}, []topology.ProviderHints{hints})
+	fmt.Println("merged:", hint, "admit:", admit)
+	cpus, err := p.Allocate(pod, "app", hint)
+	fmt.Println("app:", cpus, err, "shared:", p.Shared())
+	fmt.Println("released:", p.RemoveContainer("pod-1", "app"), "shared:", p.Shared())
+	// Output:
+	// reserved: 0 hints: [{01 (preferred)} {10 (preferred)} {11}]
+	// merged: {01 (preferred)} admit: true
+	// app: 2,4,8,10 <nil> shared: 0-1,3,5-7,9,11
+	// released: 2,4,8,10 shared: 0-11
+}
+
+// Eight CPUs packed: the whole NUMA node 0, then a whole core of node 1.
+// Distributed: four from each node (upstream's cpu_assignment_test rows).
+func ExampleMachine_TakePacked() {
+	topo, _ := twoSockets()
+	m, _ := cpu.NewMachine(topo)
+	all := cpuset.Range(0, 11)
+	packed, err := m.TakePacked(all, 8, cpu.TakeOptions{})
+	fmt.Println(packed, err)
+	spread, err := m.TakeDistributed(all, 8, 1, cpu.Packed)
+	fmt.Println(spread, err)
+	_, err = m.TakePacked(cpuset.Range(0, 3), 5, cpu.TakeOptions{})
+	fmt.Println(err)
+	// Output:
+	// 0-2,4,6-8,10 <nil>
+	// 0-3,6-9 <nil>
+	// not enough cpus available to satisfy request: requested=5, available=4
+}
+
+// ParseOptions refuses what the kubelet refuses: an alpha option without
+// its gate, and incompatible options.
+func ExampleParseOptions() {
+	opts, err := cpu.ParseOptions(map[string]string{"full-pcpus-only": "true", "strict-cpu-reservation": "true"}, cpu.OptionGates{})
+	fmt.Printf("%+v %v\n", opts, err)
+	_, err = cpu.ParseOptions(map[string]string{"align-by-socket": "true"}, cpu.OptionGates{})
+	fmt.Println(err)
+	_, err = cpu.ParseOptions(map[string]string{"full-pcpus-only": "true", "distribute-cpus-across-cores": "true"}, cpu.OptionGates{AlphaOptions: true})
+	fmt.Println(err)
+	// Output:
+	// {FullPCPUsOnly:true DistributeCPUsAcrossNUMA:false AlignBySocket:false DistributeCPUsAcrossCores:false StrictCPUReservation:true PreferAlignByUncoreCache:false} <nil>
+	// cpu: invalid input: CPU Manager Policy Alpha-level Options not enabled, but option "align-by-socket" provided
+	// cpu: invalid input: static policy options full-pcpus-only and distribute-cpus-across-cores can not be used at the same time
+}
