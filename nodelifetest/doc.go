@@ -47,7 +47,8 @@
 // The checks state the loosest bound upstream satisfies, so a violation
 // is a bug in the planner or controller under test, not a quirk of
 // timing; each check's comment gives the rule. For the kubelet's topology
-// managers, CheckTopologyMerge covers the topology manager's merge;
-// checks of CPU and memory allocation (never over a NUMA node's capacity)
-// will come with those managers in package topology.
+// managers, CheckTopologyMerge covers the topology manager's merge and
+// CheckCPUState and CheckCPUAllocation the CPU Manager's static policy
+// (CPUTopologies, CPUOptions and CPUPods draw its inputs); checks of the
+// Memory Manager will come with it.
 package nodelifetest
