@@ -231,10 +231,11 @@ func sameTake(got cpuset.CPUSet, err error, want ucpuset.CPUSet, uerr error, wha
 // distributedCall is one takeByTopologyNUMADistributed call, as the
 // helper process reads it.
 type distributedCall struct {
-	Topo  cpu.Topology
-	Free  string
-	N     int
-	Group int
+	Topo   cpu.Topology
+	Free   string
+	N      int
+	Group  int
+	Spread bool
 }
 
 type distributedAnswer struct {
@@ -271,7 +272,11 @@ func TestCPUHelperProcess(t *testing.T) {
 		var a helperAnswer
 		if d := call.Distributed; d != nil {
 			free, _ := ucpuset.Parse(d.Free)
-			got, err := upstreamTakeDistributed(logr.Discard(), upstreamCPUTopology(d.Topo), free, d.N, d.Group, cpumanager.CPUSortingStrategyPacked)
+			strategy := cpumanager.CPUSortingStrategyPacked
+			if d.Spread {
+				strategy = cpumanager.CPUSortingStrategySpread
+			}
+			got, err := upstreamTakeDistributed(logr.Discard(), upstreamCPUTopology(d.Topo), free, d.N, d.Group, strategy)
 			a.Distributed = &distributedAnswer{CPUs: got.String()}
 			if err != nil {
 				a.Distributed.Err = err.Error()
@@ -378,7 +383,7 @@ func (w *hangWait) wait() time.Duration {
 // ones 0.3 s.
 func TestDifferentialCPUTakeDistributed(t *testing.T) {
 	c := compare(t, "cpu.Machine.TakeDistributed", "cpumanager.takeByTopologyNUMADistributed (unexported, by linkname, in a child process)",
-		"upstream's 23 test topologies and random machines as for TakePacked, random free sets, 0 to free+1 CPUs, group size 1 or the CPUs per core")
+		"upstream's 23 test topologies and random machines as for TakePacked, random free sets, 0 to free+1 CPUs, group size 1 or the CPUs per core, packed or spread")
 	r := rand.New(rand.NewSource(2903))
 	h := startHelper(t)
 	defer func() { h.stop() }()
@@ -397,9 +402,13 @@ func TestDifferentialCPUTakeDistributed(t *testing.T) {
 			group = topo.CPUsPerCore()
 			n -= n % group
 		}
-		got, err := m.TakeDistributed(free, n, group, cpu.Packed)
+		var opts cpu.TakeOptions
+		if r.Intn(4) == 0 {
+			opts.Sorting = cpu.Spread
+		}
+		got, err := m.TakeDistributed(free, n, group, opts)
 		wait := w.wait()
-		a, ok := h.call(helperCall{Distributed: &distributedCall{Topo: topo, Free: free.String(), N: n, Group: group}}, wait)
+		a, ok := h.call(helperCall{Distributed: &distributedCall{Topo: topo, Free: free.String(), N: n, Group: group, Spread: opts.Sorting == cpu.Spread}}, wait)
 		if !ok {
 			t.Logf("input %d: upstream did not return in %v (%s, free %s, n %d, group %d); nodelife gave %s %v", i, wait, name, free, n, group, got, err)
 			c.deviate("distribute-loops")

@@ -9,9 +9,9 @@ import (
 // take picks n CPUs of free as the policy's options say (upstream's
 // takeByTopology); size is the caller's set size for the error text.
 func (p *Static) take(free set, size, n int) (cpuset.CPUSet, error) {
-	sorting := Packed
+	o := TakeOptions{PreferUncoreCache: p.opts.PreferAlignByUncoreCache, ExactFreeCores: p.opts.ExactFreeCores}
 	if p.opts.DistributeCPUsAcrossCores {
-		sorting = Spread
+		o.Sorting = Spread
 	}
 	var r set
 	var err error
@@ -20,9 +20,9 @@ func (p *Static) take(free set, size, n int) (cpuset.CPUSet, error) {
 		if p.opts.FullPCPUsOnly {
 			group = p.groupSize
 		}
-		r, err = p.m.takeDistributed(free, size, n, group, sorting)
+		r, err = p.m.takeDistributed(free, size, n, group, o)
 	} else {
-		r, err = p.m.takePacked(free, size, n, sorting, p.opts.PreferAlignByUncoreCache)
+		r, err = p.m.takePacked(free, size, n, o)
 	}
 	if err != nil {
 		return cpuset.CPUSet{}, allocationError{err}

@@ -45,14 +45,22 @@
 // several NUMA nodes evenly (KEP-2902); full-pcpus-only hands out whole
 // cores only. The CPUs of the topology manager's hint come first.
 //
-// Upstream's quirks are kept: a machine whose counts (NumCPUs, NumCores,
-// NumSockets) disagree with its CPUs is allocated with upstream's notion
-// of a "free" core or socket; the distributed allocator's kept
-// combination may have its tail overwritten by later ones (see
-// TakeDistributed). One case differs because upstream never returns:
-// when distributing leftover CPUs over a subset of NUMA nodes that each
-// keep fewer than a group of CPUs before the leftover is placed, upstream
-// loops forever; TakeDistributed skips that subset.
+// Upstream's quirks are kept. A core (socket) counts as free when as many
+// of its CPUs are free as NumCPUs/NumCores (NumSockets) says, so on a
+// machine whose cores or sockets differ in size (hybrid P- and E-cores,
+// offline CPUs, counts that disagree with the CPUs) a partly held core or
+// socket can be taken whole, handing out a CPU that is not free
+// (kubernetes#140495); Options.ExactFreeCores applies upstream's later
+// fix for cores (#140498). The distributed allocator's kept combination
+// may have its tail overwritten by the combinations tried after it, as
+// upstream's (see TakeDistributed).
+//
+// One case differs, because upstream never returns: distributing the CPUs
+// left after the even share over a subset of NUMA nodes whose free CPUs
+// cannot hold them in whole groups, upstream loops forever (with
+// full-pcpus-only and distribute-cpus-across-numa, when a node's free CPUs
+// are not a multiple of the threads per core); TakeDistributed skips that
+// subset, as upstream does since kubernetes#140730 (after v1.36.3).
 //
 // Not modelled: the PodLevelResourceManagers gate (alpha in v1.36; a pod
 // with pod-level resources runs in the shared pool, as upstream with the

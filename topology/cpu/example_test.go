@@ -87,7 +87,7 @@ func ExampleMachine_TakePacked() {
 	all := cpuset.Range(0, 11)
 	packed, err := m.TakePacked(all, 8, cpu.TakeOptions{})
 	fmt.Println(packed, err)
-	spread, err := m.TakeDistributed(all, 8, 1, cpu.Packed)
+	spread, err := m.TakeDistributed(all, 8, 1, cpu.TakeOptions{})
 	fmt.Println(spread, err)
 	_, err = m.TakePacked(cpuset.Range(0, 3), 5, cpu.TakeOptions{})
 	fmt.Println(err)
@@ -101,13 +101,13 @@ func ExampleMachine_TakePacked() {
 // its gate, and incompatible options.
 func ExampleParseOptions() {
 	opts, err := cpu.ParseOptions(map[string]string{"full-pcpus-only": "true", "strict-cpu-reservation": "true"}, cpu.OptionGates{})
-	fmt.Printf("%+v %v\n", opts, err)
+	fmt.Println("full-pcpus-only:", opts.FullPCPUsOnly, "strict-cpu-reservation:", opts.StrictCPUReservation, err)
 	_, err = cpu.ParseOptions(map[string]string{"align-by-socket": "true"}, cpu.OptionGates{})
 	fmt.Println(err)
 	_, err = cpu.ParseOptions(map[string]string{"full-pcpus-only": "true", "distribute-cpus-across-cores": "true"}, cpu.OptionGates{AlphaOptions: true})
 	fmt.Println(err)
 	// Output:
-	// {FullPCPUsOnly:true DistributeCPUsAcrossNUMA:false AlignBySocket:false DistributeCPUsAcrossCores:false StrictCPUReservation:true PreferAlignByUncoreCache:false} <nil>
+	// full-pcpus-only: true strict-cpu-reservation: true <nil>
 	// cpu: invalid input: CPU Manager Policy Alpha-level Options not enabled, but option "align-by-socket" provided
 	// cpu: invalid input: static policy options full-pcpus-only and distribute-cpus-across-cores can not be used at the same time
 }

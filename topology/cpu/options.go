@@ -42,6 +42,11 @@ type Options struct {
 	// PreferAlignByUncoreCache (prefer-align-cpus-by-uncorecache, GA):
 	// TakeOptions.PreferUncoreCache.
 	PreferAlignByUncoreCache bool
+
+	// ExactFreeCores is not a kubelet option: it applies upstream's later
+	// fix of kubernetes#140495 (TakeOptions.ExactFreeCores). Off by
+	// default, as v1.36.3; ParseOptions never sets it.
+	ExactFreeCores bool
 }
 
 // OptionGates are the kubelet's feature gates that admit the options that

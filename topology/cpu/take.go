@@ -22,12 +22,20 @@ const (
 	Spread
 )
 
-// TakeOptions tune TakePacked.
+// TakeOptions tune TakePacked and TakeDistributed.
 type TakeOptions struct {
 	Sorting Sorting
 	// PreferUncoreCache tries whole and then partly free uncore (L3)
-	// caches before whole cores (prefer-align-cpus-by-uncorecache).
+	// caches before whole cores (prefer-align-cpus-by-uncorecache);
+	// TakeDistributed ignores it, as upstream does.
 	PreferUncoreCache bool
+	// ExactFreeCores counts a core as free when all its CPUs are, rather
+	// than when as many CPUs as NumCPUs/NumCores are: upstream's fix of
+	// kubernetes#140495 (#140498, after v1.36.3). By default, as v1.36.3,
+	// on a machine whose cores differ in threads (hybrid P- and E-cores,
+	// offline CPUs) a partly held core can count as free, and taking it
+	// whole hands out a CPU that is not free.
+	ExactFreeCores bool
 }
 
 // TakePacked returns n CPUs of available as the static policy picks them
@@ -41,7 +49,7 @@ type TakeOptions struct {
 // than the machine's free CPUs is an error, as is an allocation that
 // cannot be completed (upstream's "failed to allocate cpus").
 func (m *Machine) TakePacked(available cpuset.CPUSet, n int, opts TakeOptions) (cpuset.CPUSet, error) {
-	r, err := m.takePacked(m.fromCPUSet(available), available.Size(), n, opts.Sorting, opts.PreferUncoreCache)
+	r, err := m.takePacked(m.fromCPUSet(available), available.Size(), n, opts)
 	if err != nil {
 		return cpuset.CPUSet{}, err
 	}
@@ -65,14 +73,14 @@ func (m *Machine) TakePacked(available cpuset.CPUSet, n int, opts TakeOptions) (
 // can have its tail overwritten by the combinations tried after it; the
 // CPUs are then taken from the overwritten nodes. TakeDistributed
 // reproduces that. Where upstream would loop forever handing out
-// leftover groups (a subset whose nodes keep fewer than groupSize free
-// CPUs each before the leftover is placed), that subset is skipped: see
-// the package documentation.
-func (m *Machine) TakeDistributed(available cpuset.CPUSet, n, groupSize int, sorting Sorting) (cpuset.CPUSet, error) {
+// leftover groups (a subset whose free CPUs cannot hold them in whole
+// groups), that subset is skipped, as upstream does since
+// kubernetes#140730: see the package documentation.
+func (m *Machine) TakeDistributed(available cpuset.CPUSet, n, groupSize int, opts TakeOptions) (cpuset.CPUSet, error) {
 	if groupSize < 1 {
 		return cpuset.CPUSet{}, fmt.Errorf("%w: CPU group size %d is below 1", ErrInvalid, groupSize)
 	}
-	r, err := m.takeDistributed(m.fromCPUSet(available), available.Size(), n, groupSize, sorting)
+	r, err := m.takeDistributed(m.fromCPUSet(available), available.Size(), n, groupSize, opts)
 	if err != nil {
 		return cpuset.CPUSet{}, err
 	}
@@ -86,6 +94,7 @@ type accumulator struct {
 	free, result set
 	needed       int
 	spread       bool
+	exactCores   bool
 	seen         []bool
 	// counts holds each level's free CPUs per group, valid until the next
 	// take.
@@ -93,10 +102,10 @@ type accumulator struct {
 	valid  [levels]bool
 }
 
-func (m *Machine) newAccumulator(free set, n int, sorting Sorting) *accumulator {
+func (m *Machine) newAccumulator(free set, n int, opts TakeOptions) *accumulator {
 	f := m.newSet()
 	copy(f, free)
-	return &accumulator{m: m, free: f, result: m.newSet(), needed: n, spread: sorting == Spread}
+	return &accumulator{m: m, free: f, result: m.newSet(), needed: n, spread: opts.Sorting == Spread, exactCores: opts.ExactFreeCores}
 }
 
 func (a *accumulator) satisfied() bool { return a.needed < 1 }
@@ -259,7 +268,11 @@ func (a *accumulator) takeFullSockets() {
 func (a *accumulator) takeFullUncores() { a.takeFull(&a.m.uncore, a.sortUncores(), -1) }
 
 func (a *accumulator) takeFullCores() {
-	a.takeFull(&a.m.core, a.sortCores(), a.m.topo.CPUsPerCore())
+	want := a.m.topo.CPUsPerCore()
+	if a.exactCores {
+		want = -1
+	}
+	a.takeFull(&a.m.core, a.sortCores(), want)
 }
 
 // takePartialUncore takes the free CPUs of the first cores (by ID) of
@@ -321,8 +334,8 @@ func (a *accumulator) takeRemaining() {
 
 // takePacked is TakePacked on a set; availableSize is the size of the
 // caller's set, which upstream's error reports.
-func (m *Machine) takePacked(free set, availableSize, n int, sorting Sorting, preferUncore bool) (set, error) {
-	a := m.newAccumulator(free, n, sorting)
+func (m *Machine) takePacked(free set, availableSize, n int, opts TakeOptions) (set, error) {
+	a := m.newAccumulator(free, n, opts)
 	if a.satisfied() {
 		return a.result, nil
 	}
@@ -345,7 +358,7 @@ func (m *Machine) takePacked(free set, availableSize, n int, sorting Sorting, pr
 	if a.satisfied() {
 		return a.result, nil
 	}
-	if preferUncore {
+	if opts.PreferUncoreCache {
 		a.takeUncores()
 		if a.satisfied() {
 			return a.result, nil
@@ -420,11 +433,12 @@ func balance(xs []int) float64 {
 }
 
 // takeDistributed is TakeDistributed on a set.
-func (m *Machine) takeDistributed(free set, availableSize, n, groupSize int, sorting Sorting) (set, error) {
+func (m *Machine) takeDistributed(free set, availableSize, n, groupSize int, opts TakeOptions) (set, error) {
+	opts.PreferUncoreCache = false
 	if n%groupSize != 0 {
-		return m.takePacked(free, availableSize, n, sorting, false)
+		return m.takePacked(free, availableSize, n, opts)
 	}
-	a := m.newAccumulator(free, n, sorting)
+	a := m.newAccumulator(free, n, opts)
 	if a.satisfied() {
 		return a.result, nil
 	}
@@ -531,7 +545,7 @@ func (m *Machine) takeDistributed(free set, availableSize, n, groupSize int, sor
 		}
 		share := (n / len(bestCombo) / groupSize) * groupSize
 		for _, g := range bestCombo {
-			got, _ := m.takePacked(m.onNUMA(a.free, g), 0, share, sorting, false)
+			got, _ := m.takePacked(m.onNUMA(a.free, g), 0, share, opts)
 			a.takeSet(got)
 		}
 		remainder := n - share*len(bestCombo)
@@ -544,7 +558,7 @@ func (m *Machine) takeDistributed(free set, availableSize, n, groupSize int, sor
 				if freeOn(g) < groupSize {
 					continue
 				}
-				got, _ := m.takePacked(m.onNUMA(a.free, g), 0, groupSize, sorting, false)
+				got, _ := m.takePacked(m.onNUMA(a.free, g), 0, groupSize, opts)
 				a.takeSet(got)
 				remainder -= groupSize
 				progress = true
@@ -561,7 +575,7 @@ func (m *Machine) takeDistributed(free set, availableSize, n, groupSize int, sor
 		}
 		return a.result, nil
 	}
-	return m.takePacked(free, availableSize, n, sorting, false)
+	return m.takePacked(free, availableSize, n, opts)
 }
 
 // spreadRemainder hands remainder CPUs out of left, groupSize at a time

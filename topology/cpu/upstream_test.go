@@ -131,7 +131,7 @@ func TestUpstreamTakeByTopology(t *testing.T) {
 				}
 				got, err = m.TakePacked(avail, n, o)
 			} else {
-				got, err = m.TakeDistributed(avail, n, group, cpu.Packed)
+				got, err = m.TakeDistributed(avail, n, group, cpu.TakeOptions{})
 			}
 			switch {
 			case wantErr != "" && (err == nil || err.Error() != wantErr):
