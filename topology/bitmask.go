@@ -61,3 +61,28 @@ func (m BitMask) String() string {
 	}
 	return fmt.Sprintf("%0"+strconv.Itoa(grouping)+"b", uint64(m))
 }
+
+// EachMask calls f on every non-empty subset of nodes, the smallest
+// subsets first and, within a size, in lexicographic order of the nodes'
+// positions in the list (upstream's bitmask.IterateBitMasks): the order
+// the CPU and Memory Managers list their hints in. IDs outside 0-63 are
+// left out of the masks.
+func EachMask(nodes []int, f func(BitMask)) {
+	var walk func(start, left int, mask BitMask)
+	walk = func(start, left int, mask BitMask) {
+		if left == 0 {
+			f(mask)
+			return
+		}
+		for i := start; i <= len(nodes)-left; i++ {
+			m := mask
+			if n := nodes[i]; n >= 0 && n < 64 {
+				m |= 1 << uint(n)
+			}
+			walk(i+1, left-1, m)
+		}
+	}
+	for size := 1; size <= len(nodes); size++ {
+		walk(0, size, 0)
+	}
+}

@@ -110,6 +110,9 @@ var deviations = map[string]string{
 		"NUMA nodes: when every node of the subset keeps fewer than a CPU group (the CPUs per core under full-pcpus-only) " +
 		"while CPUs are still to place, upstream's loop never ends (the kubelet hangs in admission); nodelife skips that " +
 		"subset, as upstream does since kubernetes#140730 (merged after v1.36.3), which counts the subset's room in whole groups. Counted when upstream has not answered: in 10 s for the first such input of a comparison, then 0.3 s",
+	"missing-memory-table": "a pod asks huge pages of a size some NUMA node has no table for (the kubelet's resource " +
+		"admission refuses such pods first): upstream's memory manager dereferences the missing table and panics; nodelife counts " +
+		"it as no memory. The sequence is not compared further",
 	"long-hostname": "upstream fails to build the identity hash for a hostname over 65535 bytes (klog.Fatalf); " +
 		"nodelife hashes it with the length truncated to 16 bits (not compared: upstream ends the process)",
 }

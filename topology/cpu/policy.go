@@ -424,7 +424,7 @@ func (p *Static) hints(available cpuset.CPUSet, reusable []int, request int) []t
 	}
 	minSize := len(m.numaIDs)
 	hints := []topology.Hint{}
-	eachMask(m.numaIDs, func(mask topology.BitMask) {
+	topology.EachMask(m.numaIDs, func(mask topology.BitMask) {
 		inMask, matching := 0, len(reusable)
 		for v := uint64(mask); v != 0; v &= v - 1 {
 			id := bits.TrailingZeros64(v)
@@ -479,25 +479,4 @@ func (p *Static) numaGroup(id int) int {
 		return -1
 	}
 	return i
-}
-
-// eachMask calls f on every non-empty subset of ids, by size and then in
-// lexicographic order of positions (upstream's IterateBitMasks).
-func eachMask(ids []int, f func(topology.BitMask)) {
-	idx := make([]int, 0, len(ids))
-	var walk func(start, size int, mask topology.BitMask)
-	walk = func(start, size int, mask topology.BitMask) {
-		if len(idx) == size {
-			f(mask)
-			return
-		}
-		for i := start; i < len(ids); i++ {
-			idx = append(idx, i)
-			walk(i+1, size, mask|1<<uint(ids[i]))
-			idx = idx[:len(idx)-1]
-		}
-	}
-	for size := 1; size <= len(ids); size++ {
-		walk(0, size, 0)
-	}
 }
