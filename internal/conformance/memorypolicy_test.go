@@ -196,7 +196,7 @@ func TestDifferentialMemoryStaticPolicy(t *testing.T) {
 	c := compare(t, "memory.Static (Start, Hints, PodHints, Allocate, RemoveContainer)", "memorymanager.NewPolicyStatic's Start, GetTopologyHints, GetPodTopologyHints, Allocate, RemoveContainer",
 		"sequences of 10-40 steps (each step one input) on random machines of 1-8 NUMA nodes (2-16 GiB, none, 2Mi or 1Gi huge pages, "+
 			"reservations on some nodes); pods of 1-3 containers and 0-2 init containers or sidecars asking memory and at times huge pages, "+
-			"Guaranteed or not; hints per container or pod, allocations with one of the memory hints, none, or a random mask; removals")
+			"Guaranteed or not; hints per container or pod, allocations with one of the memory hints, none, or a random set of the machine's nodes; removals")
 	r := rand.New(rand.NewSource(11))
 	logger := logr.Discard()
 	for seq := 0; c.inputs < inputs(t); seq++ {
@@ -263,8 +263,16 @@ func TestDifferentialMemoryStaticPolicy(t *testing.T) {
 					case k < 7 && len(last[memory.ResourceMemory]) > 0:
 						hs := last[memory.ResourceMemory]
 						hint = hs[r.Intn(len(hs))]
-					case k == 7:
-						hint = topology.Hint{Affinity: topology.BitMask(1 + r.Intn(255)), Preferred: r.Intn(2) == 0}
+					case k == 7: // a random set of the machine's nodes
+						var mask topology.BitMask
+						for mask == 0 {
+							for _, n := range m.nodes {
+								if r.Intn(2) == 0 {
+									mask |= 1 << uint(n.ID)
+								}
+							}
+						}
+						hint = topology.Hint{Affinity: mask, Preferred: r.Intn(2) == 0}
 					}
 					store.hint = topologymanager.TopologyHint{Preferred: hint.Preferred}
 					if !hint.Any {
