@@ -18,17 +18,26 @@ import (
 // upstreamCase is one row of testdata/upstream_policy_static.json, the
 // testStaticPolicy tables of upstream's policy_static_test.go.
 type upstreamCase struct {
-	Test, Description               string
-	Assignments                     map[string]map[string][]checkpoint.MemoryBlock
-	ExpectedAssignments             map[string]map[string][]checkpoint.MemoryBlock
-	MachineState                    map[string]*checkpoint.NUMANodeState
-	ExpectedMachineState            map[string]*checkpoint.NUMANodeState
-	SystemReserved                  map[string]map[string]uint64
-	ExpectedError                   *string
-	MachineInfo                     []struct{ ID, Memory int64; HugePages []struct{ PageSize, NumPages uint64 } }
-	Pod                             *upstreamPod
-	TopologyHint                    *struct{ Nodes []int; Preferred bool }
-	ExpectedTopologyHints           map[string][]struct{ Nodes []int; Preferred bool }
+	Test, Description    string
+	Assignments          map[string]map[string][]checkpoint.MemoryBlock
+	ExpectedAssignments  map[string]map[string][]checkpoint.MemoryBlock
+	MachineState         map[string]*checkpoint.NUMANodeState
+	ExpectedMachineState map[string]*checkpoint.NUMANodeState
+	SystemReserved       map[string]map[string]uint64
+	ExpectedError        *string
+	MachineInfo          []struct {
+		ID, Memory int64
+		HugePages  []struct{ PageSize, NumPages uint64 }
+	}
+	Pod          *upstreamPod
+	TopologyHint *struct {
+		Nodes     []int
+		Preferred bool
+	}
+	ExpectedTopologyHints map[string][]struct {
+		Nodes     []int
+		Preferred bool
+	}
 	InitContainersReusableMemory    map[string]map[string]map[string]uint64
 	PodLevelResourcesEnabled        bool
 	PodLevelResourceManagersEnabled bool
