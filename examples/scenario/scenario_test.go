@@ -64,6 +64,25 @@ func TestGolden(t *testing.T) {
 // The facts each scenario must show, worked out by hand from the
 // reference notes and the seeds.
 var facts = map[string][]string{
+	// Reserved: 2 CPUs taken by topology from the lowest core, core 0
+	// (threads 0 and 12). db's 8 CPUs on node 0 are its four lowest free
+	// whole cores (1-4 with 13-16), its 10Gi on node 1. web's 6 CPUs fit
+	// only node 1 (node 0 keeps 5 and 17), so the CPU hints are node 1
+	// (preferred: one node) and both nodes; its 4Gi only node 0 (node 1
+	// has 11Gi - 10Gi = 1Gi free; both nodes is not offered, node 1
+	// serving a single-node allocation). No combination is preferred:
+	// best-effort takes node 0, the narrowest, and restricted refuses;
+	// single-numa-node finds no common node. With node 0 as hint (or none)
+	// the CPUs are node 0's last core (5, 17) then the two lowest cores of
+	// node 1 (6, 18, 7, 19); memory and pages go to node 0.
+	"numa": {
+		`reserved CPUs 0,12; db holds CPUs 1-4,13-16 and memory 10Gi on \[1\]`,
+		`hints: cpu \[\{10 \(preferred\)\} \{11\}\]; memory \[\{01 \(preferred\)\}\], hugepages-1Gi \[\{01 \(preferred\)\}\]`,
+		`none +no merge: admitted, CPUs 5-7,17-19, hugepages-1Gi 2Gi on \[0\], memory 4Gi on \[0\]`,
+		`best-effort +merged \{01\}: admitted, CPUs 5-7,17-19, hugepages-1Gi 2Gi on \[0\], memory 4Gi on \[0\]`,
+		`restricted +merged \{01\}: refused \(TopologyAffinityError\)`,
+		`single-numa-node merged \{any\}: refused \(TopologyAffinityError\)`,
+	},
 	// web gets the DefaultTolerationSeconds 300s, cache its own 60s
 	// unreachable toleration, the DaemonSet pod tolerates unreachable
 	// forever, and debug tolerates everything.
