@@ -60,3 +60,12 @@ func ExampleNewBitMask() {
 	// 0101 2 [0 2]
 	// topology: invalid input: NUMA node 64 is outside 0-63
 }
+
+// EachMask visits the subsets of NUMA nodes in the order the CPU and
+// Memory Managers list their hints: by size, then by position.
+func ExampleEachMask() {
+	topology.EachMask([]int{0, 1, 3}, func(m topology.BitMask) { fmt.Print(m.Nodes(), " ") })
+	fmt.Println()
+	// Output:
+	// [0] [1] [3] [0 1] [0 3] [1 3] [0 1 3]
+}
