@@ -49,6 +49,7 @@
 // timing; each check's comment gives the rule. For the kubelet's topology
 // managers, CheckTopologyMerge covers the topology manager's merge and
 // CheckCPUState and CheckCPUAllocation the CPU Manager's static policy
-// (CPUTopologies, CPUOptions and CPUPods draw its inputs); checks of the
-// Memory Manager will come with it.
+// (CPUTopologies, CPUOptions and CPUPods draw its inputs), and
+// CheckMemoryState the Memory Manager's (MemoryMachines and MemoryPods):
+// never more memory reserved on a NUMA node than it has.
 package nodelifetest

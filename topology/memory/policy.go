@@ -97,8 +97,8 @@ func (p *Static) Start(st checkpoint.MemoryState) error {
 				}
 			}
 		}
-		if why := machinesDiffer(ms, want); why != "" {
-			return fmt.Errorf("%w: the expected machine state is different from the real one (%s)", ErrInvalid, why)
+		if err := CompareMachineStates(ms, want); err != nil {
+			return fmt.Errorf("%w: the expected machine state is different from the real one (%v)", ErrInvalid, err)
 		}
 	}
 	p.adopt(ms, entries, st.PodEntries)
@@ -164,15 +164,29 @@ func take(t *checkpoint.MemoryTable, size uint64) uint64 {
 	return size
 }
 
-// machinesDiffer is upstream's areMachineStatesEqual; it names the first
-// difference, or returns "".
+// CompareMachineStates compares two machine states as the kubelet does
+// when it validates a restored state (upstream's areMachineStatesEqual):
+// the same nodes, each with the same assignment count and group, the same
+// tables with the same total, system-reserved and allocatable bytes, and
+// for each table the same free and reserved bytes summed over the node's
+// group (within a multi-node group, which node holds the bytes does not
+// matter). It returns nil, or an error naming the first difference.
+func CompareMachineStates(a, b map[int]*checkpoint.NUMANodeState) error {
+	if why := machinesDiffer(a, b); why != "" {
+		return fmt.Errorf("memory: machine states differ: %s", why)
+	}
+	return nil
+}
+
+// machinesDiffer names the first difference CompareMachineStates finds,
+// or returns "".
 func machinesDiffer(a, b map[int]*checkpoint.NUMANodeState) string {
 	if len(a) != len(b) {
 		return fmt.Sprintf("%d NUMA nodes, expected %d", len(a), len(b))
 	}
 	for _, id := range nodeIDs(a) {
 		na, nb := a[id], b[id]
-		if nb == nil {
+		if na == nil || nb == nil {
 			return fmt.Sprintf("NUMA node %d is not expected", id)
 		}
 		if na.NumberOfAssignments != nb.NumberOfAssignments {
