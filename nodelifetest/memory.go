@@ -87,10 +87,19 @@ func MemoryPods(uid string, sizes []string) *rapid.Generator[cgroup.Pod] {
 // CheckMemoryState checks a Memory Manager state against its machine: each
 // table keeps free + reserved = allocatable (no node hands out more than
 // it has), and each node's assignment count is the number of blocks placed
-// on it, each node of a block's affinity being in that block's group. A
-// container's blocks may be smaller than what it reserved: the kubelet's
-// bookkeeping counts reused init container memory once.
-func CheckMemoryState(st checkpoint.MemoryState) error {
+// on it. A container's blocks may be smaller than what it reserved: the
+// kubelet's bookkeeping counts reused init container memory once.
+func CheckMemoryState(st checkpoint.MemoryState) error { return checkMemory(st, false) }
+
+// CheckMemoryGroups is CheckMemoryState plus the group rule: every node of
+// a multi-node block is in exactly that block's group. It holds while the
+// topology manager's hints are ones the memory manager offered; a
+// single-node hint the merge takes from other providers can put a
+// single-node allocation on a node of a group and break it, as upstream
+// allows (kubernetes#113035).
+func CheckMemoryGroups(st checkpoint.MemoryState) error { return checkMemory(st, true) }
+
+func checkMemory(st checkpoint.MemoryState, groups bool) error {
 	count := map[int]int{}
 	for pod, cs := range st.Entries {
 		for name, bs := range cs {
@@ -101,7 +110,7 @@ func CheckMemoryState(st checkpoint.MemoryState) error {
 						return checkErr("%s/%s has a block on NUMA node %d, which the machine state lacks", pod, name, id)
 					}
 					count[id]++
-					if len(b.NUMAAffinity) > 1 && fmt.Sprint(n.Cells) != fmt.Sprint(b.NUMAAffinity) {
+					if groups && len(b.NUMAAffinity) > 1 && fmt.Sprint(n.Cells) != fmt.Sprint(b.NUMAAffinity) {
 						return checkErr("%s/%s has a block on nodes %v but node %d is in group %v", pod, name, b.NUMAAffinity, id, n.Cells)
 					}
 				}

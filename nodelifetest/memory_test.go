@@ -49,12 +49,19 @@ func TestCheckMemoryStatePlanted(t *testing.T) {
 			0: {NumberOfAssignments: 1, MemoryMap: table(4, 2), Cells: []int{0}}, 1: {NumberOfAssignments: 1, MemoryMap: table(6, 0), Cells: []int{0, 1}}},
 			Entries: map[string]map[string][]checkpoint.MemoryBlock{"p": {"c": block(0, 1)}}}, "node 0 is in group [0]"},
 	} {
+		if tc.name == "multi-node block outside its group" {
+			if err := nodelifetest.CheckMemoryState(tc.st); err != nil {
+				t.Fatalf("CheckMemoryState checks groups: %v", err)
+			}
+			wantViolation(t, nodelifetest.CheckMemoryGroups(tc.st), tc.want)
+			continue
+		}
 		wantViolation(t, nodelifetest.CheckMemoryState(tc.st), tc.want)
 	}
 	ok := checkpoint.MemoryState{MachineState: map[int]*checkpoint.NUMANodeState{
 		0: {NumberOfAssignments: 1, MemoryMap: table(4, 2), Cells: []int{0, 1}}, 1: {NumberOfAssignments: 1, MemoryMap: table(6, 0), Cells: []int{0, 1}}},
 		Entries: map[string]map[string][]checkpoint.MemoryBlock{"p": {"c": block(0, 1)}}}
-	if err := nodelifetest.CheckMemoryState(ok); err != nil {
+	if err := nodelifetest.CheckMemoryGroups(ok); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"errors"
+	"fmt"
 	"math/bits"
 	"slices"
 
@@ -261,7 +262,8 @@ func bestHint(hs []topology.Hint) topology.Hint {
 // become reusable by the pod's next containers, whose blocks are then
 // counted against the init containers' (upstream's bookkeeping). A failed
 // allocation changes nothing and returns an error wrapping ErrAllocation
-// with upstream's text.
+// with upstream's text; a hint naming a NUMA node the machine state lacks
+// is refused (ErrInvalid), where upstream panics.
 func (p *Static) Allocate(pod cgroup.Pod, container string, hint topology.Hint) ([]checkpoint.MemoryBlock, error) {
 	if !p.started {
 		return nil, errNotStarted
@@ -280,6 +282,14 @@ func (p *Static) Allocate(pod cgroup.Pod, container string, hint topology.Hint) 
 	req, err := ContainerRequests(c)
 	if err != nil {
 		return nil, err
+	}
+	if !hint.Any {
+		for _, id := range hint.Affinity.Nodes() {
+			if p.machine[id] == nil {
+				// Upstream dereferences the missing node and panics.
+				return nil, fmt.Errorf("%w: hint %v names NUMA node %d, which the machine state does not have", ErrInvalid, hint, id)
+			}
+		}
 	}
 	best := hint
 	if hint.Any || hint.Affinity == 0 {
