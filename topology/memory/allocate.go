@@ -137,6 +137,27 @@ func (p *Static) hints(uid string, req map[string]uint64) topology.ProviderHints
 			}
 		}
 	}
+	// Each node's group as a mask (exact: no duplicate or outside
+	// node), whether it serves allocations, and whether its group is
+	// itself alone, for the group rules of every mask.
+	var used, alone topology.BitMask
+	var group [64]topology.BitMask
+	var exact [64]bool
+	for _, id := range ids {
+		n := ms[id]
+		if id < 0 || id > 63 || n == nil {
+			continue
+		}
+		g, err := topology.NewBitMask(n.Cells...)
+		group[id], exact[id] = g, err == nil && g.Count() == len(n.Cells)
+		if n.NumberOfAssignments > 0 {
+			used |= 1 << uint(id)
+		}
+		if len(n.Cells) <= 1 {
+			alone |= 1 << uint(id)
+		}
+	}
+	reuse := p.reuse[uid]
 	minSize := len(ids)
 	out := topology.ProviderHints{}
 	totalFree, totalAlloc := make([]uint64, len(names)), make([]uint64, len(names))
@@ -158,11 +179,20 @@ func (p *Static) hints(uid string, req map[string]uint64) topology.ProviderHints
 		if mask.Count() < minSize {
 			minSize = mask.Count()
 		}
-		if !p.groupAllows(mask) {
-			return
+		if mask.Count() == 1 {
+			if mask&alone == 0 {
+				return // a node of a multi-node group
+			}
+		} else {
+			for v := uint64(mask & used); v != 0; v &= v - 1 {
+				id := bits.TrailingZeros64(v)
+				if !exact[id] || group[id] != mask {
+					return // serves single-node allocations, or another group
+				}
+			}
 		}
 		for r, name := range names {
-			if totalFree[r]+p.reusable(uid, mask, name) < req[name] {
+			if totalFree[r]+reuse[mask][name] < req[name] {
 				return
 			}
 		}
@@ -176,18 +206,6 @@ func (p *Static) hints(uid string, req map[string]uint64) topology.ProviderHints
 		}
 	}
 	return out
-}
-
-// groupAllows reports whether mask may hold a new allocation: a single
-// node not in a multi-node group, or nodes each unused or already in
-// exactly this group (upstream's checks in calculateHints).
-func (p *Static) groupAllows(mask topology.BitMask) bool {
-	nodes := mask.Nodes()
-	if len(nodes) == 1 {
-		n := p.machine[nodes[0]]
-		return n == nil || len(n.Cells) <= 1
-	}
-	return !p.violates(mask)
 }
 
 // violates is upstream's isAffinityViolatingNUMAAllocations: a node of a
