@@ -5,9 +5,10 @@
 // single-numa-node) with the policy options prefer-closest-numa-nodes and
 // max-allowable-numa-nodes, as k8s.io/kubernetes v1.36.3
 // pkg/kubelet/cm/topologymanager decides them. Its subpackages hold the
-// kubelet's CPU lists as bitsets (cpuset) and the CPU and Memory
-// Managers' checkpoint files (checkpoint); the two managers' static
-// policies are not here yet.
+// hint providers and their state: the CPU Manager's static policy (cpu),
+// the Memory Manager's (memory), the kubelet's CPU lists as bitsets
+// (cpuset) and both managers' checkpoint files (checkpoint). EachMask is
+// the order in which both managers list their hints.
 //
 // # Usage
 //
