@@ -1,7 +1,10 @@
 package nodelifetest
 
 import (
+	_ "embed" // the upstream test topologies
 	"fmt"
+	"strconv"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	"pgregory.net/rapid"
@@ -117,19 +120,26 @@ func CPUPods(uid string) *rapid.Generator[cgroup.Pod] {
 			}
 			return c
 		}
-		p := cgroup.Pod{UID: uid}
-		for i := rapid.IntRange(0, 2).Draw(t, "init containers"); i > 0; i-- {
-			c := container(fmt.Sprintf("init%d", len(p.InitContainers)))
-			if rapid.Bool().Draw(t, "sidecar") {
-				c.RestartPolicy = cgroup.ContainerRestartPolicyAlways
-			}
-			p.InitContainers = append(p.InitContainers, c)
-		}
-		for i := rapid.IntRange(1, 3).Draw(t, "containers"); i > 0; i-- {
-			p.Containers = append(p.Containers, container(fmt.Sprintf("app%d", len(p.Containers))))
-		}
-		return p
+		return podOf(t, uid, container)
 	})
+}
+
+// podOf draws the containers of a pod with UID uid: 0-2 init containers
+// (init0, ...; each a sidecar half the time) and 1-3 app containers
+// (app0, ...), each drawn by container.
+func podOf(t *rapid.T, uid string, container func(name string) cgroup.Container) cgroup.Pod {
+	p := cgroup.Pod{UID: uid}
+	for i := rapid.IntRange(0, 2).Draw(t, "init containers"); i > 0; i-- {
+		c := container(fmt.Sprintf("init%d", len(p.InitContainers)))
+		if rapid.Bool().Draw(t, "sidecar") {
+			c.RestartPolicy = cgroup.ContainerRestartPolicyAlways
+		}
+		p.InitContainers = append(p.InitContainers, c)
+	}
+	for i := rapid.IntRange(1, 3).Draw(t, "containers"); i > 0; i-- {
+		p.Containers = append(p.Containers, container(fmt.Sprintf("app%d", len(p.Containers))))
+	}
+	return p
 }
 
 // CheckCPUState checks a static policy's state: no CPU is both shared and
@@ -188,4 +198,45 @@ func CheckCPUAllocation(got, available, reusable cpuset.CPUSet, want int, m *cpu
 		}
 	}
 	return nil
+}
+
+//go:embed upstream_cpu_topologies.txt
+var upstreamCPUTopologies string
+
+// UpstreamCPUTopologies returns, fresh each call, the 23 CPU topologies of
+// upstream's CPU manager tests (pkg/kubelet/cm/cpumanager/policy_test.go,
+// v1.36.3) by their names there (topoDualSocketHT,
+// topoDualSocketMultiNumaPerSocketHTLarge, ...), with upstream's declared
+// counts, which do not always match the CPUs (topoSingleSocketHT declares
+// no NUMA node; one topology declares 128 CPUs and lists 64).
+func UpstreamCPUTopologies() map[string]cpu.Topology {
+	out := map[string]cpu.Topology{}
+	var name string
+	for _, line := range strings.Split(upstreamCPUTopologies, "\n") {
+		switch {
+		case line == "" || strings.HasPrefix(line, "#"):
+		case strings.HasPrefix(line, "topo "):
+			name = strings.TrimPrefix(line, "topo ")
+			out[name] = cpu.Topology{CPUs: map[int]cpu.CPUInfo{}}
+		case strings.HasPrefix(line, "Num"):
+			t := out[name]
+			for _, kv := range strings.Fields(line) {
+				k, v, _ := strings.Cut(kv, "=")
+				n, err := strconv.Atoi(v)
+				if err != nil {
+					panic(fmt.Sprintf("nodelifetest: %s: %q", name, line)) // the embedded file is fixed
+				}
+				*map[string]*int{"NumCPUs": &t.NumCPUs, "NumSockets": &t.NumSockets, "NumCores": &t.NumCores,
+					"NumUncoreCache": &t.NumUncoreCache, "NumNUMANodes": &t.NumNUMANodes}[k] = n
+			}
+			out[name] = t
+		default:
+			var c, core, socket, numa, uncore int
+			if _, err := fmt.Sscan(line, &c, &core, &socket, &numa, &uncore); err != nil {
+				panic(fmt.Sprintf("nodelifetest: %s: %q: %v", name, line, err))
+			}
+			out[name].CPUs[c] = cpu.CPUInfo{CoreID: core, SocketID: socket, NUMANodeID: numa, UncoreCacheID: uncore}
+		}
+	}
+	return out
 }

@@ -5,6 +5,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/nodelife/nodelife/topology/checkpoint"
+	"github.com/nodelife/nodelife/topology/cpu"
+
 	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/eviction/pressure"
 	"github.com/nodelife/nodelife/nodelifecycle"
@@ -233,4 +236,32 @@ func ExampleCheckShutdownPlan() {
 	// Output:
 	// <nil>
 	// nodelifetest: invariant violated: pod shop/db killed with 30s in phase 0 of 10s
+}
+
+// Upstream's test machines, for tables of one's own: the 256-CPU, 8-NUMA
+// box of upstream's CPU manager tests, and its allocation of 64 CPUs
+// (upstream's cpu_assignment_test row: 30 whole cores from the first three
+// NUMA nodes, then two from the fourth).
+func ExampleUpstreamCPUTopologies() {
+	topo := nodelifetest.UpstreamCPUTopologies()["topoDualSocketMultiNumaPerSocketHT"]
+	m, err := cpu.NewMachine(topo)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	got, err := m.TakePacked(m.CPUs(), 64, cpu.TakeOptions{})
+	fmt.Println(topo.NumCPUs, "CPUs,", topo.NumNUMANodes, "NUMA nodes:", got, err)
+	// Output:
+	// 80 CPUs, 4 NUMA nodes: 0-31,40-71 <nil>
+}
+
+// CheckMemoryState on a planted violation: a node reserving more than it
+// can give.
+func ExampleCheckMemoryState() {
+	st := checkpoint.MemoryState{MachineState: map[int]*checkpoint.NUMANodeState{0: {
+		MemoryMap: map[string]*checkpoint.MemoryTable{"memory": {TotalMemSize: 8 << 30, Allocatable: 7 << 30, Free: 1 << 30, Reserved: 7 << 30}},
+		Cells:     []int{0}}}}
+	fmt.Println(nodelifetest.CheckMemoryState(st))
+	// Output:
+	// nodelifetest: invariant violated: NUMA node 0 memory: free 1073741824 + reserved 7516192768 is not the allocatable 7516192768
 }

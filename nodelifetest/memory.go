@@ -69,18 +69,7 @@ func MemoryPods(uid string, sizes []string) *rapid.Generator[cgroup.Pod] {
 			}
 			return c
 		}
-		p := cgroup.Pod{UID: uid}
-		for i := rapid.IntRange(0, 2).Draw(t, "init containers"); i > 0; i-- {
-			c := container(fmt.Sprintf("init%d", len(p.InitContainers)))
-			if rapid.Bool().Draw(t, "sidecar") {
-				c.RestartPolicy = cgroup.ContainerRestartPolicyAlways
-			}
-			p.InitContainers = append(p.InitContainers, c)
-		}
-		for i := rapid.IntRange(1, 3).Draw(t, "containers"); i > 0; i-- {
-			p.Containers = append(p.Containers, container(fmt.Sprintf("app%d", len(p.Containers))))
-		}
-		return p
+		return podOf(t, uid, container)
 	})
 }
 

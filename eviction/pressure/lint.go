@@ -3,6 +3,8 @@ package pressure
 import (
 	"strconv"
 	"strings"
+
+	"github.com/nodelife/nodelife/internal/keys"
 )
 
 // Warning is a strict-validation finding: a setting upstream accepts but
@@ -60,7 +62,7 @@ func LintSettings(s Settings) []Warning {
 		name string
 		m    map[string]string
 	}{{fieldHard, s.EvictionHard}, {fieldSoft, s.EvictionSoft}} {
-		for _, k := range sortedKeys(f.m) {
+		for _, k := range keys.Sorted(f.m) {
 			v := f.m[k]
 			if !strings.HasSuffix(v, "%") || v == "0%" || v == "100%" {
 				continue
@@ -79,7 +81,7 @@ func LintSettings(s Settings) []Warning {
 			}
 		}
 	}
-	for _, k := range sortedKeys(s.EvictionSoftGracePeriod) {
+	for _, k := range keys.Sorted(s.EvictionSoftGracePeriod) {
 		v := s.EvictionSoftGracePeriod[k]
 		where := fieldGrace + "[" + k + "]=" + strconv.Quote(v)
 		if _, ok := s.EvictionSoft[k]; !ok {
@@ -90,7 +92,7 @@ func LintSettings(s Settings) []Warning {
 			add(ReasonZeroSoftGrace, where+" makes the soft threshold hard")
 		}
 	}
-	for _, k := range sortedKeys(s.EvictionMinimumReclaim) {
+	for _, k := range keys.Sorted(s.EvictionMinimumReclaim) {
 		_, hard := s.EvictionHard[k]
 		_, soft := s.EvictionSoft[k]
 		if !hard && !soft {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nodelife/nodelife/internal/keys"
+
 	"github.com/nodelife/nodelife/internal/quantity"
 )
 
@@ -118,16 +120,6 @@ func addAllocatableThresholds(ths []Threshold) []Threshold {
 	return ths
 }
 
-// sortedKeys returns the map's keys in string order.
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 func checkSignal(field, key string) (Signal, error) {
 	s := Signal(key)
 	if !s.Valid() {
@@ -138,7 +130,7 @@ func checkSignal(field, key string) (Signal, error) {
 
 func parseStatements(field string, m map[string]string) ([]Threshold, error) {
 	var out []Threshold
-	for _, k := range sortedKeys(m) {
+	for _, k := range keys.Sorted(m) {
 		t, ok, err := parseStatement(field, k, m[k])
 		if err != nil {
 			return nil, err
@@ -206,7 +198,7 @@ var errNaN error = nanError{}
 
 func parseGracePeriods(m map[string]string) (map[Signal]time.Duration, error) {
 	out := make(map[Signal]time.Duration, len(m))
-	for _, k := range sortedKeys(m) {
+	for _, k := range keys.Sorted(m) {
 		sig, err := checkSignal(fieldGrace, k)
 		if err != nil {
 			return nil, err
@@ -226,7 +218,7 @@ func parseGracePeriods(m map[string]string) (map[Signal]time.Duration, error) {
 
 func parseMinimumReclaims(m map[string]string) (map[Signal]ThresholdValue, error) {
 	out := make(map[Signal]ThresholdValue, len(m))
-	for _, k := range sortedKeys(m) {
+	for _, k := range keys.Sorted(m) {
 		sig, err := checkSignal(fieldMinReclaim, k)
 		if err != nil {
 			return nil, err
@@ -357,7 +349,7 @@ func FormatKeyValueFlag(m map[string]string) string { return formatPairs(m, "=")
 
 func formatPairs(m map[string]string, sep string) string {
 	var b strings.Builder
-	for i, k := range sortedKeys(m) {
+	for i, k := range keys.Sorted(m) {
 		if i > 0 {
 			b.WriteByte(',')
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -15,6 +16,8 @@ import (
 	"testing"
 	"time"
 	_ "unsafe" // go:linkname, for the CPU manager's unexported allocators
+
+	"github.com/nodelife/nodelife/nodelifetest"
 
 	"github.com/go-logr/logr"
 	"k8s.io/kubernetes/pkg/kubelet/cm/cpumanager"
@@ -43,38 +46,15 @@ func upstreamCPUTopology(t cpu.Topology) *cputopo.CPUTopology {
 
 func toUpstreamCPUSet(s cpuset.CPUSet) ucpuset.CPUSet { return ucpuset.New(s.List()...) }
 
-// cpuFixtures are the CPU topologies of upstream's cpumanager tests, read
-// from topology/cpu/testdata (extracted from upstream's policy_test.go;
-// TestCPUFixturesAreUpstreams checks them against it).
+// cpuFixtures are the CPU topologies of upstream's cpumanager tests
+// (nodelifetest.UpstreamCPUTopologies, extracted from upstream's
+// policy_test.go; TestCPUFixturesAreUpstreams checks them against it), by
+// name.
 var cpuFixtures = func() []namedTopology {
-	f, err := os.Open("../../topology/cpu/testdata/upstream_topologies.txt")
-	if err != nil {
-		panic(err)
-	}
-	defer f.Close()
+	m := nodelifetest.UpstreamCPUTopologies()
 	var out []namedTopology
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case line == "" || strings.HasPrefix(line, "#"):
-		case strings.HasPrefix(line, "topo "):
-			out = append(out, namedTopology{name: strings.TrimPrefix(line, "topo "), topo: cpu.Topology{CPUs: map[int]cpu.CPUInfo{}}})
-		case strings.HasPrefix(line, "Num"):
-			t := &out[len(out)-1].topo
-			for _, kv := range strings.Fields(line) {
-				k, v, _ := strings.Cut(kv, "=")
-				n, _ := strconv.Atoi(v)
-				*map[string]*int{"NumCPUs": &t.NumCPUs, "NumSockets": &t.NumSockets, "NumCores": &t.NumCores,
-					"NumUncoreCache": &t.NumUncoreCache, "NumNUMANodes": &t.NumNUMANodes}[k] = n
-			}
-		default:
-			var c, core, socket, numa, uncore int
-			if _, err := fmt.Sscan(line, &c, &core, &socket, &numa, &uncore); err != nil {
-				panic(fmt.Sprintf("%q: %v", line, err))
-			}
-			out[len(out)-1].topo.CPUs[c] = cpu.CPUInfo{CoreID: core, SocketID: socket, NUMANodeID: numa, UncoreCacheID: uncore}
-		}
+	for _, name := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, namedTopology{name: name, topo: m[name]})
 	}
 	return out
 }()
@@ -188,6 +168,18 @@ func randomFree(r *rand.Rand, topo cpu.Topology) cpuset.CPUSet {
 	return s
 }
 
+// drawTake draws an allocator input: a machine (pickMachine), its free
+// CPUs (randomFree) and a request of 0 to free+1 CPUs.
+func drawTake(r *rand.Rand) (string, cpu.Topology, *cpu.Machine, cpuset.CPUSet, int, error) {
+	name, topo := pickMachine(r)
+	m, err := cpu.NewMachine(topo)
+	if err != nil {
+		return name, topo, nil, cpuset.CPUSet{}, 0, err
+	}
+	free := randomFree(r, topo)
+	return name, topo, m, free, r.Intn(free.Size() + 2), nil
+}
+
 // TestDifferentialCPUTakePacked compares Machine.TakePacked with
 // takeByTopologyNUMAPacked (unexported, by linkname).
 func TestDifferentialCPUTakePacked(t *testing.T) {
@@ -197,14 +189,11 @@ func TestDifferentialCPUTakePacked(t *testing.T) {
 	r := rand.New(rand.NewSource(2902))
 	logger := logr.Discard()
 	for i := 0; i < inputs(t); i++ {
-		name, topo := pickMachine(r)
-		m, err := cpu.NewMachine(topo)
+		name, topo, m, free, n, err := drawTake(r)
 		if err != nil {
 			c.disagree("input %d: %s: %v", i, name, err)
 			continue
 		}
-		free := randomFree(r, topo)
-		n := r.Intn(free.Size() + 2)
 		opts := cpu.TakeOptions{PreferUncoreCache: r.Intn(2) == 0}
 		strategy := cpumanager.CPUSortingStrategyPacked
 		if r.Intn(3) == 0 {
@@ -389,14 +378,11 @@ func TestDifferentialCPUTakeDistributed(t *testing.T) {
 	defer func() { h.stop() }()
 	var w hangWait
 	for i := 0; i < inputs(t); i++ {
-		name, topo := pickMachine(r)
-		m, err := cpu.NewMachine(topo)
+		name, topo, m, free, n, err := drawTake(r)
 		if err != nil {
 			c.disagree("input %d: %s: %v", i, name, err)
 			continue
 		}
-		free := randomFree(r, topo)
-		n := r.Intn(free.Size() + 2)
 		group := 1
 		if r.Intn(2) == 0 {
 			group = topo.CPUsPerCore()

@@ -274,6 +274,17 @@ func cpuPod(r *rand.Rand, k int) *v1.Pod {
 		}
 		return c
 	}
+	addContainers(r, p, container)
+	if r.Intn(15) == 0 {
+		l := v1.ResourceList{v1.ResourceCPU: resource.MustParse("4"), v1.ResourceMemory: resource.MustParse("1Gi")}
+		p.Spec.Resources = &v1.ResourceRequirements{Requests: l, Limits: l.DeepCopy()}
+	}
+	return p
+}
+
+// addContainers gives p 0-2 init containers (init0, ...; half of them
+// sidecars) and 1-3 app containers (app0, ...), each drawn by container.
+func addContainers(r *rand.Rand, p *v1.Pod, container func(name string) v1.Container) {
 	for i := 0; i < r.Intn(3); i++ {
 		c := container(fmt.Sprintf("init%d", i))
 		if r.Intn(2) == 0 {
@@ -285,11 +296,6 @@ func cpuPod(r *rand.Rand, k int) *v1.Pod {
 	for i := 0; i < 1+r.Intn(3); i++ {
 		p.Spec.Containers = append(p.Spec.Containers, container(fmt.Sprintf("app%d", i)))
 	}
-	if r.Intn(15) == 0 {
-		l := v1.ResourceList{v1.ResourceCPU: resource.MustParse("4"), v1.ResourceMemory: resource.MustParse("1Gi")}
-		p.Spec.Resources = &v1.ResourceRequirements{Requests: l, Limits: l.DeepCopy()}
-	}
-	return p
 }
 
 var cpuOptionNames = []string{cpu.OptionFullPCPUsOnly, cpu.OptionDistributeCPUsAcrossNUMA, cpu.OptionAlignBySocket,

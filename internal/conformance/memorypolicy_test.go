@@ -124,17 +124,7 @@ func memoryPod(r *rand.Rand, k int, m memoryMachine) *v1.Pod {
 		}
 		return c
 	}
-	for i := 0; i < r.Intn(3); i++ {
-		c := container(fmt.Sprintf("init%d", i))
-		if r.Intn(2) == 0 {
-			always := v1.ContainerRestartPolicyAlways
-			c.RestartPolicy = &always
-		}
-		p.Spec.InitContainers = append(p.Spec.InitContainers, c)
-	}
-	for i := 0; i < 1+r.Intn(3); i++ {
-		p.Spec.Containers = append(p.Spec.Containers, container(fmt.Sprintf("app%d", i)))
-	}
+	addContainers(r, p, container)
 	return p
 }
 

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/nodelife/nodelife/internal/keys"
+
 	"github.com/nodelife/nodelife/topology/cpuset"
 )
 
@@ -248,9 +250,9 @@ func ReadCPU(data []byte, opts CPUReadOptions) (CPUState, CPUFormat, error) {
 		return CPUState{}, 0, fmt.Errorf("%w: could not parse default cpu set %q: %w", ErrCorrupt, c.DefaultCPUSet, err)
 	}
 	s.Entries = make(map[string]map[string]cpuset.CPUSet, len(c.Entries))
-	for _, pod := range sortedKeys(c.Entries) {
+	for _, pod := range keys.Sorted(c.Entries) {
 		s.Entries[pod] = make(map[string]cpuset.CPUSet, len(c.Entries[pod]))
-		for _, ctr := range sortedKeys(c.Entries[pod]) {
+		for _, ctr := range keys.Sorted(c.Entries[pod]) {
 			cpus, err := cpuset.Parse(c.Entries[pod][ctr])
 			if err != nil {
 				return CPUState{}, 0, fmt.Errorf("%w: could not parse cpuset %q for container %q in pod %q: %w", ErrCorrupt, c.Entries[pod][ctr], ctr, pod, err)
@@ -337,7 +339,7 @@ func loadCPUV2(data []byte, opts CPUReadOptions, eitherName bool) (cpuV2, CPUFor
 		return cpuV2{}, 0, fmt.Errorf("%w (as V1; as V2: %v)", err1, err2)
 	}
 	out := cpuV2{PolicyName: v1.PolicyName, DefaultCPUSet: v1.DefaultCPUSet, Entries: map[string]map[string]string{}}
-	for _, id := range sortedKeys(v1.Entries) {
+	for _, id := range keys.Sorted(v1.Entries) {
 		ref, ok := opts.InitialContainers[id]
 		if !ok {
 			return cpuV2{}, 0, fmt.Errorf("%w: failed to migrate checkpoint from v1 to v2: containerID '%v' not found in initial containers list", ErrMismatch, id)

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+
+	"github.com/nodelife/nodelife/internal/keys"
 )
 
 // MemoryCheckpointName is the file the kubelet keeps the Memory Manager's
@@ -236,9 +238,9 @@ func (c *memV2) write(h *hashText, _ string) {
 // checkTables refuses a memory table that is null: upstream's state
 // cloning dereferences it (the kubelet panics on such a file).
 func checkTables(m map[int]*NUMANodeState) error {
-	for _, id := range sortedInts(m) {
+	for _, id := range keys.Sorted(m) {
 		if n := m[id]; n != nil {
-			for _, res := range sortedKeys(n.MemoryMap) {
+			for _, res := range keys.Sorted(n.MemoryMap) {
 				if n.MemoryMap[res] == nil {
 					return fmt.Errorf("%w: NUMA node %d's memory table for %q is null", ErrCorrupt, id, res)
 				}
@@ -246,15 +248,6 @@ func checkTables(m map[int]*NUMANodeState) error {
 		}
 	}
 	return nil
-}
-
-func sortedInts[V any](m map[int]V) []int {
-	out := make([]int, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Ints(out)
-	return out
 }
 
 // kubeletCopy is s as the kubelet's state holds it when it writes (its

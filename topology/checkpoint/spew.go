@@ -1,9 +1,10 @@
 package checkpoint
 
 import (
-	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/nodelife/nodelife/internal/keys"
 
 	"github.com/nodelife/nodelife/topology/cpuset"
 )
@@ -106,16 +107,6 @@ func (h *hashText) field(first bool, name, typ string) {
 	h.char(')')
 }
 
-// sortedKeys returns m's keys in byte order (go-spew's order for strings).
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 // spewMap writes a map with string keys as go-spew does under
 // ignoreNextType: "<nil>" for a nil map, else "map[k:v k:v]" in key
 // order, each value by value.
@@ -125,7 +116,7 @@ func spewMap[V any](h *hashText, m map[string]V, value func(V)) {
 		return
 	}
 	h.str("map[")
-	for i, k := range sortedKeys(m) {
+	for i, k := range keys.Sorted(m) {
 		if i > 0 {
 			h.char(' ')
 		}

@@ -7,6 +7,8 @@ import (
 	"math/bits"
 	"slices"
 
+	"github.com/nodelife/nodelife/internal/keys"
+
 	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/topology"
 	"github.com/nodelife/nodelife/topology/checkpoint"
@@ -181,8 +183,8 @@ func (p *Static) Start(st checkpoint.CPUState) error {
 			return fmt.Errorf("%w: not all reserved cpus: %q are present in defaultCpuSet: %q", ErrInvalid, p.reserved.String(), def.String())
 		}
 		known := def
-		for _, pod := range sortedKeys(entries) {
-			for _, name := range sortedKeys(entries[pod]) {
+		for _, pod := range keys.Sorted(entries) {
+			for _, name := range keys.Sorted(entries[pod]) {
 				cs := entries[pod][name]
 				if !def.Intersection(cs).IsEmpty() {
 					return fmt.Errorf("%w: pod: %s, container: %s cpuset: %q overlaps with default cpuset %q", ErrInvalid, pod, name, cs.String(), def.String())
@@ -212,15 +214,6 @@ func (p *Static) Adopt(st checkpoint.CPUState) {
 		p.entries = map[string]map[string]cpuset.CPUSet{}
 	}
 	p.started = true
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 func cloneEntries(e map[string]map[string]cpuset.CPUSet) map[string]map[string]cpuset.CPUSet {

@@ -2,69 +2,21 @@ package cpu_test
 
 import (
 	"bufio"
-	"fmt"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/nodelife/nodelife/nodelifetest"
+
 	"github.com/nodelife/nodelife/topology/cpu"
 	"github.com/nodelife/nodelife/topology/cpuset"
 )
 
-// upstreamTopologies reads testdata/upstream_topologies.txt: the CPU
-// topologies of upstream's cpumanager tests, by name.
-func upstreamTopologies(t testing.TB) map[string]cpu.Topology {
-	t.Helper()
-	f, err := os.Open("testdata/upstream_topologies.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	out := map[string]cpu.Topology{}
-	var name string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case line == "" || strings.HasPrefix(line, "#"):
-		case strings.HasPrefix(line, "topo "):
-			name = strings.TrimPrefix(line, "topo ")
-			out[name] = cpu.Topology{CPUs: map[int]cpu.CPUInfo{}}
-		case strings.HasPrefix(line, "Num"):
-			topo := out[name]
-			for _, kv := range strings.Fields(line) {
-				k, v, _ := strings.Cut(kv, "=")
-				n, err := strconv.Atoi(v)
-				if err != nil {
-					t.Fatalf("%s: %q", name, line)
-				}
-				switch k {
-				case "NumCPUs":
-					topo.NumCPUs = n
-				case "NumSockets":
-					topo.NumSockets = n
-				case "NumCores":
-					topo.NumCores = n
-				case "NumUncoreCache":
-					topo.NumUncoreCache = n
-				case "NumNUMANodes":
-					topo.NumNUMANodes = n
-				}
-			}
-			out[name] = topo
-		default:
-			var c, core, socket, numa, uncore int
-			if _, err := fmt.Sscan(line, &c, &core, &socket, &numa, &uncore); err != nil {
-				t.Fatalf("%s: %q: %v", name, line, err)
-			}
-			out[name].CPUs[c] = cpu.CPUInfo{CoreID: core, SocketID: socket, NUMANodeID: numa, UncoreCacheID: uncore}
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+// upstreamTopologies returns the CPU topologies of upstream's cpumanager
+// tests, by name.
+func upstreamTopologies(testing.TB) map[string]cpu.Topology {
+	return nodelifetest.UpstreamCPUTopologies()
 }
 
 func mustMachine(t testing.TB, topo cpu.Topology) *cpu.Machine {

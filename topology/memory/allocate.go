@@ -6,6 +6,8 @@ import (
 	"math/bits"
 	"slices"
 
+	"github.com/nodelife/nodelife/internal/keys"
+
 	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/topology"
 	"github.com/nodelife/nodelife/topology/checkpoint"
@@ -119,8 +121,8 @@ func regenerate(blocks []checkpoint.MemoryBlock, req map[string]uint64) topology
 // hints is upstream's calculateHints on the current machine state.
 func (p *Static) hints(uid string, req map[string]uint64) topology.ProviderHints {
 	ms := p.machine
-	ids := nodeIDs(ms)
-	names := sortedKeys(req)
+	ids := keys.Sorted(ms)
+	names := keys.Sorted(req)
 	// free and allocatable bytes per node (by position in ids) and
 	// requested resource (a missing table counts as none).
 	free := make([][]uint64, len(ids))
@@ -342,7 +344,7 @@ func (p *Static) Allocate(pod cgroup.Pod, container string, hint topology.Hint) 
 	}
 	nodes := best.Affinity.Nodes()
 	var blocks []checkpoint.MemoryBlock
-	for _, name := range sortedKeys(req) {
+	for _, name := range keys.Sorted(req) {
 		size := req[name]
 		blocks = append(blocks, checkpoint.MemoryBlock{NUMAAffinity: slices.Clone(nodes), Type: name, Size: size})
 		if r := p.reusable(pod.UID, best.Affinity, name); r >= size {

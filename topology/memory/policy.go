@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/nodelife/nodelife/internal/keys"
+
 	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/topology"
 	"github.com/nodelife/nodelife/topology/checkpoint"
@@ -90,8 +92,8 @@ func (p *Static) Start(st checkpoint.MemoryState) error {
 			}
 		}
 		want := DefaultMachineState(p.nodes, p.reserved)
-		for _, pod := range sortedKeys(entries) {
-			for _, name := range sortedKeys(entries[pod]) {
+		for _, pod := range keys.Sorted(entries) {
+			for _, name := range keys.Sorted(entries[pod]) {
 				if err := placeExpected(want, entries[pod][name], pod, name); err != nil {
 					return err
 				}
@@ -184,7 +186,7 @@ func machinesDiffer(a, b map[int]*checkpoint.NUMANodeState) string {
 	if len(a) != len(b) {
 		return fmt.Sprintf("%d NUMA nodes, expected %d", len(a), len(b))
 	}
-	for _, id := range nodeIDs(a) {
+	for _, id := range keys.Sorted(a) {
 		na, nb := a[id], b[id]
 		if na == nil || nb == nil {
 			return fmt.Sprintf("NUMA node %d is not expected", id)
@@ -198,7 +200,7 @@ func machinesDiffer(a, b map[int]*checkpoint.NUMANodeState) string {
 		if len(na.MemoryMap) != len(nb.MemoryMap) {
 			return fmt.Sprintf("NUMA node %d has %d memory tables, expected %d", id, len(na.MemoryMap), len(nb.MemoryMap))
 		}
-		for _, name := range sortedKeys(na.MemoryMap) {
+		for _, name := range keys.Sorted(na.MemoryMap) {
 			ta, tb := na.MemoryMap[name], nb.MemoryMap[name]
 			if tb == nil {
 				return fmt.Sprintf("NUMA node %d has no expected %s table", id, name)
@@ -245,25 +247,6 @@ func sortedInts(s []int) []int {
 	c := slices.Clone(s)
 	slices.Sort(c)
 	return c
-}
-
-// nodeIDs returns the machine state's NUMA node IDs, ascending.
-func nodeIDs(ms map[int]*checkpoint.NUMANodeState) []int {
-	out := make([]int, 0, len(ms))
-	for id := range ms {
-		out = append(out, id)
-	}
-	slices.Sort(out)
-	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // State returns the policy's state for the checkpoint (a copy).
