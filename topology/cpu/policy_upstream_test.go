@@ -2,6 +2,7 @@ package cpu_test
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"os"
 	"strconv"
@@ -145,5 +146,72 @@ func runStaticAddRow(t *testing.T, topo cpu.Topology, fs []string, optText strin
 		}
 	} else if found {
 		t.Fatalf("container got CPUs %s", cs)
+	}
+}
+
+// TestUpstreamStaticPolicyStartRemove runs upstream's TestStaticPolicyStart
+// and TestStaticPolicyRemove tables (policy_static_test.go;
+// testdata/upstream_static_start_remove.json): Start on a state, its error
+// or the shared pool it leaves; RemoveContainer on a state set by hand and
+// the shared pool after it.
+func TestUpstreamStaticPolicyStartRemove(t *testing.T) {
+	data, err := os.ReadFile("testdata/upstream_static_start_remove.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		Cases []struct {
+			Test, Description, Topology, Default, Expected, Error, PodUID, ContainerName string
+			NumReserved                                                                  int
+			Options                                                                      map[string]string
+			Assignments                                                                  map[string]map[string]string
+		}
+	}
+	if err := json.Unmarshal(data, &file); err != nil {
+		t.Fatal(err)
+	}
+	if len(file.Cases) != 12 {
+		t.Fatalf("%d rows, want 12", len(file.Cases))
+	}
+	topos := upstreamTopologies(t)
+	for _, tc := range file.Cases {
+		t.Run(tc.Test+"/"+tc.Description, func(t *testing.T) {
+			opts, err := cpu.ParseOptions(tc.Options, cpu.OptionGates{AlphaOptions: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := mustMachine(t, topos[tc.Topology])
+			p, err := cpu.NewStatic(cpu.Config{Machine: m, NumReserved: tc.NumReserved, Options: opts})
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := checkpoint.CPUState{DefaultCPUSet: mustSet(t, tc.Default), Entries: map[string]map[string]cpuset.CPUSet{}}
+			for pod, cs := range tc.Assignments {
+				st.Entries[pod] = map[string]cpuset.CPUSet{}
+				for name, set := range cs {
+					st.Entries[pod][name] = mustSet(t, set)
+				}
+			}
+			if tc.Test == "TestStaticPolicyRemove" {
+				p.Adopt(st)
+				p.RemoveContainer(tc.PodUID, tc.ContainerName)
+				if _, ok := p.Assigned(tc.PodUID, tc.ContainerName); ok {
+					t.Fatal("the container still has CPUs")
+				}
+			} else {
+				err := p.Start(st)
+				switch {
+				case tc.Error == "" && err != nil:
+					t.Fatalf("unexpected error %v", err)
+				case tc.Error != "" && (err == nil || !strings.HasSuffix(err.Error(), tc.Error)):
+					t.Fatalf("error %v, want %q", err, tc.Error)
+				case err != nil:
+					return
+				}
+			}
+			if want := mustSet(t, tc.Expected); !p.Shared().Equals(want) {
+				t.Fatalf("shared pool %s, want %s", p.Shared(), want)
+			}
+		})
 	}
 }
