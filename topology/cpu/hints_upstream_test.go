@@ -32,7 +32,9 @@ func TestUpstreamGetTopologyHints(t *testing.T) {
 	first, _ := topology.NewBitMask(0)
 	second, _ := topology.NewBitMask(1)
 	cross, _ := topology.NewBitMask(0, 1)
-	h := func(m topology.BitMask, preferred bool) topology.Hint { return topology.Hint{Affinity: m, Preferred: preferred} }
+	h := func(m topology.BitMask, preferred bool) topology.Hint {
+		return topology.Hint{Affinity: m, Preferred: preferred}
+	}
 	for _, tc := range []struct {
 		name     string
 		request  string
