@@ -45,6 +45,10 @@ type seqCall struct {
 	Options     map[string]string
 	TMPolicy    string
 	Ops         []seqOp
+	// RestartReserved and RestartOptions configure the restart at the
+	// end (a kubelet whose reservation or options changed, at times).
+	RestartReserved int
+	RestartOptions  map[string]string
 }
 
 // seqResult is what each side printed: the policy's creation and each
@@ -52,6 +56,9 @@ type seqCall struct {
 type seqResult struct {
 	Created string
 	Steps   []string
+	// Restart is what Start said on the state the steps left, in a new
+	// policy (a kubelet restart).
+	Restart string
 }
 
 // upstreamStore is the topology manager as the CPU manager sees it: the
@@ -188,6 +195,15 @@ func runUpstreamSequence(sc *seqCall) *seqResult {
 		}
 		res.Steps = append(res.Steps, out+" "+printState(st.GetDefaultCPUSet().String(), entries))
 	}
+	again, err := cpumanager.NewStaticPolicy(logger, topo, sc.RestartReserved, restartReserved(sc), store, sc.RestartOptions)
+	if err != nil {
+		res.Restart = "refused"
+		return res
+	}
+	st2 := state.NewMemoryState(logger)
+	st2.SetDefaultCPUSet(st.GetDefaultCPUSet())
+	st2.SetCPUAssignments(st.GetCPUAssignments())
+	res.Restart = fmt.Sprintf("%v", again.Start(logger, st2) == nil)
 	return res
 }
 
@@ -250,7 +266,29 @@ func runOurSequence(sc *seqCall) *seqResult {
 		}
 		res.Steps = append(res.Steps, out+" "+printState(st.DefaultCPUSet.String(), entries))
 	}
+	ropts, err := cpu.ParseOptions(sc.RestartOptions, cpu.OptionGates{AlphaOptions: true})
+	if err != nil {
+		res.Restart = "refused"
+		return res
+	}
+	ours, _ := cpuset.Parse(restartReserved(sc).String())
+	again, err := cpu.NewStatic(cpu.Config{Machine: m, NumReserved: sc.RestartReserved, Reserved: ours, Options: ropts, TopologyPolicy: topology.Policy(sc.TMPolicy)})
+	if err != nil {
+		res.Restart = "refused"
+		return res
+	}
+	res.Restart = fmt.Sprintf("%v", again.Start(p.State()) == nil)
 	return res
+}
+
+// restartReserved is the reserved list of the restart: the sequence's when
+// the count did not change, else none (chosen by topology).
+func restartReserved(sc *seqCall) ucpuset.CPUSet {
+	if sc.RestartReserved == sc.NumReserved {
+		r, _ := ucpuset.Parse(sc.Reserved)
+		return r
+	}
+	return ucpuset.New()
 }
 
 // cpuPod draws a pod for the CPU manager: 1-3 containers and 0-2 init
@@ -324,6 +362,21 @@ func randomSequence(r *rand.Rand) seqCall {
 			sc.Options[name] = "true"
 		}
 	}
+	sc.RestartReserved, sc.RestartOptions = sc.NumReserved, sc.Options
+	switch r.Intn(6) {
+	case 0:
+		sc.RestartReserved = sc.NumReserved + 1
+	case 1:
+		sc.RestartOptions = map[string]string{}
+		for k, v := range sc.Options {
+			sc.RestartOptions[k] = v
+		}
+		if sc.RestartOptions[cpu.OptionStrictCPUReservation] == "true" {
+			delete(sc.RestartOptions, cpu.OptionStrictCPUReservation)
+		} else {
+			sc.RestartOptions[cpu.OptionStrictCPUReservation] = "true"
+		}
+	}
 	var allocated []seqOp
 	pods := 0
 	for steps := 10 + r.Intn(31); len(sc.Ops) < steps; {
@@ -352,13 +405,15 @@ func randomSequence(r *rand.Rand) seqCall {
 // TestDifferentialCPUStaticPolicy runs generated sequences of admissions
 // and removals through cpu.Static and v1.36.3's static policy (in the
 // helper process, as distribute-cpus-across-numa can hang upstream) and
-// compares every step: hints, allocation errors and the whole state.
+// compares every step: hints, allocation errors and the whole state, and
+// a restart at the end.
 func TestDifferentialCPUStaticPolicy(t *testing.T) {
-	c := compare(t, "cpu.Static (Hints, PodHints, Allocate, RemoveContainer)", "cpumanager.NewStaticPolicy's GetTopologyHints, GetPodTopologyHints, Allocate, RemoveContainer",
+	c := compare(t, "cpu.Static (Start, Hints, PodHints, Allocate, RemoveContainer)", "cpumanager.NewStaticPolicy's Start, GetTopologyHints, GetPodTopologyHints, Allocate, RemoveContainer",
 		"sequences of 10-40 steps (each step one input) on upstream's test topologies and random machines: 0-3 reserved CPUs "+
 			"(chosen or listed), each CPU manager option one time in four, topology manager none/best-effort/single-numa-node; pods "+
 			"of 1-3 containers and 0-2 init containers or sidecars asking 0-6 whole, fractional or no CPUs, Guaranteed or not, "+
-			"pod-level resources one in fifteen; hints per container or pod, allocations with one of the hints or none, removals")
+			"pod-level resources one in fifteen; hints per container or pod, allocations with one of the hints or none, removals; "+
+			"at the end a restart (Start on the state each side left; one time in three with one more reserved CPU or strict-cpu-reservation switched)")
 	r := rand.New(rand.NewSource(7))
 	h := startHelper(t)
 	defer func() { h.stop() }()
@@ -386,12 +441,17 @@ func TestDifferentialCPUStaticPolicy(t *testing.T) {
 			c.agree()
 			continue
 		}
+		same := true
 		for i := range up.Steps {
 			if up.Steps[i] != ours.Steps[i] {
 				c.disagree("sequence %d step %d (%s %s/%s): nodelife %s, upstream %s (options %v)", seq, i, sc.Ops[i].Kind, sc.Ops[i].Pod.Name, sc.Ops[i].Container, ours.Steps[i], up.Steps[i], sc.Options)
+				same = false
 				break
 			}
 			c.agree()
+		}
+		if same {
+			c.check(map[bool]string{true: "", false: fmt.Sprintf("sequence %d: restart accepted: nodelife %s, upstream %s", seq, ours.Restart, up.Restart)}[ours.Restart == up.Restart])
 		}
 	}
 }

@@ -113,6 +113,10 @@ var deviations = map[string]string{
 	"missing-memory-table": "a pod asks huge pages of a size some NUMA node has no table for (the kubelet's resource " +
 		"admission refuses such pods first): upstream's memory manager dereferences the missing table and panics; nodelife counts " +
 		"it as no memory. The sequence is not compared further",
+	"restart-order": "a memory manager state in which a single-node allocation broke a multi-node group (which upstream " +
+		"allows, kubernetes#113035), restored at a restart: upstream replays the containers' blocks in Go map order and, on " +
+		"such a state, accepts or refuses it depending on that order; nodelife replays them sorted by pod and container. " +
+		"Counted when upstream gives nodelife's answer in one of up to 50 more tries",
 	"long-hostname": "upstream fails to build the identity hash for a hostname over 65535 bytes (klog.Fatalf); " +
 		"nodelife hashes it with the length truncated to 16 bits (not compared: upstream ends the process)",
 }
