@@ -9,7 +9,7 @@ import (
 // take picks n CPUs of free as the policy's options say (upstream's
 // takeByTopology); size is the caller's set size for the error text.
 func (p *Static) take(free set, size, n int) (cpuset.CPUSet, error) {
-	o := TakeOptions{PreferUncoreCache: p.opts.PreferAlignByUncoreCache, ExactFreeCores: p.opts.ExactFreeCores}
+	o := TakeOptions{PreferUncoreCache: p.opts.PreferAlignByUncoreCache, ExactFreeCores: p.opts.ExactFreeCores, KeepBestCombination: p.opts.KeepBestCombination}
 	if p.opts.DistributeCPUsAcrossCores {
 		o.Sorting = Spread
 	}

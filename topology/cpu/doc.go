@@ -53,7 +53,9 @@
 // (kubernetes#140495); Options.ExactFreeCores applies upstream's later
 // fix for cores (#140498). The distributed allocator's kept combination
 // may have its tail overwritten by the combinations tried after it, as
-// upstream's (see TakeDistributed).
+// upstream's, so that CPUs come from NUMA nodes it did not choose (see
+// TakeDistributed; Options.KeepBestCombination takes the chosen ones; no
+// upstream issue tracks this yet).
 //
 // One case differs, because upstream never returns: distributing the CPUs
 // left after the even share over a subset of NUMA nodes whose free CPUs

@@ -47,6 +47,11 @@ type Options struct {
 	// fix of kubernetes#140495 (TakeOptions.ExactFreeCores). Off by
 	// default, as v1.36.3; ParseOptions never sets it.
 	ExactFreeCores bool
+	// KeepBestCombination is not a kubelet option: with
+	// distribute-cpus-across-numa, take the CPUs from the NUMA nodes the
+	// allocator chose (TakeOptions.KeepBestCombination). Off by default,
+	// as v1.36.3; ParseOptions never sets it.
+	KeepBestCombination bool
 }
 
 // OptionGates are the kubelet's feature gates that admit the options that

@@ -96,3 +96,24 @@ func checkpointState(t *testing.T, def, held string) checkpoint.CPUState {
 	}
 	return st
 }
+
+// TestKeepBestCombination: 97 CPUs distributed over upstream's empty
+// 256-CPU, 8-NUMA test machine (NUMA node n holds CPUs 16n-16n+15 and
+// their siblings 128+16n-128+16n+15). Four nodes are needed (32 CPUs each);
+// every 4-node combination balances equally (24 CPUs each, the 97th on
+// the first node), so the first, nodes 0-3, is kept. Upstream's kept slice
+// is overwritten by the later combinations with the same first three
+// nodes, the last of which is 0, 1, 2, 7: v1.36.3 takes node 7's cores
+// (112-123, 240-251) instead of node 3's (48-59, 176-187). Each node gives
+// its 12 lowest whole cores, node 0 one more thread (12).
+func TestKeepBestCombination(t *testing.T) {
+	m := mustMachine(t, upstreamTopologies(t)["topoDualSocketMultiNumaPerSocketHTLarge"])
+	got, err := m.TakeDistributed(m.CPUs(), 97, 1, cpu.TakeOptions{})
+	if want := "0-12,16-27,32-43,112-123,128-139,144-155,160-171,240-251"; err != nil || got.String() != want {
+		t.Fatalf("v1.36.3: got %s %v, want %s", got, err, want)
+	}
+	got, err = m.TakeDistributed(m.CPUs(), 97, 1, cpu.TakeOptions{KeepBestCombination: true})
+	if want := "0-12,16-27,32-43,48-59,128-139,144-155,160-171,176-187"; err != nil || got.String() != want {
+		t.Fatalf("KeepBestCombination: got %s %v, want %s", got, err, want)
+	}
+}

@@ -29,6 +29,14 @@ type TakeOptions struct {
 	// caches before whole cores (prefer-align-cpus-by-uncorecache);
 	// TakeDistributed ignores it, as upstream does.
 	PreferUncoreCache bool
+	// KeepBestCombination makes TakeDistributed take the CPUs from the
+	// combination of NUMA nodes it found best. v1.36.3 (and, as of this
+	// writing, upstream's main branch) keeps that combination in a slice
+	// that later combinations overwrite, so with four or more nodes it can
+	// take CPUs from nodes it never chose (see TakeDistributed); off by
+	// default, as upstream. No upstream issue tracks it yet.
+	KeepBestCombination bool
+
 	// ExactFreeCores counts a core as free when all its CPUs are, rather
 	// than when as many CPUs as NumCPUs/NumCores are: upstream's fix of
 	// kubernetes#140495 (#140498, after v1.36.3). By default, as v1.36.3,
@@ -71,8 +79,10 @@ func (m *Machine) TakePacked(available cpuset.CPUSet, n int, opts TakeOptions) (
 // Upstream builds each combination by appending to a shared slice and
 // keeps the best one by reference, so a combination of four or more nodes
 // can have its tail overwritten by the combinations tried after it; the
-// CPUs are then taken from the overwritten nodes. TakeDistributed
-// reproduces that. Where upstream would loop forever handing out
+// CPUs are then taken from the overwritten nodes (97 CPUs on an empty
+// 8-node machine of 32 CPUs per node come from nodes 0, 1, 2 and 7 while
+// nodes 0-3 were chosen). TakeDistributed reproduces that;
+// TakeOptions.KeepBestCombination takes the chosen nodes instead. Where upstream would loop forever handing out
 // leftover groups (a subset whose free CPUs cannot hold them in whole
 // groups), that subset is skipped, as upstream does since
 // kubernetes#140730: see the package documentation.
@@ -393,8 +403,9 @@ func growInts(s []int, v int) []int {
 }
 
 // combinations calls f on each k-element combination of n in
-// lexicographic order of positions until f returns false.
-func combinations(n []int, k int, f func([]int) bool) {
+// lexicographic order of positions until f returns false. Unless fresh,
+// the combinations share arrays as upstream's do (growInts).
+func combinations(n []int, k int, fresh bool, f func([]int) bool) {
 	if k < 1 {
 		return
 	}
@@ -404,7 +415,11 @@ func combinations(n []int, k int, f func([]int) bool) {
 			return f(acc)
 		}
 		for i := start; i <= len(n)-k; i++ {
-			if !walk(i+1, k-1, growInts(acc, n[i])) {
+			next := growInts(acc, n[i])
+			if fresh {
+				next = append(slices.Clone(acc), n[i])
+			}
+			if !walk(i+1, k-1, next) {
 				return false
 			}
 		}
@@ -476,7 +491,7 @@ func (m *Machine) takeDistributed(free set, availableSize, n, groupSize int, opt
 	for k := minNUMAs; k <= maxNUMAs; k++ {
 		best := math.MaxFloat64
 		var bestCombo, bestRemainder []int
-		combinations(numas, k, func(combo []int) bool {
+		combinations(numas, k, opts.KeepBestCombination, func(combo []int) bool {
 			if best == 0 {
 				return false
 			}
@@ -517,7 +532,7 @@ func (m *Machine) takeDistributed(free set, availableSize, n, groupSize int, opt
 				localBest = balance(values(after))
 			}
 			for j := len(candidates); remainder > 0 && j >= 1; j-- {
-				combinations(candidates, j, func(subset []int) bool {
+				combinations(candidates, j, opts.KeepBestCombination, func(subset []int) bool {
 					left := slices.Clone(after)
 					sum := 0
 					for _, g := range subset {
