@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/nodelife/nodelife/internal/keys"
-
 	"github.com/nodelife/nodelife/internal/quantity"
 )
 

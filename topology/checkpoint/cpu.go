@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/nodelife/nodelife/internal/keys"
-
 	"github.com/nodelife/nodelife/topology/cpuset"
 )
 

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/nodelife/nodelife/internal/keys"
-
 	"github.com/nodelife/nodelife/topology/cpuset"
 )
 

@@ -7,9 +7,8 @@ import (
 	"math/bits"
 	"slices"
 
-	"github.com/nodelife/nodelife/internal/keys"
-
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/internal/keys"
 	"github.com/nodelife/nodelife/topology"
 	"github.com/nodelife/nodelife/topology/checkpoint"
 	"github.com/nodelife/nodelife/topology/cpuset"

@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/nodelife/nodelife/internal/keys"
-
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/internal/keys"
 	"github.com/nodelife/nodelife/topology"
 	"github.com/nodelife/nodelife/topology/checkpoint"
 )
