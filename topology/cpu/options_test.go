@@ -117,3 +117,15 @@ func TestKeepBestCombination(t *testing.T) {
 		t.Fatalf("KeepBestCombination: got %s %v, want %s", got, err, want)
 	}
 }
+
+// TestConfigValidateAll: Config.Validate names every problem at once.
+func TestConfigValidateAll(t *testing.T) {
+	err := cpu.Config{NumReserved: -2, Options: cpu.Options{FullPCPUsOnly: true, DistributeCPUsAcrossCores: true, AlignBySocket: true},
+		TopologyPolicy: topology.PolicySingleNUMANode}.Validate()
+	for _, want := range []string{"Config.Machine is nil", "Config.NumReserved -2 is negative",
+		"full-pcpus-only and distribute-cpus-across-cores", "single-numa-node is incompatible with CPU manager policy option align-by-socket"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate() = %v, want it to name %q", err, want)
+		}
+	}
+}

@@ -103,29 +103,43 @@ type Static struct {
 	reuse      map[string]cpuset.CPUSet
 }
 
+// Validate returns every problem of cfg at once, each naming the field:
+// no machine, a negative reservation, incompatible options, and
+// align-by-socket under the single-numa-node topology policy or on a
+// machine with more sockets than NUMA nodes (upstream's
+// ValidateStaticPolicyOptions). The reserved CPUs themselves are checked
+// by NewStatic, which chooses them.
+func (cfg Config) Validate() error {
+	var errs []error
+	if cfg.Machine == nil {
+		errs = append(errs, fmt.Errorf("%w: Config.Machine is nil", ErrInvalid))
+	}
+	if cfg.NumReserved < 0 {
+		errs = append(errs, fmt.Errorf("%w: Config.NumReserved %d is negative", ErrInvalid, cfg.NumReserved))
+	}
+	if err := cfg.Options.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if cfg.Options.AlignBySocket {
+		if cfg.TopologyPolicy == topology.PolicySingleNUMANode {
+			errs = append(errs, fmt.Errorf("%w: topology manager policy %s is incompatible with CPU manager policy option %s", ErrInvalid, topology.PolicySingleNUMANode, OptionAlignBySocket))
+		}
+		if m := cfg.Machine; m != nil && m.topo.NumSockets > m.topo.NumNUMANodes {
+			errs = append(errs, fmt.Errorf("%w: %s is not compatible with hardware where number of sockets (%d) is more than number of NUMA nodes (%d)", ErrInvalid, OptionAlignBySocket, m.topo.NumSockets, m.topo.NumNUMANodes))
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // NewStatic returns the static policy for cfg (upstream's NewStaticPolicy):
 // options validated against each other and the machine (align-by-socket
 // needs no more sockets than NUMA nodes and a topology policy other than
 // single-numa-node) and the reserved CPUs chosen. Call Start before use.
 func NewStatic(cfg Config) (*Static, error) {
-	if cfg.Machine == nil {
-		return nil, fmt.Errorf("%w: Config.Machine is nil", ErrInvalid)
-	}
-	if err := cfg.Options.Validate(); err != nil {
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	m := cfg.Machine
-	if cfg.Options.AlignBySocket {
-		if cfg.TopologyPolicy == topology.PolicySingleNUMANode {
-			return nil, fmt.Errorf("%w: topology manager policy %s is incompatible with CPU manager policy option %s", ErrInvalid, topology.PolicySingleNUMANode, OptionAlignBySocket)
-		}
-		if m.topo.NumSockets > m.topo.NumNUMANodes {
-			return nil, fmt.Errorf("%w: %s is not compatible with hardware where number of sockets (%d) is more than number of NUMA nodes (%d)", ErrInvalid, OptionAlignBySocket, m.topo.NumSockets, m.topo.NumNUMANodes)
-		}
-	}
-	if cfg.NumReserved < 0 {
-		return nil, fmt.Errorf("%w: Config.NumReserved %d is negative", ErrInvalid, cfg.NumReserved)
-	}
 	p := &Static{m: m, opts: cfg.Options, qos: cfg.QOS, groupSize: m.topo.CPUsPerCore(), reuse: map[string]cpuset.CPUSet{}}
 	reserved := cfg.Reserved
 	if reserved.IsEmpty() {

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -45,26 +46,36 @@ type Static struct {
 	reuse map[string]map[topology.BitMask]map[string]uint64
 }
 
-// NewStatic returns the static policy for cfg (upstream's
-// NewPolicyStatic): it refuses a configuration without reserved memory,
-// and NUMA node IDs outside 0-63 or listed twice. Call Start before use.
-func NewStatic(cfg Config) (*Static, error) {
+// Validate returns every problem of cfg at once: no memory reserved on
+// any node (upstream's NewPolicyStatic refuses that), and NUMA node IDs
+// outside 0-63 or listed twice, each named.
+func (cfg Config) Validate() error {
+	var errs []error
 	var total uint64
 	for _, byName := range cfg.Reserved {
 		total += byName[ResourceMemory]
 	}
 	if total == 0 {
-		return nil, fmt.Errorf("%w: you should specify the system reserved memory", ErrInvalid)
+		errs = append(errs, fmt.Errorf("%w: you should specify the system reserved memory (Config.Reserved has no memory)", ErrInvalid))
 	}
 	seen := map[int]bool{}
 	for _, n := range cfg.Nodes {
 		if n.ID < 0 || n.ID > 63 {
-			return nil, fmt.Errorf("%w: NUMA node %d is outside 0-63", ErrInvalid, n.ID)
-		}
-		if seen[n.ID] {
-			return nil, fmt.Errorf("%w: NUMA node %d is listed twice", ErrInvalid, n.ID)
+			errs = append(errs, fmt.Errorf("%w: NUMA node %d is outside 0-63", ErrInvalid, n.ID))
+		} else if seen[n.ID] {
+			errs = append(errs, fmt.Errorf("%w: NUMA node %d is listed twice", ErrInvalid, n.ID))
 		}
 		seen[n.ID] = true
+	}
+	return errors.Join(errs...)
+}
+
+// NewStatic returns the static policy for cfg (upstream's
+// NewPolicyStatic): it refuses a configuration without reserved memory,
+// and NUMA node IDs outside 0-63 or listed twice. Call Start before use.
+func NewStatic(cfg Config) (*Static, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
 	return &Static{nodes: slices.Clone(cfg.Nodes), reserved: cfg.Reserved, qos: cfg.QOS, reuse: map[string]map[topology.BitMask]map[string]uint64{}}, nil
 }
