@@ -80,11 +80,15 @@ func (p *Static) Allocate(pod cgroup.Pod, container string, hint topology.Hint) 
 		}
 		result = got
 	}
-	rest, err := p.takeFrom(allocatable.Difference(result), n-result.Size())
-	if err != nil {
-		return cpuset.CPUSet{}, err
+	if left := n - result.Size(); left > 0 {
+		// What the hint's nodes lacked, from anywhere (upstream also asks
+		// for zero CPUs, which takes none).
+		rest, err := p.takeFrom(allocatable.Difference(result), left)
+		if err != nil {
+			return cpuset.CPUSet{}, err
+		}
+		result = result.Union(rest)
 	}
-	result = result.Union(rest)
 	p.def = p.def.Difference(result)
 	if p.entries[pod.UID] == nil {
 		p.entries[pod.UID] = map[string]cpuset.CPUSet{}

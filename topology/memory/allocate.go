@@ -310,9 +310,18 @@ func (p *Static) Allocate(pod cgroup.Pod, container string, hint topology.Hint) 
 			}
 		}
 	}
+	// The policy's own hints, computed once: the state does not change
+	// before the allocation (upstream computes them for each use).
+	var own topology.ProviderHints
+	ownHints := func() topology.ProviderHints {
+		if own == nil {
+			own = p.hints(pod.UID, req)
+		}
+		return own
+	}
 	best := hint
 	if hint.Any || hint.Affinity == 0 {
-		hs := p.hints(pod.UID, req)
+		hs := ownHints()
 		if len(hs) == 0 {
 			return nil, allocationError("failed to get the default NUMA affinity, no NUMA nodes with enough memory is available")
 		}
@@ -324,8 +333,8 @@ func (p *Static) Allocate(pod cgroup.Pod, container string, hint topology.Hint) 
 	}
 	if best.Any || !p.satisfies(best.Affinity, req) {
 		var within []topology.Hint
-		for _, h := range p.hints(pod.UID, req)[ResourceMemory] {
-			if !best.Any && h.Affinity&best.Affinity == best.Affinity || best.Any {
+		for _, h := range ownHints()[ResourceMemory] {
+			if best.Any || h.Affinity&best.Affinity == best.Affinity {
 				within = append(within, h)
 			}
 		}
