@@ -1,7 +1,7 @@
 package nodelifetest
 
 import (
-	"fmt"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	"pgregory.net/rapid"
@@ -99,7 +99,7 @@ func checkMemory(st checkpoint.MemoryState, groups bool) error {
 						return checkErr("%s/%s has a block on NUMA node %d, which the machine state lacks", pod, name, id)
 					}
 					count[id]++
-					if groups && len(b.NUMAAffinity) > 1 && fmt.Sprint(n.Cells) != fmt.Sprint(b.NUMAAffinity) {
+					if groups && len(b.NUMAAffinity) > 1 && !slices.Equal(n.Cells, b.NUMAAffinity) {
 						return checkErr("%s/%s has a block on nodes %v but node %d is in group %v", pod, name, b.NUMAAffinity, id, n.Cells)
 					}
 				}
