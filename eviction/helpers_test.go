@@ -1,10 +1,11 @@
 package eviction
 
 import (
-	"github.com/google/go-cmp/cmp/cmpopts"
 	"math"
 	"strings"
 	"time"
+
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func nan() float64 { return math.NaN() }
