@@ -141,3 +141,22 @@ func ExampleContainerRequests() {
 	// map[hugepages-2Mi:4194304 memory:1073741824] <nil>
 	// memory: invalid input: failed to represent quantity as int64: memory 1500m of container "app"
 }
+
+// CompareMachineStates is the check the kubelet makes when it restores a
+// state: within a group of NUMA nodes that share allocations, only the
+// group's sums count, not which node holds the bytes.
+func ExampleCompareMachineStates() {
+	node := func(reserved uint64, cells ...int) *checkpoint.NUMANodeState {
+		return &checkpoint.NUMANodeState{NumberOfAssignments: 1, Cells: cells, MemoryMap: map[string]*checkpoint.MemoryTable{
+			"memory": {TotalMemSize: 8 << 30, Allocatable: 8 << 30, Reserved: reserved, Free: 8<<30 - reserved},
+		}}
+	}
+	restored := map[int]*checkpoint.NUMANodeState{0: node(2<<30, 0, 1), 1: node(0, 0, 1)}
+	computed := map[int]*checkpoint.NUMANodeState{0: node(0, 0, 1), 1: node(2<<30, 0, 1)}
+	fmt.Println(memory.CompareMachineStates(restored, computed))
+	computed[1] = node(3<<30, 0, 1)
+	fmt.Println(memory.CompareMachineStates(restored, computed))
+	// Output:
+	// <nil>
+	// memory: machine states differ: NUMA node 0 memory: group [0 1] free/reserved 15032385536/2147483648, expected 13958643712/3221225472
+}
