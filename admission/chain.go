@@ -5,6 +5,7 @@ import (
 	"github.com/nodelife/nodelife/conditions"
 	"github.com/nodelife/nodelife/eviction/pressure"
 	"github.com/nodelife/nodelife/shutdown"
+	"github.com/nodelife/nodelife/topology"
 )
 
 // Handler is one of the kubelet's pod admit handlers.
@@ -31,7 +32,9 @@ type Chain struct {
 	Pressure Handler
 	// Sysctls checks the pod's sysctls against the allowlist.
 	Sysctls Handler
-	// Topology is the container manager's resource allocation.
+	// Topology is the container manager's resource allocation: the
+	// topology manager with the CPU, memory and device managers
+	// (TopologyHandler).
 	Topology Handler
 	// Predicates is the node and its admitted pods, for the general
 	// predicates and critical-pod preemption (NodeInfo.Admit).
@@ -96,6 +99,22 @@ func PressureHandler(conds []conditions.Type, opts Options) Handler {
 func ShutdownHandler(m *shutdown.Manager) Handler {
 	return HandlerFunc(func(p *Pod) Result {
 		a := m.Admit(shutdown.Pod{Namespace: p.Namespace, Name: p.Name, UID: p.UID, Priority: p.Priority, PriorityClassName: p.PriorityClassName})
+		return Result{Admit: a.Admit, Reason: a.Reason, Message: a.Message}
+	})
+}
+
+// TopologyHandler is the container manager's admit handler: the topology
+// manager m admits the pod and has its providers (CPU, memory, devices)
+// allocate each container (topology.Manager.Admit). A pod m cannot judge
+// (a provider's hints failed) is refused with ReasonUnexpectedAdmission
+// and the error, which upstream, whose providers cannot fail there, never
+// reports.
+func TopologyHandler(m *topology.Manager) Handler {
+	return HandlerFunc(func(p *Pod) Result {
+		a, err := m.Admit(p.cgroupPod())
+		if err != nil {
+			return Result{Reason: topology.ReasonUnexpectedAdmission, Message: err.Error()}
+		}
 		return Result{Admit: a.Admit, Reason: a.Reason, Message: a.Message}
 	})
 }

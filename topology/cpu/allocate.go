@@ -185,3 +185,18 @@ func (p *Static) RemoveContainer(podUID, container string) cpuset.CPUSet {
 	p.def = p.def.Union(release)
 	return release
 }
+
+// Provider returns p as a hint provider of a topology.Manager, named
+// ResourceName ("cpu"): its Hints, PodHints and Allocate (the CPUs
+// allocated are p's to report, through Assigned or State).
+func (p *Static) Provider() topology.Provider {
+	return topology.Provider{
+		Name:     ResourceName,
+		Hints:    p.Hints,
+		PodHints: p.PodHints,
+		Allocate: func(pod cgroup.Pod, container string, hint topology.Hint) error {
+			_, err := p.Allocate(pod, container, hint)
+			return err
+		},
+	}
+}

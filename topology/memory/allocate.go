@@ -527,3 +527,18 @@ func (p *Static) RemoveContainer(podUID, container string) []checkpoint.MemoryBl
 	}
 	return blocks
 }
+
+// Provider returns p as a hint provider of a topology.Manager, named
+// ResourceMemory ("memory"): its Hints, PodHints and Allocate (the blocks
+// allocated are p's to report, through Blocks or State).
+func (p *Static) Provider() topology.Provider {
+	return topology.Provider{
+		Name:     ResourceMemory,
+		Hints:    p.Hints,
+		PodHints: p.PodHints,
+		Allocate: func(pod cgroup.Pod, container string, hint topology.Hint) error {
+			_, err := p.Allocate(pod, container, hint)
+			return err
+		},
+	}
+}
