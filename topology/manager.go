@@ -144,6 +144,12 @@ type Admission struct {
 	// kept, and the caller releases them (the kubelet's managers drop the
 	// state of pods that are not active).
 	Containers []ContainerHint
+	// On a refusal, Refused names the container refused (empty when the
+	// pod scope's merge refused the whole pod) and Hint is the merged hint
+	// it was refused on: the one that did not satisfy the policy, or the
+	// one a provider could not allocate on.
+	Refused string
+	Hint    Hint
 }
 
 // Admit runs the topology manager's admission of pod (v1.36.3):
@@ -185,7 +191,7 @@ func (m *Manager) Admit(pod cgroup.Pod) (Admission, error) {
 			return a, err
 		}
 		if !admit {
-			a.Reason, a.Message = ReasonTopologyAffinity, MessageTopologyAffinity
+			a.Reason, a.Message, a.Hint = ReasonTopologyAffinity, MessageTopologyAffinity, hint
 			return a, nil
 		}
 		podHint = hint
@@ -198,7 +204,7 @@ func (m *Manager) Admit(pod cgroup.Pod) (Admission, error) {
 				return a, err
 			}
 			if !admit {
-				a.Reason, a.Message = ReasonTopologyAffinity, MessageTopologyAffinity
+				a.Reason, a.Message, a.Refused, a.Hint = ReasonTopologyAffinity, MessageTopologyAffinity, name, h
 				return a, nil
 			}
 			hint = h
@@ -231,6 +237,7 @@ func (m *Manager) allocate(pod cgroup.Pod, container string, hint Hint, a *Admis
 	for _, p := range m.cfg.Providers {
 		if err := p.Allocate(pod, container, hint); err != nil {
 			a.Reason, a.Message = AdmissionError(err)
+			a.Refused, a.Hint = container, hint
 			return false
 		}
 	}

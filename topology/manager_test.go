@@ -78,6 +78,8 @@ func TestManagerScopes(t *testing.T) {
 		admit   bool
 		reason  string
 		message string
+		refused string        // the container named on a refusal
+		hint    topology.Hint // and its hint
 		log     []string
 	}{{
 		// Container scope: init merges to node 1 (cpu 0 or 1, memory 1),
@@ -102,6 +104,7 @@ func TestManagerScopes(t *testing.T) {
 		// allocated, as upstream leaves it.
 		name: "container/restricted", policy: topology.PolicyRestricted, scope: topology.ScopeContainer,
 		reason: "TopologyAffinityError", message: "Resources cannot be allocated with Topology locality",
+		refused: "app", hint: topology.Hint{Affinity: n0},
 		log: []string{
 			"cpu hints p/init", "memory hints p/init", "cpu allocate p/init {10 (preferred)}", "memory allocate p/init {10 (preferred)}",
 			"cpu hints p/app", "memory hints p/app",
@@ -123,13 +126,14 @@ func TestManagerScopes(t *testing.T) {
 	}, {
 		// An allocation error with a Type: its reason and text.
 		name: "typed error", policy: topology.PolicyNone, fail: map[string]error{"app": typedError{}},
-		reason: "SMTAlignmentError", message: "only whole cores",
+		reason: "SMTAlignmentError", message: "only whole cores", refused: "app",
 		log: []string{"cpu allocate p/init {00}", "memory allocate p/init {00}", "cpu allocate p/app {00}", "memory allocate p/app {00}"},
 	}, {
 		// Any other error: UnexpectedAdmissionError, upstream's sentence;
 		// the providers after the failing one are not called.
 		name: "plain error", policy: topology.PolicyBestEffort, scope: topology.ScopePod, fail: map[string]error{"init": errors.New("boom")},
 		reason: "UnexpectedAdmissionError", message: "Allocate failed due to boom, which is unexpected",
+		refused: "init", hint: topology.Hint{Affinity: n1, Preferred: true},
 		log: []string{"cpu podhints p", "memory podhints p", "cpu allocate p/init {10 (preferred)}", "memory allocate p/init {10 (preferred)}"},
 	}}
 	for _, tc := range tests {
@@ -148,6 +152,9 @@ func TestManagerScopes(t *testing.T) {
 			}
 			if a.Admit != tc.admit || a.Reason != tc.reason || a.Message != tc.message {
 				t.Errorf("Admit = %v %q %q, want %v %q %q", a.Admit, a.Reason, a.Message, tc.admit, tc.reason, tc.message)
+			}
+			if a.Refused != tc.refused || a.Hint != tc.hint {
+				t.Errorf("refused %q on %v, want %q on %v", a.Refused, a.Hint, tc.refused, tc.hint)
 			}
 			if got, want := strings.Join(log, "\n"), strings.Join(tc.log, "\n"); got != want {
 				t.Errorf("calls:\n%s\nwant:\n%s", got, want)

@@ -125,22 +125,23 @@ func NUMA(Options) (Report, error) {
 		if policy == topology.PolicyNone {
 			r.fact("hints", "web", "", "hints: %s; %s", hintsText(cpuHints), hintsText(memHints))
 		}
-		hint, admit, err := topology.Merge(policy, info, topology.PolicyOptions{}, []topology.ProviderHints{cpuHints, memHints})
+		// The topology manager as the kubelet's admit handler runs it:
+		// the merge of both managers' hints, then both allocations.
+		tm, err := topology.NewManager(topology.ManagerConfig{Policy: policy, NUMA: info, Providers: []topology.Provider{cpus.Provider(), mem.Provider()}})
 		if err != nil {
 			return r, err
 		}
-		if !admit {
-			r.fact("admit", "web", "TopologyAffinityError", "%-16s merged %v: refused (TopologyAffinityError)", policy, hint)
+		a, err := tm.Admit(web)
+		if err != nil {
+			return r, err
+		}
+		if !a.Admit {
+			r.fact("admit", "web", a.Reason, "%-16s merged %v: refused (%s)", policy, a.Hint, a.Reason)
 			continue
 		}
-		got, err := cpus.Allocate(web, "app", hint)
-		if err != nil {
-			return r, err
-		}
-		blocks, err := mem.Allocate(web, "app", hint)
-		if err != nil {
-			return r, err
-		}
+		hint := a.Containers[0].Hint
+		got := cpus.CPUs(web.UID, "app")
+		blocks, _ := mem.Blocks(web.UID, "app")
 		merged := fmt.Sprintf("merged %v", hint)
 		if policy == topology.PolicyNone {
 			merged = "no merge" // the none policy aligns nothing: the managers place the pod alone
