@@ -94,8 +94,8 @@
 // required affinity, NoExecute taints, OS), with the kubelet's reasons and
 // messages (OutOfcpu, "Node didn't have enough resource: ..."); for a
 // critical pod that does not fit it chooses the pods the kubelet preempts.
-// Chain runs the kubelet's admit handlers in order (pressure, shutdown,
-// and slots for the rest); static pods, mirror pods and their
+// Chain runs the kubelet's admit handlers in order (pressure, topology,
+// shutdown, and slots for the rest); static pods, mirror pods and their
 // reconciliation are planned too.
 //
 // eviction/pressure: the kubelet's node-pressure eviction. The eviction
@@ -106,12 +106,16 @@
 // its status and message), the pod ranking per signal, admission under
 // pressure, and what-if plans of how many pods must go.
 //
-// topology: the kubelet's node topology managers. So far the Topology
-// Manager's hint merge: NUMA bitmasks, topology hints and their merge under
-// each policy (none, best-effort, restricted, single-numa-node) and option
+// topology: the kubelet's node topology managers. The Topology Manager:
+// NUMA bitmasks, topology hints and their merge under each policy (none,
+// best-effort, restricted, single-numa-node) and option
 // (prefer-closest-numa-nodes, max-allowable-numa-nodes), with upstream's
 // answer and tie-breaks but without its cartesian product (an 8-node
-// machine's worst case in half a millisecond instead of seconds).
+// machine's worst case in half a millisecond instead of seconds), and its
+// admission (Manager: container and pod scope over the hint providers).
+// Its subpackages: the CPU and Memory Managers' static policies (cpu,
+// memory), CPU lists as bitsets (cpuset) and both managers' checkpoint
+// files (checkpoint).
 //
 // nodelifetest: for property-based tests of policies built on the
 // library, and of the library itself. rapid generators of every input

@@ -24,9 +24,10 @@
 // A NodeInfo keeps the sum of its pods' requests and their host ports, so
 // one admission costs the same on a node with 10 pods or 110, and a
 // simulator can place pods on thousands of nodes (see the benchmarks).
-// Chain runs the kubelet's whole handler chain, with the pressure and
-// shutdown handlers of packages eviction/pressure and shutdown and slots
-// for the rest. ReconcileMirrors plans the mirror pods of a node's static
+// Chain runs the kubelet's whole handler chain, with the pressure,
+// topology and shutdown handlers of packages eviction/pressure, topology
+// (TopologyHandler: the topology manager with the CPU and memory
+// managers) and shutdown, and slots for the rest. ReconcileMirrors plans the mirror pods of a node's static
 // pods.
 //
 // # Semantics

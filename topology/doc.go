@@ -1,9 +1,11 @@
 // Package topology is the kubelet's node topology managers as pure
-// planners. So far it holds the Topology Manager's hint merge: NUMA
-// bitmasks, topology hints, and the merge of the hint providers' hints
-// under each --topology-manager-policy (none, best-effort, restricted,
+// planners. It holds the Topology Manager: NUMA bitmasks, topology hints,
+// the merge of the hint providers' hints under each
+// --topology-manager-policy (none, best-effort, restricted,
 // single-numa-node) with the policy options prefer-closest-numa-nodes and
-// max-allowable-numa-nodes, as k8s.io/kubernetes v1.36.3
+// max-allowable-numa-nodes, and the admission that runs the merge for each
+// container or the whole pod (--topology-manager-scope) and has the
+// providers allocate on its result (Manager), as k8s.io/kubernetes v1.36.3
 // pkg/kubelet/cm/topologymanager decides them. Its subpackages hold the
 // hint providers and their state: the CPU Manager's static policy (cpu),
 // the Memory Manager's (memory), the kubelet's CPU lists as bitsets
@@ -20,6 +22,26 @@
 //	hint, admit, err := topology.Merge(topology.PolicySingleNUMANode, info, topology.PolicyOptions{}, providers)
 //
 // admit false is the kubelet's TopologyAffinityError: the pod is rejected.
+//
+// A Manager does the whole admission as the kubelet's admit handler runs
+// it, with the providers' own hint and allocation functions (the CPU
+// Manager's cpu.Static.Provider, the Memory Manager's
+// memory.Static.Provider, a caller's for devices, in the kubelet's order:
+// devices, cpu, memory):
+//
+//	m, err := topology.NewManager(topology.ManagerConfig{
+//		Policy: topology.PolicySingleNUMANode, Scope: topology.ScopeContainer,
+//		NUMA: info, Providers: []topology.Provider{cpus.Provider(), mem.Provider()},
+//	})
+//	a, err := m.Admit(pod) // a.Admit, a.Reason, a.Message: the pod's admission
+//
+// Under container scope each container (init containers first) is merged
+// and then allocated by every provider on its hint; under pod scope the
+// pod's hints are merged once and every container allocated on that hint;
+// under the none policy nothing is merged. The first refusal ends the
+// admission (TopologyAffinityError for a merge, the provider's error for
+// an allocation) and, as upstream, leaves the containers allocated before
+// it to the caller to release.
 //
 // # Semantics
 //
