@@ -16,13 +16,14 @@ import (
 
 // node8 is the admission the kubelet runs for a Guaranteed pod on an
 // 8-NUMA machine (2 sockets, 4 NUMA nodes each, 16 cores of 2 threads per
-// node: 256 CPUs; 64Gi and sixteen 1Gi pages per node): the CPU and
-// Memory Managers' hints, the best-effort merge of the three lists (cpu,
-// memory, hugepages-1Gi), both allocations.
+// node: 256 CPUs; 64Gi and sixteen 1Gi pages per node): a
+// topology.Manager under best-effort with the CPU and Memory Managers as
+// providers (their hints, the merge of the three lists cpu, memory and
+// hugepages-1Gi, both allocations).
 type node8 struct {
 	cpus *cpu.Static
 	mem  *memory.Static
-	info topology.NUMAInfo
+	tm   *topology.Manager
 }
 
 func newNode8(tb testing.TB) *node8 {
@@ -66,7 +67,12 @@ func newNode8(tb testing.TB) *node8 {
 	if err := mem.Start(checkpoint.MemoryState{}); err != nil {
 		tb.Fatal(err)
 	}
-	return &node8{cpus: c, mem: mem, info: topology.NUMAInfo{Nodes: m.NUMANodes()}}
+	tm, err := topology.NewManager(topology.ManagerConfig{Policy: topology.PolicyBestEffort, NUMA: topology.NUMAInfo{Nodes: m.NUMANodes()},
+		Providers: []topology.Provider{c.Provider(), mem.Provider()}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &node8{cpus: c, mem: mem, tm: tm}
 }
 
 func podOf(uid, cpus, mem, huge string) cgroup.Pod {
@@ -76,33 +82,23 @@ func podOf(uid, cpus, mem, huge string) cgroup.Pod {
 	return cgroup.Pod{UID: uid, Containers: []cgroup.Container{{Name: "app", Resources: cgroup.Resources{Requests: l(), Limits: l()}}}}
 }
 
-// admit runs one admission; it reports whether the pod was placed.
+// admit runs one admission; it reports whether the pod was placed (a
+// refused pod's allocations are released).
 func (n *node8) admit(tb testing.TB, pod cgroup.Pod) bool {
-	ch, err := n.cpus.Hints(pod, "app")
+	a, err := n.tm.Admit(pod)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	mh, err := n.mem.Hints(pod, "app")
-	if err != nil {
-		tb.Fatal(err)
+	if !a.Admit {
+		n.release(pod.UID)
 	}
-	hint, admit, err := topology.Merge(topology.PolicyBestEffort, n.info, topology.PolicyOptions{}, []topology.ProviderHints{ch, mh})
-	if err != nil || !admit {
-		tb.Fatalf("merge: %v %v", admit, err)
-	}
-	if _, err := n.cpus.Allocate(pod, "app", hint); err != nil {
-		return false
-	}
-	if _, err := n.mem.Allocate(pod, "app", hint); err != nil {
-		n.cpus.RemoveContainer(pod.UID, "app")
-		return false
-	}
-	return true
+	return a.Admit
 }
 
 func (n *node8) release(uid string) {
 	n.cpus.RemoveContainer(uid, "app")
 	n.mem.RemoveContainer(uid, "app")
+	n.tm.RemoveContainer(uid, "app")
 }
 
 // filled8 returns the machine holding 30 pods of 4 CPUs, 8Gi and 2Gi of
