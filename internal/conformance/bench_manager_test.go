@@ -7,8 +7,6 @@ import (
 	"github.com/go-logr/logr"
 	cadvisorapi "github.com/google/cadvisor/info/v1"
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/kubernetes/pkg/kubelet/cm/cpumanager"
 	"k8s.io/kubernetes/pkg/kubelet/cm/cpumanager/state"
 	"k8s.io/kubernetes/pkg/kubelet/cm/memorymanager"
@@ -91,15 +89,10 @@ func managerPairs() []pair {
 	if err := umem.Start(logger, umst); err != nil {
 		panic(err)
 	}
-	tm.AddHintProvider(logger, &upstreamCPUProvider{pol: upol, st: ust})
-	tm.AddHintProvider(logger, &upstreamMemoryProvider{pol: umem, st: umst})
+	tm.AddHintProvider(logger, &upstreamProvider[state.State]{pol: upol, st: ust})
+	tm.AddHintProvider(logger, &upstreamProvider[memstate.State]{pol: umem, st: umst})
 
-	pod := func(uid string) *v1.Pod {
-		l := v1.ResourceList{v1.ResourceCPU: resource.MustParse("4"), v1.ResourceMemory: resource.MustParse("8Gi"), "hugepages-1Gi": resource.MustParse("2Gi")}
-		p := &v1.Pod{Spec: v1.PodSpec{Containers: []v1.Container{{Name: "app", Resources: v1.ResourceRequirements{Requests: l, Limits: l.DeepCopy()}}}}}
-		p.Name, p.UID = uid, types.UID(uid)
-		return p
-	}
+	pod := bigPod
 	ourAdmit := func(p *v1.Pod) {
 		a, err := ours.Admit(kubeapi.CgroupPod(p))
 		if err != nil || !a.Admit {

@@ -17,6 +17,15 @@ import (
 	"github.com/nodelife/nodelife/topology/memory"
 )
 
+// bigPod is the Guaranteed pod the memory and manager pairs place: one
+// container "app" of 4 CPUs, 8Gi and 2Gi of 1Gi pages.
+func bigPod(uid string) *v1.Pod {
+	l := v1.ResourceList{v1.ResourceCPU: resource.MustParse("4"), v1.ResourceMemory: resource.MustParse("8Gi"), "hugepages-1Gi": resource.MustParse("2Gi")}
+	p := &v1.Pod{Spec: v1.PodSpec{Containers: []v1.Container{{Name: "app", Resources: v1.ResourceRequirements{Requests: l, Limits: l.DeepCopy()}}}}}
+	p.Name, p.UID = uid, types.UID(uid)
+	return p
+}
+
 // memoryPairs times the static memory policy beside upstream's on an
 // 8-NUMA machine (64Gi and sixteen 1Gi pages per node, 1Gi reserved each)
 // holding 30 pods of 8Gi and 2Gi of pages: a pod of the same size has its
@@ -44,12 +53,7 @@ func memoryPairs() []pair {
 	if err := theirs.Start(logger, st); err != nil {
 		panic(err)
 	}
-	pod := func(uid string) *v1.Pod {
-		l := v1.ResourceList{v1.ResourceCPU: resource.MustParse("4"), v1.ResourceMemory: resource.MustParse("8Gi"), "hugepages-1Gi": resource.MustParse("2Gi")}
-		p := &v1.Pod{Spec: v1.PodSpec{Containers: []v1.Container{{Name: "app", Resources: v1.ResourceRequirements{Requests: l, Limits: l.DeepCopy()}}}}}
-		p.Name, p.UID = uid, types.UID(uid)
-		return p
-	}
+	pod := bigPod
 	ourAdmit := func(p *v1.Pod) {
 		cp := kubeapi.CgroupPod(p)
 		h, err := ours.Hints(cp, "app")

@@ -26,43 +26,33 @@ import (
 	"github.com/nodelife/nodelife/topology/memory"
 )
 
-// upstreamCPUProvider is the CPU manager as the topology manager calls it:
-// its static policy on its state (the manager adds only the removal of
-// stale state, which these sequences never leave).
-type upstreamCPUProvider struct {
-	pol cpumanager.Policy
-	st  state.State
+// staticPolicy is what the CPU and memory managers' static policies have
+// in common: hints and allocations on a state of type S.
+type staticPolicy[S any] interface {
+	GetTopologyHints(logr.Logger, S, *v1.Pod, *v1.Container) map[string][]topologymanager.TopologyHint
+	GetPodTopologyHints(logr.Logger, S, *v1.Pod) map[string][]topologymanager.TopologyHint
+	AllocatePod(logr.Logger, S, *v1.Pod) error
+	Allocate(logr.Logger, S, *v1.Pod, *v1.Container) error
 }
 
-func (p *upstreamCPUProvider) GetTopologyHints(pod *v1.Pod, c *v1.Container) map[string][]topologymanager.TopologyHint {
+// upstreamProvider is a manager as the topology manager calls it: its
+// static policy on its state (the CPU and memory managers add only the
+// removal of stale state, which these sequences never leave).
+type upstreamProvider[S any] struct {
+	pol staticPolicy[S]
+	st  S
+}
+
+func (p *upstreamProvider[S]) GetTopologyHints(pod *v1.Pod, c *v1.Container) map[string][]topologymanager.TopologyHint {
 	return p.pol.GetTopologyHints(logr.Discard(), p.st, pod, c)
 }
-func (p *upstreamCPUProvider) GetPodTopologyHints(pod *v1.Pod) map[string][]topologymanager.TopologyHint {
+func (p *upstreamProvider[S]) GetPodTopologyHints(pod *v1.Pod) map[string][]topologymanager.TopologyHint {
 	return p.pol.GetPodTopologyHints(logr.Discard(), p.st, pod)
 }
-func (p *upstreamCPUProvider) AllocatePod(pod *v1.Pod) error {
+func (p *upstreamProvider[S]) AllocatePod(pod *v1.Pod) error {
 	return p.pol.AllocatePod(logr.Discard(), p.st, pod)
 }
-func (p *upstreamCPUProvider) Allocate(pod *v1.Pod, c *v1.Container) error {
-	return p.pol.Allocate(logr.Discard(), p.st, pod, c)
-}
-
-// upstreamMemoryProvider is the memory manager likewise.
-type upstreamMemoryProvider struct {
-	pol memorymanager.Policy
-	st  memstate.State
-}
-
-func (p *upstreamMemoryProvider) GetTopologyHints(pod *v1.Pod, c *v1.Container) map[string][]topologymanager.TopologyHint {
-	return p.pol.GetTopologyHints(logr.Discard(), p.st, pod, c)
-}
-func (p *upstreamMemoryProvider) GetPodTopologyHints(pod *v1.Pod) map[string][]topologymanager.TopologyHint {
-	return p.pol.GetPodTopologyHints(logr.Discard(), p.st, pod)
-}
-func (p *upstreamMemoryProvider) AllocatePod(pod *v1.Pod) error {
-	return p.pol.AllocatePod(logr.Discard(), p.st, pod)
-}
-func (p *upstreamMemoryProvider) Allocate(pod *v1.Pod, c *v1.Container) error {
+func (p *upstreamProvider[S]) Allocate(pod *v1.Pod, c *v1.Container) error {
 	return p.pol.Allocate(logr.Discard(), p.st, pod, c)
 }
 
@@ -185,8 +175,8 @@ func TestDifferentialTopologyManager(t *testing.T) {
 		if err := umem.Start(logger, umst); err != nil {
 			t.Fatalf("sequence %d: upstream memory Start: %v", seq, err)
 		}
-		tm.AddHintProvider(logger, &upstreamCPUProvider{pol: upol, st: ust})
-		tm.AddHintProvider(logger, &upstreamMemoryProvider{pol: umem, st: umst})
+		tm.AddHintProvider(logger, &upstreamProvider[state.State]{pol: upol, st: ust})
+		tm.AddHintProvider(logger, &upstreamProvider[memstate.State]{pol: umem, st: umst})
 		if err := cpus.Start(checkpoint.CPUState{}); err != nil {
 			t.Fatalf("sequence %d: cpu Start: %v", seq, err)
 		}
