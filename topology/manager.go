@@ -108,7 +108,8 @@ func (c ManagerConfig) Validate() error {
 // container was given (upstream's Store) until RemoveContainer.
 //
 // Manager is not safe for concurrent use; the providers it calls hold the
-// allocations.
+// allocations. Make one with NewManager: the zero Manager admits nothing
+// (Admit returns an ErrInvalid error).
 type Manager struct {
 	cfg      ManagerConfig
 	affinity map[string]map[string]Hint
@@ -168,6 +169,9 @@ type Admission struct {
 // modelled: pods are admitted as with the gate off.
 func (m *Manager) Admit(pod cgroup.Pod) (Admission, error) {
 	var a Admission
+	if m.affinity == nil {
+		return a, fmt.Errorf("%w: the Manager was not made by NewManager", ErrInvalid)
+	}
 	containers := make([]string, 0, len(pod.InitContainers)+len(pod.Containers))
 	for _, c := range pod.InitContainers {
 		containers = append(containers, c.Name)

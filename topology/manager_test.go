@@ -226,6 +226,10 @@ func TestManagerErrors(t *testing.T) {
 	if _, err := topology.NewManager(topology.ManagerConfig{Policy: topology.PolicyNone, Scope: "node", NUMA: nine}); err != nil {
 		t.Errorf("none: %v", err)
 	}
+	var zero topology.Manager
+	if _, err := zero.Admit(twoContainerPod); !errors.Is(err, topology.ErrInvalid) {
+		t.Errorf("zero Manager: %v, want ErrInvalid", err)
+	}
 	bad := errors.New("unknown container")
 	p := topology.Provider{Name: "cpu",
 		Hints:    func(cgroup.Pod, string) (topology.ProviderHints, error) { return nil, bad },
