@@ -172,24 +172,8 @@ func (m *Manager) Admit(pod cgroup.Pod) (Admission, error) {
 	if m.affinity == nil {
 		return a, fmt.Errorf("%w: the Manager was not made by NewManager", ErrInvalid)
 	}
-	containers := make([]string, 0, len(pod.InitContainers)+len(pod.Containers))
-	for _, c := range pod.InitContainers {
-		containers = append(containers, c.Name)
-	}
-	for _, c := range pod.Containers {
-		containers = append(containers, c.Name)
-	}
-	if m.cfg.Policy == PolicyNone {
-		for _, name := range containers {
-			if !m.allocate(pod, name, Hint{}, &a) {
-				return a, nil
-			}
-		}
-		a.Admit = true
-		return a, nil
-	}
 	var podHint Hint
-	if m.cfg.Scope == ScopePod {
+	if m.cfg.Policy != PolicyNone && m.cfg.Scope == ScopePod {
 		hint, admit, err := m.merge(func(p Provider) (ProviderHints, error) { return p.PodHints(pod) })
 		if err != nil {
 			return a, err
@@ -200,26 +184,38 @@ func (m *Manager) Admit(pod cgroup.Pod) (Admission, error) {
 		}
 		podHint = hint
 	}
-	for _, name := range containers {
-		hint := podHint
-		if m.cfg.Scope == ScopeContainer {
-			h, admit, err := m.merge(func(p Provider) (ProviderHints, error) { return p.Hints(pod, name) })
-			if err != nil {
+	for _, cs := range [...][]cgroup.Container{pod.InitContainers, pod.Containers} {
+		for _, c := range cs {
+			if refused, err := m.admitContainer(pod, c.Name, podHint, &a); refused || err != nil {
 				return a, err
 			}
-			if !admit {
-				a.Reason, a.Message, a.Refused, a.Hint = ReasonTopologyAffinity, MessageTopologyAffinity, name, h
-				return a, nil
-			}
-			hint = h
-		}
-		m.setAffinity(pod.UID, name, hint)
-		if !m.allocate(pod, name, hint, &a) {
-			return a, nil
 		}
 	}
 	a.Admit = true
 	return a, nil
+}
+
+// admitContainer merges the container's hints (container scope; pod scope
+// gives podHint) and has the providers allocate it, recording it in a. It
+// reports whether the pod was refused.
+func (m *Manager) admitContainer(pod cgroup.Pod, name string, podHint Hint, a *Admission) (bool, error) {
+	if m.cfg.Policy == PolicyNone {
+		return !m.allocate(pod, name, Hint{}, a), nil
+	}
+	hint := podHint
+	if m.cfg.Scope == ScopeContainer {
+		h, admit, err := m.merge(func(p Provider) (ProviderHints, error) { return p.Hints(pod, name) })
+		if err != nil {
+			return false, err
+		}
+		if !admit {
+			a.Reason, a.Message, a.Refused, a.Hint = ReasonTopologyAffinity, MessageTopologyAffinity, name, h
+			return true, nil
+		}
+		hint = h
+	}
+	m.setAffinity(pod.UID, name, hint)
+	return !m.allocate(pod, name, hint, a), nil
 }
 
 // merge collects every provider's hints with get and merges them.
