@@ -109,7 +109,10 @@ var deviations = map[string]string{
 	"distribute-loops": "distribute-cpus-across-numa, spreading the CPUs left over after the even share over a subset of " +
 		"NUMA nodes: when every node of the subset keeps fewer than a CPU group (the CPUs per core under full-pcpus-only) " +
 		"while CPUs are still to place, upstream's loop never ends (the kubelet hangs in admission); nodelife skips that " +
-		"subset, as upstream does since kubernetes#140730 (merged after v1.36.3), which counts the subset's room in whole groups. Counted when upstream has not answered: in 10 s for the first such input of a comparison, then 0.3 s",
+		"subset, as upstream does since kubernetes#140730 (merged after v1.36.3), which counts the subset's room in whole groups. Counted for TakeDistributed when Machine.UpstreamDistributeLoops says upstream loops " +
+		"(the first three such inputs are run upstream to show that it does not answer: 10 s for the first, 0.3 s for the others; " +
+		"an input it does not flag gets 30 s, and a timeout there fails the comparison); in the static policy's sequences, when " +
+		"upstream has not answered a step: in 20 s for the first, then 3 s",
 	"missing-memory-table": "a pod asks huge pages of a size some NUMA node has no table for (the kubelet's resource " +
 		"admission refuses such pods first): upstream's memory manager dereferences the missing table and panics; nodelife counts " +
 		"it as no memory. The sequence is not compared further",

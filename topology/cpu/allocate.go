@@ -20,7 +20,7 @@ func (p *Static) take(free set, size, n int) (cpuset.CPUSet, error) {
 		if p.opts.FullPCPUsOnly {
 			group = p.groupSize
 		}
-		r, err = p.m.takeDistributed(free, size, n, group, o)
+		r, err = p.m.takeDistributed(free, size, n, group, o, nil)
 	} else {
 		r, err = p.m.takePacked(free, size, n, o)
 	}

@@ -90,11 +90,29 @@ func (m *Machine) TakeDistributed(available cpuset.CPUSet, n, groupSize int, opt
 	if groupSize < 1 {
 		return cpuset.CPUSet{}, fmt.Errorf("%w: CPU group size %d is below 1", ErrInvalid, groupSize)
 	}
-	r, err := m.takeDistributed(m.fromCPUSet(available), available.Size(), n, groupSize, opts)
+	r, err := m.takeDistributed(m.fromCPUSet(available), available.Size(), n, groupSize, opts, nil)
 	if err != nil {
 		return cpuset.CPUSet{}, err
 	}
 	return m.toCPUSet(r), nil
+}
+
+// UpstreamDistributeLoops reports whether k8s.io/kubernetes v1.36.3's
+// takeByTopologyNUMADistributed never returns for this request (the
+// kubelet then hangs in admission): TakeDistributed with the same
+// arguments reaches a subset of NUMA nodes whose free CPUs cannot take the
+// leftover groups, which it skips as upstream does since kubernetes#140730
+// and v1.36.3 loops on. It answers for upstream's behaviour, so opts must
+// not set the fixes upstream lacks (KeepBestCombination, ExactFreeCores);
+// with them it reports the path TakeDistributed takes. An invalid
+// groupSize gives false.
+func (m *Machine) UpstreamDistributeLoops(available cpuset.CPUSet, n, groupSize int, opts TakeOptions) bool {
+	if groupSize < 1 {
+		return false
+	}
+	loops := false
+	_, _ = m.takeDistributed(m.fromCPUSet(available), available.Size(), n, groupSize, opts, &loops)
+	return loops
 }
 
 // accumulator is upstream's cpuAccumulator over bit sets: free holds the
@@ -447,8 +465,9 @@ func balance(xs []int) float64 {
 	return roundMilli(math.Sqrt(sq / float64(len(xs))))
 }
 
-// takeDistributed is TakeDistributed on a set.
-func (m *Machine) takeDistributed(free set, availableSize, n, groupSize int, opts TakeOptions) (set, error) {
+// takeDistributed is TakeDistributed on a set; it sets *loops (when not
+// nil) if it skips a subset where upstream loops forever.
+func (m *Machine) takeDistributed(free set, availableSize, n, groupSize int, opts TakeOptions, loops *bool) (set, error) {
 	opts.PreferUncoreCache = false
 	if n%groupSize != 0 {
 		return m.takePacked(free, availableSize, n, opts)
@@ -542,6 +561,9 @@ func (m *Machine) takeDistributed(free set, availableSize, n, groupSize int, opt
 						return true
 					}
 					if !spreadRemainder(left, subset, remainder, groupSize) {
+						if loops != nil {
+							*loops = true
+						}
 						return true // upstream loops forever here
 					}
 					if b := balance(values(left)); b < localBest {
@@ -579,6 +601,9 @@ func (m *Machine) takeDistributed(free set, availableSize, n, groupSize int, opt
 				progress = true
 			}
 			if !progress {
+				if loops != nil {
+					*loops = true
+				}
 				break // upstream loops forever here
 			}
 		}
