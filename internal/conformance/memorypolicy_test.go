@@ -21,6 +21,7 @@ import (
 
 	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/examples/kubeapi"
+	"github.com/nodelife/nodelife/nodelifetest"
 	"github.com/nodelife/nodelife/topology"
 	"github.com/nodelife/nodelife/topology/checkpoint"
 	"github.com/nodelife/nodelife/topology/memory"
@@ -210,6 +211,7 @@ func TestDifferentialMemoryStaticPolicy(t *testing.T) {
 		var last topology.ProviderHints
 		var admitted []seqOp
 		broken := false
+		groupsBroken := false // a single-node allocation broke a group at some step (kubernetes#113035)
 		for step, steps := 0, 10+r.Intn(31); step < steps; step++ {
 			var what, nl, up string
 			switch {
@@ -284,6 +286,7 @@ func TestDifferentialMemoryStaticPolicy(t *testing.T) {
 			if broken {
 				break // upstream's state is no longer comparable
 			}
+			groupsBroken = groupsBroken || nodelifetest.CheckMemoryGroups(ours.State()) != nil
 			nl += " " + sortedMemoryText(ours.State())
 			up += " " + sortedMemoryText(fromUpstreamMemory(st))
 			if nl != up {
@@ -304,26 +307,28 @@ func TestDifferentialMemoryStaticPolicy(t *testing.T) {
 		ust.SetMachineState(st.GetMachineState())
 		ust.SetMemoryAssignments(st.GetMemoryAssignments())
 		err, uerr = again.Start(restored), uagain.Start(logger, ust)
-		if (err == nil) != (uerr == nil) {
+		if groupsBroken {
 			// Upstream replays the containers' blocks in Go map order; once a
-			// group was broken (kubernetes#113035) its answer can depend on
-			// that order. Try it again: a documented deviation if some order
-			// gives nodelife's answer.
-			for try := 0; try < 50; try++ {
+			// group was broken its answer can depend on that order. Every
+			// such restart is the documented deviation when some order (of
+			// up to 51 tries) gives nodelife's answer, so that the count
+			// does not depend on the first try's order.
+			for try := 0; (err == nil) != (uerr == nil) && try < 50; try++ {
 				u2, _ := memorymanager.NewPolicyStatic(logger, m.machineInfo(), m.upstreamReserved(), store)
 				s2 := memstate.NewMemoryState(logger)
 				s2.SetMachineState(st.GetMachineState())
 				s2.SetMemoryAssignments(st.GetMemoryAssignments())
-				if e2 := u2.Start(logger, s2); (e2 == nil) == (err == nil) {
-					uerr = e2
-					break
-				}
+				uerr = u2.Start(logger, s2)
 			}
 			if (err == nil) != (uerr == nil) {
-				c.disagree("sequence %d: restart: nodelife %v, upstream %v", seq, err, uerr)
+				c.disagree("sequence %d: restart after a broken group: nodelife %v, upstream %v in 51 tries", seq, err, uerr)
 			} else {
 				c.deviate("restart-order")
 			}
+			continue
+		}
+		if (err == nil) != (uerr == nil) {
+			c.disagree("sequence %d: restart: nodelife %v, upstream %v", seq, err, uerr)
 			continue
 		}
 		c.agree()

@@ -119,7 +119,8 @@ var deviations = map[string]string{
 	"restart-order": "a memory manager state in which a single-node allocation broke a multi-node group (which upstream " +
 		"allows, kubernetes#113035), restored at a restart: upstream replays the containers' blocks in Go map order and, on " +
 		"such a state, accepts or refuses it depending on that order; nodelife replays them sorted by pod and container. " +
-		"Counted when upstream gives nodelife's answer in one of up to 50 more tries",
+		"Every restart after a sequence in which a group was broken is counted here, when upstream gives nodelife's answer " +
+		"in one of up to 51 tries (so that the count does not depend on the order of the first try)",
 	"long-hostname": "upstream fails to build the identity hash for a hostname over 65535 bytes (klog.Fatalf); " +
 		"nodelife hashes it with the length truncated to 16 bits (not compared: upstream ends the process)",
 }
