@@ -1,6 +1,7 @@
 package topology_test
 
 import (
+	"errors"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -86,4 +87,16 @@ func ExampleManager() {
 	//   db: {01 (preferred)}, CPUs 1-2, memory on [0]
 	//   web: {10 (preferred)}, CPUs 4-6, memory on [1]
 	//   batch: refused: UnexpectedAdmissionError: Allocate failed due to not enough cpus available to satisfy request: requested=3, available=1, which is unexpected
+}
+
+// AdmissionError is how the kubelet words a provider's allocation error
+// in the pod's status: a typed error (the CPU Manager's SMTAlignmentError)
+// gives its own reason, any other is unexpected.
+func ExampleAdmissionError() {
+	smt := cpu.SMTAlignmentError{RequestedCPUs: 3, CPUsPerCore: 2}
+	fmt.Println(topology.AdmissionError(smt))
+	fmt.Println(topology.AdmissionError(errors.New("not enough memory")))
+	// Output:
+	// SMTAlignmentError SMT Alignment Error: requested 3 cpus not multiple cpus per core = 2
+	// UnexpectedAdmissionError Allocate failed due to not enough memory, which is unexpected
 }
