@@ -17,6 +17,7 @@ import (
 	"time"
 	_ "unsafe" // go:linkname, for the CPU manager's unexported allocators
 
+	"github.com/nodelife/nodelife/internal/keys"
 	"github.com/nodelife/nodelife/nodelifetest"
 
 	"github.com/go-logr/logr"
@@ -156,7 +157,7 @@ func pickMachine(r *rand.Rand) (string, cpu.Topology) {
 func randomFree(r *rand.Rand, topo cpu.Topology) cpuset.CPUSet {
 	p := []float64{1, 0.9, 0.6, 0.3}[r.Intn(4)]
 	var ids []int
-	for id := range topo.CPUs {
+	for _, id := range keys.Sorted(topo.CPUs) { // in order: the same seed draws the same set
 		if r.Float64() < p {
 			ids = append(ids, id)
 		}
