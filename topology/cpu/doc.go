@@ -62,7 +62,9 @@
 // cannot hold them in whole groups, upstream loops forever (with
 // full-pcpus-only and distribute-cpus-across-numa, when a node's free CPUs
 // are not a multiple of the threads per core); TakeDistributed skips that
-// subset, as upstream does since kubernetes#140730 (after v1.36.3).
+// subset, as upstream does since kubernetes#140730 (after v1.36.3);
+// Machine.UpstreamDistributeLoops says whether v1.36.3 would hang on a
+// request.
 //
 // Not modelled: the PodLevelResourceManagers gate (alpha in v1.36; a pod
 // with pod-level resources runs in the shared pool, as upstream with the
