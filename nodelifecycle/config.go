@@ -70,6 +70,18 @@ type Config struct {
 	// by kubernetes PR #120816). Off: the decision uses the Ready
 	// condition after the rewrite, as v1.29 and later.
 	TaintOnObservedReady bool
+	// FreshTaintsInPass makes the monitor pass decide from each node's
+	// taints as its own earlier writes of the same pass left them.
+	// Upstream decides from the node list it read when the pass began: a
+	// node whose not-ready:NoExecute taint the pass swaps for
+	// unreachable:NoExecute in the pass where every zone turns fully
+	// disrupted keeps unreachable:NoExecute (full disruption's untainting
+	// looks only for the taints the list shows), the symptom reported in
+	// kubernetes#111385 (nodes left with NoExecute taints in master
+	// disruption mode); and a node a restarted controller has just
+	// untainted is swapped at once, not queued, when its Ready moved
+	// between Unknown and False. Off (upstream): the listed taints.
+	FreshTaintsInPass bool
 	// NoExecute configures the taint eviction planner (tolerationSeconds
 	// anchor, re-planning on toleration edits, Lt/Gt operators); its zero
 	// value is upstream.

@@ -40,12 +40,21 @@ type Controller struct {
 	dirty      []*nodeState         // nodes with a pending NoSchedule reconcile or NoExecute plan
 	leases     map[string]time.Time // leases of nodes not in the view; the others' are in their nodeState
 	pods       map[string]*podState // by namespace/name
+	bound      []string             // keys of pods bound since the last Step (new, or moved to another node)
 	byNode     map[string]map[string]*podState
 	gone       map[string]conditions.HealthRecord // records of deleted nodes, kept as upstream keeps them
+	// deleted holds the deleted nodes that still have pending evictions:
+	// upstream's taint eviction controller keeps them (they fire, or are
+	// cancelled when the pod goes), and a node created again under the name
+	// takes them over.
+	deleted map[string]*nodeState
 
 	prevZones  map[string]eviction.ZoneStatus
 	zoneStates map[string]eviction.ZoneState
 	due        dueHeap
+
+	inPass  bool         // a monitor pass is running
+	touched []*nodeState // nodes whose taints the running pass wrote
 
 	started     bool
 	start, last time.Time
@@ -104,6 +113,15 @@ type nodeState struct {
 	queuedMaybe bool
 
 	scheduled map[string]eviction.Scheduled // pending evictions by pod key
+	// goneUIDs are the UIDs of pods with a pending eviction that left the
+	// node (deleted or moved) since its last plan, for their KindCancel.
+	goneUIDs map[string]string
+
+	// passTaints are the node's taints as the running monitor pass listed
+	// them, kept when the pass writes its taints (passTouched): upstream's
+	// pass decides from that list, not from its own writes.
+	passTaints  []taints.Taint
+	passTouched bool
 
 	reconcile bool // condition NoSchedule taints to reconcile
 	plan      bool // NoExecute plan to redo
@@ -112,6 +130,8 @@ type nodeState struct {
 
 type podState struct {
 	pod Pod
+	// bindPending is set while the pod is in Controller.bound.
+	bindPending bool
 }
 
 // New returns a Controller for cfg, or cfg's validation error.
@@ -126,7 +146,7 @@ func New(cfg Config) (*Controller, error) {
 	return &Controller{
 		cfg: cfg, mon: cfg.monitor(), ev: cfg.eviction(), tainter: t,
 		nodes: map[string]*nodeState{}, leases: map[string]time.Time{}, pods: map[string]*podState{},
-		byNode: map[string]map[string]*podState{}, gone: map[string]conditions.HealthRecord{},
+		byNode: map[string]map[string]*podState{}, gone: map[string]conditions.HealthRecord{}, deleted: map[string]*nodeState{},
 		zoneStates: map[string]eviction.ZoneState{}, zoneIdx: map[string]int{},
 	}, nil
 }
@@ -151,6 +171,10 @@ func (c *Controller) UpsertNode(node Node) {
 		ns = &nodeState{rec: c.gone[node.Name], queuedMaybe: true}
 		c.unseen++
 		delete(c.gone, node.Name)
+		if old := c.deleted[node.Name]; old != nil {
+			ns.scheduled, ns.goneUIDs = old.scheduled, old.goneUIDs
+			delete(c.deleted, node.Name)
+		}
 		ns.renew, ns.hasLease = c.leases[node.Name]
 		delete(c.leases, node.Name)
 		c.nodes[node.Name] = ns
@@ -187,9 +211,12 @@ func (c *Controller) setZone(ns *nodeState) {
 	ns.zi = zi
 }
 
-// DeleteNode removes the named node from the view. Its pending evictions
-// are dropped; its health record is kept, as upstream keeps it, for a node
-// of the same name created later.
+// DeleteNode removes the named node from the view. Its health record is
+// kept, as upstream keeps it, for a node of the same name created later;
+// so are its pending evictions, as upstream's taint eviction controller
+// keeps them: each fires at its time if its pod is still bound to the
+// name, is cancelled when the pod is deleted first, and is planned again
+// with the pods of a node created under the same name.
 func (c *Controller) DeleteNode(name string) {
 	ns := c.nodes[name]
 	if ns == nil {
@@ -204,8 +231,19 @@ func (c *Controller) DeleteNode(name string) {
 	if ns.hasLease {
 		c.leases[name] = ns.renew
 	}
-	ns.scheduled = nil
+	if len(ns.scheduled) > 0 {
+		c.deleted[name] = ns
+	}
 	ns.reconcile, ns.plan = false, false
+}
+
+// holder returns the node, in the view or deleted, that holds the pending
+// evictions of pods bound to name.
+func (c *Controller) holder(name string) *nodeState {
+	if ns := c.nodes[name]; ns != nil {
+		return ns
+	}
+	return c.deleted[name]
 }
 
 // UpsertLease records the node lease of l.Node. A lease alone changes
@@ -241,14 +279,16 @@ func (c *Controller) UpsertPod(pod Pod) {
 		ps = &podState{pod: pod}
 		c.pods[key] = ps
 		c.bind(key, ps)
+		c.bindSeen(key, ps)
 		c.touch(pod.NodeName)
 		return
 	}
 	old := ps.pod
 	ps.pod = pod
 	if old.NodeName != pod.NodeName {
-		c.unbind(key, old.NodeName)
+		c.unbind(key, old.NodeName, old.UID)
 		c.bind(key, ps)
+		c.bindSeen(key, ps)
 		c.touch(old.NodeName)
 		c.touch(pod.NodeName)
 		return
@@ -267,7 +307,7 @@ func (c *Controller) DeletePod(namespace, name string) {
 		return
 	}
 	delete(c.pods, key)
-	c.unbind(key, ps.pod.NodeName)
+	c.unbind(key, ps.pod.NodeName, ps.pod.UID)
 	c.touch(ps.pod.NodeName)
 }
 
@@ -280,7 +320,25 @@ func (c *Controller) bind(key string, ps *podState) {
 	m[key] = ps
 }
 
-func (c *Controller) unbind(key, node string) {
+// bindSeen remembers that the pod was bound to its node since the last
+// Step, for the NotReady marking of pods bound to a node that is not Ready.
+func (c *Controller) bindSeen(key string, ps *podState) {
+	if !ps.bindPending {
+		ps.bindPending = true
+		c.bound = append(c.bound, key)
+	}
+}
+
+// unbind takes the pod key (of UID uid) off node's pods.
+func (c *Controller) unbind(key, node, uid string) {
+	if ns := c.holder(node); ns != nil {
+		if _, ok := ns.scheduled[key]; ok {
+			if ns.goneUIDs == nil {
+				ns.goneUIDs = map[string]string{}
+			}
+			ns.goneUIDs[key] = uid
+		}
+	}
 	if m := c.byNode[node]; m != nil {
 		delete(m, key)
 		if len(m) == 0 {
@@ -330,7 +388,7 @@ func (c *Controller) Scheduled(namespace, name string) (eviction.Scheduled, bool
 	if ps == nil {
 		return eviction.Scheduled{}, false
 	}
-	ns := c.nodes[ps.pod.NodeName]
+	ns := c.holder(ps.pod.NodeName)
 	if ns == nil {
 		return eviction.Scheduled{}, false
 	}

@@ -177,10 +177,12 @@ func ExampleController_Scheduled() {
 	r = c.Step(start.Add(time.Second), nil)
 	_, ok = c.Scheduled("shop", "db-0")
 	fmt.Println(ok, len(r.Actions), r.Next.Sub(start))
+	fmt.Println(r.Actions[0])
 	// Output:
 	// true 1m0s 5s
 	// Normal 1 1
-	// false 0 5s
+	// false 1 5s
+	// Cancel n1 pod shop/db-0: pod shop/db-0 is gone from the node: its eviction is cancelled
 }
 
 // A controller whose own view was cut (its watch of the leases failed)

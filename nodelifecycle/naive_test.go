@@ -3,6 +3,7 @@ package nodelifecycle
 import (
 	"cmp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/nodelife/nodelife/conditions"
@@ -26,7 +27,9 @@ type naive struct {
 
 	records   map[string]conditions.HealthRecord // never forgotten, as upstream
 	seen      map[string]bool
-	scheduled map[string]map[string]eviction.Scheduled
+	scheduled map[string]map[string]eviction.Scheduled // by node name, kept when the node is deleted
+	goneUID   map[string]map[string]string             // UIDs of pods that left a node, by node and pod key
+	bound     map[string]bool                          // pods bound since the last Step
 	prev      map[string]eviction.ZoneStatus
 	states    map[string]eviction.ZoneState
 
@@ -45,6 +48,7 @@ func newNaive(cfg Config) *naive {
 	}
 	return &naive{cfg: cfg, tainter: t, nodes: map[string]Node{}, leases: map[string]time.Time{}, pods: map[string]Pod{},
 		records: map[string]conditions.HealthRecord{}, seen: map[string]bool{}, scheduled: map[string]map[string]eviction.Scheduled{},
+		goneUID: map[string]map[string]string{}, bound: map[string]bool{},
 		states: map[string]eviction.ZoneState{}}
 }
 
@@ -52,7 +56,6 @@ func (n *naive) UpsertNode(node Node) { n.nodes[node.Name] = node }
 func (n *naive) DeleteNode(name string) {
 	delete(n.nodes, name)
 	delete(n.seen, name)
-	delete(n.scheduled, name)
 }
 func (n *naive) UpsertLease(l Lease)     { n.leases[l.Node] = l.RenewTime }
 func (n *naive) DeleteLease(node string) { delete(n.leases, node) }
@@ -61,9 +64,46 @@ func (n *naive) UpsertPod(p Pod) {
 		n.DeletePod(p.Namespace, p.Name)
 		return
 	}
+	if old, ok := n.pods[p.Key()]; !ok || old.NodeName != p.NodeName {
+		n.bound[p.Key()] = true
+		if ok {
+			n.left(old)
+		}
+	}
 	n.pods[p.Key()] = p
 }
-func (n *naive) DeletePod(ns, name string) { delete(n.pods, ns+"/"+name) }
+func (n *naive) DeletePod(ns, name string) {
+	if p, ok := n.pods[ns+"/"+name]; ok {
+		n.left(p)
+	}
+	delete(n.pods, ns+"/"+name)
+}
+
+// left notes the UID of a pod that leaves its node, for the cancel of its
+// pending eviction.
+func (n *naive) left(p Pod) {
+	if n.goneUID[p.NodeName] == nil {
+		n.goneUID[p.NodeName] = map[string]string{}
+	}
+	n.goneUID[p.NodeName][p.Key()] = p.UID
+}
+
+// cancelGone drops the schedules of pods no longer on the node, with a
+// cancel for those that left it.
+func (n *naive) cancelGone(name string) {
+	sched := n.scheduled[name]
+	for _, key := range sortedKeys(sched) {
+		if p, ok := n.pods[key]; !ok || p.NodeName != name || p.Terminating {
+			delete(sched, key)
+			if !ok || p.NodeName != name {
+				ns, pn, _ := strings.Cut(key, "/")
+				_ = n.emit(Action{Kind: KindCancel, Node: name, Pod: PodRef{Namespace: ns, Name: pn, UID: n.goneUID[name][key]},
+					Reason: "PodDeleted", Message: "pod " + key + " is gone from the node: its eviction is cancelled"})
+			}
+		}
+	}
+	delete(n.goneUID, name)
+}
 
 func (n *naive) emit(a Action) error {
 	a.At = n.now
@@ -131,8 +171,52 @@ func (n *naive) Step(now time.Time, apply Apply) Ready {
 	retry := false
 	mon := n.cfg.monitor()
 
+	// Pods bound since the last Step to a node whose saved Ready is not
+	// True are marked NotReady, node by node.
+	byNode := map[string][]PodRef{}
+	for _, key := range sortedKeys(n.bound) {
+		p, ok := n.pods[key]
+		if !ok || !p.Ready {
+			continue
+		}
+		r := n.records[p.NodeName]
+		if _, exists := n.nodes[p.NodeName]; !exists || !r.Known || !r.HasSavedReady || r.SavedReady.Status == conditions.True {
+			continue
+		}
+		byNode[p.NodeName] = append(byNode[p.NodeName], PodRef{Namespace: p.Namespace, Name: p.Name, UID: p.UID})
+	}
+	n.bound = map[string]bool{}
+	for _, name := range sortedKeys(byNode) {
+		refs := byNode[name]
+		msg := "bound to node " + name + ", whose Ready is " + string(n.records[name].SavedReady.Status)
+		if n.emit(Action{Kind: KindPodsNotReady, Node: name, Pods: refs, Reason: ReasonBoundToNotReadyNode, Message: msg}) != nil {
+			for _, ref := range refs {
+				n.bound[ref.Key()] = true
+			}
+			retry = true
+			continue
+		}
+		for _, ref := range refs {
+			p := n.pods[ref.Key()]
+			p.Ready = false
+			n.pods[ref.Key()] = p
+		}
+	}
+
 	if !now.Before(n.nextMon) {
 		names := n.names()
+		// The pass decides from the taints as listed when it began.
+		listed := map[string][]taints.Taint{}
+		for _, name := range names {
+			listed[name] = n.nodes[name].Taints
+		}
+		passNode := func(name string) eviction.TaintNode {
+			tn := n.taintNode(n.nodes[name])
+			if !n.cfg.FreshTaintsInPass {
+				tn.Taints = listed[name]
+			}
+			return tn
+		}
 		for _, name := range names {
 			if !n.seen[name] {
 				n.seen[name] = true
@@ -173,7 +257,7 @@ func (n *naive) Step(now time.Time, apply Apply) Ready {
 			if n.cfg.TaintOnObservedReady {
 				decide = h.ObservedReady.Status
 			}
-			a := n.tainter.Observe(n.taintNode(n.nodes[name]), decide, now)
+			a := n.tainter.Observe(passNode(name), decide, now)
 			_ = n.setTaints(name, a.Add, a.Remove, a.Reason, a.Message)
 			if h.MarkPodsNotReady {
 				var refs []PodRef
@@ -212,7 +296,7 @@ func (n *naive) Step(now time.Time, apply Apply) Ready {
 		var all []eviction.TaintNode
 		if plan.StripNoExecuteTaints {
 			for _, name := range names {
-				all = append(all, n.taintNode(n.nodes[name]))
+				all = append(all, passNode(name))
 			}
 		}
 		for _, a := range n.tainter.ApplyPlan(plan, all, now) {
@@ -241,6 +325,7 @@ func (n *naive) Step(now time.Time, apply Apply) Ready {
 		}
 	}
 
+	n.schedulePass(now)
 	if !n.nextPass.IsZero() && !now.Before(n.nextPass) {
 		n.nextPass = time.Time{}
 		for _, u := range n.tainter.Step(now, func(name string) (conditions.Status, bool) {
@@ -273,11 +358,7 @@ func (n *naive) Step(now time.Time, apply Apply) Ready {
 				live = append(live, eviction.Pod{Namespace: p.Namespace, Name: p.Name, UID: p.UID, Tolerations: p.Tolerations})
 			}
 		}
-		for key := range sched {
-			if p, ok := n.pods[key]; !ok || p.NodeName != name || p.Terminating {
-				delete(sched, key)
-			}
-		}
+		n.cancelGone(name)
 		for _, d := range n.cfg.NoExecute.PlanNode(node.Taints, live, sched, now) {
 			key := d.Pod.Key()
 			ref := PodRef{Namespace: d.Pod.Namespace, Name: d.Pod.Name, UID: d.Pod.UID}
@@ -286,7 +367,10 @@ func (n *naive) Step(now time.Time, apply Apply) Ready {
 				if old, ok := sched[key]; ok && !old.At.After(now) {
 					continue
 				}
-				delete(sched, key)
+				if _, ok := sched[key]; ok {
+					delete(sched, key)
+					_ = n.emit(Action{Kind: KindCancel, Node: name, Pod: ref, Reason: "EvictNow", Message: "pod " + key + " is evicted at once instead"})
+				}
 				if n.evict(name, n.pods[key], d.Reason, d.Taint, d.Message()) != nil {
 					retry = true
 				}
@@ -305,8 +389,17 @@ func (n *naive) Step(now time.Time, apply Apply) Ready {
 		}
 	}
 
-	// Scheduled evictions that are due, by node and pod.
-	for _, name := range n.names() {
+	// Deleted nodes keep their schedules; those of pods that left are
+	// cancelled.
+	for _, name := range sortedKeys(n.scheduled) {
+		if _, ok := n.nodes[name]; !ok {
+			n.cancelGone(name)
+		}
+	}
+
+	// Scheduled evictions that are due, by node and pod (deleted nodes'
+	// included).
+	for _, name := range sortedKeys(n.scheduled) {
 		sched := n.scheduled[name]
 		for _, key := range sortedKeys(sched) {
 			s := sched[key]
@@ -325,15 +418,7 @@ func (n *naive) Step(now time.Time, apply Apply) Ready {
 		}
 	}
 
-	if next, ok := n.tainter.Next(now); ok {
-		grid := next.Sub(n.start)
-		if rem := grid % eviction.NodeTaintPassPeriod; rem != 0 {
-			grid += eviction.NodeTaintPassPeriod - rem
-		}
-		n.nextPass = n.start.Add(grid)
-	} else {
-		n.nextPass = time.Time{}
-	}
+	n.schedulePass(now)
 	next := n.nextMon
 	if !n.nextPass.IsZero() && n.nextPass.Before(next) {
 		next = n.nextPass
@@ -351,6 +436,20 @@ func (n *naive) Step(now time.Time, apply Apply) Ready {
 	out := n.out
 	n.out, n.apply = nil, nil
 	return Ready{Actions: out, Next: next}
+}
+
+// schedulePass sets the next tainting pass on the 100ms grid.
+func (n *naive) schedulePass(now time.Time) {
+	next, ok := n.tainter.Next(now)
+	if !ok {
+		n.nextPass = time.Time{}
+		return
+	}
+	grid := next.Sub(n.start)
+	if rem := grid % eviction.NodeTaintPassPeriod; rem != 0 {
+		grid += eviction.NodeTaintPassPeriod - rem
+	}
+	n.nextPass = n.start.Add(grid)
 }
 
 func (n *naive) evict(node string, p Pod, reason string, taint taints.Taint, msg string) error {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/nodelife/nodelife/conditions"
@@ -55,7 +56,7 @@ func (c *Controller) Step(now time.Time, apply Apply) Ready {
 		now = c.last
 	}
 	c.last, c.now, c.apply, c.actions = now, now, apply, nil
-	retry := false
+	retry := c.markBound()
 
 	if !now.Before(c.nextMonitor) {
 		c.monitorPass(now)
@@ -76,6 +77,10 @@ func (c *Controller) Step(now time.Time, apply Apply) Ready {
 		}
 	}
 
+	// The tainting pass after the monitor pass: a node the monitor pass
+	// queued is tainted at once when now is on the pass's grid and its
+	// zone has a token.
+	c.schedulePass(now)
 	if !c.nextPass.IsZero() && !now.Before(c.nextPass) {
 		c.taintPass(now)
 	}
@@ -85,6 +90,24 @@ func (c *Controller) Step(now time.Time, apply Apply) Ready {
 		if ns.plan && c.nodes[ns.node.Name] == ns {
 			ns.plan = false
 			c.planNode(now, ns)
+		}
+	}
+
+	// Deleted nodes whose pods went: their evictions are cancelled (the
+	// rest wait for their time).
+	if len(c.deleted) > 0 {
+		var gone []*nodeState
+		for _, ns := range c.deleted {
+			if len(ns.goneUIDs) > 0 {
+				gone = append(gone, ns)
+			}
+		}
+		slices.SortFunc(gone, func(a, b *nodeState) int { return cmp.Compare(a.node.Name, b.node.Name) })
+		for _, ns := range gone {
+			c.cancelGone(ns, c.byNode[ns.node.Name])
+			if len(ns.scheduled) == 0 {
+				delete(c.deleted, ns.node.Name)
+			}
 		}
 	}
 
@@ -153,6 +176,10 @@ func (c *Controller) writeTaints(ns *nodeState, add, remove []taints.Taint, reas
 		return err
 	}
 	before := ns.node.Taints
+	if c.inPass && !ns.passTouched && !c.cfg.FreshTaintsInPass {
+		ns.passTaints, ns.passTouched = before, true
+		c.touched = append(c.touched, ns)
+	}
 	ns.node.Taints = taints.Apply(before, effAdd, effRemove)
 	ns.settled = ""
 	// The controller's own taints never call for a condition-taint
@@ -169,8 +196,14 @@ func (c *Controller) applyTaintAction(ns *nodeState, a eviction.TaintAction) {
 	_ = c.writeTaints(ns, a.Add, a.Remove, a.Reason, a.Message) // upstream tries again at the next pass
 }
 
+// taintNode is the node as the tainter sees it: during a monitor pass that
+// wrote its taints, with the taints the pass listed (see passTaints).
 func (ns *nodeState) taintNode() eviction.TaintNode {
-	return eviction.TaintNode{Name: ns.node.Name, UID: ns.node.UID, Zone: ns.zone, Taints: ns.node.Taints}
+	ts := ns.node.Taints
+	if ns.passTouched {
+		ts = ns.passTaints
+	}
+	return eviction.TaintNode{Name: ns.node.Name, UID: ns.node.UID, Zone: ns.zone, Taints: ts}
 }
 
 func (ns *nodeState) healthNode() conditions.Node {
@@ -211,6 +244,15 @@ func (c *Controller) quietPass(ns *nodeState, now time.Time, nowNs int64) bool {
 // (cached in ns.settled until the node's taints or queue change) and
 // requeueing a node still waiting in its queue in place.
 func (c *Controller) decideTaint(ns *nodeState, decide conditions.Status, now time.Time) {
+	if ns.passTouched {
+		// The pass already wrote this node's taints (a first sight's
+		// untaint): decide from the listed taints, without the shortcuts,
+		// which read the current ones.
+		ns.settled = ""
+		c.applyTaintAction(ns, c.tainter.Observe(ns.taintNode(), decide, now))
+		ns.queuedMaybe = decide != conditions.True
+		return
+	}
 	if decide != "" && ns.settled == decide {
 		return
 	}
@@ -286,6 +328,8 @@ func readyStatus(conds []conditions.Condition) conditions.Status {
 
 func (c *Controller) monitorPass(now time.Time) {
 	c.passes++
+	c.inPass = true
+	defer c.endPass()
 	nodes := c.sortedNodes()
 	for i := 0; c.unseen > 0 && i < len(nodes); i++ {
 		if ns := nodes[i]; !ns.seen {
@@ -398,6 +442,82 @@ func (c *Controller) monitorPass(now time.Time) {
 	}
 }
 
+// ReasonBoundToNotReadyNode is the Reason of a KindPodsNotReady action
+// for pods bound to a node whose Ready condition, as the last monitor pass
+// saved it, is not True (upstream's processPod); the marking of a node's
+// pods when its Ready turns from True has Reason "NodeNotReady".
+const ReasonBoundToNotReadyNode = "BoundToNotReadyNode"
+
+// markBound marks NotReady the ready pods bound since the last Step to a
+// node in the view whose saved Ready is not True, as upstream's pod
+// handler does on an add or a change of spec.nodeName; one action per
+// node, by node name. A node no monitor pass has seen, or whose saved
+// status has no Ready condition, has its pods left alone (the next
+// transition marks them). It reports whether a write failed; the pods are
+// then tried again at the next Step.
+func (c *Controller) markBound() (failed bool) {
+	if len(c.bound) == 0 {
+		return false
+	}
+	keys := c.bound
+	c.bound = nil
+	slices.Sort(keys)
+	type mark struct {
+		ns   *nodeState
+		pods []*podState
+	}
+	var marks []mark
+	byNode := map[string]int{}
+	for _, key := range keys {
+		ps := c.pods[key]
+		if ps == nil || !ps.bindPending {
+			continue
+		}
+		ps.bindPending = false
+		ns := c.nodes[ps.pod.NodeName]
+		if ns == nil || !ps.pod.Ready || !ns.rec.Known || !ns.rec.HasSavedReady || ns.rec.SavedReady.Status == conditions.True {
+			continue
+		}
+		i, ok := byNode[ns.node.Name]
+		if !ok {
+			i = len(marks)
+			byNode[ns.node.Name] = i
+			marks = append(marks, mark{ns: ns})
+		}
+		marks[i].pods = append(marks[i].pods, ps)
+	}
+	slices.SortFunc(marks, func(a, b mark) int { return cmp.Compare(a.ns.node.Name, b.ns.node.Name) })
+	for _, m := range marks {
+		refs := make([]PodRef, len(m.pods))
+		for i, ps := range m.pods {
+			refs[i] = PodRef{Namespace: ps.pod.Namespace, Name: ps.pod.Name, UID: ps.pod.UID}
+		}
+		slices.SortFunc(refs, comparePodRefs)
+		msg := fmt.Sprintf("bound to node %s, whose Ready is %s", m.ns.node.Name, m.ns.rec.SavedReady.Status)
+		if err := c.emit(Action{Kind: KindPodsNotReady, Node: m.ns.node.Name, Pods: refs, Reason: ReasonBoundToNotReadyNode, Message: msg}); err != nil {
+			for _, ps := range m.pods {
+				c.bindSeen(ps.pod.Key(), ps)
+			}
+			failed = true
+			continue
+		}
+		for _, ps := range m.pods {
+			ps.pod.Ready = false
+		}
+	}
+	return failed
+}
+
+// endPass forgets the taints the pass listed.
+func (c *Controller) endPass() {
+	for _, ns := range c.touched {
+		ns.passTaints, ns.passTouched = nil, false
+	}
+	clear(c.touched)
+	c.touched = c.touched[:0]
+	c.inPass = false
+}
+
 // markPodsNotReady sets the Ready condition of the node's ready pods to
 // False, as upstream's MarkPodsNotReady; on failure the next pass asks
 // again.
@@ -475,7 +595,7 @@ func (c *Controller) nextDue() (time.Time, bool) {
 
 // live reports whether a heap entry is still the pod's pending eviction.
 func (c *Controller) live(it dueItem) bool {
-	ns := c.nodes[it.node]
+	ns := c.holder(it.node)
 	if ns == nil {
 		return false
 	}
@@ -495,17 +615,18 @@ func (c *Controller) evictDue(now time.Time) (failed bool) {
 	}
 	slices.SortFunc(due, func(a, b dueItem) int { return cmp.Or(cmp.Compare(a.node, b.node), cmp.Compare(a.pod, b.pod)) })
 	for _, it := range due {
-		ns := c.nodes[it.node]
+		ns := c.holder(it.node)
 		s := ns.scheduled[it.pod]
 		delete(ns.scheduled, it.pod)
 		ps := c.pods[it.pod]
-		if ps == nil || ps.pod.NodeName != it.node || ps.pod.Terminating {
-			continue
-		}
-		if c.evict(ns, ps, eviction.TaintManagerEvictionReason, taints.Taint{}, dueMessage(s)) != nil {
+		if ps != nil && ps.pod.NodeName == it.node && !ps.pod.Terminating &&
+			c.evict(ns, ps, eviction.TaintManagerEvictionReason, taints.Taint{}, dueMessage(s)) != nil {
 			c.schedule(ns, it.pod, eviction.Scheduled{CreatedAt: s.CreatedAt, At: now.Add(RetryDelay)})
 			c.markDirty(ns, false, true) // as a node update would: the plan sees the retry
 			failed = true
+		}
+		if len(ns.scheduled) == 0 && c.deleted[it.node] == ns {
+			delete(c.deleted, it.node)
 		}
 	}
 	return failed
@@ -529,6 +650,30 @@ func (c *Controller) evict(ns *nodeState, ps *podState, reason string, taint tai
 	return err
 }
 
+// cancelGone drops the pending evictions of pods no longer bound to ns
+// (deleted, moved or terminating); a deleted or moved pod's is cancelled
+// with a KindCancel, as upstream's pod handler cancels it with its event,
+// a terminating pod's only dropped.
+func (c *Controller) cancelGone(ns *nodeState, bound map[string]*podState) {
+	var gone []string
+	for key := range ns.scheduled {
+		if ps := bound[key]; ps == nil || ps.pod.Terminating {
+			delete(ns.scheduled, key) // the pod is gone, moved or terminating
+			if ps == nil {
+				gone = append(gone, key+"\x00"+ns.goneUIDs[key])
+			}
+		}
+	}
+	clear(ns.goneUIDs)
+	slices.Sort(gone)
+	for _, k := range gone {
+		key, uid, _ := strings.Cut(k, "\x00")
+		namespace, name, _ := strings.Cut(key, "/")
+		_ = c.emit(Action{Kind: KindCancel, Node: ns.node.Name, Pod: PodRef{Namespace: namespace, Name: name, UID: uid},
+			Reason: "PodDeleted", Message: "pod " + key + " is gone from the node: its eviction is cancelled"})
+	}
+}
+
 // planNode plans the node's live pods against its NoExecute taints.
 func (c *Controller) planNode(now time.Time, ns *nodeState) {
 	bound := c.byNode[ns.node.Name]
@@ -538,11 +683,7 @@ func (c *Controller) planNode(now time.Time, ns *nodeState) {
 			live = append(live, eviction.Pod{Namespace: ps.pod.Namespace, Name: ps.pod.Name, UID: ps.pod.UID, Tolerations: ps.pod.Tolerations})
 		}
 	}
-	for key := range ns.scheduled {
-		if ps := bound[key]; ps == nil || ps.pod.Terminating {
-			delete(ns.scheduled, key) // the pod is gone, moved or terminating
-		}
-	}
+	c.cancelGone(ns, bound)
 	for _, d := range c.cfg.NoExecute.PlanNode(ns.node.Taints, live, ns.scheduled, now) {
 		key := d.Pod.Key()
 		switch d.Action {
@@ -550,7 +691,13 @@ func (c *Controller) planNode(now time.Time, ns *nodeState) {
 			if old, ok := ns.scheduled[key]; ok && !old.At.After(now) {
 				continue // due: evictDue takes it, after every plan of this Step
 			}
-			delete(ns.scheduled, key)
+			if _, ok := ns.scheduled[key]; ok {
+				// Upstream cancels the pending eviction (with its event)
+				// before it evicts at once.
+				delete(ns.scheduled, key)
+				_ = c.emit(Action{Kind: KindCancel, Node: ns.node.Name, Pod: PodRef{Namespace: d.Pod.Namespace, Name: d.Pod.Name, UID: d.Pod.UID},
+					Reason: "EvictNow", Message: "pod " + key + " is evicted at once instead"})
+			}
 			if c.evict(ns, bound[key], d.Reason, d.Taint, d.Message()) != nil {
 				ns.plan = true // planned again, and so evicted again, at the next Step
 			}

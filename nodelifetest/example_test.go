@@ -148,7 +148,7 @@ func Example_tolerationPolicy() {
 	_, ok = check(true, 500)
 	fmt.Println("unreachable and not-ready:", ok)
 	// Output:
-	// unreachable only: false a/p2 evicted from b-0 at +40s, during Shutdown [b-0] +31s..+41s
+	// unreachable only: false a/p2 evicted from b-0 at +35s, during Shutdown [b-0] +31s..+41s
 	// unreachable and not-ready: true
 }
 
@@ -156,8 +156,10 @@ func Example_tolerationPolicy() {
 // +10 s to +200 s. Its pod tolerates unreachable for 30 s. The node's last
 // renewal is at +0 s; the monitor pass at +55 s is the first more than the
 // 50 s grace later and marks it Unknown (with the unreachable:NoSchedule
-// condition taint), the tainting pass at +60 s adds unreachable:NoExecute,
-// and the pod goes 30 s after that, at +90 s. At +200 s the kubelet posts
+// condition taint); the tainting pass of the same instant (its 100 ms ticks
+// fall on every monitor pass, which nodelife runs first) finds zone b's
+// token and adds unreachable:NoExecute, and the pod goes 30 s after that,
+// at +85 s. At +200 s the kubelet posts
 // Ready=True and both taints come off; every check holds.
 func ExampleScenario_Run() {
 	thirty := int64(30)
@@ -182,10 +184,10 @@ func ExampleScenario_Run() {
 	fmt.Println(nodelifetest.CheckLifecycle(h, cfg.NodeMonitorGracePeriod), nodelifetest.CheckRecovered(h))
 	// Output:
 	// +55s b-0 [node.kubernetes.io/unreachable:NoSchedule]
-	// +1m0s b-0 [node.kubernetes.io/unreachable:NoSchedule node.kubernetes.io/unreachable:NoExecute]
+	// +55s b-0 [node.kubernetes.io/unreachable:NoSchedule node.kubernetes.io/unreachable:NoExecute]
 	// +3m20s b-0 [node.kubernetes.io/unreachable:NoSchedule]
 	// +3m20s b-0 []
-	// +1m30s evicted shop/web
+	// +1m25s evicted shop/web
 	// <nil> <nil>
 }
 

@@ -205,7 +205,12 @@ func CheckZoneRate(h History) error {
 // CheckFullDisruption checks that no NoExecute taint was added to a node
 // while every zone known was fully disrupted (upstream stops tainting
 // then and takes the taints off). A taint counts as added when a change
-// gives a node a NoExecute taint (key and effect) it did not carry.
+// gives a node a NoExecute taint (key and effect) it did not carry. A swap
+// between the not-ready and unreachable NoExecute taints is not an
+// addition: upstream swaps them at once whatever the zones' states, and a
+// node can keep one into full disruption (the pass that enters it decides
+// from the taints it listed when it began, kubernetes#111385;
+// nodelifecycle.Config.FreshTaintsInPass takes them all off).
 func CheckFullDisruption(h History) error {
 	states := map[string]eviction.ZoneState{}
 	carried := map[string][]taints.Taint{}
@@ -227,7 +232,11 @@ func CheckFullDisruption(h History) error {
 		if !all {
 			continue
 		}
+		swap := slices.ContainsFunc(prev, isControllerNoExecute)
 		for _, t := range now {
+			if swap && isControllerNoExecute(t) {
+				continue
+			}
 			if !slices.ContainsFunc(prev, func(p taints.Taint) bool { return p.Key == t.Key && p.Effect == t.Effect }) {
 				return violation(e.at, "node %s tainted %s:%s while every zone is fully disrupted", e.taint.Node, t.Key, t.Effect)
 			}
@@ -299,4 +308,10 @@ func CheckLifecycle(h History, grace time.Duration) error {
 		}
 	}
 	return CheckUnknown(h, grace)
+}
+
+// isControllerNoExecute reports whether t is the not-ready or unreachable
+// NoExecute taint.
+func isControllerNoExecute(t taints.Taint) bool {
+	return t.Effect == taints.TaintEffectNoExecute && (t.Key == taints.TaintNodeNotReady || t.Key == taints.TaintNodeUnreachable)
 }
