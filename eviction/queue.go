@@ -94,7 +94,7 @@ func NewRateLimitedQueue(rate float64, opts QueueOptions) (*RateLimitedQueue, er
 	if err := checkQueueRate(rate); err != nil {
 		return nil, err
 	}
-	b, _ := NewTokenBucket(math.Max(rate, 0), TaintQueueBurst)
+	b, _ := NewTokenBucket(math.Max(limiterRate(rate), 0), TaintQueueBurst)
 	return &RateLimitedQueue{
 		opts:   opts,
 		bucket: b,
@@ -102,6 +102,13 @@ func NewRateLimitedQueue(rate float64, opts QueueOptions) (*RateLimitedQueue, er
 		names:  make(map[string]struct{}),
 	}, nil
 }
+
+// limiterRate is rate as upstream's limiter holds it: the flags and
+// client-go's QPS are float32, so a rate such as 0.01 refills a little
+// slower than its float64 value says (a drained bucket at 0.01 has
+// 0.99999998 of a token after 100s, and grants it at the next tainting
+// pass).
+func limiterRate(rate float64) float64 { return float64(float32(rate)) }
 
 // checkQueueRate rejects NaN and infinite rates; negative ones mean stopped.
 func checkQueueRate(rate float64) error {
@@ -111,8 +118,9 @@ func checkQueueRate(rate float64) error {
 	return nil
 }
 
-// Rate returns the limiter's rate as upstream's QPS reports it: 0 for a
-// stopped queue, or 1 with StoppedReportsRateOne.
+// Rate returns the limiter's rate as upstream's QPS reports it, a float32
+// (0.1 reads 0.10000000149011612): 0 for a stopped queue, or 1 with
+// StoppedReportsRateOne.
 func (q *RateLimitedQueue) Rate() float64 {
 	if q.bucket.Stopped() && q.opts.StoppedReportsRateOne {
 		return 1
@@ -138,6 +146,7 @@ func (q *RateLimitedQueue) SetRate(rate float64, now time.Time) error {
 		return err
 	}
 	now = clock.Clamp(&q.last, now, true)
+	rate = limiterRate(rate)
 	if rate == q.Rate() {
 		return nil
 	}

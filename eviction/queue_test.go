@@ -263,14 +263,18 @@ func TestQueueSetRateDrain(t *testing.T) {
 	q, _ := NewRateLimitedQueue(0.1, QueueOptions{})
 	q.Add("a", "", at(0))
 	q.Add("b", "", at(0))
-	collect(q, at(0)) // a; token spent, next at 10s
+	// The limiter's rates are float32, as upstream's: 0.1 is
+	// 0.100000001490116..., one token every 1e9/that = 9,999,999,851ns;
+	// 0.01 is 0.00999999977648258..., one every 100,000,002,235ns.
+	tenth, hundredth := at(10).Add(-149*time.Nanosecond), 100*time.Second+2235*time.Nanosecond
+	collect(q, at(0)) // a; token spent, next at 10s less 149ns
 	_ = q.SetRate(0.1, at(1))
-	if next, _ := q.Next(at(1)); !next.Equal(at(10)) {
+	if next, _ := q.Next(at(1)); !next.Equal(tenth) {
 		t.Fatalf("same rate changed the bucket: next %v", next)
 	}
 	_ = q.SetRate(0.01, at(1)) // old bucket empty at 1s: new one drained at 1s
-	if next, _ := q.Next(at(1)); !next.Equal(at(101)) {
-		t.Fatalf("drained new bucket: next %v, want 101s", next)
+	if next, _ := q.Next(at(1)); !next.Equal(at(1).Add(hundredth)) {
+		t.Fatalf("drained new bucket: next %v, want 101s and 2,235ns", next)
 	}
 	q2, _ := NewRateLimitedQueue(0.1, QueueOptions{})
 	q2.Add("a", "", at(0))

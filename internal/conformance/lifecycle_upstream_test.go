@@ -277,6 +277,8 @@ type upstreamControllers struct {
 	// controller's workers start after it (its queue fills from the
 	// informers' first list before), the order nodelife's first Step takes.
 	tmStarted bool
+	// trace, when set, hears of every taint change.
+	trace func(string)
 
 	start time.Time // the controllers' start: their loops' grid
 }
@@ -382,6 +384,9 @@ func (u *upstreamControllers) deliver(resource string, old, obj runtime.Object) 
 		}
 		// The node lifecycle controller: the NoSchedule pass of the node
 		// (its node update queue; on a delete, the retry set).
+		if u.trace != nil && n != nil && (o == nil || taintsString(o) != taintsString(n)) {
+			u.trace("upstream: taints of " + n.Name + " now " + taintsString(n))
+		}
 		if n != nil {
 			_ = ncDoNoScheduleTaintingPass(u.nc, u.ctx, n.Name)
 		} else {

@@ -127,9 +127,12 @@ func TestSampleZoneOutage(t *testing.T) {
 //     20s from 0) force deletes them at +460s, and the StatefulSet
 //     replaces db-2 then;
 //   - w-1c1's instance is deleted at +2m: last renewal +110s, Unknown at
-//     +165s; the cloud node lifecycle controller (every 5s, before the
-//     node monitor at equal times) sees it not Ready at +170s and deletes
-//     the Node; the pod GC quarantines it at +180s and, 40s later, +220s,
+//     +165s; the cloud node lifecycle controller (every 5s; at equal times
+//     the simulator runs what was queued first, and the node lifecycle
+//     controller queued its +165s step at its +160s step, before the cloud
+//     controller's pass of +160s queued its next) sees it not Ready at
+//     +165s and deletes the Node; the pod GC quarantines it at +180s and,
+//     40s later, +220s,
 //     force deletes api-...-b (the Deployment replaces it) and kube-proxy;
 //   - w-1a1's memory.available drops to 50Mi from +3m to +8m (hard
 //     threshold 100Mi): every pod uses its 128Mi request, none exceeds it,
@@ -179,7 +182,7 @@ func TestSampleShutdownsPressureCloud(t *testing.T) {
 			events[e.Kind+" "+e.Object] = e.At
 		}
 	}
-	for k, at := range map[string]time.Duration{"poweroff w-1a2": s(180), "poweroff w-1c2": s(120), "nodedelete w-1c1": s(170),
+	for k, at := range map[string]time.Duration{"poweroff w-1a2": s(180), "poweroff w-1c2": s(120), "nodedelete w-1c1": s(165),
 		"unknown w-1c1": s(165), "pressure-end w-1a1": s(480)} {
 		if got, ok := events[k]; !ok || got != at {
 			t.Errorf("%s at %v (seen %v), want %v", k, got, ok, at)
