@@ -38,12 +38,13 @@
 //
 // # Semantics
 //
-// One Step runs, in this order: the monitor pass when one is due (every
+// One Step runs, in this order: the NotReady marking of pods bound since
+// the last Step, the monitor pass when one is due (every
 // NodeMonitorPeriod from the first Step), the condition NoSchedule taints
-// of the nodes that changed, the tainting pass on its 100ms grid, the
-// NoExecute plans of the nodes whose taints or pods changed, and the
-// evictions that are due. Step's documentation has the details; what the
-// pieces decide is in conditions.MonitorConfig.Observe,
+// of the nodes that changed, the tainting pass when one is due on its
+// 100ms grid, the NoExecute plans of the nodes whose taints or pods
+// changed, and the evictions that are due. Step's documentation has the
+// details; what the pieces decide is in conditions.MonitorConfig.Observe,
 // eviction.NoExecuteTainter, eviction.Config.PlanDisruption and
 // eviction.NoExecuteConfig.Plan. In words:
 //
@@ -51,35 +52,55 @@
 //     renewal) for NodeMonitorGracePeriod is Unknown at the first pass
 //     strictly after that, its pods are marked NotReady, it gets the
 //     unreachable NoSchedule taint at once and the unreachable NoExecute
-//     taint at its zone's rate (the same pass, if the zone's bucket has a
-//     token). A renewed lease alone never restores Ready=True: only the
-//     kubelet posting Ready does, after which the next pass removes the
+//     taint at its zone's rate: in the same Step when the zone's bucket has
+//     a token (the tainting grid's 100ms ticks fall on every monitor pass,
+//     and the tainting pass runs after the monitor pass), else at the first
+//     tick with one. A renewed lease alone never restores Ready=True: only
+//     the kubelet posting Ready does, after which the next pass removes the
 //     NoExecute taints;
+//   - a pod bound to a node (new, or moved to it) whose Ready, as the last
+//     monitor pass saved it, is not True is marked NotReady at the next
+//     Step (upstream's pod handler, processPod);
 //   - a zone with no Ready node is fully disrupted and is still tainted at
 //     NodeEvictionRate while another zone is not; when every zone is fully
 //     disrupted, the control plane is presumed cut off: no NoExecute taint
-//     is added and every one is removed; when a zone recovers, every node's
-//     grace period starts again;
+//     is added and the pass takes off every one it listed when it began (a
+//     node it swapped from not-ready to unreachable in that same pass keeps
+//     unreachable, as upstream's does; FreshTaintsInPass takes it off);
+//     when a zone recovers, every node's grace period starts again;
 //   - a pod is evicted when it does not tolerate a NoExecute taint of its
 //     node, at once, or tolerationSeconds after the controller first saw the
 //     taint (not the taint's TimeAdded), the eviction cancelled when the
-//     taints go first;
+//     taints go first or the pod is deleted; an eviction pending for a pod
+//     on a node that is deleted stays, and fires if the pod is still there;
 //   - a Controller counts from its own first sight, as a restarted
 //     kube-controller-manager does: its first pass takes the NoExecute
 //     taints off every node and queues them again, and every health record
 //     starts fresh.
 //
-// Two simplifications, both about pods already on their way out: a
-// terminating pod is not planned again (upstream plans it and may send a
-// second delete), and a pod deleted or terminating loses its pending
-// eviction without a KindCancel (upstream records "Cancelling deletion"
-// for a deleted pod whose eviction was pending).
+// # Order within an instant
+//
+// Upstream runs the monitor pass, the tainting pass and each scheduled
+// eviction on goroutines of their own, so where two are due at one instant
+// either may go first. nodelife takes one order, always: the monitor pass,
+// then the tainting pass, then the evictions; at a Controller's first Step
+// the monitor pass also comes before the NoExecute plans of the objects it
+// was given (upstream's taint eviction controller may process its first
+// list before or after the node lifecycle controller's first pass). Events
+// (upserts) are taken before the loops of the Step that follows them. The
+// scenario differential in internal/conformance drives upstream in this
+// order and counts the instants where two loops were due.
+//
+// One simplification, about pods already on their way out: a terminating
+// pod is not planned again (upstream plans it and may send a second
+// delete), and its pending eviction is dropped without a KindCancel.
 //
 // # Options
 //
 // Each difference from v1.36 is a Config field, off by default:
 // TaintOnObservedReady (the one-pass tainting lag before v1.29,
-// kubernetes#120815), LargeClusterSizeBy (kubernetes#102908),
+// kubernetes#120815), FreshTaintsInPass (the taints a pass wrote are the
+// ones it decides from; kubernetes#111385), LargeClusterSizeBy (kubernetes#102908),
 // KeepProbesOnExit (openyurtio/openyurt#2713), MarkPodsOnKubeletNotReady
 // (kubernetes#125618), NoExecute (tolerationSeconds from the taint's
 // TimeAdded, kubernetes#108268; re-planning on toleration edits,

@@ -356,3 +356,121 @@ func TestViewRestored(t *testing.T) {
 		t.Errorf("without ViewRestored (-want +got):\n%s", diff)
 	}
 }
+
+// The first cause of nodelife issue 45 (upstream's processPod): a pod bound to a node
+// whose Ready, as the last monitor pass saved it, is not True is marked
+// NotReady as soon as the controller sees it, not only at the node's
+// transition. One zone, nodes a-1 and a-2 posting Ready=True at +0s, then
+// silent (no lease): the passes run every 5s from +0s, so the first one
+// strictly after +0s+50s is +55s, which turns both Unknown and marks the
+// pods then bound (web, created at +30s while a-1 was Ready: not marked at
+// +30s, marked at +55s). A pod created at +60.5s on a-1 (Unknown since
+// +55s) is marked at +60.5s with ReasonBoundToNotReadyNode; one created
+// without a Ready condition (Ready false in the view) is left alone, as
+// MarkPodsNotReady finds nothing to change.
+func TestPodBoundToNotReadyNodeIsMarked(t *testing.T) {
+	c, err := New(DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"a-1", "a-2"} {
+		c.UpsertNode(Node{Name: n, UID: n, CreationTimestamp: scenarioStart, Labels: zoneLabels("a"), Conditions: readyAt(scenarioStart)})
+	}
+	var got []string
+	step := func(d time.Duration) {
+		for _, a := range c.Step(scenarioStart.Add(d), nil).Actions {
+			if a.Kind == KindPodsNotReady {
+				var pods []string
+				for _, p := range a.Pods {
+					pods = append(pods, p.Key())
+				}
+				got = append(got, fmt.Sprintf("+%v %s %s %v", d, a.Node, a.Reason, pods))
+			}
+		}
+	}
+	for d := time.Duration(0); d <= 60*time.Second; d += 5 * time.Second {
+		if d == 30*time.Second {
+			c.UpsertPod(Pod{Namespace: "shop", Name: "web", UID: "u1", NodeName: "a-1", Ready: true})
+		}
+		step(d)
+	}
+	c.UpsertPod(Pod{Namespace: "shop", Name: "late", UID: "u2", NodeName: "a-1", Ready: true})
+	c.UpsertPod(Pod{Namespace: "shop", Name: "starting", UID: "u3", NodeName: "a-2"})
+	step(60*time.Second + 500*time.Millisecond)
+	want := []string{
+		"+55s a-1 NodeNotReady [shop/web]",
+		"+55s a-2 NodeNotReady []",
+		"+1m0.5s a-1 BoundToNotReadyNode [shop/late]",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("(-want +got):\n%s", d)
+	}
+	if p, _ := c.Pod("shop", "late"); p.Ready {
+		t.Fatal("shop/late still Ready in the view")
+	}
+}
+
+// The second cause of nodelife issue 45: entering full disruption, upstream strips only
+// the NoExecute taints its pass listed when it began. One zone, a-1 posting
+// Ready=False and a-2 Ready=True at +0s, both silent after. +0s: a-1 is
+// queued and, the zone's bucket being full, tainted not-ready:NoExecute by
+// the tainting pass of the same Step (and not-ready:NoSchedule by the
+// condition taints); 1 of 2 not ready keeps the zone Normal. +55s (the
+// first pass strictly after +0s+50s): both turn Unknown; a-1 carries
+// not-ready:NoExecute, so it is swapped to unreachable:NoExecute at once;
+// a-2 is queued; no node is Ready, so the only zone and so every zone is
+// fully disrupted: the pass untaints what it listed, a-1's
+// not-ready:NoExecute (gone already), and stops the zone. a-1 keeps
+// unreachable:NoExecute (with unreachable:NoSchedule); with
+// FreshTaintsInPass it keeps unreachable:NoSchedule only.
+func TestFullDisruptionKeepsTaintSwappedInThePass(t *testing.T) {
+	for _, fresh := range []bool{false, true} {
+		cfg := DefaultConfig()
+		cfg.FreshTaintsInPass = fresh
+		c, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		notReady := []conditions.Condition{{Type: conditions.Ready, Status: conditions.False, Reason: "KubeletNotReady",
+			LastHeartbeatTime: scenarioStart, LastTransitionTime: scenarioStart}}
+		c.UpsertNode(Node{Name: "a-1", UID: "a-1", CreationTimestamp: scenarioStart, Labels: zoneLabels("a"), Conditions: notReady})
+		c.UpsertNode(Node{Name: "a-2", UID: "a-2", CreationTimestamp: scenarioStart, Labels: zoneLabels("a"), Conditions: readyAt(scenarioStart)})
+		var lines []string
+		for d := time.Duration(0); d <= 55*time.Second; d += 5 * time.Second {
+			for _, a := range c.Step(scenarioStart.Add(d), nil).Actions {
+				if a.Kind == KindTaints || a.Kind == KindZone {
+					lines = append(lines, line(a))
+				}
+			}
+		}
+		want := []string{
+			"+0s Zone r/a Initial -> Normal, rate 0.1/s",
+			"+0s Taints a-1 +node.kubernetes.io/not-ready:NoSchedule",
+			"+0s Taints a-1 +node.kubernetes.io/not-ready:NoExecute",
+			"+55s Taints a-1 -node.kubernetes.io/not-ready:NoExecute +node.kubernetes.io/unreachable:NoExecute",
+			"+55s Zone r/a Normal -> FullDisruption, rate 0/s",
+		}
+		if fresh {
+			want = append(want, "+55s Taints a-1 -node.kubernetes.io/unreachable:NoExecute")
+		}
+		want = append(want,
+			"+55s Taints a-1 -node.kubernetes.io/not-ready:NoSchedule +node.kubernetes.io/unreachable:NoSchedule",
+			"+55s Taints a-2 +node.kubernetes.io/unreachable:NoSchedule")
+		if d := cmp.Diff(want, lines); d != "" {
+			t.Errorf("FreshTaintsInPass %v (-want +got):\n%s", fresh, d)
+		}
+		n, _ := c.Node("a-1")
+		var keys []string
+		for _, tt := range n.Taints {
+			keys = append(keys, tt.Key+":"+string(tt.Effect))
+		}
+		slices.Sort(keys)
+		wantKeys := []string{"node.kubernetes.io/unreachable:NoExecute", "node.kubernetes.io/unreachable:NoSchedule"}
+		if fresh {
+			wantKeys = wantKeys[1:]
+		}
+		if !slices.Equal(keys, wantKeys) {
+			t.Errorf("FreshTaintsInPass %v: a-1 taints %v, want %v", fresh, keys, wantKeys)
+		}
+	}
+}

@@ -14,6 +14,10 @@ import (
 
 // Step runs, at now, whatever the two controllers have due, in this order:
 //
+//  0. the pods bound since the last Step (new, or moved to another node) to
+//     a node whose Ready, as the last monitor pass saved it, is not True
+//     are marked NotReady (KindPodsNotReady, Reason
+//     ReasonBoundToNotReadyNode), node by node;
 //  1. a monitor pass, when one is due: every NodeMonitorPeriod from the
 //     first Step (upstream's monitorNodeHealth). Nodes seen for the first
 //     time lose their NoExecute taints and leave their zone's queue
@@ -28,15 +32,22 @@ import (
 //  2. the condition NoSchedule taints of every node whose conditions,
 //     taints or unschedulability changed (doNoScheduleTaintingPass);
 //  3. a tainting pass, on the 100ms grid counted from the first Step, when
-//     the zone queues have a node due (doNoExecuteTaintingPass);
+//     the zone queues have a node due (doNoExecuteTaintingPass), nodes the
+//     monitor pass of 1 queued included: the grid's ticks fall on every
+//     monitor pass;
 //  4. the NoExecute plan of every node whose NoExecute taints or pods
 //     changed, by node name (the taint eviction controller's handlers):
-//     KindEvict for a pod that does not tolerate a taint, KindSchedule and
-//     KindCancel as tolerationSeconds say; an eviction already due is left
-//     to 5;
+//     KindEvict for a pod that does not tolerate a taint (after a
+//     KindCancel of its pending eviction, as upstream cancels before it
+//     evicts at once), KindSchedule and KindCancel as tolerationSeconds
+//     say, KindCancel for a deleted pod's pending eviction (Reason
+//     PodDeleted); an eviction already due is left to 5. The pending
+//     evictions of deleted nodes' pods that were deleted are cancelled
+//     after these, by node name;
 //  5. the scheduled evictions that are due, by node and pod
-//     (KindEvict with reason TaintManagerEviction). A taint removed earlier
-//     in the same Step has cancelled them first.
+//     (KindEvict with reason TaintManagerEviction), deleted nodes'
+//     included. A taint removed earlier in the same Step has cancelled them
+//     first.
 //
 // apply, when not nil, is called for each action as it is decided; an
 // error it returns is kept in the action's Err and changes what follows:
