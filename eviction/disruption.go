@@ -145,7 +145,9 @@ func (p DisruptionPlan) Zone(key string) (ZonePlan, bool) {
 // listed in Removed. Upstream stops dropping them at the first zone that
 // was not fully disrupted, in map order, so some linger for a pass or more;
 // that never changes a remaining zone's state or rate, and nodelife always
-// drops them at once.
+// drops them at once (the order in which upstream meets the dropped zones
+// first). A pass that finds nodes in a zone it holds no state for gives it
+// a new, empty queue: NoExecuteTainter.ResetZone.
 //
 // It returns an error only for an invalid c.
 func (c Config) PlanDisruption(prev map[string]ZoneStatus, nodes []ZoneNode) (DisruptionPlan, error) {

@@ -121,6 +121,22 @@ func (t *NoExecuteTainter) Queue(zone string) *RateLimitedQueue {
 	return q
 }
 
+// ResetZone gives the zone a new, empty queue at the tainter's rate, its
+// bucket full, in place of the one it had, and returns it: what upstream's
+// node lifecycle controller builds when a pass finds a node in a zone it
+// holds no state for (addPodEvictorForNewZone), which is also the case of
+// a zone an earlier pass forgot because it counted none of its nodes
+// (DisruptionPlan.Removed; a zone whose nodes are all excluded from
+// disruption checks is forgotten at every pass).
+func (t *NoExecuteTainter) ResetZone(zone string) *RateLimitedQueue {
+	if _, ok := t.zones[zone]; !ok {
+		return t.Queue(zone)
+	}
+	q, _ := NewRateLimitedQueue(t.rate, t.opts) // t.rate was validated
+	t.zones[zone] = q
+	return q
+}
+
 // Zones returns the keys of the zones that have a queue, sorted.
 func (t *NoExecuteTainter) Zones() []string { return slices.Clone(t.keys) }
 

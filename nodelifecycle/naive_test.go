@@ -205,6 +205,15 @@ func (n *naive) Step(now time.Time, apply Apply) Ready {
 
 	if !now.Before(n.nextMon) {
 		names := n.names()
+		// Zones the last pass did not count get a fresh queue.
+		reset := map[string]bool{}
+		for _, name := range names {
+			zone := eviction.ZoneKey(n.nodes[name].Labels)
+			if _, ok := n.states[zone]; !ok && !reset[zone] {
+				reset[zone] = true
+				n.tainter.ResetZone(zone)
+			}
+		}
 		// The pass decides from the taints as listed when it began.
 		listed := map[string][]taints.Taint{}
 		for _, name := range names {

@@ -342,6 +342,7 @@ func (c *Controller) monitorPass(now time.Time) {
 	c.inPass = true
 	defer c.endPass()
 	nodes := c.sortedNodes()
+	c.resetForgottenZones(nodes)
 	for i := 0; c.unseen > 0 && i < len(nodes); i++ {
 		if ns := nodes[i]; !ns.seen {
 			c.unseen--
@@ -517,6 +518,37 @@ func (c *Controller) markBound() (failed bool) {
 		}
 	}
 	return failed
+}
+
+// resetForgottenZones gives a fresh tainting queue (empty, at
+// NodeEvictionRate, its bucket full) to each zone with nodes that the last
+// pass counted none of (or that no pass has seen), as upstream's pass
+// builds one for a zone it holds no state for: its queued nodes and spent
+// tokens are gone.
+func (c *Controller) resetForgottenZones(nodes []*nodeState) {
+	const (
+		unknown = iota
+		kept
+		fresh
+	)
+	seen := make([]uint8, len(c.zoneKeys))
+	for _, ns := range nodes {
+		switch seen[ns.zi] {
+		case kept:
+			continue
+		case unknown:
+			if _, ok := c.zoneStates[ns.zone]; ok {
+				seen[ns.zi] = kept
+				continue
+			}
+			seen[ns.zi] = fresh
+			for len(c.zoneQueues) <= ns.zi {
+				c.zoneQueues = append(c.zoneQueues, nil)
+			}
+			c.zoneQueues[ns.zi] = c.tainter.ResetZone(ns.zone)
+		}
+		ns.queuedMaybe, ns.settled = false, ""
+	}
 }
 
 // endPass forgets the taints the pass listed.

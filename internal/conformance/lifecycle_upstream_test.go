@@ -59,6 +59,8 @@ import (
 	"k8s.io/kubernetes/pkg/controller/nodelifecycle/scheduler"
 	"k8s.io/kubernetes/pkg/controller/tainteviction"
 	k8sclock "k8s.io/utils/clock"
+
+	"github.com/nodelife/nodelife/eviction"
 )
 
 //go:linkname ncMonitorNodeHealth k8s.io/kubernetes/pkg/controller/nodelifecycle.(*Controller).monitorNodeHealth
@@ -277,6 +279,9 @@ type upstreamControllers struct {
 	// controller's workers start after it (its queue fills from the
 	// informers' first list before), the order nodelife's first Step takes.
 	tmStarted bool
+	// lingering counts the zones a pass kept though it counted none of
+	// their nodes, dropped by monitor.
+	lingering int
 	// trace, when set, hears of every taint change.
 	trace func(string)
 
@@ -605,8 +610,40 @@ func (u *upstreamControllers) taintQueued() bool {
 }
 
 // monitor runs a monitor pass and what follows from it.
+//
+// handleDisruption drops the zones it counted no node of, in map order,
+// until it meets a zone that was not fully disrupted: which are dropped
+// varies from run to run, and a zone that lingers is stopped with the
+// others when the cluster enters full disruption and keeps its queue,
+// while a dropped one gets a new queue at the next pass. The test takes
+// the order in which the dropped zones come first, as nodelife does: after
+// the pass, a zone still held though none of its nodes was counted is
+// dropped and its limiter of before the pass put back (counted in
+// lingering).
 func (u *upstreamControllers) monitor() {
+	counted := map[string]bool{}
+	for _, o := range u.nodes.List() {
+		n := o.(*corev1.Node)
+		if _, excluded := n.Labels["node.kubernetes.io/exclude-disruption"]; !excluded {
+			counted[eviction.ZoneKey(n.Labels)] = true
+		}
+	}
+	before := map[string]flowcontrol.RateLimiter{}
+	for z, q := range u.zoneQueues() {
+		before[z] = private(q, "limiter").Interface().(flowcontrol.RateLimiter)
+	}
 	_ = ncMonitorNodeHealth(u.nc, u.ctx)
+	states := private(u.nc, "zoneStates")
+	for _, k := range states.MapKeys() {
+		if counted[k.String()] {
+			continue
+		}
+		u.lingering++
+		states.SetMapIndex(k, reflect.Value{})
+		if lim, ok := before[k.String()]; ok {
+			private(u.zoneQueues()[k.String()], "limiter").Set(reflect.ValueOf(lim))
+		}
+	}
 	u.fakeLimiters()
 	u.tmStarted = true
 	u.settle()

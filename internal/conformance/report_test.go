@@ -231,6 +231,9 @@ func report() string {
 		}
 		fmt.Fprintf(&b, "| `%s` | `%s` | %d | %d | %s | %s |\n", c.name, c.upstream, c.inputs, c.agreed, dev, c.tried)
 	}
+	if r := lifecycleReport; r != nil {
+		b.WriteString(lifecycleSection(r))
+	}
 	b.WriteString("\n## Documented deviations\n\n")
 	keys := make([]string, 0, len(deviations))
 	for k := range deviations {
