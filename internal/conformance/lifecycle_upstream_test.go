@@ -279,9 +279,10 @@ type upstreamControllers struct {
 	// controller's workers start after it (its queue fills from the
 	// informers' first list before), the order nodelife's first Step takes.
 	tmStarted bool
-	// lingering counts the zones a pass kept though it counted none of
-	// their nodes, dropped by monitor.
-	lingering int
+	// dropped counts, pass by pass, the zones held (with state, or with
+	// nodes) that the pass counted no node of: upstream drops some of them
+	// in map order, monitor the rest.
+	dropped int
 	// trace, when set, hears of every taint change.
 	trace func(string)
 
@@ -554,6 +555,27 @@ func (u *upstreamControllers) pending() map[string]time.Time {
 	return out
 }
 
+// nodeMap returns the nodes as the informer's store has them.
+func (u *upstreamControllers) nodeMap() map[string]*corev1.Node {
+	out := map[string]*corev1.Node{}
+	for _, o := range u.nodes.List() {
+		n := o.(*corev1.Node)
+		out[n.Name] = n
+	}
+	return out
+}
+
+// podMap returns the pods as the informer's store has them, by
+// namespace/name.
+func (u *upstreamControllers) podMap() map[string]*corev1.Pod {
+	out := map[string]*corev1.Pod{}
+	for _, o := range u.pods.List() {
+		p := o.(*corev1.Pod)
+		out[p.Namespace+"/"+p.Name] = p
+	}
+	return out
+}
+
 // zoneQueues returns the tainting queues by zone key.
 func (u *upstreamControllers) zoneQueues() map[string]*scheduler.RateLimitedTimedQueue {
 	return private(u.nc, "zoneNoExecuteTainter").Interface().(map[string]*scheduler.RateLimitedTimedQueue)
@@ -618,27 +640,35 @@ func (u *upstreamControllers) taintQueued() bool {
 // while a dropped one gets a new queue at the next pass. The test takes
 // the order in which the dropped zones come first, as nodelife does: after
 // the pass, a zone still held though none of its nodes was counted is
-// dropped and its limiter of before the pass put back (counted in
-// lingering).
+// dropped and its limiter of before the pass put back.
 func (u *upstreamControllers) monitor() {
-	counted := map[string]bool{}
+	counted, held := map[string]bool{}, map[string]bool{}
 	for _, o := range u.nodes.List() {
 		n := o.(*corev1.Node)
+		zone := eviction.ZoneKey(n.Labels)
+		held[zone] = true
 		if _, excluded := n.Labels["node.kubernetes.io/exclude-disruption"]; !excluded {
-			counted[eviction.ZoneKey(n.Labels)] = true
+			counted[zone] = true
 		}
 	}
 	before := map[string]flowcontrol.RateLimiter{}
 	for z, q := range u.zoneQueues() {
 		before[z] = private(q, "limiter").Interface().(flowcontrol.RateLimiter)
 	}
-	_ = ncMonitorNodeHealth(u.nc, u.ctx)
 	states := private(u.nc, "zoneStates")
+	for _, k := range states.MapKeys() {
+		held[k.String()] = true
+	}
+	for z := range held {
+		if !counted[z] {
+			u.dropped++ // the pass drops z, or should
+		}
+	}
+	_ = ncMonitorNodeHealth(u.nc, u.ctx)
 	for _, k := range states.MapKeys() {
 		if counted[k.String()] {
 			continue
 		}
-		u.lingering++
 		states.SetMapIndex(k, reflect.Value{})
 		if lim, ok := before[k.String()]; ok {
 			private(u.zoneQueues()[k.String()], "limiter").Set(reflect.ValueOf(lim))

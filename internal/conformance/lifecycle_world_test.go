@@ -254,6 +254,9 @@ type nodelifeSide struct {
 	c       *nodelifecycle.Controller
 	next    time.Time
 	stepped bool
+	// nodes and pods are the clientset's objects as of the last sync.
+	nodes map[string]*corev1.Node
+	pods  map[string]*corev1.Pod
 	// skipBindMarking is a planted defect: the NotReady marking of pods
 	// bound to a node that is not Ready is not written.
 	skipBindMarking bool
@@ -264,10 +267,11 @@ func newNodelifeSide(client *fake.Clientset, cfg nodelifecycle.Config) (*nodelif
 	if err != nil {
 		return nil, err
 	}
-	s := &nodelifeSide{client: client, c: c}
+	s := &nodelifeSide{client: client, c: c, nodes: map[string]*corev1.Node{}, pods: map[string]*corev1.Pod{}}
 	l, _ := client.Tracker().List(nodeGVR, corev1.SchemeGroupVersion.WithKind("Node"), "")
 	for _, n := range l.(*corev1.NodeList).Items {
 		c.UpsertNode(kubeapi.LifecycleNode(&n))
+		s.nodes[n.Name] = &n
 	}
 	ll, _ := client.Tracker().List(leaseGVR, coordinationv1.SchemeGroupVersion.WithKind("Lease"), "")
 	for _, le := range ll.(*coordinationv1.LeaseList).Items {
@@ -276,6 +280,7 @@ func newNodelifeSide(client *fake.Clientset, cfg nodelifecycle.Config) (*nodelif
 	pl, _ := client.Tracker().List(podGVR, corev1.SchemeGroupVersion.WithKind("Pod"), "")
 	for _, p := range pl.(*corev1.PodList).Items {
 		c.UpsertPod(kubeapi.LifecyclePod(&p))
+		s.pods[p.Namespace+"/"+p.Name] = &p
 	}
 	client.ClearActions()
 	return s, nil
@@ -297,8 +302,10 @@ func (s *nodelifeSide) sync() bool {
 			switch a.GetResource().Resource {
 			case "nodes":
 				s.c.DeleteNode(name)
+				delete(s.nodes, name)
 			case "pods":
 				s.c.DeletePod(ns, name)
+				delete(s.pods, ns+"/"+name)
 			case "leases":
 				s.c.DeleteLease(name)
 			}
@@ -308,14 +315,18 @@ func (s *nodelifeSide) sync() bool {
 		case "nodes":
 			if n := getNode(s.client, name); n != nil {
 				s.c.UpsertNode(kubeapi.LifecycleNode(n))
+				s.nodes[name] = n
 			} else {
 				s.c.DeleteNode(name)
+				delete(s.nodes, name)
 			}
 		case "pods":
 			if p := getPod(s.client, ns+"/"+name); p != nil {
 				s.c.UpsertPod(kubeapi.LifecyclePod(p))
+				s.pods[ns+"/"+name] = p
 			} else {
 				s.c.DeletePod(ns, name)
+				delete(s.pods, ns+"/"+name)
 			}
 		case "leases":
 			if o, err := s.client.Tracker().Get(leaseGVR, ns, name); err == nil {

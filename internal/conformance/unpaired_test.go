@@ -6,7 +6,7 @@ package conformance
 // one that is not compared yet.
 var unpaired = []string{
 	"**conditions**: `Monitor` (node health: grace periods, lease-based probes) is `nodelifecycle.Controller.tryUpdateNodeHealth`, " +
-		"an unexported method over informers; `Reporter` (when the kubelet posts status) lives inside the kubelet's sync loop; " +
+		"an unexported method over informers, compared as part of the composed controller (the scenario rows); `Reporter` (when the kubelet posts status) lives inside the kubelet's sync loop; " +
 		"`SetKubeletConditions`/`SetReady`/`SetPressure` correspond to `pkg/kubelet/nodestatus` setters, exported constructors " +
 		"that need a kubelet's function arguments (not compared yet); `ValidateNodeName`, `ValidateNodeLabels`, `ChooseNodeIP` " +
 		"correspond to unexported kubelet code or to API validation on internal types.",
@@ -15,8 +15,8 @@ var unpaired = []string{
 		"unexported logic (checked end to end by examples/cluster's TestAdmissionAddsDefaultTolerations against a real API server); " +
 		"`Apply`, `Filter`, `Parse` and the toleration helpers have no single upstream function.",
 	"**eviction**: zone states, the eviction-rate choice, the rate-limited queue, the NoExecute tainter and the taint-eviction planner " +
-		"are methods of the node lifecycle and taint eviction controllers, unexported or needing informers and a real clock; " +
-		"examples/cluster runs them against a real kube-apiserver with upstream's defaults instead.",
+		"are methods of the node lifecycle and taint eviction controllers, unexported or needing informers and a real clock: they " +
+		"are compared together, inside `nodelifecycle.Controller`, scenario by scenario (not one by one).",
 	"**eviction/pressure**: the rankers, `PlanEvictions`, `Met`, `Observe`, `Admit` and the grace bookkeeping are unexported in " +
 		"pkg/kubelet/eviction (the manager needs a stats provider, a clock and pod functions).",
 	"**shutdown**: pkg/kubelet/nodeshutdown exports only a manager that talks to systemd-logind over D-Bus; its phase, grace and " +
