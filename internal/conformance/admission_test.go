@@ -411,7 +411,7 @@ func TestDifferentialPreempt(t *testing.T) {
 
 // quietKlog discards klog's output until the test ends: the kubelet logs
 // each refusal and preemption at info level.
-func quietKlog(t *testing.T) {
+func quietKlog(t testing.TB) {
 	klog.LogToStderr(false)
 	klog.SetOutput(io.Discard)
 	t.Cleanup(func() { klog.LogToStderr(true) })

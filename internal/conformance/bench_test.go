@@ -556,7 +556,7 @@ func pairs() []pair {
 			}},
 		topologyPair(4, 3),
 		topologyPair(8, 2),
-	}, slices.Concat(checkpointPairs(), cpuPairs(), memoryPairs(), managerPairs())...)
+	}, slices.Concat(checkpointPairs(), cpuPairs(), memoryPairs(), managerPairs(), lifecyclePairs())...)
 }
 
 // The admission pairs' inputs: a 32-cpu, 128Gi node with 110 of 111 pod

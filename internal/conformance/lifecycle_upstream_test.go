@@ -271,10 +271,9 @@ type upstreamControllers struct {
 	tm                  *tainteviction.Controller
 	queue               *tainteviction.TimedWorkerQueue
 
-	mine    map[flowcontrol.RateLimiter]bool // limiters on the fake clock
-	armed   map[*tainteviction.TimedWorker]time.Time
-	handled int // client actions already delivered
-	writes  int // writes delivered, ever
+	mine   map[flowcontrol.RateLimiter]bool // limiters on the fake clock
+	armed  map[*tainteviction.TimedWorker]time.Time
+	writes int // writes delivered, ever
 	// tmStarted is set at the first monitor pass: the taint eviction
 	// controller's workers start after it (its queue fills from the
 	// informers' first list before), the order nodelife's first Step takes.
@@ -318,7 +317,7 @@ func newUpstream(client *fake.Clientset, clock *fakeClock, flags lifecycleFlags)
 
 	// The informers' initial list: every object is added, and the handlers
 	// see an add for each.
-	u.handled = len(client.Actions())
+	client.ClearActions() // the objects' writes so far: the list below delivers them
 	for _, gvr := range []string{"nodes", "pods", "leases"} {
 		objs := u.listClient(gvr)
 		for _, o := range objs {
@@ -430,11 +429,10 @@ func (u *upstreamControllers) deliver(resource string, old, obj runtime.Object) 
 // any.
 func (u *upstreamControllers) sync() bool {
 	actions := u.client.Actions()
-	if len(actions) == u.handled {
+	if len(actions) == 0 {
 		return false
 	}
 	u.client.ClearActions()
-	u.handled = 0
 	for _, a := range actions {
 		res, ns, name, ok := actionTarget(a)
 		if !ok || (res != "nodes" && res != "pods" && res != "leases") {
