@@ -448,18 +448,7 @@ func (n *naive) Step(now time.Time, apply Apply) Ready {
 }
 
 // schedulePass sets the next tainting pass on the 100ms grid.
-func (n *naive) schedulePass(now time.Time) {
-	next, ok := n.tainter.Next(now)
-	if !ok {
-		n.nextPass = time.Time{}
-		return
-	}
-	grid := next.Sub(n.start)
-	if rem := grid % eviction.NodeTaintPassPeriod; rem != 0 {
-		grid += eviction.NodeTaintPassPeriod - rem
-	}
-	n.nextPass = n.start.Add(grid)
-}
+func (n *naive) schedulePass(now time.Time) { n.nextPass = nextTaintPass(n.tainter, n.start, now) }
 
 func (n *naive) evict(node string, p Pod, reason string, taint taints.Taint, msg string) error {
 	err := n.emit(Action{Kind: KindEvict, Node: node, Pod: PodRef{Namespace: p.Namespace, Name: p.Name, UID: p.UID},

@@ -612,16 +612,22 @@ func (c *Controller) taintPass(now time.Time) {
 // schedulePass sets the next tainting pass on the 100ms grid counted from
 // the first Step, as upstream's ticker.
 func (c *Controller) schedulePass(now time.Time) {
-	next, ok := c.tainter.Next(now)
+	c.nextPass = nextTaintPass(c.tainter, c.start, now)
+}
+
+// nextTaintPass returns the first tick of the tainting pass's grid (every
+// eviction.NodeTaintPassPeriod from start) at which t has a node due, or
+// the zero time when it has none.
+func nextTaintPass(t *eviction.NoExecuteTainter, start, now time.Time) time.Time {
+	next, ok := t.Next(now)
 	if !ok {
-		c.nextPass = time.Time{}
-		return
+		return time.Time{}
 	}
-	grid := next.Sub(c.start)
+	grid := next.Sub(start)
 	if rem := grid % eviction.NodeTaintPassPeriod; rem != 0 {
 		grid += eviction.NodeTaintPassPeriod - rem
 	}
-	c.nextPass = c.start.Add(grid)
+	return start.Add(grid)
 }
 
 // nextDue returns the earliest pending eviction, dropping stale entries.
