@@ -10,8 +10,9 @@ package conformance
 // write log and calls the controllers' handlers for each change, as an
 // informer delivers them, then runs their work queues dry. Their loops
 // (monitorNodeHealth every --node-monitor-period, doNoExecuteTaintingPass
-// every 100ms) are called when the fake clock says they are due, through
-// go:linkname. What reads time is redirected through unexported fields:
+// every 100ms) are called through linkname directives when the fake clock
+// says they are due. What reads time is redirected through unexported
+// fields:
 //
 //   - the node lifecycle controller's now (the monitor's clock);
 //   - each zone's tainting rate limiter, replaced after every monitor pass

@@ -390,10 +390,7 @@ func actionTarget(a k8stesting.Action) (resource, ns, name string, ok bool) {
 		return "", "", "", false
 	}
 	switch a := a.(type) {
-	case k8stesting.CreateAction:
-		m := a.GetObject().(metav1.Object)
-		ns, name = m.GetNamespace(), m.GetName()
-	case k8stesting.UpdateAction:
+	case k8stesting.CreateAction: // an UpdateAction too: they have the same methods
 		m := a.GetObject().(metav1.Object)
 		ns, name = m.GetNamespace(), m.GetName()
 	case k8stesting.PatchAction:
