@@ -66,6 +66,12 @@ type Controller struct {
 
 	zoneIdx  map[string]int // zone keys interned, so that a pass counts by index
 	zoneKeys []string
+	// zoneNodes counts the nodes in the view of each interned zone;
+	// zoneGen counts the zone's fresh queues (resetForgottenZones), so
+	// that a node's cached tainter answers are dropped when its zone's
+	// queue is replaced.
+	zoneNodes []int
+	zoneGen   []uint32
 	// zoneQueues caches the tainter's queue of each interned zone (the
 	// tainter never forgets a zone).
 	zoneQueues []*eviction.RateLimitedQueue
@@ -92,12 +98,16 @@ type nodeState struct {
 	excluded bool
 	// recLease mirrors rec.HasLease for the quiet pass.
 	recLease bool
-	ready    conditions.Status // the posted Ready status, while quiet
+	// passTouched is set while passTaints holds the taints the running
+	// pass listed.
+	passTouched bool
+	ready       conditions.Status // the posted Ready status, while quiet
 	// settled caches the last status for which the tainter had nothing to
 	// do on this node; any change to its taints or to its queue
 	// membership clears it.
 	settled conditions.Status
-	zi      int // index of zone in Controller.zoneKeys
+	zi      int    // index of zone in Controller.zoneKeys
+	gen     uint32 // Controller.zoneGen[zi] when settled and queuedMaybe were last valid
 	// deadline is the record's probe timestamp plus the grace period, in
 	// Unix nanoseconds, while quiet.
 	deadline int64
@@ -120,8 +130,7 @@ type nodeState struct {
 	// passTaints are the node's taints as the running monitor pass listed
 	// them, kept when the pass writes its taints (passTouched): upstream's
 	// pass decides from that list, not from its own writes.
-	passTaints  []taints.Taint
-	passTouched bool
+	passTaints []taints.Taint
 
 	reconcile bool // condition NoSchedule taints to reconcile
 	plan      bool // NoExecute plan to redo
@@ -181,13 +190,21 @@ func (c *Controller) UpsertNode(node Node) {
 		c.orderStale = true
 		ns.node = node
 		c.setZone(ns)
+		c.zoneNodes[ns.zi]++
+		ns.gen = c.zoneGen[ns.zi]
 		c.markDirty(ns, true, true)
 		return
 	}
 	old := ns.node
 	ns.node = node
 	ns.quiet, ns.settled = false, ""
+	oldZone := ns.zi
 	c.setZone(ns)
+	if ns.zi != oldZone {
+		c.zoneNodes[oldZone]--
+		c.zoneNodes[ns.zi]++
+		ns.gen = c.zoneGen[ns.zi]
+	}
 	reconcile := old.Unschedulable != node.Unschedulable || !slices.Equal(old.Conditions, node.Conditions) || !taintsEqual(old.Taints, node.Taints)
 	c.markDirty(ns, reconcile, !noExecuteEqual(old.Taints, node.Taints))
 }
@@ -201,6 +218,8 @@ func (c *Controller) setZone(ns *nodeState) {
 		zi = len(c.zoneKeys)
 		c.zoneIdx[ns.zone] = zi
 		c.zoneKeys = append(c.zoneKeys, ns.zone)
+		c.zoneNodes = append(c.zoneNodes, 0)
+		c.zoneGen = append(c.zoneGen, 0)
 	}
 	if zi != ns.zi {
 		// The node may still be in its old zone's queue, which the
@@ -223,6 +242,7 @@ func (c *Controller) DeleteNode(name string) {
 		return
 	}
 	delete(c.nodes, name)
+	c.zoneNodes[ns.zi]--
 	c.orderStale = true
 	if !ns.seen {
 		c.unseen--

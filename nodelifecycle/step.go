@@ -342,7 +342,7 @@ func (c *Controller) monitorPass(now time.Time) {
 	c.inPass = true
 	defer c.endPass()
 	nodes := c.sortedNodes()
-	c.resetForgottenZones(nodes)
+	c.resetForgottenZones()
 	for i := 0; c.unseen > 0 && i < len(nodes); i++ {
 		if ns := nodes[i]; !ns.seen {
 			c.unseen--
@@ -358,6 +358,9 @@ func (c *Controller) monitorPass(now time.Time) {
 		counts = append(counts, eviction.ZoneCount{Zone: key})
 	}
 	for _, ns := range nodes {
+		if ns.gen != c.zoneGen[ns.zi] {
+			ns.gen, ns.queuedMaybe, ns.settled = c.zoneGen[ns.zi], false, ""
+		}
 		ns.quiet = ns.quiet && c.quietPass(ns, now, nowNs)
 		if ns.quiet {
 			// The posted Ready stands (status ns.ready): count it and take the
@@ -524,30 +527,21 @@ func (c *Controller) markBound() (failed bool) {
 // NodeEvictionRate, its bucket full) to each zone with nodes that the last
 // pass counted none of (or that no pass has seen), as upstream's pass
 // builds one for a zone it holds no state for: its queued nodes and spent
-// tokens are gone.
-func (c *Controller) resetForgottenZones(nodes []*nodeState) {
-	const (
-		unknown = iota
-		kept
-		fresh
-	)
-	seen := make([]uint8, len(c.zoneKeys))
-	for _, ns := range nodes {
-		switch seen[ns.zi] {
-		case kept:
+// tokens are gone. The zone's nodes drop their cached tainter answers at
+// the pass (zoneGen).
+func (c *Controller) resetForgottenZones() {
+	for zi, zone := range c.zoneKeys {
+		if c.zoneNodes[zi] == 0 {
 			continue
-		case unknown:
-			if _, ok := c.zoneStates[ns.zone]; ok {
-				seen[ns.zi] = kept
-				continue
-			}
-			seen[ns.zi] = fresh
-			for len(c.zoneQueues) <= ns.zi {
-				c.zoneQueues = append(c.zoneQueues, nil)
-			}
-			c.zoneQueues[ns.zi] = c.tainter.ResetZone(ns.zone)
 		}
-		ns.queuedMaybe, ns.settled = false, ""
+		if _, ok := c.zoneStates[zone]; ok {
+			continue
+		}
+		for len(c.zoneQueues) <= zi {
+			c.zoneQueues = append(c.zoneQueues, nil)
+		}
+		c.zoneQueues[zi] = c.tainter.ResetZone(zone)
+		c.zoneGen[zi]++
 	}
 }
 
