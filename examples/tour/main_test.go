@@ -20,7 +20,11 @@ func TestTourGolden(t *testing.T) {
 	if err := run(nil, &out, &errb); err != nil {
 		t.Fatal(err)
 	}
-	if d := time.Since(start); d > 10*time.Second {
+	// The 10s budget is asserted under NODELIFE_LONG only: CI's machine
+	// may be busy (DESIGN.md, testing habits); the time is always logged.
+	d := time.Since(start)
+	t.Logf("the tour took %v", d)
+	if os.Getenv("NODELIFE_LONG") == "1" && d > 10*time.Second {
 		t.Errorf("the tour took %v, over the 10s budget", d)
 	}
 	if errb.Len() != 0 {

