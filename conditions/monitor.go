@@ -81,6 +81,11 @@ type Node struct {
 	HasLease bool
 	// LeaseRenewTime is the lease's spec.renewTime; zero means unset.
 	LeaseRenewTime time.Time
+	// LeaseResourceVersion is the lease's metadata.resourceVersion, kept
+	// in the record with the lease it came with (the node lifecycle
+	// controller's lease circuit breaker compares it with the live
+	// lease's); "" when unknown.
+	LeaseResourceVersion string
 }
 
 // HealthRecord is the controller's memory of one node between passes
@@ -98,10 +103,11 @@ type HealthRecord struct {
 	// probe; HasSavedReady is false when that status had none.
 	SavedReady    Condition
 	HasSavedReady bool
-	// HasLease and LeaseRenewTime are the lease saved at the last lease
-	// probe.
-	HasLease       bool
-	LeaseRenewTime time.Time
+	// HasLease, LeaseRenewTime and LeaseResourceVersion are the lease
+	// saved at the last lease probe.
+	HasLease             bool
+	LeaseRenewTime       time.Time
+	LeaseResourceVersion string
 	// RetryMarkPods is set by the caller when marking the node's pods
 	// NotReady failed; the next Observe asks again while Ready is not True
 	// (upstream's in-memory nodesToRetry). Observe clears it.
@@ -227,7 +233,7 @@ func (c MonitorConfig) Observe(rec HealthRecord, node Node, now time.Time) Healt
 	// Both renew times must be set for "newer", as MicroTime.Before.
 	if node.HasLease && (!rec.Known || !rec.HasLease ||
 		(!rec.LeaseRenewTime.IsZero() && !node.LeaseRenewTime.IsZero() && rec.LeaseRenewTime.Before(node.LeaseRenewTime))) {
-		next.HasLease, next.LeaseRenewTime = true, node.LeaseRenewTime
+		next.HasLease, next.LeaseRenewTime, next.LeaseResourceVersion = true, node.LeaseRenewTime, node.LeaseResourceVersion
 		next.ProbeTimestamp = now
 	}
 
@@ -247,7 +253,7 @@ func (c MonitorConfig) Observe(rec HealthRecord, node Node, now time.Time) Healt
 			h.RecordAfterWrite = HealthRecord{
 				Known: true, ProbeTimestamp: next.ProbeTimestamp, ReadyTransitionTimestamp: now,
 				SavedReady: cur, HasSavedReady: true,
-				HasLease: node.HasLease, LeaseRenewTime: node.LeaseRenewTime,
+				HasLease: node.HasLease, LeaseRenewTime: node.LeaseRenewTime, LeaseResourceVersion: node.LeaseResourceVersion,
 				LastObserved: now,
 			}
 		}

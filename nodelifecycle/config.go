@@ -8,6 +8,7 @@ import (
 	"github.com/nodelife/nodelife/conditions"
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/internal/errdetail"
+	"github.com/nodelife/nodelife/release"
 )
 
 // ErrInvalidConfig is wrapped by every configuration error.
@@ -82,6 +83,17 @@ type Config struct {
 	// untainted is swapped at once, not queued, when its Ready moved
 	// between Unknown and False. Off (upstream): the listed taints.
 	FreshTaintsInPass bool
+	// LeaseCircuitBreaker is the feature gate NodeControllerLeaseCircuitBreaker
+	// (beta and on since v1.37): before a node is marked Unknown because
+	// its lease, as the controller's cache has it, is older than the grace
+	// period, the live lease is read (the LiveLeases the caller set with
+	// SetLiveLeases); when it is newer than the cached one, or cannot be
+	// read, the node is held (not rewritten, not counted in its zone, not
+	// tainted, its pods not marked) and so is every node after it until the
+	// lease cache has caught up with the live lease's resource version.
+	// Without a LiveLeases the cache is taken for the live view and the
+	// breaker never trips. Off: v1.36 and older, which trust the cache.
+	LeaseCircuitBreaker bool
 	// NoExecute configures the taint eviction planner (tolerationSeconds
 	// anchor, re-planning on toleration edits, Lt/Gt operators); its zero
 	// value is upstream.
@@ -92,12 +104,36 @@ type Config struct {
 	Queue eviction.QueueOptions
 }
 
-// DefaultConfig returns kube-controller-manager v1.36's defaults.
-func DefaultConfig() Config {
+// DefaultConfig returns kube-controller-manager's defaults in the current
+// release (release.Current, v1.37): ConfigFor(release.Current).
+func DefaultConfig() Config { return ConfigFor(release.Current) }
+
+// ConfigFor returns kube-controller-manager's defaults in release v (taken
+// as release.Oldest or release.Current when outside them). Between v1.27
+// and v1.37 they differ in:
+//
+//   - --node-monitor-grace-period: 40s before v1.32, 50s since (kubernetes
+//     PR #126287);
+//   - TaintOnObservedReady: on before v1.29 (kubernetes#120815);
+//   - LeaseCircuitBreaker: on since v1.37 (gate
+//     NodeControllerLeaseCircuitBreaker, beta).
+//
+// The other flags kept their values over these releases, and the options
+// for fixes upstream never made (KeepProbesOnExit,
+// MarkPodsOnKubeletNotReady, FreshTaintsInPass, LargeClusterSizeBy
+// SizeCluster) are off in every preset.
+func ConfigFor(v release.Version) Config {
+	v = v.Clamp()
 	ev := eviction.DefaultConfig()
+	grace := conditions.DefaultNodeMonitorGracePeriod
+	if !v.AtLeast(release.V1_32) {
+		grace = conditions.LegacyNodeMonitorGracePeriod
+	}
 	return Config{
+		NodeMonitorGracePeriod:    grace,
+		TaintOnObservedReady:      !v.AtLeast(release.V1_29),
+		LeaseCircuitBreaker:       v.AtLeast(release.V1_37),
 		NodeMonitorPeriod:         conditions.DefaultNodeMonitorPeriod,
-		NodeMonitorGracePeriod:    conditions.DefaultNodeMonitorGracePeriod,
 		NodeStartupGracePeriod:    conditions.DefaultNodeStartupGracePeriod,
 		NodeEvictionRate:          ev.NodeEvictionRate,
 		SecondaryNodeEvictionRate: ev.SecondaryNodeEvictionRate,

@@ -38,7 +38,7 @@ type Controller struct {
 	order      []*nodeState // nodes sorted by name; rebuilt when membership changes
 	orderStale bool
 	dirty      []*nodeState         // nodes with a pending NoSchedule reconcile or NoExecute plan
-	leases     map[string]time.Time // leases of nodes not in the view; the others' are in their nodeState
+	leases     map[string]Lease     // leases of nodes not in the view; the others' are in their nodeState
 	pods       map[string]*podState // by namespace/name
 	bound      []string             // keys of pods bound since the last Step (new, or moved to another node)
 	byNode     map[string]map[string]*podState
@@ -52,6 +52,12 @@ type Controller struct {
 	prevZones  map[string]eviction.ZoneStatus
 	zoneStates map[string]eviction.ZoneState
 	due        dueHeap
+
+	// leaseView answers the lease circuit breaker (nil: the cache is live);
+	// tripRV is the live lease resource version the breaker waits for the
+	// cache to reach ("" when it is not tripped).
+	leaseView LiveLeases
+	tripRV    string
 
 	inPass  bool         // a monitor pass is running
 	touched []*nodeState // nodes whose taints the running pass wrote
@@ -112,11 +118,12 @@ type nodeState struct {
 	// Unix nanoseconds, while quiet.
 	deadline int64
 
-	node  Node
-	zone  string
-	renew time.Time
-	rec   conditions.HealthRecord
-	seen  bool // a monitor pass has seen it (upstream's knownNodeSet)
+	node    Node
+	zone    string
+	renew   time.Time
+	leaseRV string
+	rec     conditions.HealthRecord
+	seen    bool // a monitor pass has seen it (upstream's knownNodeSet)
 	// queuedMaybe is false when the node is surely out of its zone's tainting
 	// queue and dedupe set (the tainter last took it out), so that a
 	// pass can skip asking the queue.
@@ -154,7 +161,7 @@ func New(cfg Config) (*Controller, error) {
 	}
 	return &Controller{
 		cfg: cfg, mon: cfg.monitor(), ev: cfg.eviction(), tainter: t,
-		nodes: map[string]*nodeState{}, leases: map[string]time.Time{}, pods: map[string]*podState{},
+		nodes: map[string]*nodeState{}, leases: map[string]Lease{}, pods: map[string]*podState{},
 		byNode: map[string]map[string]*podState{}, gone: map[string]conditions.HealthRecord{}, deleted: map[string]*nodeState{},
 		zoneStates: map[string]eviction.ZoneState{}, zoneIdx: map[string]int{},
 	}, nil
@@ -184,8 +191,10 @@ func (c *Controller) UpsertNode(node Node) {
 			ns.scheduled, ns.goneUIDs = old.scheduled, old.goneUIDs
 			delete(c.deleted, node.Name)
 		}
-		ns.renew, ns.hasLease = c.leases[node.Name]
-		delete(c.leases, node.Name)
+		if l, ok := c.leases[node.Name]; ok {
+			ns.renew, ns.leaseRV, ns.hasLease = l.RenewTime, l.ResourceVersion, true
+			delete(c.leases, node.Name)
+		}
 		c.nodes[node.Name] = ns
 		c.orderStale = true
 		ns.node = node
@@ -249,7 +258,7 @@ func (c *Controller) DeleteNode(name string) {
 	}
 	c.gone[name] = ns.rec
 	if ns.hasLease {
-		c.leases[name] = ns.renew
+		c.leases[name] = Lease{Node: name, RenewTime: ns.renew, ResourceVersion: ns.leaseRV}
 	}
 	if len(ns.scheduled) > 0 {
 		c.deleted[name] = ns
@@ -270,17 +279,17 @@ func (c *Controller) holder(name string) *nodeState {
 // nothing until the next monitor pass reads it.
 func (c *Controller) UpsertLease(l Lease) {
 	if ns := c.nodes[l.Node]; ns != nil {
-		ns.hasLease, ns.renew, ns.leaseNew = true, l.RenewTime, true
+		ns.hasLease, ns.renew, ns.leaseRV, ns.leaseNew = true, l.RenewTime, l.ResourceVersion, true
 		return
 	}
-	c.leases[l.Node] = l.RenewTime
+	c.leases[l.Node] = l
 }
 
 // DeleteLease forgets the lease of the named node.
 func (c *Controller) DeleteLease(node string) {
 	delete(c.leases, node)
 	if ns := c.nodes[node]; ns != nil {
-		ns.hasLease, ns.renew, ns.leaseNew = false, time.Time{}, true
+		ns.hasLease, ns.renew, ns.leaseRV, ns.leaseNew = false, time.Time{}, "", true
 	}
 }
 
@@ -486,6 +495,11 @@ func (h *dueHeap) pop() dueItem {
 	*h = rest
 	return it
 }
+
+// SetLiveLeases gives the lease circuit breaker (Config.LeaseCircuitBreaker)
+// its view of the live leases; nil takes the cache for the live view, so
+// that the breaker never trips (the default).
+func (c *Controller) SetLiveLeases(l LiveLeases) { c.leaseView = l }
 
 // ViewRestored tells the controller that its view of the cluster was
 // interrupted (its watches or lists failed, so it saw no heartbeat) and

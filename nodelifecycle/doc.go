@@ -13,10 +13,11 @@
 // (examples/cluster/controller), the nodewatch command and the what-if
 // replay all run.
 //
-// Upstream: k8s.io/kubernetes v1.36 pkg/controller/nodelifecycle
+// Upstream: k8s.io/kubernetes v1.37 pkg/controller/nodelifecycle
 // (monitorNodeHealth, tryUpdateNodeHealth, processTaintBaseEviction,
 // handleDisruption, doNoScheduleTaintingPass, doNoExecuteTaintingPass) and
-// pkg/controller/tainteviction.
+// pkg/controller/tainteviction. DefaultConfig is v1.37's;
+// ConfigFor(release.V1_36) (or any release from v1.27) is that release's.
 //
 // # Usage
 //
@@ -97,7 +98,9 @@
 //
 // # Options
 //
-// Each difference from v1.36 is a Config field, off by default:
+// The release presets (ConfigFor) differ in NodeMonitorGracePeriod,
+// TaintOnObservedReady and LeaseCircuitBreaker. Each difference from
+// upstream that no release has is a Config field, off in every preset:
 // TaintOnObservedReady (the one-pass tainting lag before v1.29,
 // kubernetes#120815), FreshTaintsInPass (the taints a pass wrote are the
 // ones it decides from; kubernetes#111385), LargeClusterSizeBy (kubernetes#102908),
@@ -119,6 +122,22 @@
 // timed afresh while taints, zone states and scheduled evictions stay.
 // Upstream does neither in-process; not calling ViewRestored is its
 // behaviour.
+//
+// Since v1.37 upstream answers part of the same problem in another way,
+// the lease circuit breaker (Config.LeaseCircuitBreaker, on by default):
+// before it marks a node Unknown it reads the node's live Lease, and when
+// the live lease is newer than its cache's, or cannot be read, it blames
+// the cache, not the node, and holds every node (no Unknown, no taint, not
+// counted in its zone, KindHold) until the cache has caught up with the
+// live lease's resource version. The caller answers the two questions
+// through SetLiveLeases: a GET of the Lease, and how far its lease
+// informer has synced. The breaker sees a stale lease cache while the
+// controller keeps running and needs no one to say when the view broke
+// or healed; ViewRestored needs that signal but also covers what the
+// breaker cannot see: nodes that posted their Ready status (without a
+// lease) while the view was cut, and a view whose node list rather than
+// lease cache lagged. The two compose: with both, a hung lease watch is
+// caught by the breaker, a failed one reported by ViewRestored.
 //
 // # Cost
 //

@@ -8,6 +8,7 @@ import (
 	"github.com/nodelife/nodelife/conditions"
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/nodelifecycle"
+	"github.com/nodelife/nodelife/release"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -213,4 +214,51 @@ func ExampleController_ViewRestored() {
 	// Output:
 	// restored false: Ready Unknown, actions [NodeStatus PodsNotReady Zone Taints]
 	// restored true: Ready True, actions []
+}
+
+// staleCache is a lease view whose cache stopped at resource version 120
+// while the kubelet kept renewing: the live lease of every node is at 180.
+type staleCache struct{}
+
+func (staleCache) LiveLease(node string) (string, bool, error) { return "180", true, nil }
+func (staleCache) CacheResourceVersion() string                { return "120" }
+
+// The lease circuit breaker of v1.37: n-1 and n-2 renewed their leases
+// at +0s (resource version 120) and, as far as the cache shows, never
+// since. At +55s both are past the grace period; the controller reads
+// n-1's live lease, finds it newer, and holds every node until the cache
+// catches up instead of marking them Unknown.
+func ExampleController_SetLiveLeases() {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	c, _ := nodelifecycle.New(nodelifecycle.DefaultConfig())
+	c.SetLiveLeases(staleCache{})
+	for _, n := range []string{"n-1", "n-2"} {
+		c.UpsertNode(nodelifecycle.Node{Name: n, Conditions: []conditions.Condition{{Type: conditions.Ready, Status: conditions.True,
+			LastHeartbeatTime: start, LastTransitionTime: start}}})
+		c.UpsertLease(nodelifecycle.Lease{Node: n, RenewTime: start, ResourceVersion: "120"})
+	}
+	for d := time.Duration(0); d <= 55*time.Second; d += 5 * time.Second {
+		for _, a := range c.Step(start.Add(d), nil).Actions {
+			if a.Kind == nodelifecycle.KindHold {
+				fmt.Printf("+%v %v\n", d, a)
+			}
+		}
+	}
+	// Output:
+	// +55s Hold n-1: the live lease (resource version 180) is not the cached one (120): node health waits until the lease cache reaches 180
+	// +55s Hold: 1 node(s) held: the lease cache is at resource version 120, behind the live lease's 180
+}
+
+// Release presets: the grace period, the tainting decision's input and
+// the lease circuit breaker each changed in one release.
+func ExampleConfigFor() {
+	for _, v := range []release.Version{release.V1_28, release.V1_31, release.V1_36, release.V1_37} {
+		cfg := nodelifecycle.ConfigFor(v)
+		fmt.Println(v, cfg.NodeMonitorGracePeriod, cfg.TaintOnObservedReady, cfg.LeaseCircuitBreaker)
+	}
+	// Output:
+	// 1.28 40s true false
+	// 1.31 40s false false
+	// 1.36 50s false false
+	// 1.37 50s false true
 }

@@ -13,6 +13,7 @@ type Machine interface {
 	UpsertPod(Pod)
 	DeletePod(string, string)
 	Step(now time.Time, apply Apply) Ready
+	SetLiveLeases(LiveLeases)
 }
 
 // NewNaive returns the naive reference controller.

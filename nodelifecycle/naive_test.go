@@ -22,8 +22,11 @@ type naive struct {
 	tainter *eviction.NoExecuteTainter
 
 	nodes  map[string]Node
-	leases map[string]time.Time
+	leases map[string]Lease
 	pods   map[string]Pod
+
+	live   LiveLeases
+	tripRV string
 
 	records   map[string]conditions.HealthRecord // never forgotten, as upstream
 	seen      map[string]bool
@@ -46,7 +49,7 @@ func newNaive(cfg Config) *naive {
 	if err != nil {
 		panic(err)
 	}
-	return &naive{cfg: cfg, tainter: t, nodes: map[string]Node{}, leases: map[string]time.Time{}, pods: map[string]Pod{},
+	return &naive{cfg: cfg, tainter: t, nodes: map[string]Node{}, leases: map[string]Lease{}, pods: map[string]Pod{},
 		records: map[string]conditions.HealthRecord{}, seen: map[string]bool{}, scheduled: map[string]map[string]eviction.Scheduled{},
 		goneUID: map[string]map[string]string{}, bound: map[string]bool{},
 		states: map[string]eviction.ZoneState{}}
@@ -57,8 +60,9 @@ func (n *naive) DeleteNode(name string) {
 	delete(n.nodes, name)
 	delete(n.seen, name)
 }
-func (n *naive) UpsertLease(l Lease)     { n.leases[l.Node] = l.RenewTime }
-func (n *naive) DeleteLease(node string) { delete(n.leases, node) }
+func (n *naive) UpsertLease(l Lease)        { n.leases[l.Node] = l }
+func (n *naive) SetLiveLeases(l LiveLeases) { n.live = l }
+func (n *naive) DeleteLease(node string)    { delete(n.leases, node) }
 func (n *naive) UpsertPod(p Pod) {
 	if p.NodeName == "" {
 		n.DeletePod(p.Namespace, p.Name)
@@ -236,11 +240,46 @@ func (n *naive) Step(now time.Time, apply Apply) Ready {
 			}
 		}
 		var zn []eviction.ZoneNode
+		held, heldFor := 0, ""
 		for _, name := range names {
 			node := n.nodes[name]
-			renew, hasLease := n.leases[name]
+			// The breaker, tripped, holds every node while the cache is
+			// behind the version it waits for.
+			if n.tripRV != "" {
+				order, ok := compareResourceVersions(n.tripRV, n.live.CacheResourceVersion())
+				if ok && order > 0 {
+					held, heldFor = held+1, n.tripRV
+					continue
+				}
+				n.tripRV = ""
+			}
+			l, hasLease := n.leases[name]
 			h := mon.Observe(n.records[name], conditions.Node{Name: name, CreationTimestamp: node.CreationTimestamp, Conditions: node.Conditions,
-				HasLease: hasLease, LeaseRenewTime: renew}, now)
+				HasLease: hasLease, LeaseRenewTime: l.RenewTime, LeaseResourceVersion: l.ResourceVersion}, now)
+			if h.TimedOut && n.cfg.LeaseCircuitBreaker && n.live != nil {
+				rv, found, err := n.live.LiveLease(name)
+				if err != nil || (found && rv != h.Record.LeaseResourceVersion) {
+					var msg string
+					if err != nil {
+						msg = "cannot read the live lease to confirm the expiry: " + err.Error()
+					} else {
+						if order, ok := compareResourceVersions(n.tripRV, rv); n.tripRV == "" || !ok || order < 0 {
+							n.tripRV = rv
+						}
+						cached := h.Record.LeaseResourceVersion
+						if cached == "" {
+							cached = "none"
+						}
+						msg = "the live lease (resource version " + rv + ") is not the cached one (" + cached +
+							"): node health waits until the lease cache reaches " + n.tripRV
+					}
+					r := h.Record
+					r.RetryMarkPods = n.records[name].RetryMarkPods
+					n.records[name] = r
+					_ = n.emit(Action{Kind: KindHold, Node: name, Reason: ReasonLeaseNotExpired, Message: msg})
+					continue
+				}
+			}
 			zone := eviction.ZoneKey(node.Labels)
 			if h.Write {
 				if n.emit(nodeStatusAction(name, h)) != nil {
@@ -287,6 +326,9 @@ func (n *naive) Step(now time.Time, apply Apply) Ready {
 					}
 				}
 			}
+		}
+		if held > 0 {
+			_ = n.emit(Action{Kind: KindHold, Reason: ReasonLeaseCacheStale, Message: heldMessage(held, heldFor, n.live.CacheResourceVersion())})
 		}
 		plan, err := n.cfg.eviction().PlanDisruption(n.prev, zn)
 		if err != nil {

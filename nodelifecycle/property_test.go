@@ -49,6 +49,32 @@ func failing(every uint32) nodelifecycle.Apply {
 }
 
 // After any sequence of upserts, deletes and clock steps, the incremental
+// propRVs are the resource versions drawn for leases, live leases and the
+// lease cache: some equal, some ordered, one malformed, and unknown.
+var propRVs = []string{"", "5", "7", "9", "10", "07"}
+
+type drawnAnswer struct {
+	rv          string
+	found, fail bool
+}
+
+// drawnLeases is a live lease view drawn for a property run, shared by
+// both machines (they ask the same questions in the same order).
+type drawnLeases struct {
+	answers map[string]drawnAnswer
+	cache   string
+}
+
+func (d *drawnLeases) LiveLease(node string) (string, bool, error) {
+	a := d.answers[node]
+	if a.fail {
+		return "", false, errors.New("the server was unable to return a response in the time allotted")
+	}
+	return a.rv, a.found, nil
+}
+
+func (d *drawnLeases) CacheResourceVersion() string { return d.cache }
+
 // Controller takes exactly the naive reference's actions and asks for the
 // same next time, under every option that changes the decisions and with
 // writes that fail at random.
@@ -72,12 +98,27 @@ func TestPropertyIncrementalMatchesNaive(t *testing.T) {
 			cfg.Queue = eviction.UpstreamQueueOptions()
 		}
 		apply := failing(rapid.SampledFrom([]uint32{0, 0, 3, 7}).Draw(t, "failEvery"))
+		cfg.LeaseCircuitBreaker = rapid.Bool().Draw(t, "breaker")
+		var live *drawnLeases
+		if rapid.Bool().Draw(t, "liveLeases") {
+			live = &drawnLeases{answers: map[string]drawnAnswer{}}
+			for _, name := range propNodes {
+				live.answers[name] = drawnAnswer{rv: rapid.SampledFrom(propRVs).Draw(t, "liveRV"), found: rapid.IntRange(0, 4).Draw(t, "found") > 0,
+					fail: rapid.IntRange(0, 9).Draw(t, "liveFails") == 0}
+			}
+			live.cache = rapid.SampledFrom(propRVs).Draw(t, "cacheRV")
+		}
 
 		inc, err := nodelifecycle.New(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		machines := []nodelifecycle.Machine{inc, nodelifecycle.NewNaive(cfg)}
+		if live != nil {
+			for _, m := range machines {
+				m.SetLiveLeases(live)
+			}
+		}
 		now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 		var next time.Time
 		for i, steps := 0, rapid.IntRange(1, 60).Draw(t, "ops"); i < steps; i++ {
@@ -90,7 +131,11 @@ func TestPropertyIncrementalMatchesNaive(t *testing.T) {
 				name := rapid.SampledFrom(propNodes).Draw(t, "deleteNode")
 				op = func(m nodelifecycle.Machine) { m.DeleteNode(name) }
 			case 3, 4:
-				l := nodelifecycle.Lease{Node: rapid.SampledFrom(propNodes).Draw(t, "lease"), RenewTime: now.Add(-time.Duration(rapid.IntRange(0, 30).Draw(t, "renewAge")) * time.Second)}
+				l := nodelifecycle.Lease{Node: rapid.SampledFrom(propNodes).Draw(t, "lease"), RenewTime: now.Add(-time.Duration(rapid.IntRange(0, 30).Draw(t, "renewAge")) * time.Second),
+					ResourceVersion: rapid.SampledFrom(propRVs).Draw(t, "leaseRV")}
+				if live != nil && rapid.Bool().Draw(t, "cacheMoves") {
+					live.cache = rapid.SampledFrom(propRVs).Draw(t, "cacheRV")
+				}
 				op = func(m nodelifecycle.Machine) { m.UpsertLease(l) }
 			case 5:
 				name := rapid.SampledFrom(propNodes).Draw(t, "deleteLease")

@@ -219,7 +219,7 @@ func (ns *nodeState) taintNode() eviction.TaintNode {
 
 func (ns *nodeState) healthNode() conditions.Node {
 	return conditions.Node{Name: ns.node.Name, CreationTimestamp: ns.node.CreationTimestamp, Conditions: ns.node.Conditions,
-		HasLease: ns.hasLease, LeaseRenewTime: ns.renew}
+		HasLease: ns.hasLease, LeaseRenewTime: ns.renew, LeaseResourceVersion: ns.leaseRV}
 }
 
 // quietPass is the monitor pass of a quiet node: what
@@ -228,8 +228,9 @@ func (ns *nodeState) healthNode() conditions.Node {
 // probe), without the rest. It reports false when a True or False Ready
 // times out: the pass must then take the full path, which finds the
 // record as Observe would have left it. (An Unknown Ready stays as it is,
-// timed out or not.) nowNs is now in Unix nanoseconds.
-func (c *Controller) quietPass(ns *nodeState, now time.Time, nowNs int64) bool {
+// timed out or not, unless breaking: the lease circuit breaker can trip.)
+// nowNs is now in Unix nanoseconds.
+func (c *Controller) quietPass(ns *nodeState, now time.Time, nowNs int64, breaking bool) bool {
 	rec := &ns.rec
 	// A lease is a probe when the record has none (a fresh record drops the
 	// saved lease, so the pass after one probes again) or when an upsert
@@ -237,13 +238,16 @@ func (c *Controller) quietPass(ns *nodeState, now time.Time, nowNs int64) bool {
 	newer := ns.hasLease && (!ns.recLease ||
 		(ns.leaseNew && !rec.LeaseRenewTime.IsZero() && !ns.renew.IsZero() && rec.LeaseRenewTime.Before(ns.renew)))
 	if newer {
-		rec.HasLease, rec.LeaseRenewTime, rec.ProbeTimestamp = true, ns.renew, now
+		rec.HasLease, rec.LeaseRenewTime, rec.LeaseResourceVersion, rec.ProbeTimestamp = true, ns.renew, ns.leaseRV, now
 		ns.recLease = true
 		ns.deadline = now.Add(c.cfg.NodeMonitorGracePeriod).UnixNano()
 	}
 	ns.leaseNew = false
-	if ns.ready != conditions.Unknown && nowNs > ns.deadline {
-		return false // a True or False Ready times out: the full path rewrites it
+	if nowNs > ns.deadline && (ns.ready != conditions.Unknown || breaking) {
+		// A True or False Ready times out: the full path rewrites it. With
+		// the lease circuit breaker, an Unknown one too: upstream reads
+		// the live lease of every node past its grace period, each pass.
+		return false
 	}
 	// LastObserved is left behind: it only clamps a now earlier than one
 	// already seen, and Step never passes one.
@@ -357,11 +361,20 @@ func (c *Controller) monitorPass(now time.Time) {
 	for _, key := range c.zoneKeys {
 		counts = append(counts, eviction.ZoneCount{Zone: key})
 	}
+	breaking := c.breaking()
+	heldNodes, heldFor := 0, ""
 	for _, ns := range nodes {
 		if ns.gen != c.zoneGen[ns.zi] {
 			ns.gen, ns.queuedMaybe, ns.settled = c.zoneGen[ns.zi], false, ""
 		}
-		ns.quiet = ns.quiet && c.quietPass(ns, now, nowNs)
+		if c.tripRV != "" {
+			if want := c.tripRV; c.held() {
+				// Held as it is: record untouched, not counted, not tainted.
+				heldNodes, heldFor = heldNodes+1, want
+				continue
+			}
+		}
+		ns.quiet = ns.quiet && c.quietPass(ns, now, nowNs, breaking)
 		if ns.quiet {
 			// The posted Ready stands (status ns.ready): count it and take the
 			// tainting decision from it.
@@ -377,6 +390,17 @@ func (c *Controller) monitorPass(now time.Time) {
 		}
 		ns.leaseNew = false
 		h := c.mon.Observe(ns.rec, ns.healthNode(), now)
+		if h.TimedOut && breaking {
+			if hold, msg := c.checkLease(ns.node.Name, h.Record.LeaseResourceVersion); hold {
+				// Upstream keeps the pass's probes and skips the rest; a
+				// pending retry of the pods' marking stays pending.
+				retry := ns.rec.RetryMarkPods
+				ns.rec, ns.quiet = h.Record, false
+				ns.rec.RetryMarkPods = retry
+				_ = c.emit(Action{Kind: KindHold, Node: ns.node.Name, Reason: ReasonLeaseNotExpired, Message: msg})
+				continue
+			}
+		}
 		if h.Write {
 			if err := c.emit(nodeStatusAction(ns.node.Name, h)); err != nil {
 				// Upstream skips the node for the rest of the pass: not
@@ -418,6 +442,13 @@ func (c *Controller) monitorPass(now time.Time) {
 		ns.ready = posted
 		ns.recLease = ns.rec.HasLease
 		ns.deadline = ns.rec.ProbeTimestamp.Add(c.cfg.NodeMonitorGracePeriod).UnixNano()
+	}
+	if heldNodes > 0 {
+		cache := ""
+		if c.leaseView != nil {
+			cache = c.leaseView.CacheResourceVersion()
+		}
+		_ = c.emit(Action{Kind: KindHold, Reason: ReasonLeaseCacheStale, Message: heldMessage(heldNodes, heldFor, cache)})
 	}
 	c.counts = counts
 	plan, err := c.ev.PlanZones(c.prevZones, counts)

@@ -36,6 +36,27 @@ type Lease struct {
 	Node string
 	// RenewTime is spec.renewTime; zero when unset.
 	RenewTime time.Time
+	// ResourceVersion is metadata.resourceVersion, what the lease circuit
+	// breaker (Config.LeaseCircuitBreaker) compares with the live lease's;
+	// "" when the caller does not track it.
+	ResourceVersion string
+}
+
+// LiveLeases answers the lease circuit breaker's two questions
+// (Config.LeaseCircuitBreaker); a client-go program answers them from the
+// API server and its lease informer, a simulation from its model of them.
+// Step calls it synchronously, during a monitor pass; its methods must not
+// call the Controller.
+type LiveLeases interface {
+	// LiveLease returns the resource version of the named node's Lease as
+	// the API server has it now (a GET, not the cache), with found false
+	// when there is none (NotFound). Any other failure is an error; it
+	// holds the node back for the pass, as a newer lease would.
+	LiveLease(node string) (resourceVersion string, found bool, err error)
+	// CacheResourceVersion returns the resource version the lease cache
+	// has synced to (client-go's LastStoreSyncResourceVersion of the lease
+	// informer's store); "" when unknown, which never holds a node back.
+	CacheResourceVersion() string
 }
 
 // Pod is what the controller reads of a pod bound to a node.
@@ -82,9 +103,25 @@ const (
 	// KindCancel: a pod's scheduled eviction was cancelled. Nothing to
 	// write.
 	KindCancel Kind = "Cancel"
+	// KindHold: the lease circuit breaker held node health back
+	// (Config.LeaseCircuitBreaker). For a node (Node set) whose cached
+	// lease had expired, the live lease was newer or could not be read; a
+	// KindHold without a node sums up the nodes a stale lease cache held
+	// in the pass. Nothing to write.
+	KindHold Kind = "Hold"
 	// KindEvict: set the DisruptionTarget condition (Condition) on the pod
 	// and delete it, conditional on its UID.
 	KindEvict Kind = "Evict"
+)
+
+// The Reasons of KindHold actions.
+const (
+	// ReasonLeaseNotExpired: the node's cached lease had expired, but the
+	// live lease is newer (or could not be read), so the cache is stale.
+	ReasonLeaseNotExpired = "LeaseNotExpired"
+	// ReasonLeaseCacheStale: nodes were held because the lease cache has
+	// not yet reached the live lease version an earlier node showed.
+	ReasonLeaseCacheStale = "LeaseCacheStale"
 )
 
 // PodRef names a pod.
