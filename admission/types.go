@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/release"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -154,8 +155,8 @@ var Admitted = Result{Admit: true}
 
 // Options are the kubelet's build and feature settings admission depends on.
 //
-// The zero value is a Linux kubelet of v1.36.3 with its default feature
-// gates.
+// The zero value is a Linux kubelet of v1.37 with its default feature
+// gates; OptionsFor gives an earlier release's.
 type Options struct {
 	// OS is the kubelet's operating system (runtime.GOOS); empty means
 	// "linux". A pod whose spec.os.name or kubernetes.io/os label differs
@@ -164,6 +165,11 @@ type Options struct {
 	// DisablePodLevelResources turns the PodLevelResources gate off (beta
 	// and on since 1.34): spec.resources is then ignored.
 	DisablePodLevelResources bool
+	// DisablePodLevelResourcesFixKubeletQOSClass and SumContainersQOS
+	// select the QoS class rule of releases before 1.37, as the
+	// cgroup.QOSOptions fields of the same names.
+	DisablePodLevelResourcesFixKubeletQOSClass bool
+	SumContainersQOS                           bool
 	// TaintComparisonOperators turns the TaintTolerationComparisonOperators
 	// gate on (alpha, off in 1.36): tolerations with Lt and Gt.
 	TaintComparisonOperators bool
@@ -177,5 +183,15 @@ func (o Options) os() string {
 }
 
 func (o Options) qos() cgroup.QOSOptions {
-	return cgroup.QOSOptions{DisablePodLevelResources: o.DisablePodLevelResources}
+	return cgroup.QOSOptions{DisablePodLevelResources: o.DisablePodLevelResources,
+		DisablePodLevelResourcesFixKubeletQOSClass: o.DisablePodLevelResourcesFixKubeletQOSClass, SumContainersQOS: o.SumContainersQOS}
+}
+
+// OptionsFor returns the Linux kubelet's admission switches in Kubernetes
+// release v (taken as release.Oldest or release.Current when outside
+// them): the QoS rules of cgroup.QOSOptionsFor, the rest as in v1.37.
+func OptionsFor(v release.Version) Options {
+	q := cgroup.QOSOptionsFor(v)
+	return Options{DisablePodLevelResources: q.DisablePodLevelResources,
+		DisablePodLevelResourcesFixKubeletQOSClass: q.DisablePodLevelResourcesFixKubeletQOSClass, SumContainersQOS: q.SumContainersQOS}
 }

@@ -1,6 +1,7 @@
 package cgroup
 
 import (
+	"github.com/nodelife/nodelife/release"
 	"slices"
 	"strings"
 
@@ -91,17 +92,50 @@ func (p Pod) Critical() bool {
 // QOSOptions holds the feature switches the QoS and resource computations
 // depend on.
 //
-// The zero value is upstream v1.36 with its default feature gates.
+// The zero value is upstream v1.37 with its default feature gates;
+// QOSOptionsFor gives an earlier release's.
 type QOSOptions struct {
 	// DisablePodLevelResources turns the PodLevelResources feature gate
 	// off, as on clusters before 1.34 (where it was alpha and off):
 	// spec.resources is then ignored. By default, as upstream since 1.34
 	// (beta, on), a pod's spec.resources cpu and memory decide.
 	DisablePodLevelResources bool
+	// DisablePodLevelResourcesFixKubeletQOSClass turns the gate
+	// PodLevelResourcesFixKubeletQOSClass off (it is beta and on since
+	// 1.37): spec.resources then decides the class whenever it is set, even
+	// to an empty value or to resources the pod level does not honour, as
+	// in 1.34 to 1.36 (an empty spec.resources made the pod BestEffort
+	// whatever its containers asked). On: only when PodLevelResourcesSet.
+	DisablePodLevelResourcesFixKubeletQOSClass bool
+	// SumContainersQOS computes the class from requests and limits summed
+	// over the containers, as upstream did before 1.37: per-container
+	// mismatches could cancel out in the sums (a container with cpu 1/2
+	// beside one with 2/1 made a Guaranteed pod). Off: each container is
+	// classed on its own, as 1.37's ComputePodQOS.
+	SumContainersQOS bool
 }
 
-// podLevel reports whether the pod's spec.resources count under opts.
+// QOSOptionsFor returns the QoS switches of Kubernetes release v (taken as
+// release.Oldest or release.Current when outside them): PodLevelResources
+// off before 1.34, the per-container rule and the FixKubeletQOSClass gate
+// from 1.37.
+func QOSOptionsFor(v release.Version) QOSOptions {
+	v = v.Clamp()
+	return QOSOptions{
+		DisablePodLevelResources:                   !v.AtLeast(release.V1_34),
+		DisablePodLevelResourcesFixKubeletQOSClass: !v.AtLeast(release.V1_37),
+		SumContainersQOS:                           !v.AtLeast(release.V1_37),
+	}
+}
+
+// podLevel reports whether the pod's spec.resources count under opts for
+// the requests and limits it sets.
 func (o QOSOptions) podLevel(p Pod) bool { return !o.DisablePodLevelResources && p.Resources != nil }
+
+// podLevelQOS reports whether the pod's spec.resources decide its class.
+func (o QOSOptions) podLevelQOS(p Pod) bool {
+	return o.podLevel(p) && (o.DisablePodLevelResourcesFixKubeletQOSClass || p.PodLevelResourcesSet())
+}
 
 func qosResource(name ResourceName) bool { return name == ResourceCPU || name == ResourceMemory }
 
@@ -115,25 +149,86 @@ func PodQOS(p Pod, opts QOSOptions) QOSClass {
 }
 
 // ComputeQOS computes a pod's class the way upstream does. Only cpu and
-// memory count, and zero quantities are skipped. With the PodLevelResources
-// gate on (the default) and spec.resources set, even to an empty value,
-// only spec.resources decides, as upstream v1.36's ComputePodQOS;
-// otherwise requests and limits are summed over init and regular
-// containers.
+// memory count. With the PodLevelResources gate on (the default) and
+// spec.resources setting cpu, memory or huge pages (or set at all, with
+// DisablePodLevelResourcesFixKubeletQOSClass), spec.resources alone
+// decides, as one container would; otherwise every init and regular
+// container is classed on its own, as upstream v1.37's ComputePodQOS:
 //
-//   - Nothing set at all: BestEffort.
-//   - Every container (or the pod level) has both a cpu and a memory
-//     limit, every summed request equals its limit, and there are as many
-//     requests as limits: Guaranteed.
-//   - Anything else: Burstable.
+//   - A container (or pod level) with no requests and no limits at all is
+//     BestEffort. Otherwise, for cpu and for memory, a request that differs
+//     from its limit (a missing one counting as zero) is Burstable, both
+//     zero is BestEffort, both equal and not zero is Guaranteed; its class
+//     is that common answer, or Burstable when the two differ.
+//   - The pod is Burstable when any container is, or when BestEffort and
+//     Guaranteed containers are mixed; otherwise their common class
+//     (BestEffort for a pod without containers).
+//
+// With SumContainersQOS (upstream before 1.37), positive requests and
+// limits are summed over the containers instead: nothing set is
+// BestEffort; every container with both a cpu and a memory limit, every
+// summed request equal to its limit and as many requests as limits is
+// Guaranteed; anything else Burstable.
 //
 // Requests are taken as given: the API server copies a missing request
 // from its limit before the kubelet sees a pod, so a pod built by hand with
 // limits only is Burstable here unless DefaultRequests is applied first.
 func ComputeQOS(p Pod, opts QOSOptions) QOSClass {
+	if opts.SumContainersQOS {
+		return summedQOS(p, opts)
+	}
+	if opts.podLevelQOS(p) {
+		return requirementsQOS(*p.Resources)
+	}
+	var class QOSClass
+	for _, cs := range [2][]Container{p.InitContainers, p.Containers} {
+		for i := range cs {
+			switch c := requirementsQOS(cs[i].Resources); {
+			case c == Burstable:
+				return Burstable
+			case class == "":
+				class = c
+			case class != c:
+				return Burstable
+			}
+		}
+	}
+	if class == "" {
+		return BestEffort
+	}
+	return class
+}
+
+// requirementsQOS classes one container's (or the pod level's) resources
+// by upstream v1.37's rule, cpu and memory each on its own.
+func requirementsQOS(r Resources) QOSClass {
+	if len(r.Requests) == 0 && len(r.Limits) == 0 {
+		return BestEffort
+	}
+	var class QOSClass
+	for _, name := range [2]ResourceName{ResourceCPU, ResourceMemory} {
+		req, lim := r.Requests[name], r.Limits[name]
+		c := Guaranteed
+		switch {
+		case req.Cmp(lim) != 0:
+			return Burstable
+		case req.IsZero():
+			c = BestEffort
+		}
+		if class != "" && class != c {
+			return Burstable
+		}
+		class = c
+	}
+	return class
+}
+
+// summedQOS is ComputeQOS before 1.37: requests and limits summed over
+// the containers (or spec.resources, when it decides).
+func summedQOS(p Pod, opts QOSOptions) QOSClass {
 	var reqs, lims qosSums
 	guaranteed := true
-	if opts.podLevel(p) {
+	if opts.podLevelQOS(p) {
 		reqs.add(p.Resources.Requests)
 		if lims.add(p.Resources.Limits) != bothQOSResources {
 			guaranteed = false

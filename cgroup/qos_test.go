@@ -6,44 +6,80 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/nodelife/nodelife/release"
 )
 
 // Cases after upstream's pkg/apis/core/v1/helper/qos tests (reference
-// §1.7).
+// §1.7), each worked out under v1.37's per-container rule (want) and
+// v1.36's summed one (want136, QOSOptionsFor(release.V1_36) with the
+// case's gate switches), as upstream-1.37.md describes the change.
 func TestComputeQOS(t *testing.T) {
 	guaranteed := rl("cpu", "100m", "memory", "100Mi")
 	for _, c := range []struct {
-		name string
-		pod  Pod
-		opts QOSOptions
-		want QOSClass
+		name          string
+		pod           Pod
+		opts          QOSOptions
+		want, want136 QOSClass
 	}{
-		{"no resources", Pod{Containers: []Container{ctr("a", nil, nil)}}, QOSOptions{}, BestEffort},
-		{"zero quantities are skipped", Pod{Containers: []Container{ctr("a", rl("cpu", "0"), rl("memory", "0"))}}, QOSOptions{}, BestEffort},
-		{"only ephemeral-storage", Pod{Containers: []Container{ctr("a", rl("ephemeral-storage", "1Gi"), nil)}}, QOSOptions{}, BestEffort},
-		{"requests equal limits", Pod{Containers: []Container{ctr("a", guaranteed, guaranteed), ctr("b", guaranteed, guaranteed)}}, QOSOptions{}, Guaranteed},
-		{"hugepages are ignored", Pod{Containers: []Container{ctr("a", rl("cpu", "1", "memory", "1Gi", "hugepages-2Mi", "4Mi"), rl("cpu", "1", "memory", "1Gi", "hugepages-2Mi", "4Mi"))}}, QOSOptions{}, Guaranteed},
-		{"equal sums are enough", Pod{Containers: []Container{
+		{"no resources", Pod{Containers: []Container{ctr("a", nil, nil)}}, QOSOptions{}, BestEffort, BestEffort},
+		{"no containers", Pod{}, QOSOptions{}, BestEffort, BestEffort},
+		{"zero quantities", Pod{Containers: []Container{ctr("a", rl("cpu", "0"), rl("memory", "0"))}}, QOSOptions{}, BestEffort, BestEffort},
+		{"only ephemeral-storage", Pod{Containers: []Container{ctr("a", rl("ephemeral-storage", "1Gi"), nil)}}, QOSOptions{}, BestEffort, BestEffort},
+		{"requests equal limits", Pod{Containers: []Container{ctr("a", guaranteed, guaranteed), ctr("b", guaranteed, guaranteed)}}, QOSOptions{}, Guaranteed, Guaranteed},
+		{"hugepages are ignored", Pod{Containers: []Container{ctr("a", rl("cpu", "1", "memory", "1Gi", "hugepages-2Mi", "4Mi"), rl("cpu", "1", "memory", "1Gi", "hugepages-2Mi", "4Mi"))}}, QOSOptions{}, Guaranteed, Guaranteed},
+		// 1.36 summed: cpu 300m/300m and memory 300Mi/300Mi, Guaranteed; 1.37
+		// finds container a's cpu 100m/200m Burstable.
+		{"mismatches that cancel out in the sums", Pod{Containers: []Container{
 			ctr("a", rl("cpu", "100m", "memory", "200Mi"), rl("cpu", "200m", "memory", "100Mi")),
-			ctr("b", rl("cpu", "200m", "memory", "100Mi"), rl("cpu", "100m", "memory", "200Mi"))}}, QOSOptions{}, Guaranteed},
-		{"requests below limits", Pod{Containers: []Container{ctr("a", rl("cpu", "100m", "memory", "100Mi"), rl("cpu", "200m", "memory", "100Mi"))}}, QOSOptions{}, Burstable},
-		{"requests only", Pod{Containers: []Container{ctr("a", rl("cpu", "100m"), nil)}}, QOSOptions{}, Burstable},
-		{"one container without limits", Pod{Containers: []Container{ctr("a", guaranteed, guaranteed), ctr("b", nil, nil)}}, QOSOptions{}, Burstable},
-		{"cpu limit only", Pod{Containers: []Container{ctr("a", rl("cpu", "100m"), rl("cpu", "100m"))}}, QOSOptions{}, Burstable},
-		{"limits without requests, not defaulted", Pod{Containers: []Container{ctr("a", nil, guaranteed)}}, QOSOptions{}, Burstable},
-		{"best-effort init container", Pod{InitContainers: []Container{ctr("i", nil, nil)}, Containers: []Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, Burstable},
-		{"guaranteed init container", Pod{InitContainers: []Container{ctr("i", guaranteed, guaranteed)}, Containers: []Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, Guaranteed},
-		{"init container with a cpu limit only", Pod{InitContainers: []Container{ctr("i", nil, rl("cpu", "1"))}, Containers: []Container{ctr("a", nil, nil)}}, QOSOptions{}, Burstable},
-		{"pod-level resources decide", Pod{Resources: &Resources{Requests: guaranteed, Limits: guaranteed}, Containers: []Container{ctr("a", nil, nil)}}, QOSOptions{}, Guaranteed},
-		{"pod-level resources ignored with the gate off", Pod{Resources: &Resources{Requests: guaranteed, Limits: guaranteed}, Containers: []Container{ctr("a", nil, nil)}}, QOSOptions{DisablePodLevelResources: true}, BestEffort},
-		{"pod-level memory limit only", Pod{Resources: &Resources{Limits: rl("memory", "1Gi")}, Containers: []Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, Burstable},
-		// Upstream v1.36.3's ComputePodQOS (pkg/apis/core/v1/helper/qos) looks
-		// only at spec.resources once it is set, even when it is empty.
-		{"empty pod-level resources: BestEffort", Pod{Resources: &Resources{}, Containers: []Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, BestEffort},
-		{"empty pod-level resources, gate off: the containers", Pod{Resources: &Resources{}, Containers: []Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{DisablePodLevelResources: true}, Guaranteed},
+			ctr("b", rl("cpu", "200m", "memory", "100Mi"), rl("cpu", "100m", "memory", "200Mi"))}}, QOSOptions{}, Burstable, Guaranteed},
+		{"the reference's A cpu 1/2, B cpu 2/1", Pod{Containers: []Container{
+			ctr("a", rl("cpu", "1", "memory", "1Gi"), rl("cpu", "2", "memory", "1Gi")),
+			ctr("b", rl("cpu", "2", "memory", "1Gi"), rl("cpu", "1", "memory", "1Gi"))}}, QOSOptions{}, Burstable, Guaranteed},
+		{"requests below limits", Pod{Containers: []Container{ctr("a", rl("cpu", "100m", "memory", "100Mi"), rl("cpu", "200m", "memory", "100Mi"))}}, QOSOptions{}, Burstable, Burstable},
+		{"memory request below limit", Pod{Containers: []Container{ctr("a", rl("cpu", "1", "memory", "1Gi"), rl("cpu", "1", "memory", "2Gi"))}}, QOSOptions{}, Burstable, Burstable},
+		{"requests only", Pod{Containers: []Container{ctr("a", rl("cpu", "100m"), nil)}}, QOSOptions{}, Burstable, Burstable},
+		{"one container without limits", Pod{Containers: []Container{ctr("a", guaranteed, guaranteed), ctr("b", nil, nil)}}, QOSOptions{}, Burstable, Burstable},
+		{"cpu limit only", Pod{Containers: []Container{ctr("a", rl("cpu", "100m"), rl("cpu", "100m"))}}, QOSOptions{}, Burstable, Burstable},
+		{"limits without requests, not defaulted", Pod{Containers: []Container{ctr("a", nil, guaranteed)}}, QOSOptions{}, Burstable, Burstable},
+		{"best-effort init container", Pod{InitContainers: []Container{ctr("i", nil, nil)}, Containers: []Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, Burstable, Burstable},
+		{"guaranteed init container", Pod{InitContainers: []Container{ctr("i", guaranteed, guaranteed)}, Containers: []Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, Guaranteed, Guaranteed},
+		{"init container with a cpu limit only", Pod{InitContainers: []Container{ctr("i", nil, rl("cpu", "1"))}, Containers: []Container{ctr("a", nil, nil)}}, QOSOptions{}, Burstable, Burstable},
+		{"pod-level resources decide", Pod{Resources: &Resources{Requests: guaranteed, Limits: guaranteed}, Containers: []Container{ctr("a", nil, nil)}}, QOSOptions{}, Guaranteed, Guaranteed},
+		{"pod-level resources ignored with the gate off", Pod{Resources: &Resources{Requests: guaranteed, Limits: guaranteed}, Containers: []Container{ctr("a", nil, nil)}}, QOSOptions{DisablePodLevelResources: true}, BestEffort, BestEffort},
+		{"pod-level memory limit only", Pod{Resources: &Resources{Limits: rl("memory", "1Gi")}, Containers: []Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, Burstable, Burstable},
+		// v1.36.3 looks only at spec.resources once it is set, even empty;
+		// v1.37 (PodLevelResourcesFixKubeletQOSClass) only when it sets cpu,
+		// memory or huge pages.
+		{"empty pod-level resources", Pod{Resources: &Resources{}, Containers: []Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, Guaranteed, BestEffort},
+		{"empty pod-level resources, fix gate off", Pod{Resources: &Resources{}, Containers: []Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{DisablePodLevelResourcesFixKubeletQOSClass: true}, BestEffort, BestEffort},
+		{"pod-level ephemeral-storage only", Pod{Resources: &Resources{Requests: rl("ephemeral-storage", "1Gi")}, Containers: []Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, Guaranteed, BestEffort},
+		{"pod-level huge pages only", Pod{Resources: &Resources{Limits: rl("hugepages-2Mi", "4Mi")}, Containers: []Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, BestEffort, BestEffort},
+		{"empty pod-level resources, gate off: the containers", Pod{Resources: &Resources{}, Containers: []Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{DisablePodLevelResources: true}, Guaranteed, Guaranteed},
 	} {
 		if got := ComputeQOS(c.pod, c.opts); got != c.want {
-			t.Errorf("%s: ComputeQOS = %s, want %s", c.name, got, c.want)
+			t.Errorf("%s: ComputeQOS = %s, want %s (v1.37)", c.name, got, c.want)
+		}
+		old := QOSOptionsFor(release.V1_36)
+		old.DisablePodLevelResources = old.DisablePodLevelResources || c.opts.DisablePodLevelResources
+		if got := ComputeQOS(c.pod, old); got != c.want136 {
+			t.Errorf("%s: ComputeQOS = %s, want %s (v1.36)", c.name, got, c.want136)
+		}
+	}
+}
+
+func TestQOSOptionsFor(t *testing.T) {
+	for _, c := range []struct {
+		v    release.Version
+		want QOSOptions
+	}{
+		{release.V1_33, QOSOptions{DisablePodLevelResources: true, DisablePodLevelResourcesFixKubeletQOSClass: true, SumContainersQOS: true}},
+		{release.V1_34, QOSOptions{DisablePodLevelResourcesFixKubeletQOSClass: true, SumContainersQOS: true}},
+		{release.V1_36, QOSOptions{DisablePodLevelResourcesFixKubeletQOSClass: true, SumContainersQOS: true}},
+		{release.V1_37, QOSOptions{}},
+	} {
+		if got := QOSOptionsFor(c.v); got != c.want {
+			t.Errorf("QOSOptionsFor(%v) = %+v, want %+v", c.v, got, c.want)
 		}
 	}
 }

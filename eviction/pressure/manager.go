@@ -10,6 +10,7 @@ import (
 	"github.com/nodelife/nodelife/conditions"
 	"github.com/nodelife/nodelife/internal/clock"
 	"github.com/nodelife/nodelife/internal/enum"
+	"github.com/nodelife/nodelife/release"
 )
 
 // Config configures the eviction manager. Field names follow the
@@ -37,6 +38,15 @@ type Config struct {
 	// DisableSeparateDiskGC turns the KubeletSeparateDiskGC feature off;
 	// NewManager then refuses LayoutSplit, as upstream's cycle does.
 	DisableSeparateDiskGC bool
+	// DisableHugepageAwareEviction turns the HugepageAwareEviction gate
+	// off (beta and on since 1.37): Config.Observe then takes the node's
+	// memory available as the summary reads it, huge pages included.
+	DisableHugepageAwareEviction bool
+	// RegularContainersEphemeralLimitsOnly checks the containers'
+	// ephemeral-storage limits of regular containers only, as upstream
+	// before 1.37; since 1.37 sidecars' (restartable init containers')
+	// limits are enforced too.
+	RegularContainersEphemeralLimitsOnly bool
 	// SoftGracePodAware is not upstream behaviour: a soft eviction gives
 	// the pod min(MaxPodGracePeriodSeconds, its own grace period), and a
 	// negative maximum gives it its own grace period, as the flag's help
@@ -58,6 +68,20 @@ func DefaultConfig() Config {
 		PressureTransitionPeriod:      DefaultPressureTransitionPeriod,
 		LocalStorageCapacityIsolation: true,
 	}
+}
+
+// ConfigFor returns DefaultConfig as the kubelet of Kubernetes release v
+// has it (taken as release.Oldest or release.Current when outside them):
+// KubeletSeparateDiskGC off before 1.31 (alpha), HugepageAwareEviction and
+// the sidecars' ephemeral-storage limits from 1.37. Other rules are those
+// of 1.36 in every earlier preset.
+func ConfigFor(v release.Version) Config {
+	v = v.Clamp()
+	c := DefaultConfig()
+	c.DisableSeparateDiskGC = !v.AtLeast(release.V1_31)
+	c.DisableHugepageAwareEviction = !v.AtLeast(release.V1_37)
+	c.RegularContainersEphemeralLimitsOnly = !v.AtLeast(release.V1_37)
+	return c
 }
 
 // Validate returns every problem with the config, each naming the field
@@ -528,6 +552,27 @@ func (m *Manager) localStorageEvictions(pods []Pod) []Eviction {
 	return out
 }
 
+// ephemeralLimited returns the container named name whose
+// ephemeral-storage limit applies, or nil: among the regular containers
+// and (unless RegularContainersEphemeralLimitsOnly) the sidecars, the last
+// of that name with a limit whose value is not 0, as upstream's map of
+// limits by name is filled.
+func (m *Manager) ephemeralLimited(p *Pod, name string) *Container {
+	var c *Container
+	pick := func(cs []Container, sidecars bool) {
+		for j := range cs {
+			if cs[j].Name == name && (!sidecars || cs[j].Sidecar) && cs[j].Limits.EphemeralStorage.Value() != 0 {
+				c = &cs[j]
+			}
+		}
+	}
+	pick(p.Containers, false)
+	if !m.cfg.RegularContainersEphemeralLimitsOnly {
+		pick(p.InitContainers, true)
+	}
+	return c
+}
+
 // localStorageViolation returns the message for the pod's first local
 // storage violation, or "".
 func (m *Manager) localStorageViolation(p *Pod) string {
@@ -557,13 +602,8 @@ func (m *Manager) localStorageViolation(p *Pod) string {
 	}
 	for i := range st.Containers {
 		cs := &st.Containers[i]
-		var c *Container
-		for j := range p.Containers {
-			if p.Containers[j].Name == cs.Name {
-				c = &p.Containers[j]
-			}
-		}
-		if c == nil || c.Limits.EphemeralStorage.IsZero() {
+		c := m.ephemeralLimited(p, cs.Name)
+		if c == nil {
 			continue
 		}
 		used := fsBytes(cs.Logs)

@@ -53,6 +53,13 @@ type NodeStats struct {
 	ContainerFs *FsStats
 	// Rlimit is the node's process limits (Node.Rlimit).
 	Rlimit *RlimitStats
+	// HugePagesCapacityBytes is the node's huge page capacity: the sum of
+	// its hugepages-* entries in node.status.capacity. Under the
+	// HugepageAwareEviction gate (beta and on since 1.37) the summary's
+	// Memory.AvailableBytes is reduced by it, floored at 0, because the
+	// root cgroup's limit counts the reserved huge pages while its working
+	// set does not; 0 changes nothing.
+	HugePagesCapacityBytes uint64
 }
 
 // Observation is one signal's reading: how much is available, of what
@@ -81,9 +88,29 @@ type Observations map[Signal]Observation
 //
 // A signal whose readings are incomplete is left out. Unsigned readings
 // above 2^63-1 wrap to negative numbers, as upstream's int64 conversion
-// does.
-func Observe(stats NodeStats) Observations {
+// does. The node's memory available is first reduced by
+// HugePagesCapacityBytes, as the summary provider of v1.37 does
+// (HugepageAwareEviction); Config.Observe follows the Config's gate.
+func Observe(stats NodeStats) Observations { return observe(stats, true) }
+
+// Observe is the package's Observe under c's HugepageAwareEviction gate
+// (off with DisableHugepageAwareEviction: the summary's memory available
+// as read, as in 1.36 and before).
+func (c Config) Observe(stats NodeStats) Observations {
+	return observe(stats, !c.DisableHugepageAwareEviction)
+}
+
+func observe(stats NodeStats, hugePageAware bool) Observations {
 	obs := make(Observations, numSignals)
+	if m := stats.Memory; hugePageAware && stats.HugePagesCapacityBytes > 0 && m != nil && m.AvailableBytes != nil {
+		adjusted := *m
+		available := uint64(0)
+		if *m.AvailableBytes > stats.HugePagesCapacityBytes {
+			available = *m.AvailableBytes - stats.HugePagesCapacityBytes
+		}
+		adjusted.AvailableBytes = &available
+		stats.Memory = &adjusted
+	}
 	mem := func(sig Signal, m *MemoryStats) {
 		if m != nil && m.AvailableBytes != nil && m.WorkingSetBytes != nil {
 			obs[sig] = Observation{Available: int64(*m.AvailableBytes), Capacity: int64(*m.AvailableBytes + *m.WorkingSetBytes), Time: m.Time}

@@ -291,7 +291,7 @@ func TestDifferentialAdmit(t *testing.T) {
 			nlPods[j] = &ap
 		}
 		ap := kubeapi.AdmissionPod(pod)
-		ni := admission.NewNodeInfo(kubeapi.AdmissionNode(node), admission.Options{}, nlPods...)
+		ni := admission.NewNodeInfo(kubeapi.AdmissionNode(node), admission.OptionsFor(upstreamRelease), nlPods...)
 		got := ni.Admit(&ap)
 
 		// upstream writes the kubelet's OS into the cached Node's labels:
@@ -386,7 +386,7 @@ func TestDifferentialPreempt(t *testing.T) {
 			}
 			continue
 		}
-		victims, nlErr := admission.Preempt(&ap, nl, needs, admission.Options{})
+		victims, nlErr := admission.Preempt(&ap, nl, needs, admission.OptionsFor(upstreamRelease))
 		var got []string
 		for _, v := range victims {
 			got = append(got, v.Name)

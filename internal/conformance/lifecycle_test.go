@@ -402,7 +402,7 @@ const (
 // first instant with differences.
 func runScenario(sc scenario, mutation lifecycleMutation, trace bool) (run lifecycleRun, err error) {
 	flags := defaultLifecycleFlags()
-	cfg := nodelifecycle.DefaultConfig()
+	cfg := nodelifecycle.ConfigFor(upstreamRelease)
 	if mutation == mutateAnchorTaintAdded {
 		cfg.NoExecute.Anchor = eviction.AnchorTaintAdded
 	}

@@ -178,7 +178,8 @@ func TestDifferentialPodResources(t *testing.T) {
 		t.Run(fmt.Sprintf("PodLevelResources=%v", gate), func(t *testing.T) {
 			featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, kubefeatures.PodLevelResources, gate)
 			suffix := ""
-			opts := cgroup.QOSOptions{DisablePodLevelResources: !gate}
+			opts := cgroup.QOSOptionsFor(upstreamRelease)
+			opts.DisablePodLevelResources = !gate
 			if !gate {
 				suffix = " (DisablePodLevelResources)"
 			}
