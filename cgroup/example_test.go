@@ -194,14 +194,17 @@ func ExampleQOSConfigs() {
 }
 
 func ExampleMemoryQoSConfig_Container() {
-	cfg := cgroup.DefaultMemoryQoSConfig()
 	const mi = 1 << 20
+	cfg := cgroup.DefaultMemoryQoSConfig() // v1.37: no throttling factor
+	fmt.Println(cfg.Container(cgroup.Burstable, 100*mi, 200*mi, 0).HighSkipped)
+	cfg.ThrottlingFactor = 0.9 // memoryThrottlingFactor: 0.9
 	fmt.Println(cfg.Container(cgroup.Burstable, 100*mi, 200*mi, 0).Unified())
 	fmt.Println(cfg.Container(cgroup.BestEffort, 0, 0, 8<<30).Unified())
 	fmt.Println(cfg.Container(cgroup.Guaranteed, 1<<30, 1<<30, 8<<30).HighSkipped)
 	// Output:
-	// map[memory.high:199229440]
-	// map[memory.high:7730937856]
+	// no memory throttling factor
+	// map[memory.high:199229440 memory.low:0 memory.min:0]
+	// map[memory.high:7730937856 memory.low:0 memory.min:0]
 	// request equals limit
 }
 

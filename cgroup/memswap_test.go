@@ -6,13 +6,17 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/nodelife/nodelife/release"
 )
 
 // KEP-2570 memory.high = floor((req + factor*(lim - req)) / page) * page,
-// worked by hand.
+// worked by hand, under v1.37's rules with memoryThrottlingFactor set to
+// 0.9 (its default before 1.37; unset since).
 func TestMemoryQoSContainer(t *testing.T) {
 	const mi = 1 << 20
 	cfg := DefaultMemoryQoSConfig()
+	cfg.ThrottlingFactor = 0.9
 	legacyMin := cfg
 	legacyMin.Policy = ReservationLegacyMin
 	tiered := cfg
@@ -30,32 +34,37 @@ func TestMemoryQoSContainer(t *testing.T) {
 		req, lim   int64
 		alloc      int64
 		min, low   int64
+		reset      bool
 		high       int64
 		highReason string
 	}{
-		// 100Mi + 0.9*100Mi = 199229440, a multiple of 4096.
-		{"burstable", cfg, Burstable, 100 * mi, 200 * mi, 8 << 30, 0, 0, 199229440, ""},
-		{"burstable, legacy min", legacyMin, Burstable, 100 * mi, 200 * mi, 8 << 30, 100 * mi, 0, 199229440, ""},
-		{"burstable, tiered", tiered, Burstable, 100 * mi, 200 * mi, 8 << 30, 0, 100 * mi, 199229440, ""},
+		// 100Mi + 0.9*100Mi = 199229440, a multiple of 4096. ReservationNone
+		// protects nothing and resets memory.min and memory.low.
+		{"burstable", cfg, Burstable, 100 * mi, 200 * mi, 8 << 30, 0, 0, true, 199229440, ""},
+		{"burstable, legacy min", legacyMin, Burstable, 100 * mi, 200 * mi, 8 << 30, 100 * mi, 0, false, 199229440, ""},
+		{"burstable, tiered", tiered, Burstable, 100 * mi, 200 * mi, 8 << 30, 0, 100 * mi, false, 199229440, ""},
 		// 1000 + 0.9*(5000-1000) = 4600 -> 4096.
-		{"rounded down to the page", cfg, Burstable, 1000, 5000, 0, 0, 0, 4096, ""},
+		{"rounded down to the page", cfg, Burstable, 1000, 5000, 0, 0, 0, true, 4096, ""},
 		// Same with 64 KiB pages: 4600 < 65536 -> 0, not written.
-		{"arm64 pages", arm, Burstable, 1000, 5000, 0, 0, 0, 0, "memory.high would not be above the request"},
+		{"arm64 pages", arm, Burstable, 1000, 5000, 0, 0, 0, true, 0, "memory.high would not be above the request"},
 		// No limit: allocatable 8Gi takes its place: 100Mi + 0.9*(8Gi-100Mi) = 7741426892.8 -> 7741423616.
-		{"no limit", cfg, Burstable, 100 * mi, 0, 8 << 30, 0, 0, 7741423616, ""},
-		{"no limit, no allocatable", cfg, Burstable, 100 * mi, 0, 0, 0, 0, 0, "no limit and no allocatable memory"},
-		{"guaranteed", cfg, Guaranteed, 1 << 30, 1 << 30, 8 << 30, 0, 0, 0, "request equals limit"},
-		{"guaranteed, tiered", tiered, Guaranteed, 1 << 30, 1 << 30, 8 << 30, 1 << 30, 0, 0, "request equals limit"},
+		{"no limit", cfg, Burstable, 100 * mi, 0, 8 << 30, 0, 0, true, 7741423616, ""},
+		{"no limit, no allocatable", cfg, Burstable, 100 * mi, 0, 0, 0, 0, true, 0, "no limit and no allocatable memory"},
+		{"guaranteed", cfg, Guaranteed, 1 << 30, 1 << 30, 8 << 30, 0, 0, true, 0, "request equals limit"},
+		{"guaranteed, tiered", tiered, Guaranteed, 1 << 30, 1 << 30, 8 << 30, 1 << 30, 0, false, 0, "request equals limit"},
 		// kubernetes#138139: BestEffort gets floor(0.9*8Gi/4096)*4096.
-		{"best effort", cfg, BestEffort, 0, 0, 8 << 30, 0, 0, 7730937856, ""},
-		{"best effort, tiered", tiered, BestEffort, 0, 0, 8 << 30, 0, 0, 7730937856, ""},
+		{"best effort", cfg, BestEffort, 0, 0, 8 << 30, 0, 0, true, 7730937856, ""},
+		// Tiered protects no request of 0: both files reset.
+		{"best effort, tiered", tiered, BestEffort, 0, 0, 8 << 30, 0, 0, true, 7730937856, ""},
 		// Before #138139 (kubernetes#137685) BestEffort was skipped.
-		{"best effort, before #138139", oldSkip, BestEffort, 0, 0, 8 << 30, 0, 0, 0, "request equals limit"},
+		{"best effort, before #138139", oldSkip, BestEffort, 0, 0, 8 << 30, 0, 0, true, 0, "request equals limit"},
 		// The alpha factor 0.8: 100Mi + 0.8*100Mi = 188743680.
-		{"alpha factor", alpha, Burstable, 100 * mi, 200 * mi, 0, 0, 0, 188743680, ""},
+		{"alpha factor", alpha, Burstable, 100 * mi, 200 * mi, 0, 0, 0, true, 188743680, ""},
+		// No factor (the 1.37 default): no memory.high at all.
+		{"no factor", DefaultMemoryQoSConfig(), Burstable, 100 * mi, 200 * mi, 8 << 30, 0, 0, true, 0, "no memory throttling factor"},
 	} {
 		got := c.cfg.Container(c.class, c.req, c.lim, c.alloc)
-		want := MemoryValues{Min: c.min, Low: c.low, High: c.high, HighSkipped: c.highReason}
+		want := MemoryValues{Min: c.min, Low: c.low, ResetProtection: c.reset, High: c.high, HighSkipped: c.highReason}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", c.name, diff)
 		}
@@ -63,6 +72,105 @@ func TestMemoryQoSContainer(t *testing.T) {
 	v := legacyMin.Container(Burstable, 100*mi, 200*mi, 0)
 	if diff := cmp.Diff(map[string]string{"memory.min": "104857600", "memory.high": "199229440"}, v.Unified()); diff != "" {
 		t.Errorf("Unified: %s", diff)
+	}
+	v = cfg.Container(Burstable, 100*mi, 200*mi, 0)
+	if diff := cmp.Diff(map[string]string{"memory.min": "0", "memory.low": "0", "memory.high": "199229440"}, v.Unified()); diff != "" {
+		t.Errorf("Unified with the reset: %s", diff)
+	}
+}
+
+// The container files across releases (upstream v1.36.3 and v1.37.2
+// generateLinuxContainerResources), worked from upstream-1.37.md: v1.36
+// defaults to factor 0.9 and skips memory.high whenever request == limit
+// (BestEffort too); v1.37 has no factor by default, so no memory.high,
+// and with the gate off writes memory.high=max on cgroup v2.
+func TestMemoryQoSContainerReleases(t *testing.T) {
+	const mi = 1 << 20
+	v136, v137 := MemoryQoSConfigFor(release.V1_36), MemoryQoSConfigFor(release.V1_37)
+	for _, c := range []struct {
+		name     string
+		cfg      MemoryQoSConfig
+		class    QOSClass
+		req, lim int64
+		want     map[string]string
+	}{
+		{"v1.36 burstable", v136, Burstable, 100 * mi, 200 * mi, map[string]string{"memory.min": "0", "memory.low": "0", "memory.high": "199229440"}},
+		{"v1.37 burstable", v137, Burstable, 100 * mi, 200 * mi, map[string]string{"memory.min": "0", "memory.low": "0"}},
+		{"v1.36 best effort", v136, BestEffort, 0, 0, map[string]string{"memory.min": "0", "memory.low": "0"}},
+		{"v1.37 best effort", v137, BestEffort, 0, 0, map[string]string{"memory.min": "0", "memory.low": "0"}},
+		{"v1.35 burstable (legacy memory.min)", MemoryQoSConfigFor(release.V1_35), Burstable, 100 * mi, 200 * mi, map[string]string{"memory.min": "104857600", "memory.high": "199229440"}},
+	} {
+		if diff := cmp.Diff(c.want, c.cfg.Container(c.class, c.req, c.lim, 8<<30).Unified()); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", c.name, diff)
+		}
+	}
+	for _, c := range []struct {
+		v2   bool
+		v    release.Version
+		want map[string]string
+	}{{true, release.V1_37, map[string]string{"memory.high": "max"}}, {false, release.V1_37, map[string]string{}}, {true, release.V1_36, map[string]string{}}} {
+		if diff := cmp.Diff(c.want, ContainerWithoutMemoryQoS(c.v2, c.v).Unified()); diff != "" {
+			t.Errorf("gate off, cgroup v2 %v, %v (-want +got):\n%s", c.v2, c.v, diff)
+		}
+	}
+}
+
+// Pod-level resources (v1.37): a container without a memory limit in a
+// pod with a pod-level memory limit gets no memory.high of its own, the
+// pod cgroup gets one. Pod: spec.resources limits memory 1Gi, requests
+// memory 512Mi; container "app" requests 256Mi, no limit; "side" requests
+// and limits 256Mi. Factor 0.9, 4 KiB pages:
+//
+//   - app: v1.37 skipped; v1.36 (ContainerHighUnderPodLimit) from
+//     allocatable 8Gi: 256Mi + 0.9*(8Gi - 256Mi) = 7757784678.4 ->
+//     7757783040;
+//   - the pod cgroup: request 512Mi, limit 1Gi: 512Mi + 0.9*512Mi =
+//     1020054732.8 -> 1020051456; none with NoPodMemoryHigh (v1.36) or
+//     without a factor (v1.37's default).
+func TestMemoryQoSPodLevel(t *testing.T) {
+	p := Pod{Resources: &Resources{Requests: rl("memory", "512Mi"), Limits: rl("memory", "1Gi")},
+		Containers: []Container{ctr("app", rl("memory", "256Mi"), nil), ctr("side", rl("memory", "256Mi"), rl("memory", "256Mi"))}}
+	with := DefaultMemoryQoSConfig()
+	with.ThrottlingFactor = 0.9
+	old := MemoryQoSConfigFor(release.V1_36)
+	if v := with.ContainerInPod(p, "app", QOSOptions{}, 8<<30); v.High != 0 || v.HighSkipped == "" {
+		t.Errorf("v1.37 with a factor: app gets %+v, want no memory.high", v)
+	}
+	if v := old.ContainerInPod(p, "app", QOSOptionsFor(release.V1_36), 8<<30); v.High != 7757783040 {
+		t.Errorf("v1.36: app memory.high = %d, want 7757783040", v.High)
+	}
+	if v := with.ContainerInPod(p, "nobody", QOSOptions{}, 8<<30); v != (MemoryValues{}) {
+		t.Errorf("unknown container: %+v", v)
+	}
+	for _, c := range []struct {
+		name string
+		cfg  MemoryQoSConfig
+		opts QOSOptions
+		want int64
+	}{
+		{"v1.37 with a factor", with, QOSOptions{}, 1020051456},
+		{"v1.37 default (no factor)", DefaultMemoryQoSConfig(), QOSOptions{}, 0},
+		{"v1.36", old, QOSOptionsFor(release.V1_36), 0},
+		{"v1.37, PodLevelResources off", with, QOSOptions{DisablePodLevelResources: true}, 0},
+	} {
+		if got := c.cfg.PodMemoryHigh(p, c.opts); got != c.want {
+			t.Errorf("%s: pod memory.high = %d, want %d", c.name, got, c.want)
+		}
+		rc := ResourceConfigForPod(p, PodConfigOptions{QOSOptions: c.opts, MemoryQoS: &c.cfg})
+		if got := rc.Unified[MemoryHighFile]; (got != "") != (c.want != 0) {
+			t.Errorf("%s: ResourceConfigForPod memory.high %q", c.name, got)
+		}
+	}
+	// Declared by every container, not at the pod level: pod-level cpu only.
+	q := Pod{Resources: &Resources{Limits: rl("cpu", "1")},
+		Containers: []Container{ctr("a", rl("memory", "100Mi"), rl("memory", "200Mi"))}}
+	// 100Mi + 0.9*100Mi = 199229440.
+	if got := with.PodMemoryHigh(q, QOSOptions{}); got != 199229440 {
+		t.Errorf("declared by the containers: %d, want 199229440", got)
+	}
+	q.Containers = append(q.Containers, ctr("b", nil, nil))
+	if got := with.PodMemoryHigh(q, QOSOptions{}); got != 0 {
+		t.Errorf("a container without a memory limit, none at the pod level: %d, want 0", got)
 	}
 }
 

@@ -261,13 +261,16 @@ func TestQOSConfigs(t *testing.T) {
 	}
 }
 
-// MemoryQoS at the QoS level, as upstream v1.36.3's setMemoryQoS
-// (pkg/kubelet/cm/qos_container_manager_linux.go): TieredReservation
-// writes kubepods memory.min = G + B and burstable memory.low = B, zeros
-// included; any other policy writes kubepods memory.min = 0 and burstable
-// memory.low = 0, to reset what an earlier configuration left
-// (kubernetes#137584). G and B are the summed memory requests of the
-// Guaranteed and Burstable pods; BestEffort gets nothing.
+// MemoryQoS at the QoS level, as upstream's setMemoryQoS
+// (pkg/kubelet/cm/qos_container_manager_linux.go). v1.37:
+// TieredReservation writes kubepods memory.min = G + B, kubepods
+// memory.low = B and burstable memory.low = B, zeros included; any other
+// policy writes nothing on update (its zeros are written once at the
+// start, QOSStartConfigs). v1.36.3: Tiered writes no kubepods memory.low,
+// and any other policy writes kubepods memory.min = 0 and burstable
+// memory.low = 0 on every update (kubernetes#137584). G and B are the
+// summed memory requests of the Guaranteed and Burstable pods; BestEffort
+// gets nothing.
 func TestQOSConfigsMemoryQoS(t *testing.T) {
 	g := Pod{UID: "g", Containers: []Container{ctr("a", rl("cpu", "1", "memory", "1Gi"), rl("cpu", "1", "memory", "1Gi"))}}
 	b1 := Pod{UID: "b1", Containers: []Container{ctr("a", rl("cpu", "100m", "memory", "512Mi"), nil)}}
@@ -281,30 +284,37 @@ func TestQOSConfigsMemoryQoS(t *testing.T) {
 		return out
 	}
 	cases := []struct {
-		name           string
-		policy         ReservationPolicy
-		pods           []Pod
-		root, burstble map[string]string
+		name            string
+		v               release.Version
+		policy          ReservationPolicy
+		pods            []Pod
+		root, burstable map[string]string
 	}{
-		{"tiered: G 1Gi, B 512Mi", ReservationTiered, []Pod{g, b1, b2, be}, m("memory.min", "1610612736"), m("memory.low", "536870912")},
-		{"tiered: no pods", ReservationTiered, nil, m("memory.min", "0"), m("memory.low", "0")},
-		{"tiered: BestEffort only", ReservationTiered, []Pod{be}, m("memory.min", "0"), m("memory.low", "0")},
-		{"tiered: Burstable without memory requests", ReservationTiered, []Pod{b2}, m("memory.min", "0"), m("memory.low", "0")},
-		{"tiered: Guaranteed only", ReservationTiered, []Pod{g}, m("memory.min", "1073741824"), m("memory.low", "0")},
-		{"none: zeros whatever the pods", ReservationNone, []Pod{g, b1}, m("memory.min", "0"), m("memory.low", "0")},
-		{"none: no pods", ReservationNone, nil, m("memory.min", "0"), m("memory.low", "0")},
-		{"legacy (before 1.36): memory.min, non-zero only", ReservationLegacyMin, []Pod{g, b1, b2, be}, m("memory.min", "1610612736"), m("memory.min", "536870912")},
-		{"legacy: Guaranteed only", ReservationLegacyMin, []Pod{g}, m("memory.min", "1073741824"), nil},
-		{"legacy: no pods", ReservationLegacyMin, nil, nil, nil},
+		{"v1.37 tiered: G 1Gi, B 512Mi", release.V1_37, ReservationTiered, []Pod{g, b1, b2, be}, m("memory.min", "1610612736", "memory.low", "536870912"), m("memory.low", "536870912")},
+		{"v1.37 tiered: no pods", release.V1_37, ReservationTiered, nil, m("memory.min", "0", "memory.low", "0"), m("memory.low", "0")},
+		{"v1.37 tiered: Guaranteed only", release.V1_37, ReservationTiered, []Pod{g}, m("memory.min", "1073741824", "memory.low", "0"), m("memory.low", "0")},
+		{"v1.37 none: nothing on update", release.V1_37, ReservationNone, []Pod{g, b1}, nil, nil},
+		{"v1.36 tiered: G 1Gi, B 512Mi", release.V1_36, ReservationTiered, []Pod{g, b1, b2, be}, m("memory.min", "1610612736"), m("memory.low", "536870912")},
+		{"v1.36 tiered: no pods", release.V1_36, ReservationTiered, nil, m("memory.min", "0"), m("memory.low", "0")},
+		{"v1.36 tiered: BestEffort only", release.V1_36, ReservationTiered, []Pod{be}, m("memory.min", "0"), m("memory.low", "0")},
+		{"v1.36 tiered: Burstable without memory requests", release.V1_36, ReservationTiered, []Pod{b2}, m("memory.min", "0"), m("memory.low", "0")},
+		{"v1.36 tiered: Guaranteed only", release.V1_36, ReservationTiered, []Pod{g}, m("memory.min", "1073741824"), m("memory.low", "0")},
+		{"v1.36 none: zeros whatever the pods", release.V1_36, ReservationNone, []Pod{g, b1}, m("memory.min", "0"), m("memory.low", "0")},
+		{"v1.36 none: no pods", release.V1_36, ReservationNone, nil, m("memory.min", "0"), m("memory.low", "0")},
+		{"legacy (before 1.36): memory.min, non-zero only", release.V1_35, ReservationLegacyMin, []Pod{g, b1, b2, be}, m("memory.min", "1610612736"), m("memory.min", "536870912")},
+		{"legacy: Guaranteed only", release.V1_35, ReservationLegacyMin, []Pod{g}, m("memory.min", "1073741824"), nil},
+		{"legacy: no pods", release.V1_35, ReservationLegacyMin, nil, nil, nil},
 	}
 	for _, c := range cases {
-		cfg := DefaultMemoryQoSConfig()
+		opts := QOSConfigOptionsFor(c.v)
+		cfg := MemoryQoSConfigFor(c.v)
 		cfg.Policy = c.policy
-		got := QOSConfigs(c.pods, QOSConfigOptions{MemoryQoS: &cfg})
+		opts.MemoryQoS = &cfg
+		got := QOSConfigs(c.pods, opts)
 		if diff := cmp.Diff(c.root, got.Root.Unified); diff != "" {
 			t.Errorf("%s: kubepods (-want +got):\n%s", c.name, diff)
 		}
-		if diff := cmp.Diff(c.burstble, got.Burstable.Unified); diff != "" {
+		if diff := cmp.Diff(c.burstable, got.Burstable.Unified); diff != "" {
 			t.Errorf("%s: burstable (-want +got):\n%s", c.name, diff)
 		}
 		if got.BestEffort.Unified != nil {
@@ -314,6 +324,46 @@ func TestQOSConfigsMemoryQoS(t *testing.T) {
 	// Without MemoryQoS (the feature off) nothing is written.
 	if got := QOSConfigs([]Pod{g, b1}, QOSConfigOptions{}); got.Root.Unified != nil || got.Burstable.Unified != nil {
 		t.Error("protection written without MemoryQoS")
+	}
+}
+
+// The kubelet's start (v1.37's qosContainerManager.Start): on cgroup v2,
+// with MemoryQoS off or a policy other than TieredReservation, burstable
+// memory.low = 0 and kubepods memory.min = memory.low = 0; besteffort
+// shares 2 and huge pages unbounded in every case. v1.36 reset nothing at
+// the start (its zeros came with every update).
+func TestQOSStartConfigs(t *testing.T) {
+	tiered := DefaultMemoryQoSConfig()
+	tiered.Policy = ReservationTiered
+	none := DefaultMemoryQoSConfig()
+	reset := QOSCgroupConfigs{
+		Root:       ResourceConfig{Unified: map[string]string{"memory.min": "0", "memory.low": "0"}},
+		Burstable:  ResourceConfig{Unified: map[string]string{"memory.low": "0"}, HugePageLimit: map[int64]int64{2 << 20: 1 << 62}},
+		BestEffort: ResourceConfig{CPUShares: u64(2), HugePageLimit: map[int64]int64{2 << 20: 1 << 62}},
+	}
+	plain := QOSCgroupConfigs{
+		Burstable:  ResourceConfig{HugePageLimit: map[int64]int64{2 << 20: 1 << 62}},
+		BestEffort: ResourceConfig{CPUShares: u64(2), HugePageLimit: map[int64]int64{2 << 20: 1 << 62}},
+	}
+	for _, c := range []struct {
+		name string
+		v    release.Version
+		v2   bool
+		mqos *MemoryQoSConfig
+		want QOSCgroupConfigs
+	}{
+		{"v1.37, v2, MemoryQoS off", release.V1_37, true, nil, reset},
+		{"v1.37, v2, policy None", release.V1_37, true, &none, reset},
+		{"v1.37, v2, tiered", release.V1_37, true, &tiered, plain},
+		{"v1.37, v1", release.V1_37, false, nil, plain},
+		{"v1.36, v2, MemoryQoS off", release.V1_36, true, nil, plain},
+		{"v1.36, v2, policy None", release.V1_36, true, &none, plain},
+	} {
+		opts := QOSConfigOptionsFor(c.v)
+		opts.CgroupV2, opts.MemoryQoS, opts.HugePageSizes = c.v2, c.mqos, []int64{2 << 20}
+		if diff := cmp.Diff(c.want, QOSStartConfigs(opts)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", c.name, diff)
+		}
 	}
 }
 
@@ -383,26 +433,27 @@ func TestPodConfigOptions(t *testing.T) {
 	if err := (PodConfigOptions{}).Validate(); err != nil {
 		t.Errorf("zero options: %v", err)
 	}
-	bad := MemoryQoSConfig{ThrottlingFactor: 0, PageSize: 4096}
+	bad := MemoryQoSConfig{ThrottlingFactor: -0.5, PageSize: 4096}
 	err := PodConfigOptions{CPUPeriod: 500, MemoryQoS: &bad}.Validate()
-	for _, want := range []string{"CPUPeriod 500us is outside 1000..1000000", "ThrottlingFactor 0 is not in (0, 1]"} {
+	for _, want := range []string{"CPUPeriod 500us is outside 1000..1000000", "ThrottlingFactor -0.5 is not in (0, 1]"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("missing %q in %v", want, err)
 		}
 	}
 }
 
-// Upstream v1.36.3's ResourceConfigForPod (pkg/kubelet/cm/helpers_linux.go)
-// decides "every container declares a cpu / memory limit" from what
-// component-helpers' AggregateContainerLimits passes to its ContainerFn:
-// for a regular init container, its own limits plus those of the sidecars
-// declared before it; for a sidecar, its own plus the earlier sidecars'.
-// So an init container without limits that follows a sidecar with them
-// counts as declared, and the Burstable pod gets its quota and memory
-// limit. By hand: limits = app (1 cpu, 1Gi) + sidecar (500m, 256Mi) =
-// 1500m, 1280Mi, above the init peak (500m, 256Mi): quota 150000 of a
-// 100000 period, memory 1342177280; requests 100m + 100m = 200m give
-// 204 shares.
+// "Every container declares a cpu / memory limit" for a Burstable pod's
+// quota and memory limit. Upstream v1.36.3's ResourceConfigForPod
+// (pkg/kubelet/cm/helpers_linux.go) decided it from what component-helpers'
+// AggregateContainerLimits passed to its ContainerFn: for a regular init
+// container, its own limits plus those of the sidecars declared before it;
+// for a sidecar, its own plus the earlier sidecars'. So an init container
+// without limits that follows a sidecar with them counted as declared.
+// v1.37 reads each init and regular container's own limits: "migrate" has
+// none, so nothing is declared. By hand (v1.36): limits = app (1 cpu, 1Gi)
+// + sidecar (500m, 256Mi) = 1500m, 1280Mi, above the init peak (500m,
+// 256Mi): quota 150000 of a 100000 period, memory 1342177280; requests
+// 100m + 100m = 200m give 204 shares in both.
 func TestResourceConfigForPodSidecarDeclaresLimits(t *testing.T) {
 	p := Pod{UID: "p",
 		InitContainers: []Container{
@@ -411,17 +462,55 @@ func TestResourceConfigForPodSidecarDeclaresLimits(t *testing.T) {
 		},
 		Containers: []Container{ctr("app", rl("cpu", "100m", "memory", "128Mi"), rl("cpu", "1", "memory", "1Gi"))},
 	}
-	got := ResourceConfigForPod(p, PodConfigOptions{})
+	v136 := PodConfigOptionsFor(release.V1_36)
+	got := ResourceConfigForPod(p, v136)
 	want := ResourceConfig{CPUShares: u64(204), CPUQuota: i64(150000), CPUPeriod: u64(100000), Memory: i64(1342177280), HugePageLimit: map[int64]int64{}}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
+		t.Errorf("v1.36 (-want +got):\n%s", diff)
+	}
+	got = ResourceConfigForPod(p, PodConfigOptions{})
+	want = ResourceConfig{CPUShares: u64(204), HugePageLimit: map[int64]int64{}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("v1.37 (-want +got):\n%s", diff)
 	}
 	// The same init container before the sidecar sees no sidecar: not
-	// declared, so neither quota nor memory limit.
+	// declared in either release, so neither quota nor memory limit.
 	p.InitContainers[0], p.InitContainers[1] = p.InitContainers[1], p.InitContainers[0]
-	got = ResourceConfigForPod(p, PodConfigOptions{})
-	if got.CPUQuota != nil || got.Memory != nil {
-		t.Errorf("init container before the sidecar: quota %v memory %v", got.CPUQuota, got.Memory)
+	for _, opts := range []PodConfigOptions{v136, {}} {
+		if got = ResourceConfigForPod(p, opts); got.CPUQuota != nil || got.Memory != nil {
+			t.Errorf("init container before the sidecar: quota %v memory %v", got.CPUQuota, got.Memory)
+		}
+	}
+	// With limits of its own, "migrate" declares in both releases.
+	p.InitContainers[0].Resources.Limits = rl("cpu", "200m", "memory", "64Mi")
+	for _, opts := range []PodConfigOptions{v136, {}} {
+		if got = ResourceConfigForPod(p, opts); got.CPUQuota == nil || *got.CPUQuota != 150000 || got.Memory == nil || *got.Memory != 1342177280 {
+			t.Errorf("every container with limits: quota %v memory %v", got.CPUQuota, got.Memory)
+		}
+	}
+}
+
+func TestCgroupPresets(t *testing.T) {
+	if got := PodConfigOptionsFor(release.V1_36); got.MemoryQoS != nil || !got.DeclaredFromAggregatedLimits || !got.SumContainersQOS {
+		t.Errorf("PodConfigOptionsFor(1.36) = %+v", got)
+	}
+	got := PodConfigOptionsFor(release.V1_37)
+	if got.MemoryQoS == nil || *got.MemoryQoS != DefaultMemoryQoSConfig() || got.DeclaredFromAggregatedLimits || got.QOSOptions != (QOSOptions{}) {
+		t.Errorf("PodConfigOptionsFor(1.37) = %+v", got)
+	}
+	if d := DefaultMemoryQoSConfig(); d.ThrottlingFactor != 0 || d.Policy != ReservationNone || d.PageSize != 4096 || d.NoKubepodsLow || d.SkipBestEffortHigh {
+		t.Errorf("DefaultMemoryQoSConfig = %+v", d)
+	}
+	want136 := MemoryQoSConfig{ThrottlingFactor: 0.9, PageSize: 4096, Policy: ReservationNone, SkipBestEffortHigh: true,
+		ContainerHighUnderPodLimit: true, NoPodMemoryHigh: true, NoKubepodsLow: true}
+	if got := MemoryQoSConfigFor(release.V1_36); got != want136 {
+		t.Errorf("MemoryQoSConfigFor(1.36) = %+v", got)
+	}
+	if got := MemoryQoSConfigFor(release.V1_27); got.Policy != ReservationLegacyMin || got.ThrottlingFactor != 0.9 {
+		t.Errorf("MemoryQoSConfigFor(1.27) = %+v", got)
+	}
+	if o := QOSConfigOptionsFor(release.V1_36); !o.ResetOnUpdate || o.MemoryQoS != nil {
+		t.Errorf("QOSConfigOptionsFor(1.36) = %+v", o)
 	}
 }
 

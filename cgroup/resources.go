@@ -2,6 +2,7 @@ package cgroup
 
 import (
 	"errors"
+	"github.com/nodelife/nodelife/release"
 	"slices"
 	"strconv"
 	"strings"
@@ -55,8 +56,32 @@ type PodConfigOptions struct {
 	CPUPeriod uint64
 	// MemoryQoS, when non-nil, turns the MemoryQoS feature on with this
 	// configuration: the pod cgroup gets memory protection per
-	// MemoryQoS.Policy.
+	// MemoryQoS.Policy and, with a throttling factor, memory.high
+	// (MemoryQoSConfig.PodMemoryHigh). Nil is the gate off; with v1.37's
+	// defaults (on, no factor, ReservationNone) the pod cgroup gets the
+	// same values as with the gate off.
 	MemoryQoS *MemoryQoSConfig
+	// DeclaredFromAggregatedLimits decides whether a Burstable pod's cpu
+	// and memory limits are "declared" from the limits each container
+	// counts with in the pod's aggregate, as upstream before 1.37 did: an
+	// init container without a limit that follows a sidecar with one
+	// counted as declared. Off (1.37): from each init and regular
+	// container's own limits.
+	DeclaredFromAggregatedLimits bool
+}
+
+// PodConfigOptionsFor returns the kubelet's defaults for the pod cgroup in
+// release v (taken as release.Oldest or release.Current when outside
+// them): QOSOptionsFor(v), MemoryQoS on with MemoryQoSConfigFor(v) from
+// 1.37 (beta) and off before (alpha), and DeclaredFromAggregatedLimits
+// before 1.37.
+func PodConfigOptionsFor(v release.Version) PodConfigOptions {
+	o := PodConfigOptions{QOSOptions: QOSOptionsFor(v), DeclaredFromAggregatedLimits: !v.Clamp().AtLeast(release.V1_37)}
+	if v.Clamp().AtLeast(release.V1_37) {
+		m := MemoryQoSConfigFor(v)
+		o.MemoryQoS = &m
+	}
+	return o
 }
 
 // Validate reports a CPUPeriod outside 1ms..1s (other than 0) and an
@@ -91,11 +116,18 @@ func (o PodConfigOptions) Validate() error {
 // PodConfigOptions.Validate.
 func ResourceConfigForPod(p Pod, opts PodConfigOptions) ResourceConfig {
 	reqs := PodRequests(p, opts.QOSOptions)
-	cpuDeclared, memDeclared := true, true
-	lims := podLimits(p, opts.QOSOptions, func(cpuZero, memZero bool) {
-		cpuDeclared = cpuDeclared && !cpuZero
-		memDeclared = memDeclared && !memZero
-	})
+	var lims ResourceList
+	var cpuDeclared, memDeclared bool
+	if opts.DeclaredFromAggregatedLimits {
+		cpuDeclared, memDeclared = true, true
+		lims = podLimits(p, opts.QOSOptions, func(cpuZero, memZero bool) {
+			cpuDeclared = cpuDeclared && !cpuZero
+			memDeclared = memDeclared && !memZero
+		})
+	} else {
+		lims = PodLimits(p, opts.QOSOptions)
+		cpuDeclared, memDeclared = containersDeclareLimits(p)
+	}
 	if opts.podLevel(p) {
 		if q := p.Resources.Limits.quantity(ResourceCPU); !q.IsZero() {
 			cpuDeclared = true
@@ -140,6 +172,9 @@ func ResourceConfigForPod(p Pod, opts PodConfigOptions) ResourceConfig {
 				out.Unified = map[string]string{file: strconv.FormatInt(m, 10)}
 			}
 		}
+		if high := opts.MemoryQoS.PodMemoryHigh(p, opts.QOSOptions); high > 0 {
+			setUnified(&out, MemoryHighFile, high)
+		}
 	}
 	return out
 }
@@ -162,6 +197,25 @@ type QOSConfigOptions struct {
 	HugePageSizes []int64
 	// MemoryQoS, when non-nil, adds memory protection to the QoS cgroups.
 	MemoryQoS *MemoryQoSConfig
+	// CgroupV2 says the host runs cgroup v2 (QOSStartConfigs' resets are
+	// written only there).
+	CgroupV2 bool
+	// ResetOnUpdate is upstream before 1.37: ReservationNone's zeros
+	// (kubepods memory.min, burstable memory.low) are written by every
+	// QOSConfigs, and QOSStartConfigs resets nothing. Off (1.37): they are
+	// written once, at the kubelet's start (QOSStartConfigs), whenever
+	// MemoryQoS is off or its policy is not ReservationTiered.
+	ResetOnUpdate bool
+}
+
+// QOSConfigOptionsFor returns QOSConfigOptions with release v's switches
+// (taken as release.Oldest or release.Current when outside them):
+// QOSOptionsFor(v), MemoryQoS as PodConfigOptionsFor(v) has it, and
+// ResetOnUpdate before 1.37. The node's figures (Allocatable, huge page
+// sizes, CgroupV2) are left for the caller.
+func QOSConfigOptionsFor(v release.Version) QOSConfigOptions {
+	po := PodConfigOptionsFor(v)
+	return QOSConfigOptions{QOSOptions: po.QOSOptions, MemoryQoS: po.MemoryQoS, ResetOnUpdate: !v.Clamp().AtLeast(release.V1_37)}
 }
 
 // QOSCgroupConfigs holds the values of the three QoS-level cgroups.
@@ -229,7 +283,34 @@ func QOSConfigs(pods []Pod, opts QOSConfigOptions) QOSCgroupConfigs {
 		}
 	}
 	if opts.MemoryQoS != nil {
-		opts.MemoryQoS.qosProtection(guaranteedMem, burstableMem, &out)
+		opts.MemoryQoS.qosProtection(guaranteedMem, burstableMem, opts.ResetOnUpdate, &out)
+	}
+	return out
+}
+
+// QOSStartConfigs returns what the kubelet writes to the QoS cgroups when
+// it starts (the QoS container manager's Start), before any QOSConfigs:
+// besteffort cpu shares MinShares, every huge page size unbounded on both
+// QoS cgroups, and, on cgroup v2 since 1.37 (ResetOnUpdate off), when
+// MemoryQoS is off or its policy is not ReservationTiered, the memory
+// protection an earlier configuration may have left reset: burstable
+// memory.low = 0 and kubepods memory.min = memory.low = 0.
+func QOSStartConfigs(opts QOSConfigOptions) QOSCgroupConfigs {
+	var out QOSCgroupConfigs
+	es := MinShares
+	out.BestEffort.CPUShares = &es
+	if len(opts.HugePageSizes) > 0 {
+		out.Burstable.HugePageLimit = map[int64]int64{}
+		out.BestEffort.HugePageLimit = map[int64]int64{}
+		for _, size := range opts.HugePageSizes {
+			out.Burstable.HugePageLimit[size] = UnlimitedHugePages
+			out.BestEffort.HugePageLimit[size] = UnlimitedHugePages
+		}
+	}
+	if opts.CgroupV2 && !opts.ResetOnUpdate && (opts.MemoryQoS == nil || opts.MemoryQoS.Policy != ReservationTiered) {
+		setUnified(&out.Burstable, MemoryLowFile, 0)
+		setUnified(&out.Root, MemoryMinFile, 0)
+		setUnified(&out.Root, MemoryLowFile, 0)
 	}
 	return out
 }

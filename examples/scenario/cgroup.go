@@ -37,13 +37,14 @@ func Cgroup(Options) (Report, error) {
 		r.fact("path", string(d), "", "%-8s %s", d, path)
 	}
 	memQoS := cgroup.DefaultMemoryQoSConfig()
+	memQoS.ThrottlingFactor = 0.9 // memoryThrottlingFactor set (unset, no memory.high, by default since 1.37)
 	rc := cgroup.ResourceConfigForPod(p, cgroup.PodConfigOptions{CPUPeriod: uint64(cgroup.QuotaPeriod), MemoryQoS: &memQoS})
 	shares := *rc.CPUShares
 	r.fact("values", "pod", string(class), "QoS %s: cpu.shares %d -> cpu.weight %d (kubelet, linear; %d under runc 1.3.2+), cpu.max %q, memory.max %d",
 		class, shares, cgroup.WeightLinear.Weight(shares), cgroup.WeightQuadratic.Weight(shares),
 		cgroup.FormatCPUMax(*rc.CPUQuota, int64(*rc.CPUPeriod)), *rc.Memory)
 	mv := memQoS.Container(class, app.Resources.Requests.Memory(), app.Resources.Limits.Memory(), 0)
-	r.fact("values", "app", "", "MemoryQoS: memory.high %d (request + 0.9 x (limit - request), whole 4KiB pages)", mv.High)
+	r.fact("values", "app", "", "MemoryQoS: memory.high %d (memoryThrottlingFactor 0.9: request + 0.9 x (limit - request), whole 4KiB pages)", mv.High)
 	swap, err := cgroup.ContainerSwap(p, app, cgroup.SwapConfig{Behavior: cgroup.LimitedSwap, Version: cgroup.V2, Controller: true,
 		NodeMemory: 40 << 30, NodeSwap: 5 << 30}, cgroup.QOSOptions{})
 	if err != nil {

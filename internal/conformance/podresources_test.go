@@ -225,7 +225,10 @@ func TestDifferentialPodResources(t *testing.T) {
 					limits.agree()
 				}
 				up := cm.ResourceConfigForPod(pod, true, 100000, false, "")
-				if why := same(up, cgroup.ResourceConfigForPod(np, cgroup.PodConfigOptions{QOSOptions: opts})); why != "" {
+				// MemoryQoS off on both sides (enforceMemoryQoS false).
+				po := cgroup.PodConfigOptionsFor(upstreamRelease)
+				po.QOSOptions, po.MemoryQoS = opts, nil
+				if why := same(up, cgroup.ResourceConfigForPod(np, po)); why != "" {
 					config.disagree("pod %d (upstream/nodelife):%s\n%s", i, why, describe(pod))
 				} else {
 					config.agree()
