@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/nodelife/nodelife/release"
 )
 
 // SyncOptions select upstream variants of the pod sync decisions. The zero
-// value is current upstream (1.33 and later).
+// value is current upstream (1.37); SyncOptionsFor gives earlier releases'.
 type SyncOptions struct {
 	// LegacySidecarContainers restores the init-container path of
 	// kubelets before 1.33 (the LegacySidecarContainers feature gate, on
@@ -21,6 +23,30 @@ type SyncOptions struct {
 	// Container.SpecJSON (HashContainerJSON, kubelets 1.17 to 1.30)
 	// instead of the name-and-image hash of 1.31 and later.
 	LegacyFullSpecHash bool
+	// InitializedByAnySandbox restores the init-container rules of
+	// kubelets before 1.37: a pod counts as initialized when the newest
+	// instance of one of its regular containers, in any sandbox, is
+	// created or running (an exited one does not count, a workaround for
+	// node reboots), and each init container is judged by its newest
+	// instance in any sandbox. Since 1.37 both read only the containers of
+	// the current sandbox (the newest, when READY): a regular container
+	// there in any state, exited included, means initialized, and an old
+	// sandbox's init containers no longer count.
+	InitializedByAnySandbox bool
+}
+
+// SyncOptionsFor returns the pod sync variants of Kubernetes release v
+// (taken as release.Oldest or release.Current when outside them): the
+// sandbox-scoped init rules from 1.37, the sidecar-aware init path from
+// 1.33 (LegacySidecarContainers before), the name-and-image container hash
+// from 1.31 (LegacyFullSpecHash before).
+func SyncOptionsFor(v release.Version) SyncOptions {
+	v = v.Clamp()
+	return SyncOptions{
+		LegacySidecarContainers: !v.AtLeast(release.V1_33),
+		LegacyFullSpecHash:      !v.AtLeast(release.V1_31),
+		InitializedByAnySandbox: !v.AtLeast(release.V1_37),
+	}
 }
 
 // SandboxReason says why a new sandbox is needed.
@@ -164,10 +190,16 @@ type view struct {
 	// newest maps a container name to the index of its newest instance;
 	// nil when there are few instances (then a scan finds it).
 	newest map[string]int
+	// active holds the statuses of the current sandbox's containers (all
+	// of them when none carries a sandbox ID).
+	active []ContainerStatus
 }
 
 func newView(pod *Pod, st *PodStatus, opts SyncOptions) view {
 	v := view{pod: pod, opts: opts, status: st.Containers}
+	if !opts.InitializedByAnySandbox {
+		v.active = activeStatuses(st)
+	}
 	if len(st.Containers) > 16 {
 		v.newest = make(map[string]int, len(st.Containers))
 		for i := range st.Containers {
@@ -178,6 +210,49 @@ func newView(pod *Pod, st *PodStatus, opts SyncOptions) view {
 		}
 	}
 	return v
+}
+
+// activeStatuses returns the statuses of the containers of the pod's
+// current sandbox: the newest one, when it is READY (the kubelet's
+// ActiveContainerStatuses). When no status carries a sandbox ID, every
+// status counts as the current sandbox's.
+func activeStatuses(st *PodStatus) []ContainerStatus {
+	tracked := false
+	for i := range st.Containers {
+		if st.Containers[i].SandboxID != "" {
+			tracked = true
+			break
+		}
+	}
+	if !tracked {
+		return st.Containers
+	}
+	var cur *SandboxStatus
+	for i := range st.Sandboxes {
+		sb := &st.Sandboxes[i]
+		if cur == nil || newer(sb.CreatedAt, sb.ID, cur.CreatedAt, cur.ID) {
+			cur = sb
+		}
+	}
+	if cur == nil || cur.State != SandboxReady {
+		return nil
+	}
+	var out []ContainerStatus
+	for i := range st.Containers {
+		if st.Containers[i].SandboxID == cur.ID {
+			out = append(out, st.Containers[i])
+		}
+	}
+	return out
+}
+
+// findInit returns the instance an init container is judged by: its
+// newest in the current sandbox, or (InitializedByAnySandbox) in any.
+func (v *view) findInit(name string) *ContainerStatus {
+	if v.opts.InitializedByAnySandbox {
+		return v.find(name)
+	}
+	return newestInstance(v.active, name, false)
 }
 
 // newerStatus reports whether a is newer than b (newer).
@@ -596,12 +671,26 @@ func (v *view) initActions(a *PodActions) bool {
 		return true
 	}
 	initialized := false
-	for i := range v.pod.Containers {
-		if s := v.find(v.pod.Containers[i].Name); s != nil && (s.State == ContainerCreated || s.State == ContainerRunning) {
-			// Exited ones do not count: after a node reboot every container
-			// has exited and the new sandbox is not initialized.
-			initialized = true
-			break
+	if v.opts.InitializedByAnySandbox {
+		for i := range v.pod.Containers {
+			if s := v.find(v.pod.Containers[i].Name); s != nil && (s.State == ContainerCreated || s.State == ContainerRunning) {
+				// Exited ones do not count: after a node reboot every
+				// container has exited and the new sandbox is not initialized.
+				initialized = true
+				break
+			}
+		}
+	} else {
+		// A regular container in the current sandbox, in any state: an old
+		// sandbox's containers cannot make the new one initialized.
+	active:
+		for i := range v.active {
+			for j := range v.pod.Containers {
+				if v.active[i].Name == v.pod.Containers[j].Name {
+					initialized = true
+					break active
+				}
+			}
 		}
 	}
 	before := initialized // the init containers before the current one have initialized
@@ -630,7 +719,7 @@ loop:
 	for i := len(inits) - 1; i >= 0; i-- {
 		c := &inits[i]
 		sidecar := c.RestartPolicy == RestartPolicyAlways
-		s := v.find(c.Name)
+		s := v.findInit(c.Name)
 		if s == nil {
 			if before && sidecar {
 				start(i, StartNotCreated, "the sidecar has no instance although the pod has initialized")

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/nodelife/nodelife/release"
 )
 
 // summary prints the decision compactly: the sandbox part, then the
@@ -335,10 +337,17 @@ func TestComputePodActionsInitContainers(t *testing.T) {
 				st.Containers = append(st.Containers, running(sidecar("proxy"), 0))
 				return st
 			}(), SyncOptions{}, `init[0:proxy DefinitionChanged] kill[proxy-0 DefinitionChanged]`},
-		{"everything exited: not initialized, so the sidecar restarts first",
+		// v1.36: exited regular containers do not make the pod initialized,
+		// so the sidecar restarts first; v1.37: they do (they are in the
+		// current sandbox), and a finished pod under Never is killed.
+		{"v1.36: everything exited: not initialized, so the sidecar restarts first",
 			withInits(RestartPolicyNever, sidecar("proxy")), func() PodStatus {
 				return sandboxOnly(exited(sidecar("proxy"), 0, 1), exited(spec("foo"), 1, 0), exited(spec("bar"), 1, 0), exited(spec("baz"), 1, 0))
-			}(), SyncOptions{}, `init[0:proxy Exited]`},
+			}(), SyncOptionsFor(release.V1_36), `init[0:proxy Exited]`},
+		{"v1.37: everything exited: initialized, and the finished pod is killed",
+			withInits(RestartPolicyNever, sidecar("proxy")), func() PodStatus {
+				return sandboxOnly(exited(sidecar("proxy"), 0, 1), exited(spec("foo"), 1, 0), exited(spec("bar"), 1, 0), exited(spec("baz"), 1, 0))
+			}(), SyncOptions{}, `killpod`},
 		{"sidecars do not keep a finished pod alive",
 			withInits(RestartPolicyNever, sidecar("proxyA"), sidecar("proxyB")), func() PodStatus {
 				return sandboxOnly(exited(sidecar("proxyA"), 0, 1), running(sidecar("proxyB"), 0),
@@ -373,6 +382,69 @@ func TestComputePodActionsInitContainers(t *testing.T) {
 				t.Errorf("got  %s\nwant %s", got, c.want)
 			}
 		})
+	}
+}
+
+// The init containers' view of v1.37 (computeInitContainerActions over
+// ActiveContainerStatuses), worked from upstream-1.37.md against v1.36's:
+//
+//   - the init containers' statuses were garbage-collected and the regular
+//     containers of the current sandbox have exited: v1.37 counts the pod
+//     initialized (a regular container in the current sandbox, any state)
+//     and restarts them; v1.36 (exited ones do not count) runs init0 again;
+//   - a new sandbox (sb2, READY) with nothing in it yet, the old one (sb1,
+//     NOTREADY) holding init0 completed and the regular containers exited:
+//     v1.37 reads only sb2, so init0 runs again in it; v1.36 finds init0's
+//     newest instance completed (in sb1) and restarts the regular
+//     containers without it.
+func TestInitContainersCurrentSandbox(t *testing.T) {
+	i0 := spec("init0")
+	pod := testPod("")
+	pod.InitContainers = []Container{i0}
+	in := func(sb string, s ContainerStatus) ContainerStatus { s.SandboxID = sb; return s }
+	gcInits := PodStatus{Sandboxes: []SandboxStatus{readySandbox("sb1", 0, 0)},
+		Containers: []ContainerStatus{exited(spec("foo"), 10, 0), exited(spec("bar"), 10, 0), exited(spec("baz"), 10, 0)}}
+	old := readySandbox("sb1", 0, 0)
+	old.State = SandboxNotReady
+	newSandbox := PodStatus{Sandboxes: []SandboxStatus{old, readySandbox("sb2", 1, 20)},
+		Containers: []ContainerStatus{in("sb1", exited(i0, 1, 0)), in("sb1", exited(spec("foo"), 10, 0)),
+			in("sb1", exited(spec("bar"), 10, 0)), in("sb1", exited(spec("baz"), 10, 0))}}
+	restartAll := `start[0:foo Exited, 1:bar Exited, 2:baz Exited]`
+	for _, c := range []struct {
+		name string
+		st   PodStatus
+		opts SyncOptions
+		want string
+	}{
+		{"v1.37: init statuses collected, regular exited", gcInits, SyncOptions{}, restartAll},
+		{"v1.36: init statuses collected, regular exited", gcInits, SyncOptionsFor(release.V1_36), `init[0:init0 NextInitContainer]`},
+		{"v1.37: new sandbox, old sandbox's statuses", newSandbox, SyncOptions{}, `init[0:init0 NextInitContainer]`},
+		{"v1.36: new sandbox, old sandbox's statuses", newSandbox, SyncOptionsFor(release.V1_36), restartAll},
+	} {
+		a, err := ComputePodActions(pod, c.st, c.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := summary(a); got != c.want {
+			t.Errorf("%s:\ngot  %s\nwant %s", c.name, got, c.want)
+		}
+	}
+}
+
+func TestSyncOptionsFor(t *testing.T) {
+	for _, c := range []struct {
+		v    release.Version
+		want SyncOptions
+	}{
+		{release.V1_30, SyncOptions{LegacySidecarContainers: true, LegacyFullSpecHash: true, InitializedByAnySandbox: true}},
+		{release.V1_31, SyncOptions{LegacySidecarContainers: true, InitializedByAnySandbox: true}},
+		{release.V1_33, SyncOptions{InitializedByAnySandbox: true}},
+		{release.V1_36, SyncOptions{InitializedByAnySandbox: true}},
+		{release.V1_37, SyncOptions{}},
+	} {
+		if got := SyncOptionsFor(c.v); got != c.want {
+			t.Errorf("SyncOptionsFor(%v) = %+v, want %+v", c.v, got, c.want)
+		}
 	}
 }
 

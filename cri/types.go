@@ -159,6 +159,12 @@ func (r ProbeResult) String() string {
 type ContainerStatus struct {
 	// ID is the container ID.
 	ID string
+	// SandboxID is the ID of the sandbox it was created in (the
+	// container's podSandboxId). Since 1.37 the init containers' decisions
+	// read only the current sandbox's containers; when no status of the
+	// pod carries a SandboxID, every status counts as the current
+	// sandbox's (a caller with one sandbox need not fill it in).
+	SandboxID string
 	// Name is the spec container's name.
 	Name string
 	// State is its CRI state.
