@@ -232,7 +232,7 @@ func runOurSequence(sc *seqCall) *seqResult {
 		return &seqResult{Created: "refused"}
 	}
 	reserved, _ := cpuset.Parse(sc.Reserved)
-	p, err := cpu.NewStatic(cpu.Config{Machine: m, NumReserved: sc.NumReserved, Reserved: reserved, Options: opts, TopologyPolicy: topology.Policy(sc.TMPolicy)})
+	p, err := cpu.NewStatic(cpu.Config{Machine: m, NumReserved: sc.NumReserved, Reserved: reserved, Options: opts, TopologyPolicy: topology.Policy(sc.TMPolicy)}.For(upstreamRelease))
 	if err != nil {
 		return &seqResult{Created: "refused"}
 	}
@@ -272,7 +272,7 @@ func runOurSequence(sc *seqCall) *seqResult {
 		return res
 	}
 	ours, _ := cpuset.Parse(restartReserved(sc).String())
-	again, err := cpu.NewStatic(cpu.Config{Machine: m, NumReserved: sc.RestartReserved, Reserved: ours, Options: ropts, TopologyPolicy: topology.Policy(sc.TMPolicy)})
+	again, err := cpu.NewStatic(cpu.Config{Machine: m, NumReserved: sc.RestartReserved, Reserved: ours, Options: ropts, TopologyPolicy: topology.Policy(sc.TMPolicy)}.For(upstreamRelease))
 	if err != nil {
 		res.Restart = "refused"
 		return res

@@ -192,7 +192,7 @@ func TestDifferentialMemoryStaticPolicy(t *testing.T) {
 	logger := logr.Discard()
 	for seq := 0; c.inputs < inputs(t); seq++ {
 		m := randomMemoryMachine(r)
-		ours, err := memory.NewStatic(memory.Config{Nodes: m.nodes, Reserved: m.reserved})
+		ours, err := memory.NewStatic(memory.Config{Nodes: m.nodes, Reserved: m.reserved, QOS: cgroup.QOSOptionsFor(upstreamRelease)})
 		store := &upstreamStore{policy: topologymanager.NewNonePolicy()}
 		theirs, uerr := memorymanager.NewPolicyStatic(logger, m.machineInfo(), m.upstreamReserved(), store)
 		if (err == nil) != (uerr == nil) {
@@ -300,7 +300,7 @@ func TestDifferentialMemoryStaticPolicy(t *testing.T) {
 			continue
 		}
 		// A kubelet restart: each side validates its own state, restored.
-		again, _ := memory.NewStatic(memory.Config{Nodes: m.nodes, Reserved: m.reserved})
+		again, _ := memory.NewStatic(memory.Config{Nodes: m.nodes, Reserved: m.reserved, QOS: cgroup.QOSOptionsFor(upstreamRelease)})
 		restored := ours.State()
 		uagain, _ := memorymanager.NewPolicyStatic(logger, m.machineInfo(), m.upstreamReserved(), store)
 		ust := memstate.NewMemoryState(logger)

@@ -19,6 +19,7 @@ import (
 	"k8s.io/kubernetes/pkg/kubelet/lifecycle"
 	ucpuset "k8s.io/utils/cpuset"
 
+	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/examples/kubeapi"
 	"github.com/nodelife/nodelife/topology"
 	"github.com/nodelife/nodelife/topology/checkpoint"
@@ -158,8 +159,8 @@ func TestDifferentialTopologyManager(t *testing.T) {
 		if err != nil {
 			t.Fatalf("sequence %d: options %v: %v", seq, opts, err)
 		}
-		cpus, err := cpu.NewStatic(cpu.Config{Machine: machine, NumReserved: numReserved, Options: copts, TopologyPolicy: policy})
-		mem, err2 := memory.NewStatic(memory.Config{Nodes: mm.nodes, Reserved: mm.reserved})
+		cpus, err := cpu.NewStatic(cpu.Config{Machine: machine, NumReserved: numReserved, Options: copts, TopologyPolicy: policy}.For(upstreamRelease))
+		mem, err2 := memory.NewStatic(memory.Config{Nodes: mm.nodes, Reserved: mm.reserved, QOS: cgroup.QOSOptionsFor(upstreamRelease)})
 		if (err == nil) != (uerr == nil) || (err2 == nil) != (merr == nil) {
 			c.disagree("sequence %d: policies created: cpu %v memory %v; upstream cpu %v memory %v", seq, err, err2, uerr, merr)
 			continue

@@ -41,7 +41,9 @@ func (p *Static) takeFrom(from cpuset.CPUSet, n int) (cpuset.CPUSet, error) {
 // affinity). It returns the container's exclusive CPUs, empty when it
 // runs in the shared pool: a container of a pod that is not Guaranteed,
 // with a fractional cpu request, or of a pod with pod-level resources. A
-// container that already has CPUs keeps them. Otherwise the CPUs of the
+// container that already has CPUs keeps them, since 1.37 even when they
+// break a full-pcpus-only policy turned on since (Config.SMTCheckBeforeState
+// refuses it, as before). Otherwise the CPUs of the
 // hint's NUMA nodes (its sockets', with align-by-socket) are taken first,
 // from the free CPUs and those the pod's finished init containers left,
 // then the rest from anywhere; they leave the shared pool. A regular init
@@ -62,12 +64,21 @@ func (p *Static) Allocate(pod cgroup.Pod, container string, hint topology.Hint) 
 	if n == 0 || pod.PodLevelResourcesSet() {
 		return cpuset.CPUSet{}, nil
 	}
-	if err := p.checkSMT(n); err != nil {
-		return cpuset.CPUSet{}, err
+	if p.smtFirst {
+		if err := p.checkSMT(n); err != nil {
+			return cpuset.CPUSet{}, err
+		}
 	}
 	if cs, ok := p.entries[pod.UID][container]; ok {
+		// Since 1.37 a checkpointed container keeps its CPUs even when they
+		// break the current full-pcpus-only policy.
 		p.updateReuse(pod, container, cs)
 		return cs, nil
+	}
+	if !p.smtFirst {
+		if err := p.checkSMT(n); err != nil {
+			return cpuset.CPUSet{}, err
+		}
 	}
 	reusable := p.reuse[pod.UID]
 	allocatable := p.Available().Union(reusable)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/internal/keys"
+	"github.com/nodelife/nodelife/release"
 	"github.com/nodelife/nodelife/topology"
 	"github.com/nodelife/nodelife/topology/checkpoint"
 	"github.com/nodelife/nodelife/topology/cpuset"
@@ -77,6 +78,21 @@ type Config struct {
 	TopologyPolicy topology.Policy
 	// QOS is passed to cgroup.PodQOS to classify pods.
 	QOS cgroup.QOSOptions
+	// SMTCheckBeforeState checks full-pcpus-only before looking the
+	// container up in the state, as upstream before 1.37: a container the
+	// checkpoint already holds is refused (SMTAlignmentError) when its CPU
+	// count breaks the current policy, say after a restart that turned
+	// full-pcpus-only on. Off (1.37): it keeps its checkpointed CPUs.
+	SMTCheckBeforeState bool
+}
+
+// For returns cfg with the switches of Kubernetes release v (taken
+// as release.Oldest or release.Current when outside them): the QoS rules
+// of cgroup.QOSOptionsFor and, before 1.37, SMTCheckBeforeState.
+func (cfg Config) For(v release.Version) Config {
+	cfg.QOS = cgroup.QOSOptionsFor(v)
+	cfg.SMTCheckBeforeState = !v.Clamp().AtLeast(release.V1_37)
+	return cfg
 }
 
 // Static is the CPU Manager's static policy with its state: the shared
@@ -91,6 +107,7 @@ type Static struct {
 	m                *Machine
 	opts             Options
 	qos              cgroup.QOSOptions
+	smtFirst         bool
 	groupSize        int
 	reserved         cpuset.CPUSet
 	reservedPhysical cpuset.CPUSet
@@ -140,7 +157,7 @@ func NewStatic(cfg Config) (*Static, error) {
 		return nil, err
 	}
 	m := cfg.Machine
-	p := &Static{m: m, opts: cfg.Options, qos: cfg.QOS, groupSize: m.topo.CPUsPerCore(), reuse: map[string]cpuset.CPUSet{}}
+	p := &Static{m: m, opts: cfg.Options, qos: cfg.QOS, smtFirst: cfg.SMTCheckBeforeState, groupSize: m.topo.CPUsPerCore(), reuse: map[string]cpuset.CPUSet{}}
 	reserved := cfg.Reserved
 	if reserved.IsEmpty() {
 		reserved, _ = p.take(m.all, m.topo.NumCPUs, cfg.NumReserved)
