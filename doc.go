@@ -117,6 +117,12 @@
 // memory), CPU lists as bitsets (cpuset) and both managers' checkpoint
 // files (checkpoint).
 //
+// release: the Kubernetes releases nodelife has presets for (V1_27 to
+// V1_37; Current is v1.37, what every default reproduces) and Parse of a
+// version string; every package whose rules changed between releases
+// takes a release.Version in its preset (nodelifecycle.ConfigFor,
+// cgroup.QOSOptionsFor, ...).
+//
 // nodelifetest: for property-based tests of policies built on the
 // library, and of the library itself. rapid generators of every input
 // type (taints and tolerations, conditions, nodes, leases, pods in every

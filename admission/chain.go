@@ -19,7 +19,7 @@ type HandlerFunc func(p *Pod) Result
 // Admit calls f(p).
 func (f HandlerFunc) Admit(p *Pod) Result { return f(p) }
 
-// Chain is the kubelet's admit handlers in the order it runs them (v1.36.3,
+// Chain is the kubelet's admit handlers in the order it runs them (v1.37.2,
 // NewMainKubelet); the first refusal wins and the handlers after it do not
 // run. A nil slot is skipped, so the zero Chain admits everything.
 //

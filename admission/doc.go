@@ -4,7 +4,7 @@
 // the kubelet evicts to make room; and the static pods it runs from
 // manifests with their mirror pods in the API server.
 //
-// Upstream: k8s.io/kubernetes v1.36.3 pkg/kubelet/lifecycle (the predicate
+// Upstream: k8s.io/kubernetes v1.37.2 pkg/kubelet/lifecycle (the predicate
 // admit handler), pkg/scheduler (AdmissionCheck and the NodeResourcesFit,
 // NodeAffinity, NodeName and NodePorts checks it runs),
 // component-helpers' node affinity, pkg/kubelet/preemption,

@@ -32,7 +32,7 @@
 // What a custom kubelet writes for a pod:
 //
 //	root, _ := cgroup.NodeAllocatableRoot("/", true)
-//	class := cgroup.PodQOS(pod, cgroup.QOSOptions{}) // upstream v1.36 feature gates
+//	class := cgroup.PodQOS(pod, cgroup.QOSOptions{}) // upstream v1.37 feature gates; QOSOptionsFor(release.V1_36) for v1.36
 //	name, err := cgroup.PodName(root, class, pod.UID)
 //	if err != nil { ... }
 //	path, _ := cgroup.DriverSystemd.Path(name)
@@ -70,25 +70,34 @@
 // only the base name, as upstream does. Children never share memory with
 // their parent (kubernetes#68416).
 //
-// QoS. Only cpu and memory count, zero quantities are skipped, init
-// containers count like the others, and with PodLevelResources a pod's
-// spec.resources decide alone. A set status.qosClass wins (PodQOS).
-// Requests are taken as given: use DefaultRequests for pods built by hand
-// with limits only, as the API server would have defaulted them.
+// QoS. Only cpu and memory count. Since v1.37 each init and regular
+// container is classed on its own (request != limit is Burstable, both
+// zero BestEffort, equal Guaranteed) and the pod is Burstable when any
+// container is or when BestEffort and Guaranteed mix; with
+// PodLevelResources a pod's spec.resources decide alone when they set cpu,
+// memory or huge pages. A set status.qosClass wins (PodQOS). Requests are
+// taken as given: use DefaultRequests for pods built by hand with limits
+// only, as the API server would have defaulted them.
 //
 // Pod cgroup. Guaranteed pods get shares, quota, period and a memory limit;
-// Burstable pods get shares, plus the quota only when every container
-// declares a cpu limit and the memory limit only when every container
-// declares one; BestEffort pods get 2 shares.
+// Burstable pods get shares, plus the quota only when every init and
+// regular container declares a cpu limit of its own and the memory limit
+// only when every one declares a memory limit (or the pod level does);
+// BestEffort pods get 2 shares.
 //
-// MemoryQoS (cgroup v2). memory.high = floor((request + factor*(limit -
-// request)) / page) * page, with node allocatable in place of a missing
-// limit; skipped when request == limit > 0 and when not above the request.
-// memory.min/memory.low follow the ReservationPolicy; at the QoS level,
-// as upstream v1.36: TieredReservation writes kubepods memory.min = the
-// Guaranteed plus the Burstable requests and burstable memory.low = the
-// Burstable requests, None writes zeros to both (to reset what an earlier
-// configuration left, kubernetes#137584).
+// MemoryQoS (cgroup v2; beta and on since v1.37, with no throttling factor
+// by default). With a factor, memory.high = floor((request + factor*(limit
+// - request)) / page) * page, with node allocatable in place of a missing
+// limit; skipped when request == limit > 0, when not above the request,
+// and for a container without a memory limit under a pod-level one (the
+// pod cgroup then gets memory.high, PodMemoryHigh). memory.min/memory.low
+// follow the ReservationPolicy, zeros written for what it does not
+// protect; at the QoS level TieredReservation writes kubepods memory.min =
+// the Guaranteed plus the Burstable requests, kubepods memory.low and
+// burstable memory.low = the Burstable requests; any other policy (or the
+// feature off) resets kubepods memory.min/low and burstable memory.low to
+// zero once, at the kubelet's start (QOSStartConfigs; v1.36 wrote None's
+// zeros on every update, kubernetes#137584).
 //
 // Swap. LimitedSwap applies only to containers of non-critical Burstable
 // pods on cgroup v2 with the swap controller, with a memory request or
@@ -103,12 +112,17 @@
 //     clusters before 1.34, where the PodLevelResources gate was off (it is
 //     on by default since 1.34, and in the zero value here).
 //   - PodConfigOptions.DisableCPUQuota: cpuCFSQuota=false.
-//   - MemoryQoSConfig.Policy: ReservationNone (1.36 default),
+//   - MemoryQoSConfig.Policy: ReservationNone (the default since 1.36),
 //     ReservationTiered, or ReservationLegacyMin (memory.min for every
 //     request, before 1.36).
 //   - MemoryQoSConfig.SkipBestEffortHigh: skip memory.high for BestEffort
 //     containers as upstream did before kubernetes#138139
 //     (kubernetes#137685).
+//   - The presets of earlier releases: QOSOptionsFor (SumContainersQOS,
+//     DisablePodLevelResourcesFixKubeletQOSClass), MemoryQoSConfigFor
+//     (factor 0.9, NoPodMemoryHigh, ContainerHighUnderPodLimit,
+//     NoKubepodsLow), PodConfigOptionsFor (DeclaredFromAggregatedLimits)
+//     and QOSConfigOptionsFor (ResetOnUpdate).
 //   - SwapConfig.Legacy: the 1.22-1.27 alpha swap behaviour the seeds
 //     describe, including UnlimitedSwap (removed in 1.30,
 //     kubernetes#122745).

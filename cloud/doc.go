@@ -48,7 +48,7 @@
 // (MonitorNodes), controllers/route/route_controller.go (reconcile,
 // getRouteAction, isResponsibleForRoute, updateNetworkingCondition),
 // controllers/service/controller.go (stableNodeSetPredicates,
-// shouldSyncUpdatedNode, nodesSufficientlyEqual); k8s.io/kubernetes v1.36.3
+// shouldSyncUpdatedNode, nodesSufficientlyEqual); k8s.io/kubernetes v1.37.2
 // pkg/controller/nodeipam/ipam/cidrset/cidr_set.go and range_allocator.go.
 //
 // Initialization keeps the taint on any lookup error, on nil metadata, on a

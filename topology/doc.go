@@ -5,7 +5,7 @@
 // single-numa-node) with the policy options prefer-closest-numa-nodes and
 // max-allowable-numa-nodes, and the admission that runs the merge for each
 // container or the whole pod (--topology-manager-scope) and has the
-// providers allocate on its result (Manager), as k8s.io/kubernetes v1.36.3
+// providers allocate on its result (Manager), as k8s.io/kubernetes v1.37.2
 // pkg/kubelet/cm/topologymanager decides them. Its subpackages hold the
 // hint providers and their state: the CPU Manager's static policy (cpu),
 // the Memory Manager's (memory), the kubelet's CPU lists as bitsets

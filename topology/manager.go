@@ -20,7 +20,7 @@ const (
 	ScopePod Scope = "pod"
 )
 
-// The admission results the topology manager gives (v1.36.3). A refusal
+// The admission results the topology manager gives (v1.37.2). A refusal
 // by a provider's allocation carries the error's own Type as Reason when
 // it has one (the CPU Manager's SMTAlignmentError), else
 // ReasonUnexpectedAdmission with the message "Allocate failed due to
@@ -153,7 +153,7 @@ type Admission struct {
 	Hint    Hint
 }
 
-// Admit runs the topology manager's admission of pod (v1.36.3):
+// Admit runs the topology manager's admission of pod (v1.37.2):
 //   - PolicyNone: every container, init containers first, is allocated by
 //     every provider with no affinity (the zero Hint), no hints asked.
 //   - ScopeContainer: for each container, every provider's Hints merged

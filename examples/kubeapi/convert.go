@@ -306,7 +306,7 @@ func LifecycleNode(n *corev1.Node) nodelifecycle.Node {
 // LifecycleLease is what the composed node lifecycle controller reads of
 // a node lease (kube-node-lease/<node>).
 func LifecycleLease(l *coordinationv1.Lease) nodelifecycle.Lease {
-	out := nodelifecycle.Lease{Node: l.Name}
+	out := nodelifecycle.Lease{Node: l.Name, ResourceVersion: l.ResourceVersion}
 	if l.Spec.RenewTime != nil {
 		out.RenewTime = l.Spec.RenewTime.Time
 	}

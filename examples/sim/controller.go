@@ -91,6 +91,12 @@ func (r *run) handle(now time.Time, acts []nodelifecycle.Action) {
 				r.res.Totals.Tainted++
 				n.sawNoExecute(t)
 			}
+		case nodelifecycle.KindHold:
+			zi, object := -1, "kube-controller-manager"
+			if i, ok := r.index[a.Node]; ok && a.Node != "" {
+				zi, object = r.nodes[i].zi, a.Node
+			}
+			r.event(now, "hold", zi, object, a.Reason, "%s", a.Message)
 		case nodelifecycle.KindZone:
 			z, ok := r.zoneIdx[a.Zone]
 			if !ok {

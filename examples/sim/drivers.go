@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -104,9 +105,12 @@ func (r *run) heartbeat(now time.Time, i int) {
 			} else {
 				n.lease, n.hasLease = s.Object(), true
 			}
-			renew := s.RenewTime
+			r.leaseRV++
+			n.leaseRV = r.leaseRV
 			s = n.hb.Done(now, lease.OK, nil)
-			r.ctl.UpsertLease(nodelifecycle.Lease{Node: n.name, RenewTime: renew})
+			if !r.stalled {
+				r.deliverLease(n)
+			}
 		}
 	}
 	want, in := conditions.True, kubeletReady
@@ -442,4 +446,50 @@ func (r *run) podGCPass(now time.Time) {
 		}
 		r.markGone(now, pi)
 	}
+}
+
+// deliverLease gives the controller's lease cache the node's lease as
+// last written.
+func (r *run) deliverLease(n *node) {
+	r.ctl.UpsertLease(nodelifecycle.Lease{Node: n.name, RenewTime: *n.lease.RenewTime, ResourceVersion: strconv.FormatUint(n.leaseRV, 10)})
+	r.cacheRV = max(r.cacheRV, n.leaseRV)
+}
+
+// leaseCache begins (stall) or ends a LeaseCacheStall: at its end the
+// cache receives every node's current lease, in node order, and has caught
+// up with the API server.
+func (r *run) leaseCache(now time.Time, stall bool) {
+	if stall {
+		r.stalled = true
+		r.event(now, "lease-cache", -1, "kube-controller-manager", "LeaseCacheStalled", "the controller's lease watch hangs: its lease cache stays at resource version %d", r.cacheRV)
+		return
+	}
+	r.stalled = false
+	for i := range r.nodes {
+		if n := &r.nodes[i]; n.hasLease && !n.deleted {
+			r.deliverLease(n)
+		}
+	}
+	r.cacheRV = r.leaseRV
+	r.event(now, "lease-cache", -1, "kube-controller-manager", "LeaseCacheSynced", "the controller's lease cache catches up at resource version %d", r.cacheRV)
+	r.step(now)
+}
+
+// LiveLease answers the lease circuit breaker from the simulated API
+// server: the node's lease as last written.
+func (r *run) LiveLease(name string) (string, bool, error) {
+	i, ok := r.index[name]
+	if !ok || !r.nodes[i].hasLease {
+		return "", false, nil
+	}
+	return strconv.FormatUint(r.nodes[i].leaseRV, 10), true, nil
+}
+
+// CacheResourceVersion is the resource version the controller's lease
+// cache has reached.
+func (r *run) CacheResourceVersion() string {
+	if r.cacheRV == 0 {
+		return ""
+	}
+	return strconv.FormatUint(r.cacheRV, 10)
 }

@@ -16,6 +16,7 @@ const (
 	evCloud
 	evPodGC
 	evSample
+	evLeaseCache // idx 1: a lease cache stall begins, 0: it ends
 )
 
 // item is a queued event: what (kind, idx) and when (at; key is at in

@@ -39,6 +39,17 @@ type Outage struct {
 	From, To time.Duration
 }
 
+// LeaseCacheStall is a window in which the node lifecycle controller's
+// lease cache receives nothing: its lease watch hangs without an error
+// (and the informer never relists) while the API server keeps taking the
+// kubelets' renewals, the case the lease circuit breaker of v1.37 is for
+// (nodelifecycle.Config.LeaseCircuitBreaker). At To the cache catches up
+// with every node's lease.
+type LeaseCacheStall struct {
+	// From and To bound the stall; To 0 means it lasts to the end.
+	From, To time.Duration
+}
+
 // Config describes a simulated cluster. The zero value is a valid
 // three-zone cluster of 150 nodes, simulated for 15 minutes with upstream
 // defaults and no outage.
@@ -77,6 +88,12 @@ type Config struct {
 	Seed int64
 	// Outages are the connectivity losses to simulate.
 	Outages []Outage
+	// LeaseCacheStalls are windows in which the controller's lease cache
+	// stalls (see LeaseCacheStall). The controller answers the lease
+	// circuit breaker from the simulated API server's leases and its
+	// cache's resource version; each renewal is a write with the next
+	// resource version.
+	LeaseCacheStalls []LeaseCacheStall
 	// Controller configures the node lifecycle and taint eviction
 	// controllers: kube-controller-manager's flags and nodelife's options
 	// (nil means nodelifecycle.DefaultConfig).
@@ -117,7 +134,8 @@ type Event struct {
 	// "zone", "taint", "untaint", "evict", "cancel"; explicit clusters add
 	// "shutdown", "notready", "kill", "poweroff", "pressure", "condition",
 	// "pressure-evict", "pressure-end", "instance-deleted", "nodedelete",
-	// "forcedelete" and "gone".
+	// "forcedelete" and "gone"; a lease cache stall adds "lease-cache" and
+	// the lease circuit breaker's "hold".
 	Kind string
 	// Zone is the zone's name ("" for an event about nodes of several
 	// zones).
@@ -289,7 +307,7 @@ func (c Config) settings() []Setting {
 	lc := c.Controller
 	kcm := func(name, v string) Setting { return Setting{"kube-controller-manager", name, v} }
 	renew := time.Duration(float64(time.Duration(c.NodeLeaseDurationSeconds)*time.Second) * lease.DefaultRenewIntervalFraction)
-	return []Setting{
+	out := []Setting{
 		kcm("--node-monitor-period", lc.NodeMonitorPeriod.String()),
 		kcm("--node-monitor-grace-period", lc.NodeMonitorGracePeriod.String()),
 		kcm("--node-startup-grace-period", lc.NodeStartupGracePeriod.String()),
@@ -302,6 +320,21 @@ func (c Config) settings() []Setting {
 		{"kube-apiserver", "--default-not-ready-toleration-seconds", strconv.FormatInt(*c.NotReadyTolerationSeconds, 10)},
 		{"kube-apiserver", "--default-unreachable-toleration-seconds", strconv.FormatInt(*c.UnreachableTolerationSeconds, 10)},
 	}
+	if g := gatesBeyond136(lc); g != "" {
+		// After the controller's flags: the gates that differ from v1.36.
+		out = slices.Insert(out, 7, kcm("--feature-gates", g))
+	}
+	return out
+}
+
+// gatesBeyond136 lists, as --feature-gates takes them, the controller's
+// feature gates whose value differs from v1.36's defaults ("" when none
+// does): NodeControllerLeaseCircuitBreaker, on since v1.37.
+func gatesBeyond136(lc *nodelifecycle.Config) string {
+	if lc.LeaseCircuitBreaker {
+		return "NodeControllerLeaseCircuitBreaker=true"
+	}
+	return ""
 }
 
 // ErrInvalidConfig is wrapped by every configuration error.
@@ -387,6 +420,14 @@ func (c Config) Validate() error {
 	if c.NodeLeaseDurationSeconds < 0 {
 		bad("NodeLeaseDurationSeconds %d is negative", c.NodeLeaseDurationSeconds)
 	}
+	for i, w := range c.LeaseCacheStalls {
+		if w.From < 0 {
+			bad("LeaseCacheStalls[%d].From %v is negative", i, w.From)
+		}
+		if w.To != 0 && w.To <= w.From {
+			bad("LeaseCacheStalls[%d].To %v is not after From %v", i, w.To, w.From)
+		}
+	}
 	for i, o := range c.Outages {
 		if o.From < 0 {
 			bad("Outages[%d].From %v is negative", i, o.From)
@@ -447,6 +488,7 @@ type node struct {
 	hb         *lease.Heartbeat
 	lease      lease.Lease // the node's Lease as last written (hasLease)
 	hasLease   bool
+	leaseRV    uint64 // the resource version of that write
 	conds      []conditions.Condition
 	taints     []taints.Taint
 	labels     map[string]string
@@ -497,37 +539,42 @@ type pod struct {
 }
 
 type run struct {
-	cfg        Config
-	end        time.Time
-	q          queue
-	seq        uint64
-	nodes      []node
-	pods       []pod
-	index      map[string]int
-	zones      []string // names
-	zoneKeys   []string
-	rnd        *rand.Rand
-	explicit   bool
-	srcPods    []Pod  // explicit: the cluster's pods, sorted
-	srcNodes   []Node // explicit: the cluster's nodes, sorted
-	pl         *placement
-	wlRoom     []int
-	wls        []Workload
-	wlIndex    map[string]int
-	wlLost     []int
-	serving    []bool // per node, at the last sample
-	actions    []func(time.Time)
-	podGC      *gc.PodGC
-	gcPods     []gc.Pod
-	gcNodes    []gc.Node
-	ctl        *nodelifecycle.Controller
-	ctlSeq     uint64 // the sequence number of the queued controller step
-	ctlStarted bool
-	zoneIdx    map[string]int // zone index by eviction.ZoneName of its key
-	states     []eviction.ZoneState
-	evicted    []int
-	res        Result
-	err        error
+	cfg      Config
+	end      time.Time
+	q        queue
+	seq      uint64
+	nodes    []node
+	pods     []pod
+	index    map[string]int
+	zones    []string // names
+	zoneKeys []string
+	rnd      *rand.Rand
+	explicit bool
+	srcPods  []Pod  // explicit: the cluster's pods, sorted
+	srcNodes []Node // explicit: the cluster's nodes, sorted
+	pl       *placement
+	wlRoom   []int
+	wls      []Workload
+	wlIndex  map[string]int
+	wlLost   []int
+	serving  []bool // per node, at the last sample
+	actions  []func(time.Time)
+	podGC    *gc.PodGC
+	gcPods   []gc.Pod
+	gcNodes  []gc.Node
+	ctl      *nodelifecycle.Controller
+	ctlSeq   uint64 // the sequence number of the queued controller step
+	// leaseRV is the API server's last lease resource version; cacheRV the
+	// last one the controller's lease cache received; stalled says the
+	// cache receives nothing (a LeaseCacheStall).
+	leaseRV, cacheRV uint64
+	stalled          bool
+	ctlStarted       bool
+	zoneIdx          map[string]int // zone index by eviction.ZoneName of its key
+	states           []eviction.ZoneState
+	evicted          []int
+	res              Result
+	err              error
 }
 
 // Run simulates cfg and returns what happened.
@@ -541,6 +588,7 @@ func Run(cfg Config) (Result, error) {
 	if r.ctl, err = nodelifecycle.New(*cfg.Controller); err != nil {
 		return Result{}, err
 	}
+	r.ctl.SetLiveLeases(r)
 	if cfg.Seed != 0 {
 		r.rnd = rand.New(rand.NewSource(cfg.Seed))
 	}
@@ -645,6 +693,12 @@ func (r *run) buildSynthetic() {
 	for i, o := range cfg.Outages {
 		r.outageEvents(i, o)
 	}
+	for _, w := range cfg.LeaseCacheStalls {
+		r.push(r.cfg.Start.Add(w.From), evLeaseCache, 1)
+		if w.To != 0 {
+			r.push(r.cfg.Start.Add(w.To), evLeaseCache, 0)
+		}
+	}
 }
 
 // window is an outage's window in wall-clock time.
@@ -724,6 +778,8 @@ func (r *run) loop() {
 			r.outage(it.at, int(it.idx))
 		case evHeartbeat:
 			r.heartbeat(it.at, int(it.idx))
+		case evLeaseCache:
+			r.leaseCache(it.at, it.idx == 1)
 		case evController:
 			if it.seq == r.ctlSeq {
 				r.ctlStarted = true

@@ -205,7 +205,7 @@ func upstreamAdmit(node *v1.Node, pod *v1.Pod, others []*v1.Pod) (lifecycle.PodA
 	getNode := func(context.Context, bool) (*v1.Node, error) { return node, nil }
 	noPlugins := func(*schedulerframework.NodeInfo, *lifecycle.PodAdmitAttributes) error { return nil }
 	h := lifecycle.NewPredicateAdmitHandler(getNode, critical, noPlugins)
-	res := h.Admit(&lifecycle.PodAdmitAttributes{Pod: pod, OtherPods: others, Operation: lifecycle.AddOperation})
+	res := h.Admit(context.Background(), &lifecycle.PodAdmitAttributes{Pod: pod, OtherPods: others, Operation: lifecycle.AddOperation})
 	return res, killed
 }
 
@@ -375,7 +375,7 @@ func TestDifferentialPreempt(t *testing.T) {
 		}
 		h := preemption.NewCriticalPodAdmissionHandler(func() []*v1.Pod { return running }, kill, record.NewFakeRecorder(1000))
 		ap := kubeapi.AdmissionPod(pod)
-		left, err := h.HandleAdmissionFailure(context.Background(), pod, reasons)
+		left, err := h.HandleAdmissionFailure(context.Background(), pod, reasons, lifecycle.AddOperation)
 		if !admission.IsCriticalPod(&ap) {
 			// upstream hands the reasons back; nodelife's Admit does not
 			// call Preempt for such a pod

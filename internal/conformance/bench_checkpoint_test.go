@@ -16,9 +16,10 @@ import (
 // beside upstream: a CPU list of a 2-socket box, a static-policy
 // cpu_manager_state of 100 containers on 256 CPUs, and a
 // memory_manager_state of 8 NUMA nodes (memory and 1Gi pages) and 50
-// containers, each written, and read with its checksum verified and its
-// CPU lists parsed (upstream: the checkpoint struct's Unmarshal and
-// VerifyChecksum, then the parses of its restore, without the file).
+// containers, each written in the format v1.37 writes (V4, V3), and read
+// with its checksum verified and its CPU lists parsed (upstream: the
+// checkpoint struct's Unmarshal and VerifyChecksum, then the parses of its
+// restore, without the file).
 func checkpointPairs() []pair {
 	list := "0-3,8-11,16,18-31,64-95,128,130,132-191"
 	set, _ := cpuset.Parse(list)
@@ -32,13 +33,14 @@ func checkpointPairs() []pair {
 		}
 		cpu.Entries[pod][fmt.Sprintf("ctr-%d", i%2)] = cpuset.Range(2*i, 2*i+1)
 	}
-	cpuFile, _ := checkpoint.MarshalCPU(cpu, checkpoint.CPUFormatV2)
-	upCPU := func() *state.CPUManagerCheckpointV2 {
-		cp := &state.CPUManagerCheckpointV2{PolicyName: cpu.PolicyName, DefaultCPUSet: cpu.DefaultCPUSet.String(), Entries: map[string]map[string]string{}}
+	cpuFile, _ := checkpoint.MarshalCPU(cpu, checkpoint.CPUFormatV4)
+	upCPU := func() *state.CPUManagerCheckpoint {
+		cp := &state.CPUManagerCheckpoint{CheckpointData: state.CPUManagerCheckpointData{PolicyName: cpu.PolicyName, DefaultCPUSet: cpu.DefaultCPUSet.String(),
+			Entries: map[string]map[string]string{}, PodEntries: state.PodCPUAssignments{}}}
 		for pod, ctrs := range cpu.Entries {
-			cp.Entries[pod] = map[string]string{}
+			cp.CheckpointData.Entries[pod] = map[string]string{}
 			for ctr, cpus := range ctrs {
-				cp.Entries[pod][ctr] = cpus.String()
+				cp.CheckpointData.Entries[pod][ctr] = cpus.String()
 			}
 		}
 		return cp
@@ -56,10 +58,10 @@ func checkpointPairs() []pair {
 		mem.Entries[fmt.Sprintf("pod-%02d", i)] = map[string][]checkpoint.MemoryBlock{"app": {
 			{NUMAAffinity: []int{i % 8}, Type: "memory", Size: 2 << 30}, {NUMAAffinity: []int{i % 8}, Type: "hugepages-1Gi", Size: 1 << 30}}}
 	}
-	memFile, _ := checkpoint.MarshalMemory(mem, checkpoint.MemoryFormatV1)
+	memFile, _ := checkpoint.MarshalMemory(mem, checkpoint.MemoryFormatV3)
 	machine, entries, _ := upstreamMemoryState(mem)
-	upMem := func() *memstate.MemoryManagerCheckpointV1 {
-		return &memstate.MemoryManagerCheckpointV1{PolicyName: mem.PolicyName, MachineState: machine.Clone(), Entries: entries.Clone()}
+	upMem := func() *memstate.MemoryManagerCheckpoint {
+		return &memstate.MemoryManagerCheckpoint{CheckpointData: memstate.MemoryManagerCheckpointData{PolicyName: mem.PolicyName, MachineState: machine.Clone(), Entries: entries.Clone()}}
 	}
 
 	return []pair{
@@ -83,9 +85,9 @@ func checkpointPairs() []pair {
 				sinkString = uset.String()
 			}
 		}},
-		{"checkpoint.MarshalCPU/V2/containers=100", func(b *testing.B) {
+		{"checkpoint.MarshalCPU/V4/containers=100", func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				data, _ := checkpoint.MarshalCPU(cpu, checkpoint.CPUFormatV2)
+				data, _ := checkpoint.MarshalCPU(cpu, checkpoint.CPUFormatV4)
 				sinkString = string(data[:1])
 			}
 		}, func(b *testing.B) {
@@ -94,20 +96,20 @@ func checkpointPairs() []pair {
 				sinkString = string(data[:1])
 			}
 		}},
-		{"checkpoint.ReadCPU/V2/containers=100", func(b *testing.B) {
+		{"checkpoint.ReadCPU/V4/containers=100", func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				s, _, err := checkpoint.ReadCPU(cpuFile, checkpoint.CPUReadOptions{PolicyName: "static"})
 				sinkBool = err == nil && s.DefaultCPUSet.IsEmpty()
 			}
 		}, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				cp := &state.CPUManagerCheckpointV2{Entries: map[string]map[string]string{}}
+				cp := &state.CPUManagerCheckpoint{CheckpointData: state.CPUManagerCheckpointData{Entries: map[string]map[string]string{}, PodEntries: state.PodCPUAssignments{}}}
 				err := cp.UnmarshalCheckpoint(cpuFile)
 				if err == nil {
 					err = cp.VerifyChecksum()
 				}
-				def, _ := upstream.Parse(cp.DefaultCPUSet)
-				for _, ctrs := range cp.Entries {
+				def, _ := upstream.Parse(cp.CheckpointData.DefaultCPUSet)
+				for _, ctrs := range cp.CheckpointData.Entries {
 					for _, l := range ctrs {
 						s, _ := upstream.Parse(l)
 						sinkBool = s.IsEmpty()
@@ -116,9 +118,9 @@ func checkpointPairs() []pair {
 				sinkBool = err == nil && def.IsEmpty()
 			}
 		}},
-		{"checkpoint.MarshalMemory/V1/numa=8/containers=50", func(b *testing.B) {
+		{"checkpoint.MarshalMemory/V3/numa=8/containers=50", func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				data, _ := checkpoint.MarshalMemory(mem, checkpoint.MemoryFormatV1)
+				data, _ := checkpoint.MarshalMemory(mem, checkpoint.MemoryFormatV3)
 				sinkString = string(data[:1])
 			}
 		}, func(b *testing.B) {
@@ -127,19 +129,20 @@ func checkpointPairs() []pair {
 				sinkString = string(data[:1])
 			}
 		}},
-		{"checkpoint.ReadMemory/V1/numa=8/containers=50", func(b *testing.B) {
+		{"checkpoint.ReadMemory/V3/numa=8/containers=50", func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				s, _, err := checkpoint.ReadMemory(memFile, checkpoint.MemoryReadOptions{PolicyName: "Static"})
 				sinkBool = err == nil && len(s.Entries) == 0
 			}
 		}, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				cp := &memstate.MemoryManagerCheckpointV1{Entries: memstate.ContainerMemoryAssignments{}, MachineState: memstate.NUMANodeMap{}}
+				cp := &memstate.MemoryManagerCheckpoint{MemoryManagerCheckpointV1: memstate.MemoryManagerCheckpointV1{Entries: memstate.ContainerMemoryAssignments{}, MachineState: memstate.NUMANodeMap{}},
+					CheckpointData: memstate.MemoryManagerCheckpointData{Entries: memstate.ContainerMemoryAssignments{}, PodEntries: memstate.PodMemoryAssignments{}, MachineState: memstate.NUMANodeMap{}}}
 				err := cp.UnmarshalCheckpoint(memFile)
 				if err == nil {
 					err = cp.VerifyChecksum()
 				}
-				sinkBool = err == nil && len(cp.Entries) == 0
+				sinkBool = err == nil && len(cp.CheckpointData.Entries) == 0
 			}
 		}},
 	}

@@ -11,6 +11,7 @@ import (
 	"k8s.io/kubernetes/pkg/kubelet/cm/cpumanager"
 	"k8s.io/kubernetes/pkg/kubelet/cm/cpumanager/state"
 	"k8s.io/kubernetes/pkg/kubelet/cm/topologymanager"
+	"k8s.io/kubernetes/pkg/kubelet/lifecycle"
 	ucpuset "k8s.io/utils/cpuset"
 
 	"github.com/nodelife/nodelife/examples/kubeapi"
@@ -70,7 +71,7 @@ func cpuPairs() []pair {
 		panic(err)
 	}
 	upstreamAdmit := func(pod *v1.Pod) {
-		hints := theirs.GetTopologyHints(logger, st, pod, &pod.Spec.Containers[0])
+		hints := theirs.GetTopologyHints(logger, st, pod, &pod.Spec.Containers[0], lifecycle.AddOperation)
 		store.hint = topologymanager.TopologyHint{}
 		for _, h := range hints["cpu"] {
 			if h.Preferred {
@@ -78,7 +79,7 @@ func cpuPairs() []pair {
 				break
 			}
 		}
-		if err := theirs.Allocate(logger, st, pod, &pod.Spec.Containers[0]); err != nil {
+		if err := theirs.Allocate(logger, st, pod, &pod.Spec.Containers[0], lifecycle.AddOperation); err != nil {
 			panic(err)
 		}
 	}
@@ -133,7 +134,7 @@ func cpuPairs() []pair {
 			}
 		}, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				s, _ := upstreamTakeDistributed(logger, utopo, uall, 64, 1, cpumanager.CPUSortingStrategyPacked)
+				s, _ := upstreamTakeDistributed(logger, utopo, uall, 64, 1, cpumanager.CPUSortingStrategyPacked, false)
 				sinkBool = s.IsEmpty()
 			}
 		}},

@@ -1,11 +1,12 @@
 package conformance
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
 	"github.com/go-logr/logr"
-	cadvisorapi "github.com/google/cadvisor/info/v1"
+	cadvisorapi "github.com/google/cadvisor/lib/model"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/kubernetes/pkg/kubelet/cm/cpumanager"
 	"k8s.io/kubernetes/pkg/kubelet/cm/cpumanager/state"
@@ -70,7 +71,7 @@ func managerPairs() []pair {
 	}
 
 	logger := logr.Discard()
-	tm, err := topologymanager.NewManager(nodes, string(policy), string(topology.ScopeContainer), nil)
+	tm, err := topologymanager.NewManager(logr.Discard(), nodes, string(policy), string(topology.ScopeContainer), nil)
 	if err != nil {
 		panic(err)
 	}
@@ -89,8 +90,8 @@ func managerPairs() []pair {
 	if err := umem.Start(logger, umst); err != nil {
 		panic(err)
 	}
-	tm.AddHintProvider(logger, &upstreamProvider[state.State]{pol: upol, st: ust})
-	tm.AddHintProvider(logger, &upstreamProvider[memstate.State]{pol: umem, st: umst})
+	tm.AddHintProvider(logger, cpuProvider(upol, ust))
+	tm.AddHintProvider(logger, memProvider(umem, umst))
 
 	pod := bigPod
 	ourAdmit := func(p *v1.Pod) {
@@ -100,7 +101,7 @@ func managerPairs() []pair {
 		}
 	}
 	upstreamAdmit := func(p *v1.Pod) {
-		if a := tm.Admit(&lifecycle.PodAdmitAttributes{Pod: p}); !a.Admit {
+		if a := tm.Admit(context.Background(), &lifecycle.PodAdmitAttributes{Pod: p, Operation: lifecycle.AddOperation}); !a.Admit {
 			panic(fmt.Sprintf("upstream refused %s: %+v", p.Name, a))
 		}
 	}

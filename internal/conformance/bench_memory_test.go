@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"k8s.io/kubernetes/pkg/kubelet/cm/memorymanager"
 	memstate "k8s.io/kubernetes/pkg/kubelet/cm/memorymanager/state"
 	"k8s.io/kubernetes/pkg/kubelet/cm/topologymanager"
+	"k8s.io/kubernetes/pkg/kubelet/lifecycle"
 
 	"github.com/nodelife/nodelife/examples/kubeapi"
 	"github.com/nodelife/nodelife/topology/checkpoint"
@@ -65,7 +67,7 @@ func memoryPairs() []pair {
 		}
 	}
 	upstreamAdmit := func(p *v1.Pod) {
-		h := theirs.GetTopologyHints(logger, st, p, &p.Spec.Containers[0])
+		h := theirs.GetTopologyHints(logger, st, p, &p.Spec.Containers[0], lifecycle.AddOperation)
 		store.hint = topologymanager.TopologyHint{}
 		for _, x := range h["memory"] {
 			if x.Preferred {
@@ -73,7 +75,7 @@ func memoryPairs() []pair {
 				break
 			}
 		}
-		if err := theirs.Allocate(logger, st, p, &p.Spec.Containers[0]); err != nil {
+		if err := theirs.Allocate(context.Background(), st, p, &p.Spec.Containers[0], lifecycle.AddOperation); err != nil {
 			panic(err)
 		}
 	}

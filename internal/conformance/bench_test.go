@@ -549,9 +549,9 @@ func pairs() []pair {
 			func(b *testing.B) {
 				h := lifecycle.NewPredicateAdmitHandler(func(context.Context, bool) (*v1.Node, error) { return admitNode, nil },
 					lifecycle.NewAdmissionFailureHandlerStub(), func(*schedulerframework.NodeInfo, *lifecycle.PodAdmitAttributes) error { return nil })
-				attrs := &lifecycle.PodAdmitAttributes{Pod: admitPod, OtherPods: admitOthers}
+				attrs := &lifecycle.PodAdmitAttributes{Pod: admitPod, OtherPods: admitOthers, Operation: lifecycle.AddOperation}
 				for i := 0; i < b.N; i++ {
-					sinkBool = h.Admit(attrs).Admit
+					sinkBool = h.Admit(context.Background(), attrs).Admit
 				}
 			}},
 		topologyPair(4, 3),

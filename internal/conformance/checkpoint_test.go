@@ -105,18 +105,23 @@ func exampleCPUStates() []checkpoint.CPUState {
 }
 
 // TestDifferentialCPUCheckpointWrite compares the files MarshalCPU writes
-// with the ones v1.36.3's checkpoint structs marshal: V2 (what the kubelet
-// writes by default) and V3 (with PodLevelResourceManagers).
+// with the ones v1.37.2's checkpoint structs marshal: V4 (what every
+// v1.37 kubelet writes), and V2 and V3 (what v1.36 wrote, without and
+// with PodLevelResourceManagers; their structs remain upstream).
 func TestDifferentialCPUCheckpointWrite(t *testing.T) {
-	c := compare(t, "checkpoint.MarshalCPU", "state.CPUManagerCheckpointV2/CPUManagerCheckpoint.MarshalCheckpoint",
-		"CPU Manager states: none/static, a pool and up to 4 pods of up to 3 containers of up to 12 CPUs, names JSON escapes, pod-level entries for V3; formats V2 and V3; and the package's example states")
+	c := compare(t, "checkpoint.MarshalCPU", "state.CPUManagerCheckpoint (V4), CPUManagerCheckpointV3 and CPUManagerCheckpointV2 .MarshalCheckpoint",
+		"CPU Manager states: none/static, a pool and up to 4 pods of up to 3 containers of up to 12 CPUs, names JSON escapes, pod-level entries for V3 and V4; formats V4, V3 and V2; and the package's example states")
 	r := rand.New(rand.NewSource(39))
 	n := inputs(t)
 	for i := 0; i < n; i++ {
-		v3 := r.Intn(2) == 0
-		s := randomCPUState(r, v3)
+		format := []checkpoint.CPUFormat{checkpoint.CPUFormatV4, checkpoint.CPUFormatV3, checkpoint.CPUFormatV2}[r.Intn(3)]
+		s := randomCPUState(r, format != checkpoint.CPUFormatV2)
 		if i < len(exampleCPUStates()) {
-			s, v3 = exampleCPUStates()[i], len(exampleCPUStates()[i].PodEntries) > 0
+			s = exampleCPUStates()[i]
+			format = checkpoint.CPUFormatV2
+			if len(s.PodEntries) > 0 {
+				format = checkpoint.CPUFormatV3
+			}
 		}
 		entries := map[string]map[string]string{}
 		for pod, ctrs := range s.Entries {
@@ -125,17 +130,20 @@ func TestDifferentialCPUCheckpointWrite(t *testing.T) {
 				entries[pod][ctr] = cpus.String()
 			}
 		}
+		pods := state.PodCPUAssignments{}
+		for pod, cpus := range s.PodEntries {
+			pods[pod] = state.PodEntry{CPUSet: toUpstream(cpus)}
+		}
 		var want []byte
 		var err error
-		format := checkpoint.CPUFormatV2
-		if v3 {
-			format = checkpoint.CPUFormatV3
-			cp := &state.CPUManagerCheckpoint{PolicyName: s.PolicyName, DefaultCPUSet: s.DefaultCPUSet.String(), Entries: entries, PodEntries: state.PodCPUAssignments{}}
-			for pod, cpus := range s.PodEntries {
-				cp.PodEntries[pod] = state.PodEntry{CPUSet: toUpstream(cpus)}
-			}
+		switch format {
+		case checkpoint.CPUFormatV4:
+			cp := &state.CPUManagerCheckpoint{CheckpointData: state.CPUManagerCheckpointData{PolicyName: s.PolicyName, DefaultCPUSet: s.DefaultCPUSet.String(), Entries: entries, PodEntries: pods}}
 			want, err = cp.MarshalCheckpoint()
-		} else {
+		case checkpoint.CPUFormatV3:
+			cp := &state.CPUManagerCheckpointV3{PolicyName: s.PolicyName, DefaultCPUSet: s.DefaultCPUSet.String(), Entries: entries, PodEntries: pods}
+			want, err = cp.MarshalCheckpoint()
+		default:
 			cp := &state.CPUManagerCheckpointV2{PolicyName: s.PolicyName, DefaultCPUSet: s.DefaultCPUSet.String(), Entries: entries}
 			want, err = cp.MarshalCheckpoint()
 		}
@@ -185,21 +193,29 @@ func mutateCheckpoint(r *rand.Rand, data []byte) []byte {
 		return []byte(strings.Replace(s, `{"policyName"`, `{"entries":null,"policyName"`, 1))
 	case 7:
 		return data[:r.Intn(len(data)+1)]
+	case 8:
+		if i := strings.LastIndex(s, `"dataChecksum":`); i >= 0 {
+			return []byte(s[:i] + `"dataChecksum":` + []string{"0", fmt.Sprint(r.Uint32())}[r.Intn(2)] + "}")
+		}
+	case 9:
+		if i := strings.Index(s, `,"data":`); i >= 0 {
+			return []byte(s[:i] + "}") // the V4 part cut off: an older format's file
+		}
 	}
 	return data
 }
 
 // TestDifferentialCPUCheckpointRead restores the same files with ReadCPU
-// and with v1.36.3's state.NewCheckpointState, with the
+// and with v1.37.2's state.NewCheckpointState, with the
 // PodLevelResourceManagers gate off (the default) and on: files written
-// as V1, V2 or V3, intact or damaged, read with the policy they name or
-// another, a V1 file's containers known or not.
+// as V1, V2, V3 or V4, intact or damaged, read with the policy they name
+// or another, a V1 file's containers known or not.
 func TestDifferentialCPUCheckpointRead(t *testing.T) {
 	for _, gate := range []bool{false, true} {
 		t.Run(fmt.Sprintf("PodLevelResourceManagers=%v", gate), func(t *testing.T) {
 			featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, kubefeatures.PodLevelResourceManagers, gate)
 			c := compare(t, fmt.Sprintf("checkpoint.ReadCPU (PodLevelResourceManagers=%v)", gate), "state.NewCheckpointState",
-				"cpu_manager_state files written as V1, V2 or V3 by nodelife, intact or damaged (a byte, the checksum, checksum 0, policy, a CPU list, null entries, key case, cut short), read under the policy they name or the other, V1 containers known or not")
+				"cpu_manager_state files written as V1, V2, V3 or V4 by nodelife, intact or damaged (a byte, the checksum, checksum 0, the data checksum, the data cut off, policy, a CPU list, null entries, key case, cut short), read under the policy they name or the other, V1 containers known or not")
 			dir := t.TempDir()
 			name := "cpu_manager_state"
 			r := rand.New(rand.NewSource(40))
@@ -213,8 +229,8 @@ func TestDifferentialCPUCheckpointRead(t *testing.T) {
 				var err error
 				known := map[string]checkpoint.ContainerRef{}
 				cm := containermap.NewContainerMap()
-				switch r.Intn(3) {
-				case 0: // V1, by container ID
+				switch r.Intn(4) {
+				case 0: // V1, by container ID (v1.37 no longer reads it)
 					byID := map[string]cpuset.CPUSet{}
 					for pod, ctrs := range s.Entries {
 						for ctr, cpus := range ctrs {
@@ -230,8 +246,10 @@ func TestDifferentialCPUCheckpointRead(t *testing.T) {
 				case 1:
 					s.PodEntries = nil
 					data, err = checkpoint.MarshalCPU(s, checkpoint.CPUFormatV2)
-				default:
+				case 2:
 					data, err = checkpoint.MarshalCPU(s, checkpoint.CPUFormatV3)
+				default:
+					data, err = checkpoint.MarshalCPU(s, checkpoint.CPUFormatV4)
 				}
 				if err != nil {
 					t.Fatal(err)
@@ -462,11 +480,12 @@ func upstreamMemoryState(s checkpoint.MemoryState) (memstate.NUMANodeMap, memsta
 }
 
 // TestDifferentialMemoryCheckpoint compares MarshalMemory with the file
-// v1.36.3's memory manager state writes for the same state (its
+// v1.37.2's memory manager state writes for the same state (its
 // checkpoint state, SetMachineState, SetMemoryAssignments and, with the
-// gate, SetPodMemoryAssignments), and ReadMemory with its restore
-// (NewCheckpointState) on those files, intact or damaged, with the
-// PodLevelResourceManagers gate off (V1) and on (V2).
+// gate, SetPodMemoryAssignments): V3 whatever the gate; and ReadMemory
+// with its restore (NewCheckpointState) on those files and on the V1 and
+// V2 files nodelife writes for the state, intact or damaged, with the
+// PodLevelResourceManagers gate off and on.
 func TestDifferentialMemoryCheckpoint(t *testing.T) {
 	for _, gate := range []bool{false, true} {
 		t.Run(fmt.Sprintf("PodLevelResourceManagers=%v", gate), func(t *testing.T) {
@@ -481,10 +500,6 @@ func TestDifferentialMemoryCheckpoint(t *testing.T) {
 			n := inputs(t)
 			accepted := 0
 			defer func() { t.Logf("%d of %d files restored by both", accepted, n) }()
-			format := checkpoint.MemoryFormatV1
-			if gate {
-				format = checkpoint.MemoryFormatV2
-			}
 			for i := 0; i < n; i++ {
 				s := randomMemoryState(r, gate)
 				if i == 0 && !gate {
@@ -507,7 +522,7 @@ func TestDifferentialMemoryCheckpoint(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, err := checkpoint.MarshalMemory(s, format)
+				got, err := checkpoint.MarshalMemory(s, checkpoint.MemoryFormatV3)
 				switch {
 				case err != nil:
 					w.disagree("input %d: %v", i, err)
@@ -517,7 +532,13 @@ func TestDifferentialMemoryCheckpoint(t *testing.T) {
 					w.agree()
 				}
 
-				data := mutateMemoryCheckpoint(r, got)
+				data := got
+				if old := []checkpoint.MemoryFormat{checkpoint.MemoryFormatV1, checkpoint.MemoryFormatV2}[r.Intn(2)]; r.Intn(3) == 0 && (old == checkpoint.MemoryFormatV2 || len(s.PodEntries) == 0) {
+					if data, err = checkpoint.MarshalMemory(s, old); err != nil {
+						t.Fatal(err)
+					}
+				}
+				data = mutateMemoryCheckpoint(r, data)
 				policy := s.PolicyName
 				if r.Intn(6) == 0 {
 					policy = map[string]string{"None": "Static", "Static": "None"}[policy]

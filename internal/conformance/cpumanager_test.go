@@ -33,7 +33,7 @@ import (
 func upstreamTakePacked(logger logr.Logger, topo *cputopo.CPUTopology, availableCPUs ucpuset.CPUSet, numCPUs int, strategy cpumanager.CPUSortingStrategy, preferAlignByUncoreCache bool) (ucpuset.CPUSet, error)
 
 //go:linkname upstreamTakeDistributed k8s.io/kubernetes/pkg/kubelet/cm/cpumanager.takeByTopologyNUMADistributed
-func upstreamTakeDistributed(logger logr.Logger, topo *cputopo.CPUTopology, availableCPUs ucpuset.CPUSet, numCPUs int, cpuGroupSize int, strategy cpumanager.CPUSortingStrategy) (ucpuset.CPUSet, error)
+func upstreamTakeDistributed(logger logr.Logger, topo *cputopo.CPUTopology, availableCPUs ucpuset.CPUSet, numCPUs int, cpuGroupSize int, strategy cpumanager.CPUSortingStrategy, alignBySocket bool) (ucpuset.CPUSet, error)
 
 // upstreamCPUTopology converts a nodelife topology.
 func upstreamCPUTopology(t cpu.Topology) *cputopo.CPUTopology {
@@ -266,7 +266,7 @@ func TestCPUHelperProcess(t *testing.T) {
 			if d.Spread {
 				strategy = cpumanager.CPUSortingStrategySpread
 			}
-			got, err := upstreamTakeDistributed(logr.Discard(), upstreamCPUTopology(d.Topo), free, d.N, d.Group, strategy)
+			got, err := upstreamTakeDistributed(logr.Discard(), upstreamCPUTopology(d.Topo), free, d.N, d.Group, strategy, false)
 			a.Distributed = &distributedAnswer{CPUs: got.String()}
 			if err != nil {
 				a.Distributed.Err = err.Error()

@@ -17,6 +17,7 @@ import (
 	"k8s.io/kubernetes/pkg/kubelet/cm/cpumanager/state"
 	"k8s.io/kubernetes/pkg/kubelet/cm/topologymanager"
 	"k8s.io/kubernetes/pkg/kubelet/cm/topologymanager/bitmask"
+	"k8s.io/kubernetes/pkg/kubelet/lifecycle"
 	ucpuset "k8s.io/utils/cpuset"
 
 	"github.com/nodelife/nodelife/examples/kubeapi"
@@ -68,9 +69,11 @@ type upstreamStore struct {
 	policy topologymanager.Policy
 }
 
-func (s *upstreamStore) GetAffinity(string, string) topologymanager.TopologyHint { return s.hint }
-func (s *upstreamStore) GetPolicy() topologymanager.Policy                       { return s.policy }
-func (s *upstreamStore) Name() string                                            { return "container" }
+func (s *upstreamStore) GetAffinity(logr.Logger, string, string) topologymanager.TopologyHint {
+	return s.hint
+}
+func (s *upstreamStore) GetPolicy() topologymanager.Policy { return s.policy }
+func (s *upstreamStore) Name() string                      { return "container" }
 
 func printUpstreamHints(m map[string][]topologymanager.TopologyHint) (string, []topology.Hint) {
 	if m == nil {
@@ -171,16 +174,16 @@ func runUpstreamSequence(sc *seqCall) *seqResult {
 		switch op.Kind {
 		case "hints":
 			c := findV1Container(op.Pod, op.Container)
-			out, last = printUpstreamHints(pol.GetTopologyHints(logger, st, op.Pod, c))
+			out, last = printUpstreamHints(pol.GetTopologyHints(logger, st, op.Pod, c, lifecycle.AddOperation))
 		case "podhints":
-			out, last = printUpstreamHints(pol.GetPodTopologyHints(logger, st, op.Pod))
+			out, last = printUpstreamHints(pol.GetPodTopologyHints(logger, st, op.Pod, lifecycle.AddOperation))
 		case "allocate":
 			h := pickHint(last, op.Pick)
 			store.hint = topologymanager.TopologyHint{Preferred: h.Preferred}
 			if !h.Any {
 				store.hint.NUMANodeAffinity, _ = bitmask.NewBitMask(h.Affinity.Nodes()...)
 			}
-			err := pol.Allocate(logger, st, op.Pod, findV1Container(op.Pod, op.Container))
+			err := pol.Allocate(logger, st, op.Pod, findV1Container(op.Pod, op.Container), lifecycle.AddOperation)
 			out = fmt.Sprintf("err=%v", err)
 		case "remove":
 			err := pol.RemoveContainer(logger, st, string(op.Pod.UID), op.Container)

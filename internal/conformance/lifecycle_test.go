@@ -56,6 +56,7 @@ type lifecycleStats struct {
 	scenarios, instants, bothDue, restarts int
 	nodes, evictions, cancels, notReady    int
 	leftoverZones                          int
+	stalls, skipped                        int
 	compared                               map[string]int // field -> values compared
 }
 
@@ -80,6 +81,9 @@ func defaultLifecycleFlags() lifecycleFlags {
 const (
 	eventOffset   = 37 * time.Millisecond
 	restartOffset = 50 * time.Millisecond
+	// stallOffset puts a lease cache stall's start and end before the
+	// kubelets' writes of the same second.
+	stallOffset = 20 * time.Millisecond
 )
 
 // genScenario draws a scenario from seed.
@@ -330,6 +334,17 @@ func genScenario(seed int64) scenario {
 		add(intent{at: start.Add(time.Duration(s)*time.Second + restartOffset), kind: intentRestart})
 		sc.describe += fmt.Sprintf("; restart at +%ds", s)
 	}
+	// One scenario in four: the controllers' lease watches hang (the
+	// lease circuit breaker's case), long enough at times for the cached
+	// leases to expire; a restart ends it for the new controllers, which
+	// list afresh.
+	if r.Intn(4) == 0 {
+		from := 5 + r.Intn(dur-5)
+		to := from + 20 + r.Intn(150)
+		add(intent{at: start.Add(time.Duration(from)*time.Second + stallOffset), kind: intentLeaseStall})
+		add(intent{at: start.Add(time.Duration(to)*time.Second + stallOffset), kind: intentLeaseSync})
+		sc.describe += fmt.Sprintf("; lease cache stalled from +%ds to +%ds", from, to)
+	}
 	sort.SliceStable(in, func(i, j int) bool { return in[i].at.Before(in[j].at) })
 	sc.intents = in
 	return sc
@@ -381,6 +396,8 @@ type lifecycleRun struct {
 	instants, compared, bothDue, restarts int
 	evictions, cancels, notReady          int
 	leftoverZones                         int // upstream zones without nodes, skipped
+	stalls                                int // lease cache stalls begun
+	skipped                               int // nodes upstream's monitor passes skipped
 	fields                                map[string]int
 	log                                   []string // with trace: what each side did
 }
@@ -396,6 +413,9 @@ const (
 	// mutateAnchorTaintAdded counts tolerationSeconds from the taint's
 	// TimeAdded (nodelifecycle.Config.NoExecute.Anchor).
 	mutateAnchorTaintAdded
+	// mutateNoCircuitBreaker turns the lease circuit breaker off
+	// (nodelifecycle.ConfigFor(release.V1_36)'s behaviour).
+	mutateNoCircuitBreaker
 )
 
 // runScenario runs sc on both sides and compares them; it stops at the
@@ -405,6 +425,9 @@ func runScenario(sc scenario, mutation lifecycleMutation, trace bool) (run lifec
 	cfg := nodelifecycle.ConfigFor(upstreamRelease)
 	if mutation == mutateAnchorTaintAdded {
 		cfg.NoExecute.Anchor = eviction.AnchorTaintAdded
+	}
+	if mutation == mutateNoCircuitBreaker {
+		cfg.LeaseCircuitBreaker = false
 	}
 	run = lifecycleRun{fields: map[string]int{}}
 	uClient, nClient := newAPIClient(), newAPIClient()
@@ -438,6 +461,16 @@ func runScenario(sc scenario, mutation lifecycleMutation, trace bool) (run lifec
 			if trace {
 				run.log = append(run.log, fmt.Sprintf("%v  scenario: %s", t.Sub(sc.start), in))
 			}
+			switch in.kind {
+			case intentLeaseStall:
+				u.stall.stalled, n.stall.stalled = true, true
+				run.stalls++
+				continue
+			case intentLeaseSync:
+				u.apply(u.stall.release())
+				n.apply(n.stall.release())
+				continue
+			}
 			if in.kind == intentRestart {
 				u.stop()
 				run.leftoverZones += u.dropped
@@ -467,6 +500,7 @@ func runScenario(sc scenario, mutation lifecycleMutation, trace bool) (run lifec
 		due := 0
 		if !t.Before(nextMonitor) {
 			u.monitor()
+			run.skipped += len(u.skips.nodes)
 			due++
 			for !nextMonitor.After(t) {
 				nextMonitor = nextMonitor.Add(flags.monitorPeriod)
@@ -778,6 +812,8 @@ func TestDifferentialNodeLifecycle(t *testing.T) {
 		stats.instants += run.compared
 		stats.bothDue += run.bothDue
 		stats.restarts += run.restarts
+		stats.stalls += run.stalls
+		stats.skipped += run.skipped
 		stats.nodes += sc.nodes
 		stats.evictions += run.evictions
 		stats.cancels += run.cancels
@@ -821,6 +857,7 @@ func TestLifecycleDifferentialCatchesMutations(t *testing.T) {
 	}{
 		{"skip the NotReady marking of newly bound pods", mutateSkipBindMarking, "pod Ready"},
 		{"tolerationSeconds from the taint's TimeAdded", mutateAnchorTaintAdded, ""},
+		{"no lease circuit breaker", mutateNoCircuitBreaker, ""},
 	} {
 		found := false
 		for seed := int64(1); seed <= 400 && !found; seed++ {
@@ -858,6 +895,10 @@ func lifecycleSection(r *lifecycleStats) string {
 	}
 	fmt.Fprintf(&b, "\nUpstream marked %d pods NotReady, evicted %d and cancelled %d pending evictions; %d controller restarts.\n\n",
 		r.notReady, r.evictions, r.cancels, r.restarts)
+	fmt.Fprintf(&b, "%d scenarios stall both controllers' lease watches for 20-170s (the lease circuit breaker's case: the kubelets "+
+		"renew, the caches do not see it; a restart ends the stall, the new controllers list afresh); upstream's monitor passes "+
+		"skipped %d node health updates in all (the lease circuit breaker's holds among them).\n\n",
+		r.stalls, r.skipped)
 	b.WriteString("Accepted orderings (upstream can take either order; the comparison drives it in nodelife's, nodelife/doc.go " +
 		"\"Order within an instant\"):\n\n")
 	fmt.Fprintf(&b, "- %d instants with two or more of upstream's loops due at once (monitor pass, tainting pass, an eviction timer), "+

@@ -53,6 +53,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/flowcontrol"
 	"k8s.io/klog/v2"
@@ -285,6 +286,13 @@ type upstreamControllers struct {
 	dropped int
 	// trace, when set, hears of every taint change.
 	trace func(string)
+	// skips hears the nodes a monitor pass skips (not counted in their
+	// zone): those whose health update failed, the lease circuit breaker's
+	// holds among them.
+	skips *skipLog
+	// stall is the lease cache's stall state (its rv is unused: the lease
+	// informer's own store keeps the version the circuit breaker reads).
+	stall leaseCache
 
 	start time.Time // the controllers' start: their loops' grid
 }
@@ -292,7 +300,8 @@ type upstreamControllers struct {
 // newUpstream starts upstream's controllers at now over client, whose
 // objects the informers list first (as a started informer delivers them).
 func newUpstream(client *fake.Clientset, clock *fakeClock, flags lifecycleFlags) (*upstreamControllers, error) {
-	ctx := klog.NewContext(context.Background(), logr.Discard())
+	skips := &skipLog{}
+	ctx := klog.NewContext(context.Background(), logr.New(skips))
 	factory := informers.NewSharedInformerFactory(client, 0)
 	leaseInf, podInf, nodeInf := factory.Coordination().V1().Leases(), factory.Core().V1().Pods(), factory.Core().V1().Nodes()
 	nc, err := upstreamlifecycle.NewNodeLifecycleController(ctx, leaseInf, podInf, nodeInf, factory.Apps().V1().DaemonSets(), client,
@@ -304,7 +313,7 @@ func newUpstream(client *fake.Clientset, clock *fakeClock, flags lifecycleFlags)
 	if err != nil {
 		return nil, err
 	}
-	u := &upstreamControllers{ctx: ctx, client: client, clock: clock, log: &eventLog{clock: clock},
+	u := &upstreamControllers{ctx: ctx, skips: skips, client: client, clock: clock, log: &eventLog{clock: clock},
 		nodes: nodeInf.Informer().GetIndexer(), pods: podInf.Informer().GetIndexer(), leases: leaseInf.Informer().GetIndexer(),
 		nc: nc, tm: tm, mine: map[flowcontrol.RateLimiter]bool{}, armed: map[*tainteviction.TimedWorker]time.Time{}, start: clock.Now()}
 	// The fake clock, one monitor worker, name order, the event log.
@@ -325,8 +334,44 @@ func newUpstream(client *fake.Clientset, clock *fakeClock, flags lifecycleFlags)
 			u.deliver(gvr, nil, o)
 		}
 	}
+	// A list leaves the store at the list's resource version (Replace), not
+	// at the last item's: the lease circuit breaker reads it.
+	var leases []any
+	listRV := ""
+	for _, o := range u.listClient("leases") {
+		leases = append(leases, o)
+		listRV = laterRV(listRV, o.(*coordinationv1.Lease).ResourceVersion)
+	}
+	if err := u.leases.Replace(leases, listRV); err != nil {
+		return nil, err
+	}
 	u.settle()
 	return u, nil
+}
+
+// skipLog is a logr sink that hears, and keeps, the nodes a monitor pass
+// skips: the pass logs "Skipping - no pods will be evicted" with the node
+// for each. Everything else is dropped.
+type skipLog struct{ nodes map[string]bool }
+
+func (l *skipLog) Init(logr.RuntimeInfo)          {}
+func (l *skipLog) Enabled(int) bool               { return false }
+func (l *skipLog) Info(int, string, ...any)       {}
+func (l *skipLog) WithValues(...any) logr.LogSink { return l }
+func (l *skipLog) WithName(string) logr.LogSink   { return l }
+
+// Error keeps the node of a skip.
+func (l *skipLog) Error(_ error, msg string, kv ...any) {
+	if l.nodes == nil || !strings.Contains(msg, "Skipping - no pods will be evicted") {
+		return
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i] == "node" {
+			if ref, ok := kv[i+1].(klog.ObjectRef); ok {
+				l.nodes[ref.Name] = true
+			}
+		}
+	}
 }
 
 // stop ends the goroutines the constructors started (event broadcasters,
@@ -434,7 +479,28 @@ func (u *upstreamControllers) sync() bool {
 		return false
 	}
 	u.client.ClearActions()
+	u.apply(actions)
+	return true
+}
+
+// apply delivers the actions' changes, lease writes held back while the
+// lease cache is stalled.
+func (u *upstreamControllers) apply(actions []k8stesting.Action) {
+	// The newest lease the batch brings: a watch delivers every write in
+	// order, so the lease store ends at its version (the store's
+	// LastStoreSyncResourceVersion, which the lease circuit breaker reads);
+	// this replay delivers each object once, at its first write, with its
+	// latest content, and so takes it again last.
+	var newest runtime.Object
+	defer func() {
+		if newest != nil {
+			_ = u.leases.Update(newest)
+		}
+	}()
 	for _, a := range actions {
+		if u.stall.hold(a) {
+			continue
+		}
 		res, ns, name, ok := actionTarget(a)
 		if !ok || (res != "nodes" && res != "pods" && res != "leases") {
 			continue
@@ -466,12 +532,16 @@ func (u *upstreamControllers) sync() bool {
 			continue
 		}
 		cur, err := u.client.Tracker().Get(gvr, ns, name)
+		if l, ok := cur.(*coordinationv1.Lease); ok && err == nil {
+			if newest == nil || laterRV(newest.(*coordinationv1.Lease).ResourceVersion, l.ResourceVersion) == l.ResourceVersion {
+				newest = l
+			}
+		}
 		if err != nil || (old != nil && reflect.DeepEqual(old, cur)) {
 			continue // deleted later in the batch, or delivered already
 		}
 		u.deliver(res, old, cur)
 	}
-	return true
 }
 
 // drain runs the work queue in field name of controller c dry, calling
@@ -641,13 +711,15 @@ func (u *upstreamControllers) taintQueued() bool {
 // the pass, a zone still held though none of its nodes was counted is
 // dropped and its limiter of before the pass put back.
 func (u *upstreamControllers) monitor() {
-	counted, held := map[string]bool{}, map[string]bool{}
+	// The zones the pass counts a node of: found after the pass, as the
+	// nodes it skipped are known then.
+	zoneOf, counted, held := map[string]string{}, map[string]bool{}, map[string]bool{}
 	for _, o := range u.nodes.List() {
 		n := o.(*corev1.Node)
 		zone := eviction.ZoneKey(n.Labels)
 		held[zone] = true
 		if _, excluded := n.Labels["node.kubernetes.io/exclude-disruption"]; !excluded {
-			counted[zone] = true
+			zoneOf[n.Name] = zone
 		}
 	}
 	before := map[string]flowcontrol.RateLimiter{}
@@ -658,12 +730,18 @@ func (u *upstreamControllers) monitor() {
 	for _, k := range states.MapKeys() {
 		held[k.String()] = true
 	}
+	u.skips.nodes = map[string]bool{}
+	_ = ncMonitorNodeHealth(u.nc, u.ctx)
+	for name, zone := range zoneOf {
+		if !u.skips.nodes[name] {
+			counted[zone] = true
+		}
+	}
 	for z := range held {
 		if !counted[z] {
 			u.dropped++ // the pass drops z, or should
 		}
 	}
-	_ = ncMonitorNodeHealth(u.nc, u.ctx)
 	for _, k := range states.MapKeys() {
 		if counted[k.String()] {
 			continue

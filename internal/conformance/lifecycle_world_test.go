@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -57,12 +58,15 @@ const (
 	intentLease     // the kubelet renews its lease
 	intentPodCreate // a pod is created bound to node
 	intentPodDelete
-	intentPodsReady // the kubelet reports its pods Ready again
-	intentRestart   // both controllers restart
+	intentPodsReady  // the kubelet reports its pods Ready again
+	intentRestart    // both controllers restart
+	intentLeaseStall // both controllers' lease watches hang
+	intentLeaseSync  // and resume: the writes held back arrive
 )
 
 func (k intentKind) String() string {
-	return [...]string{"create node", "delete node", "relabel", "cordon", "status", "lease", "create pod", "delete pod", "pods ready", "restart"}[k]
+	return [...]string{"create node", "delete node", "relabel", "cordon", "status", "lease", "create pod", "delete pod", "pods ready", "restart",
+		"lease cache stalls", "lease cache syncs"}[k]
 }
 
 func (in intent) String() string {
@@ -221,18 +225,66 @@ func applyIntent(c *fake.Clientset, in intent) {
 func newAPIClient() *fake.Clientset {
 	c := fake.NewSimpleClientset()
 	react := k8stesting.ObjectReaction(c.Tracker())
+	// Each lease write takes the next resource version, as an API server
+	// gives them (the lease circuit breaker compares them); both sides'
+	// clientsets get the same lease writes in the same order.
+	leaseRV := 0
+	stamp := func(o runtime.Object) runtime.Object {
+		if l, ok := o.(*coordinationv1.Lease); ok {
+			leaseRV++
+			l.ResourceVersion = strconv.Itoa(leaseRV)
+		}
+		return o
+	}
 	c.PrependReactor("*", "*", func(a k8stesting.Action) (bool, runtime.Object, error) {
 		switch act := a.(type) {
 		case k8stesting.CreateActionImpl:
-			act.Object = throughJSON(act.Object)
+			act.Object = stamp(throughJSON(act.Object))
 			return react(act)
 		case k8stesting.UpdateActionImpl:
-			act.Object = throughJSON(act.Object)
+			act.Object = stamp(throughJSON(act.Object))
 			return react(act)
 		}
 		return false, nil, nil
 	})
 	return c
+}
+
+// leaseCache is one side's model of its lease informer under a stall: the
+// lease writes held back while the watch hangs, and the resource version
+// of the last lease the cache took (its store's
+// LastStoreSyncResourceVersion).
+type leaseCache struct {
+	stalled bool
+	held    []k8stesting.Action
+	rv      string
+}
+
+// hold reports whether a is a lease write to hold back, and holds it.
+func (lc *leaseCache) hold(a k8stesting.Action) bool {
+	if !lc.stalled || a.GetResource().Resource != "leases" {
+		return false
+	}
+	lc.held = append(lc.held, a)
+	return true
+}
+
+// release ends a stall and returns the writes held back, in order.
+func (lc *leaseCache) release() []k8stesting.Action {
+	lc.stalled = false
+	out := lc.held
+	lc.held = nil
+	return out
+}
+
+// laterRV is the later of two resource versions (numbers; "" is none).
+func laterRV(a, b string) string {
+	x, _ := strconv.Atoi(a)
+	y, _ := strconv.Atoi(b)
+	if y > x {
+		return b
+	}
+	return a
 }
 
 func throughJSON(o runtime.Object) runtime.Object {
@@ -260,7 +312,23 @@ type nodelifeSide struct {
 	// skipBindMarking is a planted defect: the NotReady marking of pods
 	// bound to a node that is not Ready is not written.
 	skipBindMarking bool
+	// stall is the lease cache's stall state; the side answers the lease
+	// circuit breaker from its clientset (live) and stall.rv (cache).
+	stall leaseCache
 }
+
+// LiveLease reads the node's lease from the clientset: the API server's.
+func (s *nodelifeSide) LiveLease(node string) (string, bool, error) {
+	o, err := s.client.Tracker().Get(leaseGVR, corev1.NamespaceNodeLease, node)
+	if err != nil {
+		return "", false, nil
+	}
+	return o.(*coordinationv1.Lease).ResourceVersion, true, nil
+}
+
+// CacheResourceVersion is the last lease resource version the side's
+// lease cache took.
+func (s *nodelifeSide) CacheResourceVersion() string { return s.stall.rv }
 
 func newNodelifeSide(client *fake.Clientset, cfg nodelifecycle.Config) (*nodelifeSide, error) {
 	c, err := nodelifecycle.New(cfg)
@@ -276,7 +344,9 @@ func newNodelifeSide(client *fake.Clientset, cfg nodelifecycle.Config) (*nodelif
 	ll, _ := client.Tracker().List(leaseGVR, coordinationv1.SchemeGroupVersion.WithKind("Lease"), "")
 	for _, le := range ll.(*coordinationv1.LeaseList).Items {
 		c.UpsertLease(kubeapi.LifecycleLease(&le))
+		s.stall.rv = laterRV(s.stall.rv, le.ResourceVersion) // a list: the store takes the list's version
 	}
+	c.SetLiveLeases(s)
 	pl, _ := client.Tracker().List(podGVR, corev1.SchemeGroupVersion.WithKind("Pod"), "")
 	for _, p := range pl.(*corev1.PodList).Items {
 		c.UpsertPod(kubeapi.LifecyclePod(&p))
@@ -291,8 +361,17 @@ func newNodelifeSide(client *fake.Clientset, cfg nodelifecycle.Config) (*nodelif
 func (s *nodelifeSide) sync() bool {
 	actions := s.client.Actions()
 	s.client.ClearActions()
+	return s.apply(actions)
+}
+
+// apply upserts what the actions changed, lease writes held back while the
+// lease cache is stalled.
+func (s *nodelifeSide) apply(actions []k8stesting.Action) bool {
 	did := false
 	for _, a := range actions {
+		if s.stall.hold(a) {
+			continue
+		}
 		_, ns, name, ok := actionTarget(a)
 		if !ok {
 			continue
@@ -331,6 +410,7 @@ func (s *nodelifeSide) sync() bool {
 		case "leases":
 			if o, err := s.client.Tracker().Get(leaseGVR, ns, name); err == nil {
 				s.c.UpsertLease(kubeapi.LifecycleLease(o.(*coordinationv1.Lease)))
+				s.stall.rv = laterRV(s.stall.rv, o.(*coordinationv1.Lease).ResourceVersion) // the watch's last write
 			} else {
 				s.c.DeleteLease(name)
 			}

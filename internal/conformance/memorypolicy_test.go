@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"context"
 	"fmt"
 	"math/rand"
 	"slices"
@@ -9,7 +10,7 @@ import (
 	_ "unsafe" // go:linkname, for the memory manager's reservation check
 
 	"github.com/go-logr/logr"
-	cadvisorapi "github.com/google/cadvisor/info/v1"
+	cadvisorapi "github.com/google/cadvisor/lib/model"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/types"
@@ -18,6 +19,7 @@ import (
 	memstate "k8s.io/kubernetes/pkg/kubelet/cm/memorymanager/state"
 	"k8s.io/kubernetes/pkg/kubelet/cm/topologymanager"
 	"k8s.io/kubernetes/pkg/kubelet/cm/topologymanager/bitmask"
+	"k8s.io/kubernetes/pkg/kubelet/lifecycle"
 
 	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/examples/kubeapi"
@@ -226,7 +228,7 @@ func TestDifferentialMemoryStaticPolicy(t *testing.T) {
 				if r.Intn(3) == 0 {
 					h, err := ours.PodHints(np)
 					var uh topology.ProviderHints
-					if panicked(func() { uh = fromUpstreamHints(theirs.GetPodTopologyHints(logger, st, pod)) }) {
+					if panicked(func() { uh = fromUpstreamHints(theirs.GetPodTopologyHints(logger, st, pod, lifecycle.AddOperation)) }) {
 						c.deviate("missing-memory-table")
 						broken = true
 						break
@@ -240,7 +242,7 @@ func TestDifferentialMemoryStaticPolicy(t *testing.T) {
 				for _, ctr := range slices.Concat(pod.Spec.InitContainers, pod.Spec.Containers) {
 					h, err := ours.Hints(np, ctr.Name)
 					var uh topology.ProviderHints
-					if panicked(func() { uh = fromUpstreamHints(theirs.GetTopologyHints(logger, st, pod, &ctr)) }) {
+					if panicked(func() { uh = fromUpstreamHints(theirs.GetTopologyHints(logger, st, pod, &ctr, lifecycle.AddOperation)) }) {
 						c.deviate("missing-memory-table")
 						broken = true
 						break
@@ -272,7 +274,7 @@ func TestDifferentialMemoryStaticPolicy(t *testing.T) {
 					}
 					_, err = ours.Allocate(np, ctr.Name, hint)
 					var uerr error
-					if panicked(func() { uerr = theirs.Allocate(logger, st, pod, &ctr) }) {
+					if panicked(func() { uerr = theirs.Allocate(context.Background(), st, pod, &ctr, lifecycle.AddOperation) }) {
 						c.deviate("missing-memory-table")
 						broken = true
 						break

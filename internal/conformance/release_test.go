@@ -6,4 +6,4 @@ import "github.com/nodelife/nodelife/release"
 // (k8s.io/kubernetes in go.mod): nodelife's side of every differential runs
 // with that release's preset, so that the same tests prove the default
 // (the current release) or an earlier preset, whichever the module pins.
-const upstreamRelease = release.V1_36
+const upstreamRelease = release.V1_37

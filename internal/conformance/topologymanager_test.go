@@ -1,13 +1,14 @@
 package conformance
 
 import (
+	"context"
 	"fmt"
 	"math/rand"
 	"slices"
 	"testing"
 
 	"github.com/go-logr/logr"
-	cadvisorapi "github.com/google/cadvisor/info/v1"
+	cadvisorapi "github.com/google/cadvisor/lib/model"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/types"
@@ -30,10 +31,9 @@ import (
 // staticPolicy is what the CPU and memory managers' static policies have
 // in common: hints and allocations on a state of type S.
 type staticPolicy[S any] interface {
-	GetTopologyHints(logr.Logger, S, *v1.Pod, *v1.Container) map[string][]topologymanager.TopologyHint
-	GetPodTopologyHints(logr.Logger, S, *v1.Pod) map[string][]topologymanager.TopologyHint
-	AllocatePod(logr.Logger, S, *v1.Pod) error
-	Allocate(logr.Logger, S, *v1.Pod, *v1.Container) error
+	GetTopologyHints(logr.Logger, S, *v1.Pod, *v1.Container, lifecycle.Operation) map[string][]topologymanager.TopologyHint
+	GetPodTopologyHints(logr.Logger, S, *v1.Pod, lifecycle.Operation) map[string][]topologymanager.TopologyHint
+	AllocatePod(logr.Logger, S, *v1.Pod, lifecycle.Operation) error
 }
 
 // upstreamProvider is a manager as the topology manager calls it: its
@@ -42,19 +42,35 @@ type staticPolicy[S any] interface {
 type upstreamProvider[S any] struct {
 	pol staticPolicy[S]
 	st  S
+	// alloc is the policy's Allocate: the CPU policy's takes a logger,
+	// the memory policy's a context.
+	alloc func(context.Context, S, *v1.Pod, *v1.Container) error
 }
 
-func (p *upstreamProvider[S]) GetTopologyHints(pod *v1.Pod, c *v1.Container) map[string][]topologymanager.TopologyHint {
-	return p.pol.GetTopologyHints(logr.Discard(), p.st, pod, c)
+// cpuProvider and memProvider wrap the static CPU and memory policies.
+func cpuProvider(pol cpumanager.Policy, st state.State) *upstreamProvider[state.State] {
+	return &upstreamProvider[state.State]{pol: pol, st: st, alloc: func(_ context.Context, s state.State, pod *v1.Pod, c *v1.Container) error {
+		return pol.Allocate(logr.Discard(), s, pod, c, lifecycle.AddOperation)
+	}}
 }
-func (p *upstreamProvider[S]) GetPodTopologyHints(pod *v1.Pod) map[string][]topologymanager.TopologyHint {
-	return p.pol.GetPodTopologyHints(logr.Discard(), p.st, pod)
+
+func memProvider(pol memorymanager.Policy, st memstate.State) *upstreamProvider[memstate.State] {
+	return &upstreamProvider[memstate.State]{pol: pol, st: st, alloc: func(ctx context.Context, s memstate.State, pod *v1.Pod, c *v1.Container) error {
+		return pol.Allocate(ctx, s, pod, c, lifecycle.AddOperation)
+	}}
 }
-func (p *upstreamProvider[S]) AllocatePod(pod *v1.Pod) error {
-	return p.pol.AllocatePod(logr.Discard(), p.st, pod)
+
+func (p *upstreamProvider[S]) GetTopologyHints(_ logr.Logger, pod *v1.Pod, c *v1.Container, op lifecycle.Operation) map[string][]topologymanager.TopologyHint {
+	return p.pol.GetTopologyHints(logr.Discard(), p.st, pod, c, op)
 }
-func (p *upstreamProvider[S]) Allocate(pod *v1.Pod, c *v1.Container) error {
-	return p.pol.Allocate(logr.Discard(), p.st, pod, c)
+func (p *upstreamProvider[S]) GetPodTopologyHints(_ logr.Logger, pod *v1.Pod, op lifecycle.Operation) map[string][]topologymanager.TopologyHint {
+	return p.pol.GetPodTopologyHints(logr.Discard(), p.st, pod, op)
+}
+func (p *upstreamProvider[S]) AllocatePod(_ logr.Logger, pod *v1.Pod, op lifecycle.Operation) error {
+	return p.pol.AllocatePod(logr.Discard(), p.st, pod, op)
+}
+func (p *upstreamProvider[S]) Allocate(ctx context.Context, pod *v1.Pod, c *v1.Container, _ lifecycle.Operation) error {
+	return p.alloc(ctx, p.st, pod, c)
 }
 
 // managerMachine draws a machine for the topology manager: a CPU topology
@@ -148,7 +164,7 @@ func TestDifferentialTopologyManager(t *testing.T) {
 		for _, id := range machine.NUMANodes() {
 			nodes = append(nodes, cadvisorapi.Node{Id: id})
 		}
-		tm, err := topologymanager.NewManager(nodes, string(policy), string(scope), nil)
+		tm, err := topologymanager.NewManager(logr.Discard(), nodes, string(policy), string(scope), nil)
 		if err != nil {
 			t.Fatalf("sequence %d: upstream NewManager: %v", seq, err)
 		}
@@ -176,8 +192,8 @@ func TestDifferentialTopologyManager(t *testing.T) {
 		if err := umem.Start(logger, umst); err != nil {
 			t.Fatalf("sequence %d: upstream memory Start: %v", seq, err)
 		}
-		tm.AddHintProvider(logger, &upstreamProvider[state.State]{pol: upol, st: ust})
-		tm.AddHintProvider(logger, &upstreamProvider[memstate.State]{pol: umem, st: umst})
+		tm.AddHintProvider(logger, cpuProvider(upol, ust))
+		tm.AddHintProvider(logger, memProvider(umem, umst))
 		if err := cpus.Start(checkpoint.CPUState{}); err != nil {
 			t.Fatalf("sequence %d: cpu Start: %v", seq, err)
 		}
@@ -213,7 +229,7 @@ func TestDifferentialTopologyManager(t *testing.T) {
 				if err != nil {
 					t.Fatalf("sequence %d step %d: Admit: %v", seq, step, err)
 				}
-				ua := tm.Admit(&lifecycle.PodAdmitAttributes{Pod: pod})
+				ua := tm.Admit(context.Background(), &lifecycle.PodAdmitAttributes{Pod: pod, Operation: lifecycle.AddOperation})
 				outcomes[ua.Reason]++
 				nl = fmt.Sprintf("admit=%v reason=%q message=%q", a.Admit, a.Reason, a.Message)
 				up = fmt.Sprintf("admit=%v reason=%q message=%q", ua.Admit, ua.Reason, ua.Message)
@@ -223,7 +239,7 @@ func TestDifferentialTopologyManager(t *testing.T) {
 						h = topology.Hint{Any: true}
 					}
 					nl += " " + ctr.Name + ":" + h.String()
-					up += " " + ctr.Name + ":" + fromUpstreamHint(tm.GetAffinity(string(pod.UID), ctr.Name)).String()
+					up += " " + ctr.Name + ":" + fromUpstreamHint(tm.GetAffinity(logr.Discard(), string(pod.UID), ctr.Name)).String()
 				}
 				// A refused pod's containers allocated before the refusal
 				// stay allocated on both sides (the kubelet drops them

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/nodelife/nodelife/internal/keys"
+	"github.com/nodelife/nodelife/release"
 	"github.com/nodelife/nodelife/topology/cpuset"
 )
 
@@ -27,16 +28,30 @@ var (
 // CPUFormat is a version of the cpu_manager_state format.
 type CPUFormat int
 
-// The formats; the zero value is what v1.36.3 writes by default.
+// The formats; the zero value is what v1.37 writes.
 const (
-	// CPUFormatV2: entries by pod UID and container name.
-	CPUFormatV2 CPUFormat = iota
-	// CPUFormatV3: V2 plus pod-level entries (podEntries), written with the
-	// PodLevelResourceManagers gate (alpha in v1.36).
+	// CPUFormatV4: V2's fields, kept for a kubelet rolled back, plus the
+	// state (pod-level entries included) as a JSON string under "data"
+	// with its own checksum: what every v1.37 kubelet writes.
+	CPUFormatV4 CPUFormat = iota
+	// CPUFormatV2: entries by pod UID and container name (what v1.36 and
+	// earlier write by default).
+	CPUFormatV2
+	// CPUFormatV3: V2 plus pod-level entries (podEntries), written by
+	// v1.36 with the PodLevelResourceManagers gate.
 	CPUFormatV3
 	// CPUFormatV1: entries by container ID, the format before v1.18.
 	CPUFormatV1
 )
+
+// CPUFormatFor returns the format the kubelet of release v writes by
+// default: V4 since 1.37, V2 before.
+func CPUFormatFor(v release.Version) CPUFormat {
+	if v.Clamp().AtLeast(release.V1_37) {
+		return CPUFormatV4
+	}
+	return CPUFormatV2
+}
 
 func (f CPUFormat) String() string {
 	switch f {
@@ -46,6 +61,8 @@ func (f CPUFormat) String() string {
 		return "V2"
 	case CPUFormatV3:
 		return "V3"
+	case CPUFormatV4:
+		return "V4"
 	}
 	return fmt.Sprintf("CPUFormat(%d)", int(f))
 }
@@ -60,8 +77,9 @@ type CPUState struct {
 	DefaultCPUSet cpuset.CPUSet
 	// Entries are the exclusive CPUs, by pod UID and container name.
 	Entries map[string]map[string]cpuset.CPUSet
-	// PodEntries are pod-level CPUs by pod UID: written in format V3 only,
-	// read (possibly empty) when the PodLevelResourceManagers gate is on.
+	// PodEntries are pod-level CPUs by pod UID: written in formats V3 and
+	// V4, read (possibly empty) when the PodLevelResourceManagers gate is
+	// on.
 	PodEntries map[string]cpuset.CPUSet
 }
 
@@ -144,10 +162,13 @@ func (h *hashText) cpuFields(policy, defaultCPUSet string, entries map[string]ma
 	h.nestedMap(entries)
 }
 
-// write writes the text the kubelet hashes for a V3 checkpoint (always
-// under its one type name).
-func (c *cpuV3) write(h *hashText, _ string) {
-	h.open("CPUManagerCheckpoint")
+// write writes the text the kubelet hashes for a V3 checkpoint, typ its
+// type name ("" for the name V3 had in v1.36, CPUManagerCheckpoint).
+func (c *cpuV3) write(h *hashText, typ string) {
+	if typ == "" {
+		typ = "CPUManagerCheckpoint"
+	}
+	h.open(typ)
 	h.cpuFields(c.PolicyName, c.DefaultCPUSet, c.Entries)
 	h.field(false, "PodEntries", "state.PodCPUAssignments")
 	spewMap(h, c.PodEntries, func(e podEntry) {
@@ -171,11 +192,13 @@ func entryStrings(s CPUState) map[string]map[string]string {
 }
 
 // MarshalCPU returns the cpu_manager_state file the kubelet writes for s
-// in format f (V2 or V3), checksum included. V2 cannot hold pod-level
+// in format f (V4, V2 or V3), checksums included. V2 cannot hold pod-level
 // entries: a state with some is refused (ErrMismatch). For V1, whose
 // entries are keyed by container ID, use MarshalCPUV1.
 func MarshalCPU(s CPUState, f CPUFormat) ([]byte, error) {
 	switch f {
+	case CPUFormatV4:
+		return marshalCPUV4(s)
 	case CPUFormatV2:
 		if len(s.PodEntries) > 0 {
 			return nil, fmt.Errorf("%w: format V2 has no pod-level entries, and the state has %d", ErrMismatch, len(s.PodEntries))
@@ -194,7 +217,7 @@ func MarshalCPU(s CPUState, f CPUFormat) ([]byte, error) {
 		c.Checksum = checksumOf(c, "")
 		return json.Marshal(c)
 	}
-	return nil, fmt.Errorf("%w: MarshalCPU writes formats V2 and V3, not %v (V1: MarshalCPUV1)", ErrMismatch, f)
+	return nil, fmt.Errorf("%w: MarshalCPU writes formats V4, V2 and V3, not %v (V1: MarshalCPUV1)", ErrMismatch, f)
 }
 
 // MarshalCPUV1 returns a V1 cpu_manager_state file: the policy, the shared
@@ -218,12 +241,20 @@ type CPUReadOptions struct {
 	// have been written under it. Empty means "none", the kubelet's
 	// default.
 	PolicyName string
-	// PodLevelResourceManagers is the kubelet's feature gate (alpha in
-	// v1.36, off by default): with it the restore reads V3 first.
+	// PodLevelResourceManagers is the kubelet's feature gate (off by
+	// default: alpha in v1.36, beta in v1.37): with it the pod-level
+	// entries are read, a V2 file's checksum must be over the older type
+	// name, and (LegacyRestore) V3 is read first.
 	PodLevelResourceManagers bool
+	// LegacyRestore reads the file as kubelets before 1.37 do: V2 (or,
+	// with the gate, V3 then V2), then V1 migrated by container ID. Off
+	// (1.37): V4; when the file has no data, V3, then V2; V1 is no longer
+	// read, and a file whose data or data checksum is damaged is refused
+	// without trying the older formats.
+	LegacyRestore bool
 	// InitialContainers maps the container IDs of the runtime's containers
 	// to their pods and names, to migrate a V1 file (upstream's
-	// initialContainers).
+	// initialContainers; LegacyRestore only).
 	InitialContainers map[string]ContainerRef
 }
 
@@ -268,9 +299,13 @@ func ReadCPU(data []byte, opts CPUReadOptions) (CPUState, CPUFormat, error) {
 	return s, f, nil
 }
 
-// loadCPU tries the formats in the kubelet's order: with the gate, V3 and
-// then the V2 chain (migrated to V3 as read); without it, V2 and then V1.
+// loadCPU tries the formats in the kubelet's order: since 1.37 the V4
+// chain (loadCPUV4); before (LegacyRestore), with the gate, V3 and then
+// the V2 chain (migrated to V3 as read), and without it, V2 and then V1.
 func loadCPU(data []byte, opts CPUReadOptions) (cpuV3, CPUFormat, error) {
+	if !opts.LegacyRestore {
+		return loadCPUV4(data, opts)
+	}
 	if opts.PodLevelResourceManagers {
 		v3 := cpuV3{Entries: map[string]map[string]string{}, PodEntries: map[string]podEntry{}}
 		err3 := json.Unmarshal(data, &v3)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -105,20 +106,91 @@ func TestReadCPUUpstream(t *testing.T) {
 		{name: "V1 with an unknown container ID", file: v1, initial: map[string]checkpoint.ContainerRef{"containerID1": {PodUID: "pod", Container: "container1"}},
 			want: "containerID 'containerID2' not found in initial containers list", sentry: checkpoint.ErrMismatch},
 	} {
-		s, f, err := checkpoint.ReadCPU([]byte(c.file), checkpoint.CPUReadOptions{PolicyName: "none", PodLevelResourceManagers: c.gate, InitialContainers: c.initial})
-		if c.sentry != nil {
-			if err == nil || !errors.Is(err, c.sentry) || !strings.Contains(err.Error(), c.want) {
-				t.Errorf("%s: %v (state %s), want an error wrapping %v with %q", c.name, err, stateString(s), c.sentry, c.want)
-			}
-			continue
+		// v1.36.3's restore (its table's zero format is V2, its default).
+		if c.format == checkpoint.CPUFormatV4 {
+			c.format = checkpoint.CPUFormatV2
 		}
-		if err != nil {
-			t.Errorf("%s: %v", c.name, err)
-			continue
+		s, f, err := checkpoint.ReadCPU([]byte(c.file), checkpoint.CPUReadOptions{PolicyName: "none", PodLevelResourceManagers: c.gate, InitialContainers: c.initial, LegacyRestore: true})
+		checkRestore(t, c.name, stateString(s), f, err, c.want, c.format, c.sentry)
+	}
+}
+
+// checkRestore checks one restore's verdict: with sentry, an error
+// wrapping it whose text holds want; else the state, printed as got, is
+// want and was read in format.
+func checkRestore[F comparable](t *testing.T, name, got string, f F, err error, want string, format F, sentry error) {
+	t.Helper()
+	switch {
+	case sentry != nil:
+		if err == nil || !errors.Is(err, sentry) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v (state %s), want an error wrapping %v with %q", name, err, got, sentry, want)
 		}
-		if got := stateString(s); got != c.want || f != c.format {
-			t.Errorf("%s: %s (%v), want %s (%v)", c.name, got, f, c.want, c.format)
-		}
+	case err != nil:
+		t.Errorf("%s: %v", name, err)
+	case got != want || f != format:
+		t.Errorf("%s: %s (%v), want %s (%v)", name, got, f, want, format)
+	}
+}
+
+// v1.37.2's restore, after its own table (state_checkpoint_test.go): the
+// V4 file's data is authoritative (the V2 fields, deliberately wrong in
+// several cases, are not read), a bad data checksum is not retried as an
+// older format, V3 and V2 files are migrated, V1 files are no longer read.
+func TestReadCPUUpstream137(t *testing.T) {
+	v4 := func(data string, sum uint64) string {
+		return `{"policyName": "other", "defaultCPUSet": "1-9", "checksum": 1234, "data": ` + strconv.Quote(data) + `, "dataChecksum": ` + strconv.FormatUint(sum, 10) + `}`
+	}
+	v2 := `{"policyName": "static", "defaultCPUSet": "7-9", "entries": {"pod": {"container1": "4-6", "container2": "1-3"}}, "checksum": 1942532442}`
+	v3 := `{"policyName": "static", "defaultCPUSet": "1-2", "entries": {"pod1": {"container1": "5-6", "container2": "3-4"}},
+		"podEntries": {"pod2": {"cpuSet":"7-9"}}, "checksum": 766259872}`
+	v1 := `{"policyName": "none", "defaultCPUSet": "1-3", "entries": {"containerID1": "4-6", "containerID2": "1-3"}, "checksum": 3680390589}`
+	v136v2 := `{"policyName": "none", "defaultCPUSet": "1-3", "entries": {"pod": {"container1": "4-6", "container2": "1-3"}}, "checksum": 3610638499}`
+	full := `{"policyName":"static","defaultCPUSet":"1-3","entries":{"pod":{"container1":"4-6","container2":"7-9"}},"podEntries":{"pod":{"cpuSet":"4-10"}},"baselines":{"pod":{"container1":{"baseline":"4-5"},"container2":{"baseline":"7-8"}}}}`
+	for _, c := range []struct {
+		name, policy, file string
+		gate               bool
+		want               string
+		format             checkpoint.CPUFormat
+		sentry             error
+	}{
+		{name: "Restore default CPU set", policy: "none", file: v4(`{"policyName":"none","defaultCPUSet":"4-6"}`, 657950972),
+			want: "policy=none default=4-6", format: checkpoint.CPUFormatV4},
+		{name: "Restore valid checkpoint", policy: "static", file: v4(`{"policyName":"static","defaultCPUSet":"7-9","entries":{"pod":{"container1":"4-6","container2":"1-3"}}}`, 1420829534),
+			want: "policy=static default=7-9 pod/container1=4-6 pod/container2=1-3", format: checkpoint.CPUFormatV4},
+		{name: "Fail to restore checkpoint with invalid checksum", policy: "static",
+			file: `{"policyName": "static", "defaultCPUSet": "7-9", "entries": {"pod": {"container1": "4-6", "container2": "1-3"}}, "checksum": 1942532442,
+				"data": "{\"policyName\":\"static\",\"defaultCPUSet\":\"7-9\",\"entries\":{\"pod\":{\"container1\":\"4-6\",\"container2\":\"1-3\"}}}", "dataChecksum": 1234}`,
+			want: "could not load v4 checkpoint", sentry: checkpoint.ErrCorrupt},
+		{name: "Fail to restore checkpoint with invalid JSON", policy: "none", file: `{`, want: "unexpected end of JSON input", sentry: checkpoint.ErrCorrupt},
+		{name: "Fail to restore checkpoint with invalid policy name", policy: "none",
+			file: v4(`{"policyName":"other","defaultCPUSet":"7-9","entries":{"pod":{"container1":"4-6","container2":"1-3"}}}`, 1432271708),
+			want: `configured policy "none" differs from state checkpoint policy "other"`, sentry: checkpoint.ErrMismatch},
+		{name: "Fail to restore checkpoint with unparsable default CPU set", policy: "none", file: v4(`{"policyName":"none","defaultCPUSet":"1.3"}`, 3033143655),
+			want: `could not parse default cpu set "1.3"`, sentry: checkpoint.ErrCorrupt},
+		{name: "Fail to restore checkpoint with unparsable assignment entry", policy: "static",
+			file: v4(`{"policyName":"static","defaultCPUSet":"1-3","entries":{"pod":{"container1":"4-6","container2":"asd"}}}`, 3794806925),
+			want: `could not parse cpuset "asd" for container "container2" in pod "pod"`, sentry: checkpoint.ErrCorrupt},
+		{name: "Restore checkpoint ignoring unknown fields in data section", policy: "none",
+			file: v4(`{"policyName":"none","defaultCPUSet":"4-6","unknownField":"value"}`, 3492408555), want: "policy=none default=4-6", format: checkpoint.CPUFormatV4},
+		// upstream's "v2" fixture carries the checksum of the V3 shape (its
+		// text with "PodEntries:(state.PodCPUAssignments)map[]"): V3 reads it
+		{name: "Restore checkpoint from v2 (migration)", policy: "static", file: v2,
+			want: "policy=static default=7-9 pod/container1=4-6 pod/container2=1-3", format: checkpoint.CPUFormatV3},
+		// a V2 file as v1.36 writes it (the v1.36 table's): V3 fails, V2 reads it
+		{name: "a v1.36 V2 file", policy: "none", file: v136v2, want: "policy=none default=1-3 pod/container1=4-6 pod/container2=1-3", format: checkpoint.CPUFormatV2},
+		{name: "Restore checkpoint from v3 (migration) with PodLevelResourceManagers disabled", policy: "static", file: v3,
+			want: "policy=static default=1-2 pod1/container1=5-6 pod1/container2=3-4", format: checkpoint.CPUFormatV3},
+		{name: "Restore checkpoint from v3 (migration) with PodLevelResourceManagers enabled", policy: "static", file: v3, gate: true,
+			want: "policy=static default=1-2 pod1/container1=5-6 pod1/container2=3-4 pod:pod2=7-9", format: checkpoint.CPUFormatV3},
+		{name: "Restore valid v4 checkpoint with PodLevelResourceManagers disabled", policy: "static", file: v4(full, 1032795074),
+			want: "policy=static default=1-3 pod/container1=4-6 pod/container2=7-9", format: checkpoint.CPUFormatV4},
+		{name: "Restore valid v4 checkpoint with PodLevelResourceManagers enabled", policy: "static", file: v4(full, 1032795074), gate: true,
+			want: "policy=static default=1-3 pod/container1=4-6 pod/container2=7-9 pod:pod=4-10", format: checkpoint.CPUFormatV4},
+		// not upstream's table: a V1 file, which v1.37 no longer migrates
+		{name: "V1 is no longer read", policy: "none", file: v1, want: "cannot unmarshal", sentry: checkpoint.ErrCorrupt},
+	} {
+		s, f, err := checkpoint.ReadCPU([]byte(c.file), checkpoint.CPUReadOptions{PolicyName: c.policy, PodLevelResourceManagers: c.gate})
+		checkRestore(t, c.name, stateString(s), f, err, c.want, c.format, c.sentry)
 	}
 }
 

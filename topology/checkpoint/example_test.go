@@ -3,6 +3,7 @@ package checkpoint_test
 import (
 	"fmt"
 
+	"github.com/nodelife/nodelife/release"
 	"github.com/nodelife/nodelife/topology/checkpoint"
 	"github.com/nodelife/nodelife/topology/cpuset"
 )
@@ -29,16 +30,33 @@ func Example() {
 	// checkpoint: does not fit the configuration: configured policy "none" differs from state checkpoint policy "static"
 }
 
-// A V1 file (entries by container ID) is migrated with the container IDs
-// the runtime reports, as the kubelet migrates it.
+// A V1 file (entries by container ID) is migrated by a kubelet before
+// 1.37 with the container IDs the runtime reports; a v1.37 kubelet no
+// longer reads it.
 func ExampleReadCPU_v1() {
 	pool, _ := cpuset.Parse("0-1")
 	held, _ := cpuset.Parse("2-3")
 	data, _ := checkpoint.MarshalCPUV1("static", pool, map[string]cpuset.CPUSet{"containerd://abc": held})
-	s, format, err := checkpoint.ReadCPU(data, checkpoint.CPUReadOptions{PolicyName: "static",
+	s, format, err := checkpoint.ReadCPU(data, checkpoint.CPUReadOptions{PolicyName: "static", LegacyRestore: true,
 		InitialContainers: map[string]checkpoint.ContainerRef{"containerd://abc": {PodUID: "pod-1", Container: "app"}}})
 	fmt.Println(format, s.Entries["pod-1"]["app"], err)
-	// Output: V1 2-3 <nil>
+	_, _, err = checkpoint.ReadCPU(data, checkpoint.CPUReadOptions{PolicyName: "static"})
+	fmt.Println(err != nil)
+	// Output:
+	// V1 2-3 <nil>
+	// true
+}
+
+// The file a v1.37 kubelet writes (V4): the V2 fields for a kubelet
+// rolled back, and the state as a JSON string with its own checksum.
+func ExampleMarshalCPU_v4() {
+	pool, _ := cpuset.Parse("0-1,4-7")
+	held, _ := cpuset.Parse("2-3")
+	data, _ := checkpoint.MarshalCPU(checkpoint.CPUState{PolicyName: "static", DefaultCPUSet: pool,
+		Entries: map[string]map[string]cpuset.CPUSet{"6b1d0c6e-pod": {"app": held}}}, checkpoint.CPUFormatFor(release.V1_37))
+	fmt.Println(string(data))
+	// Output:
+	// {"policyName":"static","defaultCpuSet":"0-1,4-7","entries":{"6b1d0c6e-pod":{"app":"2-3"}},"checksum":524388956,"data":"{\"policyName\":\"static\",\"defaultCpuSet\":\"0-1,4-7\",\"entries\":{\"6b1d0c6e-pod\":{\"app\":\"2-3\"}}}","dataChecksum":510352637}
 }
 
 func ExampleMarshalCPU() {

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/nodelife/nodelife/internal/keys"
+	"github.com/nodelife/nodelife/release"
 )
 
 // MemoryCheckpointName is the file the kubelet keeps the Memory Manager's
@@ -15,14 +16,28 @@ const MemoryCheckpointName = "memory_manager_state"
 // MemoryFormat is a version of the memory_manager_state format.
 type MemoryFormat int
 
-// The formats; the zero value is what v1.36.3 writes by default.
+// The formats; the zero value is what v1.37 writes.
 const (
-	// MemoryFormatV1: the machine state and the containers' blocks.
-	MemoryFormatV1 MemoryFormat = iota
-	// MemoryFormatV2: V1 plus pod-level blocks (podEntries), written with
-	// the PodLevelResourceManagers gate (alpha in v1.36).
+	// MemoryFormatV3: V1's fields, kept for a kubelet rolled back, plus
+	// the state (pod-level blocks included) as a JSON string under "data"
+	// with its own checksum: what every v1.37 kubelet writes.
+	MemoryFormatV3 MemoryFormat = iota
+	// MemoryFormatV1: the machine state and the containers' blocks (what
+	// v1.36 and earlier write by default).
+	MemoryFormatV1
+	// MemoryFormatV2: V1 plus pod-level blocks (podEntries), written by
+	// v1.36 with the PodLevelResourceManagers gate.
 	MemoryFormatV2
 )
+
+// MemoryFormatFor returns the format the kubelet of release v writes by
+// default: V3 since 1.37, V1 before.
+func MemoryFormatFor(v release.Version) MemoryFormat {
+	if v.Clamp().AtLeast(release.V1_37) {
+		return MemoryFormatV3
+	}
+	return MemoryFormatV1
+}
 
 func (f MemoryFormat) String() string {
 	switch f {
@@ -30,6 +45,8 @@ func (f MemoryFormat) String() string {
 		return "V1"
 	case MemoryFormatV2:
 		return "V2"
+	case MemoryFormatV3:
+		return "V3"
 	}
 	return fmt.Sprintf("MemoryFormat(%d)", int(f))
 }
@@ -222,7 +239,7 @@ func (h *hashText) memFields(policy string, machine map[int]*NUMANodeState, entr
 }
 
 // write writes the text the kubelet hashes for a V2 checkpoint (always
-// under its one type name).
+// under the type name V2 had in v1.36).
 func (c *memV2) write(h *hashText, _ string) {
 	h.open("MemoryManagerCheckpoint")
 	h.memFields(c.PolicyName, c.MachineState, c.Entries)
@@ -238,6 +255,18 @@ func (c *memV2) write(h *hashText, _ string) {
 // checkTables refuses a memory table that is null: upstream's state
 // cloning dereferences it (the kubelet panics on such a file).
 func checkTables(m map[int]*NUMANodeState) error {
+	// Most files have none: look first, sort only to name the first one.
+	found := false
+	for _, n := range m {
+		for _, t := range nodeTables(n) {
+			if t == nil {
+				found = true
+			}
+		}
+	}
+	if !found {
+		return nil
+	}
 	for _, id := range keys.Sorted(m) {
 		if n := m[id]; n != nil {
 			for _, res := range keys.Sorted(n.MemoryMap) {
@@ -248,6 +277,14 @@ func checkTables(m map[int]*NUMANodeState) error {
 		}
 	}
 	return nil
+}
+
+// nodeTables is n's memory tables (none for a null node).
+func nodeTables(n *NUMANodeState) map[string]*MemoryTable {
+	if n == nil {
+		return nil
+	}
+	return n.MemoryMap
 }
 
 // kubeletCopy is s as the kubelet's state holds it when it writes (its
@@ -299,6 +336,8 @@ func MarshalMemory(s MemoryState, f MemoryFormat) ([]byte, error) {
 		c := &memV1{PolicyName: s.PolicyName, MachineState: machine, Entries: entries}
 		c.Checksum = checksumOf(c, "MemoryManagerCheckpoint")
 		return json.Marshal(c)
+	case MemoryFormatV3:
+		return marshalMemoryV3(s, machine, entries)
 	case MemoryFormatV2:
 		c := &memV2{PolicyName: s.PolicyName, MachineState: machine, Entries: entries, PodEntries: make(map[string]memPodEntry, len(s.PodEntries))}
 		for pod, bs := range s.PodEntries {
@@ -307,7 +346,7 @@ func MarshalMemory(s MemoryState, f MemoryFormat) ([]byte, error) {
 		c.Checksum = checksumOf(c, "")
 		return json.Marshal(c)
 	}
-	return nil, fmt.Errorf("%w: MarshalMemory writes formats V1 and V2, not %v", ErrMismatch, f)
+	return nil, fmt.Errorf("%w: MarshalMemory writes formats V3, V1 and V2, not %v", ErrMismatch, f)
 }
 
 // MemoryReadOptions is what the kubelet knows when it restores the state.
@@ -316,9 +355,15 @@ type MemoryReadOptions struct {
 	// have been written under it. Empty means "None", the kubelet's
 	// default.
 	PolicyName string
-	// PodLevelResourceManagers is the kubelet's feature gate (alpha in
-	// v1.36, off by default): with it the restore reads V2 first.
+	// PodLevelResourceManagers is the kubelet's feature gate (off by
+	// default: alpha in v1.36, beta in v1.37): with it the pod-level blocks
+	// are read and (LegacyRestore) V2 is read first.
 	PodLevelResourceManagers bool
+	// LegacyRestore reads the file as kubelets before 1.37 do: V1 (or,
+	// with the gate, V2 then V1). Off (1.37): V3; when the file has no
+	// data, V2, then V1, migrated forward; a file whose data or data
+	// checksum is damaged is refused without trying the older formats.
+	LegacyRestore bool
 }
 
 // ReadMemory restores the Memory Manager's state from a
@@ -332,7 +377,12 @@ func ReadMemory(data []byte, opts MemoryReadOptions) (MemoryState, MemoryFormat,
 	}
 	var c memV2
 	f := MemoryFormatV1
-	if opts.PodLevelResourceManagers {
+	if !opts.LegacyRestore {
+		var err error
+		if c, f, err = loadMemoryV3(data); err != nil {
+			return MemoryState{}, 0, err
+		}
+	} else if opts.PodLevelResourceManagers {
 		c = memV2{Entries: map[string]map[string][]MemoryBlock{}, PodEntries: map[string]memPodEntry{}, MachineState: map[int]*NUMANodeState{}}
 		err2 := json.Unmarshal(data, &c)
 		if err2 == nil {

@@ -3,6 +3,7 @@ package checkpoint_test
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -40,6 +41,69 @@ func memoryText(s checkpoint.MemoryState) string {
 		fmt.Fprintf(&b, " pod:%s=%v", pod, s.PodEntries[pod])
 	}
 	return b.String()
+}
+
+// v1.37.2's restore, after its own table (state_checkpoint_test.go): V3's
+// data is authoritative (the V1 fields, damaged in several cases, are not
+// read), a V3 file whose data or data checksum is wrong is refused
+// without trying older formats, V2 (checksum over the older type name,
+// zero not accepted) and V1 (zero accepted) are migrated.
+func TestReadMemoryUpstream137(t *testing.T) {
+	machine := `"machineState":{"0":{"numberOfAssignments":0,"memoryMap":{"memory":{"total":2048,"systemReserved":512,"allocatable":1536,"reserved":512,"free":1024}},"cells":[]}}`
+	entries := `"entries":{"pod":{"container1":[{"numaAffinity":[0],"type":"memory","size":512}]}}`
+	data := `{"policyName":"static",` + machine + `,` + entries + `}`
+	dataPods := `{"policyName":"static",` + machine + `,` + entries + `,"podEntries":{"pod":{"memoryBlocks":[{"numaAffinity":[0],"type":"memory","size":512}]}}}`
+	outer := `{"policyName":"static",` + machine + `,` + entries + `,"checksum": 4215593881`
+	v3 := func(d string, sum uint64) string {
+		return outer + `,"data":` + strconv.Quote(d) + `,"dataChecksum":` + strconv.FormatUint(sum, 10) + `}`
+	}
+	v1 := outer + `}`
+	v2 := func(sum uint64) string {
+		return `{"policyName":"static",` + machine + `,` + entries + `,"podEntries":{"pod":{"memoryBlocks":[{"numaAffinity":[0],"type":"memory","size":512}]}},"checksum": ` + strconv.FormatUint(sum, 10) + `}`
+	}
+	state := "policy=static node0{n=0 cells=[] memory=2048/512/1536/512/1024} pod/container1=[{[0] memory 512}]"
+	for _, c := range []struct {
+		name, policy, file string
+		gate               bool
+		want               string
+		format             checkpoint.MemoryFormat
+		sentry             error
+	}{
+		{name: "Fail to restore checkpoint without data section", file: outer + `,"dataChecksum": 1234}`,
+			want: "could not load v3 checkpoint: unexpected end of JSON input", sentry: checkpoint.ErrCorrupt},
+		{name: "Fail to restore checkpoint without dataChecksum section", file: outer + `,"data":` + strconv.Quote(data) + `}`,
+			want: "could not load v3 checkpoint", sentry: checkpoint.ErrCorrupt},
+		{name: "Restore valid checkpoint", file: v3(data, 1849615440), want: state, format: checkpoint.MemoryFormatV3},
+		{name: "Fail to restore checkpoint with invalid dataChecksum", file: v3(data, 1234), want: "could not load v3 checkpoint", sentry: checkpoint.ErrCorrupt},
+		{name: "Fail to restore checkpoint with invalid data JSON", file: v3("{", 1234), want: "could not load v3 checkpoint", sentry: checkpoint.ErrCorrupt},
+		{name: "Fail to restore checkpoint with invalid JSON", file: `{`, want: "unexpected end of JSON input", sentry: checkpoint.ErrCorrupt},
+		{name: "Fail to restore checkpoint with invalid policy name", policy: "None", file: v3(data, 1849615440),
+			want: `configured policy "None" differs from state checkpoint policy "static"`, sentry: checkpoint.ErrMismatch},
+		{name: "Restore checkpoint ignoring unknown fields in data section",
+			file: v3(`{"unknownField":"value",`+data[1:], 2100279793), want: state, format: checkpoint.MemoryFormatV3},
+		{name: "Restore checkpoint from v1 (migration)", file: v1, want: state, format: checkpoint.MemoryFormatV1},
+		{name: "Restore checkpoint from v1 (migration) with checksum zeroed", file: `{"policyName":"static",` + machine + `,` + entries + `,"checksum": 0}`,
+			want: state, format: checkpoint.MemoryFormatV1},
+		{name: "Fail to restore checkpoint from v1 with invalid checksum",
+			file: `{"policyName":"static",` + machine + `,"entries":{"pod":{"container1":[{"affinity":[0],"type":"memory","size":512}]}},"checksum": 101010}`,
+			want: "checksum 101010 does not match", sentry: checkpoint.ErrCorrupt},
+		{name: "Restore checkpoint from v2 with PodLevelResourceManagers enabled", file: v2(1278640530), gate: true,
+			want: state + " pod:pod=[{[0] memory 512}]", format: checkpoint.MemoryFormatV2},
+		{name: "Restore checkpoint from v2 with PodLevelResourceManagers disabled", file: v2(1278640530), want: state, format: checkpoint.MemoryFormatV2},
+		// zero fails V2's check; V1 (zero accepted) reads it without its pod blocks
+		{name: "Restore checkpoint from v2 with zeroed checksum and with PodLevelResourceManagers disabled", file: v2(0), want: state, format: checkpoint.MemoryFormatV1},
+		{name: "Fail to restore checkpoint from v2 with invalid checksum", file: v2(101010), want: "checksum 101010 does not match", sentry: checkpoint.ErrCorrupt},
+		{name: "Restore checkpoint from v3 with PodLevelResourceManagers enabled", file: v3(dataPods, 637296054), gate: true,
+			want: state + " pod:pod=[{[0] memory 512}]", format: checkpoint.MemoryFormatV3},
+		{name: "Restore checkpoint from v3 with PodLevelResourceManagers disabled", file: v3(dataPods, 637296054), want: state, format: checkpoint.MemoryFormatV3},
+	} {
+		policy := c.policy
+		if policy == "" {
+			policy = "static"
+		}
+		s, f, err := checkpoint.ReadMemory([]byte(c.file), checkpoint.MemoryReadOptions{PolicyName: policy, PodLevelResourceManagers: c.gate})
+		checkRestore(t, c.name, memoryText(s), f, err, c.want, c.format, c.sentry)
+	}
 }
 
 // Upstream's TestCheckpointStateRestore
@@ -85,20 +149,12 @@ func TestReadMemoryUpstream(t *testing.T) {
 		if c.name == "another policy" {
 			policy = ""
 		}
-		s, f, err := checkpoint.ReadMemory([]byte(c.file), checkpoint.MemoryReadOptions{PolicyName: policy, PodLevelResourceManagers: c.gate})
-		if c.sentry != nil {
-			if err == nil || !errors.Is(err, c.sentry) || !strings.Contains(err.Error(), c.want) {
-				t.Errorf("%s: %v (state %s), want an error wrapping %v with %q", c.name, err, memoryText(s), c.sentry, c.want)
-			}
-			continue
+		// v1.36.3's restore (its table's zero format is V1, its default).
+		if c.format == checkpoint.MemoryFormatV3 {
+			c.format = checkpoint.MemoryFormatV1
 		}
-		if err != nil {
-			t.Errorf("%s: %v", c.name, err)
-			continue
-		}
-		if got := memoryText(s); got != c.want || f != c.format {
-			t.Errorf("%s: %s (%v), want %s (%v)", c.name, got, f, c.want, c.format)
-		}
+		s, f, err := checkpoint.ReadMemory([]byte(c.file), checkpoint.MemoryReadOptions{PolicyName: policy, PodLevelResourceManagers: c.gate, LegacyRestore: true})
+		checkRestore(t, c.name, memoryText(s), f, err, c.want, c.format, c.sentry)
 	}
 }
 

@@ -1,9 +1,9 @@
 // Package cpu is the kubelet's CPU Manager static policy as a pure,
-// synchronous state machine, as k8s.io/kubernetes v1.36.3
+// synchronous state machine, as k8s.io/kubernetes v1.37.2
 // pkg/kubelet/cm/cpumanager decides it: the machine's CPU topology, the
 // reserved CPUs, exclusive CPUs for the containers of Guaranteed pods with
 // whole-CPU requests, the shared pool, topology hints, allocation packed
-// or distributed over NUMA nodes with every policy option of v1.36, init
+// or distributed over NUMA nodes with every policy option of v1.37 (v1.36 with Config.For), init
 // containers and sidecars, and release.
 //
 // # Usage
@@ -62,11 +62,11 @@
 // cannot hold them in whole groups, upstream loops forever (with
 // full-pcpus-only and distribute-cpus-across-numa, when a node's free CPUs
 // are not a multiple of the threads per core); TakeDistributed skips that
-// subset, as upstream does since kubernetes#140730 (after v1.36.3);
-// Machine.UpstreamDistributeLoops says whether v1.36.3 would hang on a
-// request.
+// subset, as upstream's main branch does since kubernetes#140730 (not in
+// v1.36.3 nor v1.37.2); Machine.UpstreamDistributeLoops says whether those
+// releases would hang on a request.
 //
-// Not modelled: the PodLevelResourceManagers gate (alpha in v1.36; a pod
+// Not modelled: the PodLevelResourceManagers gate (beta and off in v1.37; a pod
 // with pod-level resources runs in the shared pool, as upstream with the
 // gate off), the reconcile loop that writes cpusets through the CRI, and
 // the none policy (which does nothing).

@@ -97,12 +97,13 @@ func (m *Machine) TakeDistributed(available cpuset.CPUSet, n, groupSize int, opt
 	return m.toCPUSet(r), nil
 }
 
-// UpstreamDistributeLoops reports whether k8s.io/kubernetes v1.36.3's
+// UpstreamDistributeLoops reports whether k8s.io/kubernetes'
 // takeByTopologyNUMADistributed never returns for this request (the
-// kubelet then hangs in admission): TakeDistributed with the same
-// arguments reaches a subset of NUMA nodes whose free CPUs cannot take the
-// leftover groups, which it skips as upstream does since kubernetes#140730
-// and v1.36.3 loops on. It answers for upstream's behaviour, so opts must
+// kubelet then hangs in admission), in v1.36.3 and still in v1.37.2 (whose
+// cap of each node's share changes nothing here): TakeDistributed with
+// the same arguments reaches a subset of NUMA nodes whose free CPUs cannot
+// take the leftover groups, which it skips as upstream's main branch does
+// since kubernetes#140730 and both releases loop on. It answers for upstream's behaviour, so opts must
 // not set the fixes upstream lacks (KeepBestCombination, ExactFreeCores);
 // with them it reports the path TakeDistributed takes. An invalid
 // groupSize gives false.

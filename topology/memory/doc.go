@@ -1,5 +1,5 @@
 // Package memory is the kubelet's Memory Manager static policy as a pure,
-// synchronous state machine, as k8s.io/kubernetes v1.36.3
+// synchronous state machine, as k8s.io/kubernetes v1.37.2
 // pkg/kubelet/cm/memorymanager decides it: the per-NUMA table of memory
 // and huge pages with its reservations, topology hints over NUMA groups,
 // allocation and release for the containers of Guaranteed pods, init
@@ -42,7 +42,7 @@
 // empty. Blocks of a container list its resources sorted by name;
 // upstream lists them in Go map order.
 //
-// Not modelled: the PodLevelResourceManagers gate (alpha in v1.36; a pod
+// Not modelled: the PodLevelResourceManagers gate (beta and off in v1.37; a pod
 // with pod-level resources gets no NUMA memory, as upstream with the gate
 // off), the BestEffort policy (Windows) and the none policy.
 package memory

@@ -82,6 +82,39 @@ type Controller struct {
 	// blind is set when an informer's watch failed and cleared once the
 	// view is whole again.
 	blind atomic.Bool
+	// live answers the lease circuit breaker from the API server and the
+	// lease informer's store.
+	live *liveLeases
+}
+
+// liveLeases is the lease circuit breaker's view: a GET of the Lease (as
+// kube-controller-manager's node lifecycle controller does since v1.37)
+// and the resource version the lease informer's store has synced to.
+type liveLeases struct {
+	client kubernetes.Interface
+	store  cache.Store
+	// ctx is the context of the step that asks (set before each step).
+	ctx context.Context
+}
+
+// LiveLease reads the node's Lease from the API server (a quorum read).
+func (l *liveLeases) LiveLease(node string) (string, bool, error) {
+	got, err := l.client.CoordinationV1().Leases(lease.NodeLeaseNamespace).Get(l.ctx, node, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return "", false, nil
+	case err != nil:
+		return "", false, err
+	}
+	return got.ResourceVersion, true, nil
+}
+
+// CacheResourceVersion is the store's LastStoreSyncResourceVersion.
+func (l *liveLeases) CacheResourceVersion() string {
+	if s, ok := l.store.(interface{ LastStoreSyncResourceVersion() string }); ok {
+		return s.LastStoreSyncResourceVersion()
+	}
+	return ""
 }
 
 // New returns a controller for client. Call Start, then Run or Step.
@@ -103,6 +136,7 @@ func New(client kubernetes.Interface, opts Options) (*Controller, error) {
 		o.FieldSelector = boundPods
 	})).Core().V1().Pods().Informer()
 	c.leaseIn = informers.NewSharedInformerFactoryWithOptions(client, opts.Resync, informers.WithNamespace(lease.NodeLeaseNamespace)).Coordination().V1().Leases().Informer()
+	c.live = &liveLeases{client: client, store: c.leaseIn.GetStore(), ctx: context.Background()}
 	poke := cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(any) { c.poke() },
 		UpdateFunc: func(any, any) { c.poke() },
@@ -274,8 +308,10 @@ func (c *Controller) Step(ctx context.Context) (time.Time, error) {
 		if err != nil {
 			return time.Time{}, err
 		}
+		e.SetLiveLeases(c.live)
 		c.engine = e
 	}
+	c.live.ctx = ctx
 	if c.blind.Load() {
 		// Decide nothing until a consistent list succeeds and the
 		// informers hold what it returned; then count no silence the

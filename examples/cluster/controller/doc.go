@@ -19,11 +19,21 @@
 //
 // # Semantics
 //
-// Those of nodelifecycle.Controller, with kube-controller-manager v1.36's
-// defaults (DefaultConfig): 5s monitor period, 50s grace period, 60s
+// Those of nodelifecycle.Controller, with kube-controller-manager v1.37's
+// defaults (DefaultConfig; nodelifecycle.ConfigFor gives an earlier
+// release's): 5s monitor period, 50s grace period, 60s
 // startup grace period, 0.1 nodes/s per zone, 0.01 for large partially
 // disrupted zones, 0.55 unhealthy threshold, tolerationSeconds counted from
 // when the controller sees the taint, and the NoExecute taint in the same
 // pass as the Ready=Unknown rewrite (nodelifecycle.Config's
 // TaintOnObservedReady restores the one-pass lag of releases before v1.29).
+//
+// The lease circuit breaker of v1.37 (Config.LeaseCircuitBreaker) asks the
+// API server: before a node whose cached lease has expired is marked
+// Unknown, Controller GETs its Lease, and compares the lease informer
+// store's LastStoreSyncResourceVersion with the version it waits for. A
+// hung lease watch (no error, no events) is caught this way; a watch that
+// fails is also caught by the controller's own blindness handling
+// (Options.JudgeStaleView, ViewRestored). Plan, on a snapshot, has no API
+// server to ask and takes the snapshot's leases for the live ones.
 package controller

@@ -59,13 +59,15 @@ const (
 	KindSchedule     = nodelifecycle.KindSchedule
 	KindCancel       = nodelifecycle.KindCancel
 	KindEvict        = nodelifecycle.KindEvict
+	KindHold         = nodelifecycle.KindHold
 )
 
 // Config is the decision configuration: kube-controller-manager's flags
 // and nodelife's options (nodelifecycle.Config).
 type Config = nodelifecycle.Config
 
-// DefaultConfig returns kube-controller-manager v1.36's defaults.
+// DefaultConfig returns kube-controller-manager's defaults in the current
+// release (v1.37; nodelifecycle.ConfigFor gives another's).
 func DefaultConfig() Config { return nodelifecycle.DefaultConfig() }
 
 // Engine runs a nodelifecycle.Controller over snapshots of the cluster
@@ -92,6 +94,11 @@ func NewEngine(cfg Config) (*Engine, error) {
 	}
 	return &Engine{ctl: ctl, nodes: map[string]*corev1.Node{}, pods: map[string]*corev1.Pod{}, leases: map[string]*coordinationv1.Lease{}}, nil
 }
+
+// SetLiveLeases gives the lease circuit breaker its view of the live
+// leases (nodelifecycle.Controller.SetLiveLeases); without one, as in a dry
+// run on a snapshot, the snapshot's leases are taken for the live ones.
+func (e *Engine) SetLiveLeases(l nodelifecycle.LiveLeases) { e.ctl.SetLiveLeases(l) }
 
 // ViewRestored tells the engine its view was interrupted and is whole
 // again at now (nodelifecycle.Controller.ViewRestored).

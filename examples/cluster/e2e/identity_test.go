@@ -60,7 +60,7 @@ func TestNodeRestriction(t *testing.T) {
 	_, err = a0.CoreV1().Pods(h.ns).UpdateStatus(ctx, ownPod, metav1.UpdateOptions{})
 	require.NoError(t, err)
 
-	// b-0's Node: in v1.36 a node may not even read another's Node (the
+	// b-0's Node: since v1.36 a node may not even read another's Node (the
 	// Node authorizer, with field selectors), nor write its status
 	_, err = a0.CoreV1().Nodes().Get(ctx, "b-0", metav1.GetOptions{})
 	forbidden(err, `node 'a-0' cannot read 'b-0', only its own Node object`)

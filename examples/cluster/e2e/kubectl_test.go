@@ -20,7 +20,7 @@ import (
 	"github.com/nodelife/nodelife/examples/sim"
 )
 
-// kubectl runs kubectl v1.36.3, built from the k8s.io/kubectl module into
+// kubectl runs kubectl v1.37.2, built from the k8s.io/kubectl module into
 // this test binary (the command k8s.io/kubernetes/cmd/kubectl wraps), with
 // args, and returns what it printed on stdout.
 func kubectl(t *testing.T, kubeconfig string, args ...string) []byte {

@@ -66,24 +66,14 @@ func TestZoneOutage(t *testing.T) {
 	h := zonedCluster(t, "b")
 	h.run(700 * time.Second)
 
-	var want []string
-	s := time.Second
+	want := zoneBOutage("default", "60s", "forever")
 	for i := 0; i < 5; i++ {
 		node := fmt.Sprintf("b-%d", i)
-		d := time.Duration(i) * 10 * s
 		want = append(want,
-			ev(0, node+" Ready=True"),
-			ev(115*s, node+" Ready=Unknown"),
-			ev(115*s, node+" "+unreachableNoSchedule+"=on"),
-			ev(115*s+d, node+" "+unreachableNoExecute+"=on"),
-			ev(600*s, node+" Ready=True"),
-			ev(600*s, node+" "+unreachableNoSchedule+"=off"),
-			ev(600*s, node+" "+unreachableNoExecute+"=off"),
+			ev(600*time.Second, node+" Ready=True"),
+			ev(600*time.Second, node+" "+unreachableNoSchedule+"=off"),
+			ev(600*time.Second, node+" "+unreachableNoExecute+"=off"),
 		)
-		for _, kind := range []string{"default", "60s", "forever"} {
-			want = append(want, ev(0, node+"-"+kind+" Ready=True"), ev(115*s, node+"-"+kind+" Ready=False"))
-		}
-		want = append(want, ev(175*s+d, node+"-60s deleted=yes"), ev(415*s+d, node+"-default deleted=yes"))
 	}
 	require.Equal(t, sorted(want), h.timeline("b-"))
 	h.requireQuiet("a-", "c-")
@@ -108,6 +98,38 @@ func TestZoneOutage(t *testing.T) {
 	l, err := h.client.CoordinationV1().Leases("kube-node-lease").Get(h.ctx, "a-0", metav1.GetOptions{})
 	require.NoError(t, err)
 	require.Equal(t, []metav1.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: "a-0", UID: node.UID}}, l.OwnerReferences)
+}
+
+// zoneBOutage is zone b's timeline in TestZoneOutage until its agents
+// return (+600s), for nodes b-0..b-4 each with a pod of each kind: Ready
+// posted at +0s; Ready=Unknown and the unreachable NoSchedule taint at
+// +115s, the first pass strictly after the last renewal (+60s) plus 50s;
+// the NoExecute taint on b-i at +115s + 10s*i (0.1 nodes per second); the
+// pods Ready=False at +115s, the 60s pods deleted 60s after their node's
+// taint and the default (300s) pods 300s after.
+func zoneBOutage(kinds ...string) []string {
+	var want []string
+	s := time.Second
+	for i := 0; i < 5; i++ {
+		node := fmt.Sprintf("b-%d", i)
+		d := time.Duration(i) * 10 * s
+		want = append(want,
+			ev(0, node+" Ready=True"),
+			ev(115*s, node+" Ready=Unknown"),
+			ev(115*s, node+" "+unreachableNoSchedule+"=on"),
+			ev(115*s+d, node+" "+unreachableNoExecute+"=on"),
+		)
+		for _, kind := range kinds {
+			want = append(want, ev(0, node+"-"+kind+" Ready=True"), ev(115*s, node+"-"+kind+" Ready=False"))
+			switch kind {
+			case "60s":
+				want = append(want, ev(175*s+d, node+"-60s deleted=yes"))
+			case "default":
+				want = append(want, ev(415*s+d, node+"-default deleted=yes"))
+			}
+		}
+	}
+	return want
 }
 
 // All three zones lose their agents: the cluster enters full disruption

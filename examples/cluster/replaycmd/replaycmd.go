@@ -39,6 +39,7 @@ import (
 	"github.com/nodelife/nodelife/examples/sim"
 	"github.com/nodelife/nodelife/lease"
 	"github.com/nodelife/nodelife/nodelifecycle"
+	"github.com/nodelife/nodelife/release"
 	"github.com/nodelife/nodelife/shutdown"
 	"github.com/nodelife/nodelife/taints"
 )
@@ -144,9 +145,9 @@ func MainWith(ctx context.Context, live *rest.Config, args []string, stdout, std
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
 	noPlacement := fs.Bool("no-placement", false, "assume every replacement finds room at once (by default each is placed, roughly as kube-scheduler would, on a node whose kubelet admits it, or waits)")
 	// The cluster's settings, under upstream's names; the defaults shown
-	// are v1.36's, and -kubernetes-version changes the ones that differ.
+	// are v1.37's, and -kubernetes-version changes the ones that differ.
 	dc := nodelifecycle.DefaultConfig()
-	version := fs.String("kubernetes-version", "1.36", "the release whose kube-controller-manager defaults to start from (1.27 to 1.36; before 1.32 --node-monitor-grace-period is 40s, before 1.29 the unreachable taint follows the Unknown rewrite one monitor period later); the flags below override them")
+	version := fs.String("kubernetes-version", release.Current.String(), "the release whose kube-controller-manager defaults to start from (1.27 to 1.37; before 1.37 no lease circuit breaker, before 1.32 --node-monitor-grace-period is 40s, before 1.29 the unreachable taint follows the Unknown rewrite one monitor period later); the flags below override them")
 	fs.Duration("node-monitor-period", dc.NodeMonitorPeriod, "kube-controller-manager --node-monitor-period")
 	fs.Duration("node-monitor-grace-period", dc.NodeMonitorGracePeriod, "kube-controller-manager --node-monitor-grace-period")
 	fs.Duration("node-startup-grace-period", dc.NodeStartupGracePeriod, "kube-controller-manager --node-startup-grace-period")

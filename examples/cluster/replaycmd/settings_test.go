@@ -73,7 +73,8 @@ func TestSettingsTimelines(t *testing.T) {
 		want  map[string]time.Duration
 		grace string
 	}{
-		{"defaults (v1.36)", nil, want(405, 175, 415), "50s"},
+		{"defaults (v1.37)", nil, want(405, 175, 415), "50s"},
+		{"v1.36", []string{"-kubernetes-version", "1.36"}, want(405, 175, 415), "50s"},
 		{"grace 40s", []string{"-node-monitor-grace-period", "40s"}, want(395, 165, 405), "40s"},
 		{"v1.31", []string{"-kubernetes-version", "1.31"}, want(395, 165, 405), "40s"},
 		{"rate 0.05", []string{"-node-eviction-rate", "0.05"}, want(405, 185, 425), "50s"},
@@ -105,7 +106,8 @@ func TestSettingsErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-kubernetes-version", "1.26"}, `-kubernetes-version "1.26": the replay knows releases 1.27 to 1.36`},
+		{[]string{"-kubernetes-version", "1.26"}, `-kubernetes-version "1.26": the replay knows releases 1.27 to 1.37`},
+		{[]string{"-kubernetes-version", "1.38"}, `-kubernetes-version "1.38": the replay knows releases 1.27 to 1.37`},
 		{[]string{"-kubernetes-version", "2.0"}, `-kubernetes-version "2.0": want a release as 1.MINOR`},
 		{[]string{"-node-eviction-rate", "-1"}, "NodeEvictionRate -1"},
 		{[]string{"-node-lease-duration-seconds", "0"}, "-node-lease-duration-seconds 0: want a positive number of seconds"},

@@ -32,7 +32,7 @@ func ExampleWriteSummary() {
 	replay.WriteSummary(os.Stdout, res)
 	// Output:
 	// 7 nodes, 18 pods in the snapshot: 17 simulated, 1 not (1 not scheduled); 15m0s simulated
-	//   kube-controller-manager: --node-monitor-period=5s --node-monitor-grace-period=50s --node-startup-grace-period=1m0s --node-eviction-rate=0.1 --secondary-node-eviction-rate=0.01 --unhealthy-zone-threshold=0.55 --large-cluster-size-threshold=50
+	//   kube-controller-manager: --node-monitor-period=5s --node-monitor-grace-period=50s --node-startup-grace-period=1m0s --node-eviction-rate=0.1 --secondary-node-eviction-rate=0.01 --unhealthy-zone-threshold=0.55 --large-cluster-size-threshold=50 --feature-gates=NodeControllerLeaseCircuitBreaker=true
 	//   kubelet: nodeLeaseDurationSeconds=40 renewInterval=10s
 	//   kube-apiserver: --default-not-ready-toleration-seconds=300 --default-unreachable-toleration-seconds=300
 	// evicted by taints 4, killed by graceful shutdown 0, evicted under node pressure 0, force deleted by the pod GC 0, nodes deleted 0, evictions cancelled 0

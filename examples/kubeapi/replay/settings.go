@@ -4,34 +4,37 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
-	"github.com/nodelife/nodelife/conditions"
 	"github.com/nodelife/nodelife/examples/sim"
 	"github.com/nodelife/nodelife/nodelifecycle"
+	"github.com/nodelife/nodelife/release"
 )
 
 // ErrSetting is wrapped by every error about a cluster setting.
 var ErrSetting = errors.New("replay: invalid setting")
 
-// The Kubernetes releases Preset knows, oldest and newest.
+// The Kubernetes releases Preset knows, oldest and newest (minor
+// versions of 1.x).
 const (
-	OldestVersion = 27
-	NewestVersion = 36
+	OldestVersion = int(release.Oldest)
+	NewestVersion = int(release.Current)
 )
 
 // Preset sets cfg's controller to kube-controller-manager's defaults of
 // the Kubernetes release version ("1.31", "v1.31" or "1.31.4"), from 1.27
-// to 1.36, and returns the release as "1.31". The defaults that changed
-// in that span:
+// to 1.37 (nodelifecycle.ConfigFor), and returns the release as "1.31".
+// The defaults that changed in that span:
 //
 //   - --node-monitor-grace-period: 40s before 1.32, 50s since (kubernetes
 //     PR #126287);
 //   - the NoExecute tainting decision read the Ready condition as observed
 //     before the monitor pass's own Unknown rewrite before 1.29, so the
 //     unreachable taint came one monitor period later
-//     (nodelifecycle.Config.TaintOnObservedReady, kubernetes#120815).
+//     (nodelifecycle.Config.TaintOnObservedReady, kubernetes#120815);
+//   - the lease circuit breaker (gate NodeControllerLeaseCircuitBreaker,
+//     beta and on since 1.37), which reads a node's live Lease before it
+//     marks the node Unknown for an expired cached one.
 //
 // The other settings a replay takes (eviction rates, thresholds, the
 // kubelet's 40s node lease, the API server's 300s tolerations) kept their
@@ -39,34 +42,16 @@ const (
 // lifecycle controller still had --pod-eviction-timeout and the in-process
 // taint manager.
 func Preset(cfg *sim.Config, version string) (string, error) {
-	v := strings.TrimPrefix(version, "v")
-	parts := strings.Split(v, ".")
-	minor := -1
-	if len(parts) >= 2 && len(parts) <= 3 && parts[0] == "1" {
-		if m, err := strconv.Atoi(parts[1]); err == nil && strconv.Itoa(m) == parts[1] {
-			minor = m
-		}
-		if len(parts) == 3 {
-			if _, err := strconv.Atoi(parts[2]); err != nil {
-				minor = -1
-			}
-		}
-	}
-	if minor < 0 {
+	v, err := release.Parse(version)
+	switch {
+	case errors.Is(err, release.ErrUnknown):
+		return "", fmt.Errorf("%w: -kubernetes-version %q: the replay knows releases 1.%d to 1.%d", ErrSetting, version, OldestVersion, NewestVersion)
+	case err != nil:
 		return "", fmt.Errorf("%w: -kubernetes-version %q: want a release as 1.MINOR, e.g. 1.31", ErrSetting, version)
 	}
-	if minor < OldestVersion || minor > NewestVersion {
-		return "", fmt.Errorf("%w: -kubernetes-version %q: the replay knows releases 1.%d to 1.%d", ErrSetting, version, OldestVersion, NewestVersion)
-	}
-	lc := nodelifecycle.DefaultConfig()
-	if minor < 32 {
-		lc.NodeMonitorGracePeriod = conditions.LegacyNodeMonitorGracePeriod
-	}
-	if minor < 29 {
-		lc.TaintOnObservedReady = true
-	}
+	lc := nodelifecycle.ConfigFor(v)
 	cfg.Controller = &lc
-	return fmt.Sprintf("1.%d", minor), nil
+	return v.String(), nil
 }
 
 // WriteSettings writes the settings a run used, a line per component,
