@@ -1,11 +1,11 @@
 package cgroup
 
 import (
-	"github.com/nodelife/nodelife/release"
 	"slices"
 	"strings"
 
 	"github.com/nodelife/nodelife/internal/quantity"
+	"github.com/nodelife/nodelife/release"
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 

@@ -2,12 +2,13 @@ package cgroup
 
 import (
 	"errors"
-	"github.com/nodelife/nodelife/release"
 	"slices"
 	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/nodelife/nodelife/release"
 )
 
 // Cgroup v2 file names used in ResourceConfig.Unified.
@@ -267,14 +268,7 @@ func QOSConfigs(pods []Pod, opts QOSConfigOptions) QOSCgroupConfigs {
 	var out QOSCgroupConfigs
 	bs, es := MilliCPUToShares(burstableMilliCPU), MinShares
 	out.Burstable.CPUShares, out.BestEffort.CPUShares = &bs, &es
-	if len(opts.HugePageSizes) > 0 {
-		out.Burstable.HugePageLimit = map[int64]int64{}
-		out.BestEffort.HugePageLimit = map[int64]int64{}
-		for _, size := range opts.HugePageSizes {
-			out.Burstable.HugePageLimit[size] = UnlimitedHugePages
-			out.BestEffort.HugePageLimit[size] = UnlimitedHugePages
-		}
-	}
+	out.unboundHugePages(opts.HugePageSizes)
 	if p := opts.QOSReservedMemoryPercent; p > 0 {
 		if alloc := opts.Allocatable.Memory(); alloc > 0 {
 			bl := alloc - guaranteedMem*p/100
@@ -288,6 +282,20 @@ func QOSConfigs(pods []Pod, opts QOSConfigOptions) QOSCgroupConfigs {
 	return out
 }
 
+// unboundHugePages leaves every huge page size unbounded on the burstable
+// and besteffort cgroups.
+func (out *QOSCgroupConfigs) unboundHugePages(sizes []int64) {
+	if len(sizes) == 0 {
+		return
+	}
+	out.Burstable.HugePageLimit = map[int64]int64{}
+	out.BestEffort.HugePageLimit = map[int64]int64{}
+	for _, size := range sizes {
+		out.Burstable.HugePageLimit[size] = UnlimitedHugePages
+		out.BestEffort.HugePageLimit[size] = UnlimitedHugePages
+	}
+}
+
 // QOSStartConfigs returns what the kubelet writes to the QoS cgroups when
 // it starts (the QoS container manager's Start), before any QOSConfigs:
 // besteffort cpu shares MinShares, every huge page size unbounded on both
@@ -299,14 +307,7 @@ func QOSStartConfigs(opts QOSConfigOptions) QOSCgroupConfigs {
 	var out QOSCgroupConfigs
 	es := MinShares
 	out.BestEffort.CPUShares = &es
-	if len(opts.HugePageSizes) > 0 {
-		out.Burstable.HugePageLimit = map[int64]int64{}
-		out.BestEffort.HugePageLimit = map[int64]int64{}
-		for _, size := range opts.HugePageSizes {
-			out.Burstable.HugePageLimit[size] = UnlimitedHugePages
-			out.BestEffort.HugePageLimit[size] = UnlimitedHugePages
-		}
-	}
+	out.unboundHugePages(opts.HugePageSizes)
 	if opts.CgroupV2 && !opts.ResetOnUpdate && (opts.MemoryQoS == nil || opts.MemoryQoS.Policy != ReservationTiered) {
 		setUnified(&out.Burstable, MemoryLowFile, 0)
 		setUnified(&out.Root, MemoryMinFile, 0)

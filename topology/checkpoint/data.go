@@ -86,19 +86,11 @@ func marshalCPUV4(s CPUState) ([]byte, error) {
 func loadCPUV4(data []byte, opts CPUReadOptions) (cpuV3, CPUFormat, error) {
 	outer := cpuV4{Entries: map[string]map[string]string{}}
 	d := cpuData{Entries: map[string]map[string]string{}, PodEntries: map[string]podEntry{}, Baselines: map[string]map[string]containerBaseline{}}
-	err4 := json.Unmarshal(data, &outer)
-	if err4 == nil {
-		err4 = json.Unmarshal([]byte(outer.Data), &d)
-	}
-	if err4 == nil {
-		if sum := stringSum(outer.Data); sum == outer.DataChecksum {
-			return cpuV3{PolicyName: d.PolicyName, DefaultCPUSet: d.DefaultCPUSet, Entries: d.Entries, PodEntries: d.PodEntries}, CPUFormatV4, nil
-		} else {
-			err4 = badSum(outer.DataChecksum, sum)
+	if found, err := loadData(data, &outer, &d, &outer.Data, &outer.DataChecksum); found {
+		if err != nil {
+			return cpuV3{}, 0, corrupt("could not load v4 checkpoint", err)
 		}
-	}
-	if outer.Data != "" || outer.DataChecksum != 0 {
-		return cpuV3{}, 0, corrupt("could not load v4 checkpoint", err4)
+		return cpuV3{PolicyName: d.PolicyName, DefaultCPUSet: d.DefaultCPUSet, Entries: d.Entries, PodEntries: d.PodEntries}, CPUFormatV4, nil
 	}
 	v3 := cpuV3{Entries: map[string]map[string]string{}, PodEntries: map[string]podEntry{}}
 	err3 := json.Unmarshal(data, &v3)
@@ -127,6 +119,24 @@ func loadCPUV4(data []byte, opts CPUReadOptions) (cpuV3, CPUFormat, error) {
 		}
 	}
 	return cpuV3{}, 0, fmt.Errorf("%w (as V3: %v)", corrupt("as V2", err2), err3)
+}
+
+// loadData reads a v1.37 file: its fields into outer, which holds the data
+// string and checksum at data and sum, and the data string into inner, as
+// the kubelet's UnmarshalCheckpoint and VerifyChecksum do. found is false
+// when the file has neither data nor a data checksum (an older format, to
+// read as one); with found, err says why the file does not read.
+func loadData[O, I any](file []byte, outer *O, inner *I, data *string, sum *uint64) (found bool, err error) {
+	err = json.Unmarshal(file, outer)
+	if err == nil {
+		err = json.Unmarshal([]byte(*data), inner)
+	}
+	if err == nil {
+		if got := stringSum(*data); got != *sum {
+			err = badSum(*sum, got)
+		}
+	}
+	return *data != "" || *sum != 0, err
 }
 
 // migrateCPU is the kubelet's migration of an older file into a fresh V4
@@ -180,19 +190,11 @@ func marshalMemoryV3(s MemoryState, machine map[int]*NUMANodeState, entries map[
 func loadMemoryV3(data []byte) (memV2, MemoryFormat, error) {
 	outer := memV3{Entries: map[string]map[string][]MemoryBlock{}, MachineState: map[int]*NUMANodeState{}}
 	d := memData{Entries: map[string]map[string][]MemoryBlock{}, PodEntries: map[string]memPodEntry{}, MachineState: map[int]*NUMANodeState{}}
-	err3 := json.Unmarshal(data, &outer)
-	if err3 == nil {
-		err3 = json.Unmarshal([]byte(outer.Data), &d)
-	}
-	if err3 == nil {
-		if sum := stringSum(outer.Data); sum == outer.DataChecksum {
-			return memV2{PolicyName: d.PolicyName, MachineState: d.MachineState, Entries: d.Entries, PodEntries: d.PodEntries}, MemoryFormatV3, nil
-		} else {
-			err3 = badSum(outer.DataChecksum, sum)
+	if found, err := loadData(data, &outer, &d, &outer.Data, &outer.DataChecksum); found {
+		if err != nil {
+			return memV2{}, 0, corrupt("could not load v3 checkpoint", err)
 		}
-	}
-	if outer.Data != "" || outer.DataChecksum != 0 {
-		return memV2{}, 0, corrupt("could not load v3 checkpoint", err3)
+		return memV2{PolicyName: d.PolicyName, MachineState: d.MachineState, Entries: d.Entries, PodEntries: d.PodEntries}, MemoryFormatV3, nil
 	}
 	v2 := memV2{Entries: map[string]map[string][]MemoryBlock{}, PodEntries: map[string]memPodEntry{}, MachineState: map[int]*NUMANodeState{}}
 	err2 := json.Unmarshal(data, &v2)
