@@ -15,6 +15,24 @@
 // This root package holds only documentation. The work is in the
 // subpackages.
 //
+// # Releases
+//
+// Every default reproduces the current Kubernetes release, v1.37
+// (release.Current). A package whose rules changed between releases has a
+// preset that takes a release.Version and returns that release's defaults
+// and feature gates in one value, from v1.27 to v1.37:
+//
+//	cfg := nodelifecycle.ConfigFor(release.V1_36) // no lease circuit breaker
+//	qos := cgroup.QOSOptionsFor(release.V1_36)    // the summed QoS rule
+//
+// The presets are nodelifecycle.ConfigFor, cgroup's QOSOptionsFor,
+// PodConfigOptionsFor, QOSConfigOptionsFor and MemoryQoSConfigFor,
+// eviction/pressure.ConfigFor, cri.SyncOptionsFor, admission.OptionsFor,
+// topology/cpu.Config.For and topology/checkpoint's CPUFormatFor and
+// MemoryFormatFor (with LegacyRestore). A preset changes only what differs
+// between releases; a rule that changed before v1.36 and that a preset
+// does not name is v1.36's in the older presets.
+//
 // # Packages
 //
 // taints: node taints and pod tolerations. Matching with upstream's

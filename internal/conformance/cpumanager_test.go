@@ -221,11 +221,12 @@ func sameTake(got cpuset.CPUSet, err error, want ucpuset.CPUSet, uerr error, wha
 // distributedCall is one takeByTopologyNUMADistributed call, as the
 // helper process reads it.
 type distributedCall struct {
-	Topo   cpu.Topology
-	Free   string
-	N      int
-	Group  int
-	Spread bool
+	Topo          cpu.Topology
+	Free          string
+	N             int
+	Group         int
+	Spread        bool
+	AlignBySocket bool
 }
 
 type distributedAnswer struct {
@@ -266,7 +267,7 @@ func TestCPUHelperProcess(t *testing.T) {
 			if d.Spread {
 				strategy = cpumanager.CPUSortingStrategySpread
 			}
-			got, err := upstreamTakeDistributed(logr.Discard(), upstreamCPUTopology(d.Topo), free, d.N, d.Group, strategy, false)
+			got, err := upstreamTakeDistributed(logr.Discard(), upstreamCPUTopology(d.Topo), free, d.N, d.Group, strategy, d.AlignBySocket)
 			a.Distributed = &distributedAnswer{CPUs: got.String()}
 			if err != nil {
 				a.Distributed.Err = err.Error()
@@ -375,7 +376,7 @@ func (w *hangWait) wait() time.Duration {
 // 30 s, so the counts do not depend on the machine's load.
 func TestDifferentialCPUTakeDistributed(t *testing.T) {
 	c := compare(t, "cpu.Machine.TakeDistributed", "cpumanager.takeByTopologyNUMADistributed (unexported, by linkname, in a child process)",
-		"upstream's 23 test topologies and random machines as for TakePacked, random free sets, 0 to free+1 CPUs, group size 1 or the CPUs per core, packed or spread")
+		"upstream's 23 test topologies and random machines as for TakePacked, random free sets, 0 to free+1 CPUs, group size 1 or the CPUs per core, packed or spread, align-by-socket one time in three")
 	r := rand.New(rand.NewSource(2903))
 	h := startHelper(t)
 	defer func() { h.stop() }()
@@ -395,6 +396,7 @@ func TestDifferentialCPUTakeDistributed(t *testing.T) {
 		if r.Intn(4) == 0 {
 			opts.Sorting = cpu.Spread
 		}
+		opts.AlignBySocket = r.Intn(3) == 0
 		got, err := m.TakeDistributed(free, n, group, opts)
 		loops := m.UpstreamDistributeLoops(free, n, group, opts)
 		if loops && w.hung >= 3 {
@@ -405,7 +407,8 @@ func TestDifferentialCPUTakeDistributed(t *testing.T) {
 		if loops {
 			wait = w.wait()
 		}
-		a, ok := h.call(helperCall{Distributed: &distributedCall{Topo: topo, Free: free.String(), N: n, Group: group, Spread: opts.Sorting == cpu.Spread}}, wait)
+		a, ok := h.call(helperCall{Distributed: &distributedCall{Topo: topo, Free: free.String(), N: n, Group: group, Spread: opts.Sorting == cpu.Spread,
+			AlignBySocket: opts.AlignBySocket}}, wait)
 		switch {
 		case !ok && loops:
 			t.Logf("input %d: upstream did not return in %v, as predicted (%s, free %s, n %d, group %d); nodelife gave %s %v", i, wait, name, free, n, group, got, err)

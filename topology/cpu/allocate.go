@@ -16,6 +16,7 @@ func (p *Static) take(free set, size, n int) (cpuset.CPUSet, error) {
 	var r set
 	var err error
 	if p.opts.DistributeCPUsAcrossNUMA {
+		o.AlignBySocket = p.opts.AlignBySocket && !p.noSocketSpread
 		group := 1
 		if p.opts.FullPCPUsOnly {
 			group = p.groupSize

@@ -240,7 +240,16 @@ type Machine struct {
 	numaFirst bool
 	// numaIDs are the NUMA node IDs ascending, and numaMask their mask.
 	numaIDs []int
+	// numaSocket is, per NUMA node group, the socket group index of its
+	// CPUs, spansSockets when they are in several, noSocket when none.
+	numaSocket []int
 }
+
+// The numaSocket values that are not a socket.
+const (
+	spansSockets = -2
+	noSocket     = -3
+)
 
 // NewMachine validates t and compiles it.
 func NewMachine(t Topology) (*Machine, error) {
@@ -267,6 +276,16 @@ func NewMachine(t Topology) (*Machine, error) {
 	m.uncore = m.buildLevel(levelUncore, maxID, func(i CPUInfo) int { return i.UncoreCacheID })
 	for _, g := range m.numa.groups {
 		m.numaIDs = append(m.numaIDs, g.id)
+		sock := noSocket
+		g.cpus.eachAnd(g.cpus, func(c int) {
+			switch s := int(m.socket.of[c]); {
+			case sock == noSocket:
+				sock = s
+			case sock != s:
+				sock = spansSockets
+			}
+		})
+		m.numaSocket = append(m.numaSocket, sock)
 	}
 	return m, nil
 }

@@ -84,14 +84,22 @@ type Config struct {
 	// count breaks the current policy, say after a restart that turned
 	// full-pcpus-only on. Off (1.37): it keeps its checkpointed CPUs.
 	SMTCheckBeforeState bool
+	// DistributedIgnoresAlignBySocket allocates with
+	// distribute-cpus-across-numa without the align-by-socket option's
+	// socket preference, as upstream before 1.37 did (its distributed
+	// allocator took no socket argument). Off (1.37): TakeOptions.AlignBySocket
+	// follows the option.
+	DistributedIgnoresAlignBySocket bool
 }
 
 // For returns cfg with the switches of Kubernetes release v (taken
 // as release.Oldest or release.Current when outside them): the QoS rules
-// of cgroup.QOSOptionsFor and, before 1.37, SMTCheckBeforeState.
+// of cgroup.QOSOptionsFor and, before 1.37, SMTCheckBeforeState and
+// DistributedIgnoresAlignBySocket.
 func (cfg Config) For(v release.Version) Config {
 	cfg.QOS = cgroup.QOSOptionsFor(v)
 	cfg.SMTCheckBeforeState = !v.Clamp().AtLeast(release.V1_37)
+	cfg.DistributedIgnoresAlignBySocket = !v.Clamp().AtLeast(release.V1_37)
 	return cfg
 }
 
@@ -108,6 +116,7 @@ type Static struct {
 	opts             Options
 	qos              cgroup.QOSOptions
 	smtFirst         bool
+	noSocketSpread   bool
 	groupSize        int
 	reserved         cpuset.CPUSet
 	reservedPhysical cpuset.CPUSet
@@ -157,7 +166,7 @@ func NewStatic(cfg Config) (*Static, error) {
 		return nil, err
 	}
 	m := cfg.Machine
-	p := &Static{m: m, opts: cfg.Options, qos: cfg.QOS, smtFirst: cfg.SMTCheckBeforeState, groupSize: m.topo.CPUsPerCore(), reuse: map[string]cpuset.CPUSet{}}
+	p := &Static{m: m, opts: cfg.Options, qos: cfg.QOS, smtFirst: cfg.SMTCheckBeforeState, noSocketSpread: cfg.DistributedIgnoresAlignBySocket, groupSize: m.topo.CPUsPerCore(), reuse: map[string]cpuset.CPUSet{}}
 	reserved := cfg.Reserved
 	if reserved.IsEmpty() {
 		reserved, _ = p.take(m.all, m.topo.NumCPUs, cfg.NumReserved)

@@ -66,3 +66,58 @@ func TestCheckpointedContainerBeforeSMTCheck(t *testing.T) {
 		}
 	}
 }
+
+// v1.37's align-by-socket in the distributed allocator. Two sockets of two
+// NUMA nodes each (node i holds CPUs 4i..4i+3, two cores of two threads;
+// nodes 0 and 1 on socket 0, 2 and 3 on socket 1), CPUs 6 and 7 held, so
+// node 1 has 2 free and the others 4; 8 CPUs in groups of 2 (full cores).
+// Two nodes are needed (8 groups on the machine, 2 per node, 4 wanted):
+// the even share is 4, which node 1 cannot give, so the candidate pairs
+// are {0,2}, {0,3} and {2,3}, each leaving free counts of the same spread.
+// Without align-by-socket the first wins: nodes 0 and 2 (CPUs 0-3, 8-11),
+// across the sockets, as v1.36 allocates whatever the option. With it
+// (v1.37), {2,3}, inside socket 1, beats any pair across sockets: CPUs
+// 8-15.
+func TestDistributedAlignBySocket(t *testing.T) {
+	topo := cpu.Topology{NumCPUs: 16, NumCores: 8, NumUncoreCache: 2, NumSockets: 2, NumNUMANodes: 4, CPUs: map[int]cpu.CPUInfo{}}
+	for c := 0; c < 16; c++ {
+		topo.CPUs[c] = cpu.CPUInfo{NUMANodeID: c / 4, SocketID: c / 8, CoreID: c / 2, UncoreCacheID: c / 8}
+	}
+	m, err := cpu.NewMachine(topo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	free, _ := cpuset.Parse("0-5,8-15")
+	for _, c := range []struct {
+		align bool
+		want  string
+	}{{false, "0-3,8-11"}, {true, "8-15"}} {
+		got, err := m.TakeDistributed(free, 8, 2, cpu.TakeOptions{AlignBySocket: c.align})
+		if err != nil || got.String() != c.want {
+			t.Errorf("AlignBySocket %v: %v, %v; want %s", c.align, got, err, c.want)
+		}
+	}
+	// The static policy passes its option since v1.37, not before.
+	for _, c := range []struct {
+		v    release.Version
+		want string
+	}{{release.V1_37, "8-15"}, {release.V1_36, "0-3,8-11"}} {
+		cfg := cpu.Config{Machine: m, Options: cpu.Options{FullPCPUsOnly: true, DistributeCPUsAcrossNUMA: true, AlignBySocket: true}}.For(c.v)
+		p, err := cpu.NewStatic(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held, _ := cpuset.Parse("6-7")
+		def, _ := cpuset.Parse("0-5,8-15")
+		if err := p.Start(checkpoint.CPUState{PolicyName: cpu.PolicyName, DefaultCPUSet: def,
+			Entries: map[string]map[string]cpuset.CPUSet{"other": {"c": held}}}); err != nil {
+			t.Fatal(err)
+		}
+		eight := cgroup.ResourceList{cgroup.ResourceCPU: resource.MustParse("8"), cgroup.ResourceMemory: resource.MustParse("1Gi")}
+		pod := cgroup.Pod{UID: "p", Containers: []cgroup.Container{{Name: "app", Resources: cgroup.Resources{Requests: eight, Limits: eight}}}}
+		got, err := p.Allocate(pod, "app", topology.Hint{Any: true})
+		if err != nil || got.String() != c.want {
+			t.Errorf("%v: the static policy gives %v, %v; want %s", c.v, got, err, c.want)
+		}
+	}
+}

@@ -44,6 +44,15 @@ type TakeOptions struct {
 	// offline CPUs) a partly held core can count as free, and taking it
 	// whole hands out a CPU that is not free.
 	ExactFreeCores bool
+
+	// AlignBySocket is v1.37's align-by-socket in TakeDistributed (the
+	// static policy passes its option since v1.37): the NUMA nodes'
+	// combinations that lie in one socket win over any that spans
+	// sockets, a combination stops the search only when it balances
+	// perfectly within one socket, and each node's even share is capped to
+	// the whole groups it has free, so a node with fewer free CPUs than the
+	// share can still take part. TakePacked ignores it.
+	AlignBySocket bool
 }
 
 // TakePacked returns n CPUs of available as the static policy picks them
@@ -508,11 +517,20 @@ func (m *Machine) takeDistributed(free set, availableSize, n, groupSize int, opt
 		return xs
 	}
 
+	// capShare lowers an even share to the whole groups each node of combo
+	// has free (v1.37).
+	capShare := func(share int, combo []int) int {
+		for _, g := range combo {
+			share = min(share, freeOn(g)/groupSize*groupSize)
+		}
+		return share
+	}
 	for k := minNUMAs; k <= maxNUMAs; k++ {
 		best := math.MaxFloat64
 		var bestCombo, bestRemainder []int
+		bestInOneSocket := false
 		combinations(numas, k, opts.KeepBestCombination, func(combo []int) bool {
-			if best == 0 {
+			if best == 0 && (!opts.AlignBySocket || bestInOneSocket) {
 				return false
 			}
 			total, groups := 0, 0
@@ -527,6 +545,9 @@ func (m *Machine) takeDistributed(free set, availableSize, n, groupSize int, opt
 				return true
 			}
 			share := (n / len(combo) / groupSize) * groupSize
+			if opts.AlignBySocket {
+				share = capShare(share, combo)
+			}
 			for _, g := range combo {
 				if freeOn(g) < share {
 					return true
@@ -573,15 +594,26 @@ func (m *Machine) takeDistributed(free set, availableSize, n, groupSize int, opt
 					return true
 				})
 			}
-			if localBest < best {
+			better := localBest < best
+			inOneSocket := false
+			if opts.AlignBySocket {
+				if inOneSocket = m.numaInOneSocket(combo); inOneSocket != bestInOneSocket {
+					better = inOneSocket
+				}
+			}
+			if better {
 				best, bestRemainder, bestCombo = localBest, localRemainder, combo
+				bestInOneSocket = inOneSocket
 			}
 			return true
 		})
 		if bestCombo == nil {
 			continue
 		}
-		share := (n / len(bestCombo) / groupSize) * groupSize
+		// Since v1.37 the share is capped to each chosen node's whole free
+		// groups; without AlignBySocket the search above has already kept
+		// the share within them, so the cap changes nothing there.
+		share := capShare((n/len(bestCombo)/groupSize)*groupSize, bestCombo)
 		for _, g := range bestCombo {
 			got, _ := m.takePacked(m.onNUMA(a.free, g), 0, share, opts)
 			a.takeSet(got)
@@ -659,6 +691,26 @@ func (m *Machine) unionNUMA(gs []int) set {
 		}
 	}
 	return out
+}
+
+// numaInOneSocket reports whether the NUMA node groups gs hold CPUs of one
+// socket at most (upstream's AreNUMANodesInSameSocket, over the whole
+// machine, free or not).
+func (m *Machine) numaInOneSocket(gs []int) bool {
+	sock := -1
+	for _, g := range gs {
+		s := m.numaSocket[g]
+		switch {
+		case s == spansSockets:
+			return false
+		case s == noSocket:
+		case sock == -1:
+			sock = s
+		case s != sock:
+			return false
+		}
+	}
+	return true
 }
 
 // onNUMA returns the CPUs of free on NUMA node group g.
