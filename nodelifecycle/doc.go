@@ -139,6 +139,13 @@
 // lease cache lagged. The two compose: with both, a hung lease watch is
 // caught by the breaker, a failed one reported by ViewRestored.
 //
+// A node the breaker holds before its first monitor pass has no health
+// record yet. When the cluster leaves full disruption in such a pass,
+// v1.37's controller dereferences the missing record and
+// kube-controller-manager exits (kubernetes#141572, fix in PR #141622,
+// open); the Controller resets the probes of the nodes it has a record of
+// and times the others from their first pass, as the fix does.
+//
 // # Cost
 //
 // A Step costs what changed since the last one, plus a monitor pass over

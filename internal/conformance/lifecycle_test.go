@@ -398,8 +398,11 @@ type lifecycleRun struct {
 	leftoverZones                         int // upstream zones without nodes, skipped
 	stalls                                int // lease cache stalls begun
 	skipped                               int // nodes upstream's monitor passes skipped
-	fields                                map[string]int
-	log                                   []string // with trace: what each side did
+	// upstreamPanicked is set when upstream's monitor pass panicked
+	// (kubernetes#141572); the scenario stops there.
+	upstreamPanicked bool
+	fields           map[string]int
+	log              []string // with trace: what each side did
 }
 
 // lifecycleMutation plants a defect on nodelife's side of the comparison.
@@ -500,6 +503,13 @@ func runScenario(sc scenario, mutation lifecycleMutation, trace bool) (run lifec
 		due := 0
 		if !t.Before(nextMonitor) {
 			u.monitor()
+			if u.panicked {
+				// nodelife still takes the instant (it must not panic);
+				// upstream's state is not compared after the panic.
+				run.upstreamPanicked = true
+				n.step(t)
+				return run, nil
+			}
 			run.skipped += len(u.skips.nodes)
 			due++
 			for !nextMonitor.After(t) {
@@ -770,6 +780,9 @@ func TestDifferentialNodeLifecycle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if run.upstreamPanicked {
+			t.Logf("upstream's monitor pass panicked in handleDisruption (kubernetes#141572): documented deviation %q; not compared further", "disruption-exit-panic")
+		}
 		for _, d := range run.diffs {
 			t.Errorf("+%v %s: %s", d.at.Sub(sc.start), d.field, d.what)
 		}
@@ -821,6 +834,10 @@ func TestDifferentialNodeLifecycle(t *testing.T) {
 		stats.leftoverZones += run.leftoverZones
 		for k, v := range run.fields {
 			stats.compared[k] += v
+		}
+		if run.upstreamPanicked {
+			c.deviate("disruption-exit-panic")
+			continue
 		}
 		if len(run.diffs) == 0 {
 			c.agree()

@@ -36,6 +36,7 @@ package conformance
 import (
 	"context"
 	"reflect"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
@@ -293,6 +294,9 @@ type upstreamControllers struct {
 	// stall is the lease cache's stall state (its rv is unused: the lease
 	// informer's own store keeps the version the circuit breaker reads).
 	stall leaseCache
+	// panicked is set when a monitor pass panicked in handleDisruption
+	// (kubernetes#141572): the controller manager would exit there.
+	panicked bool
 
 	start time.Time // the controllers' start: their loops' grid
 }
@@ -731,7 +735,9 @@ func (u *upstreamControllers) monitor() {
 		held[k.String()] = true
 	}
 	u.skips.nodes = map[string]bool{}
-	_ = ncMonitorNodeHealth(u.nc, u.ctx)
+	if u.panicked = monitorPanics(func() { _ = ncMonitorNodeHealth(u.nc, u.ctx) }); u.panicked {
+		return
+	}
 	for name, zone := range zoneOf {
 		if !u.skips.nodes[name] {
 			counted[zone] = true
@@ -754,6 +760,26 @@ func (u *upstreamControllers) monitor() {
 	u.fakeLimiters()
 	u.tmStarted = true
 	u.settle()
+}
+
+// monitorPanics runs pass and reports whether it panicked in upstream's
+// handleDisruption, as v1.37.2 does when the cluster leaves full disruption
+// while the lease circuit breaker held a node it has no health record of
+// (kubernetes#141572, fixed by the open PR #141622). Any other panic is
+// passed on: the comparison fails with it.
+func monitorPanics(pass func()) (panicked bool) {
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		if !strings.Contains(string(debug.Stack()), "nodelifecycle.(*Controller).handleDisruption") {
+			panic(r)
+		}
+		panicked = true
+	}()
+	pass()
+	return false
 }
 
 // taint runs a tainting pass and what follows from it.

@@ -76,7 +76,7 @@ var deviations = map[string]string{
 		"saturates or clamps to the documented range",
 	"nan-percentage": "upstream accepts a \"NaN%\" eviction threshold and then compares with a machine-dependent " +
 		"number; nodelife rejects it with ErrInvalidThreshold",
-	"cfs-period": "with the CPUCFSQuotaPeriod gate switched off (it is GA and on by default in v1.36) upstream ignores the period it is given and uses 100ms; " +
+	"cfs-period": "with the CPUCFSQuotaPeriod gate switched off (it is GA and on by default in v1.36 and v1.37) upstream ignores the period it is given and uses 100ms; " +
 		"nodelife takes the period as given (the caller passes 100000 for the upstream default)",
 	"negative-quota": "upstream reads any negative quota other than -1 as a negative milliCPU; nodelife reads every " +
 		"negative quota as no limit (0), as the kernel does",
@@ -109,7 +109,7 @@ var deviations = map[string]string{
 	"distribute-loops": "distribute-cpus-across-numa, spreading the CPUs left over after the even share over a subset of " +
 		"NUMA nodes: when every node of the subset keeps fewer than a CPU group (the CPUs per core under full-pcpus-only) " +
 		"while CPUs are still to place, upstream's loop never ends (the kubelet hangs in admission); nodelife skips that " +
-		"subset, as upstream does since kubernetes#140730 (merged after v1.36.3), which counts the subset's room in whole groups. Counted for TakeDistributed when Machine.UpstreamDistributeLoops says upstream loops " +
+		"subset, as upstream does since kubernetes#140730 (merged for v1.38: neither v1.36.3 nor v1.37.2 has it), which counts the subset's room in whole groups. Counted for TakeDistributed when Machine.UpstreamDistributeLoops says upstream loops " +
 		"(the first three such inputs are run upstream to show that it does not answer: 10 s for the first, 0.3 s for the others; " +
 		"an input it does not flag gets 30 s, and a timeout there fails the comparison); in the static policy's sequences, when " +
 		"upstream has not answered a step: in 20 s for the first, then 3 s",
@@ -121,6 +121,10 @@ var deviations = map[string]string{
 		"such a state, accepts or refuses it depending on that order; nodelife replays them sorted by pod and container. " +
 		"Every restart after a sequence in which a group was broken is counted here, when upstream gives nodelife's answer " +
 		"in one of up to 51 tries (so that the count does not depend on the order of the first try)",
+	"disruption-exit-panic": "the node lifecycle controller of v1.37.2 panics (a nil health record in handleDisruption) when " +
+		"the cluster leaves full disruption while the lease circuit breaker holds a node it has no health record of yet: " +
+		"kube-controller-manager exits (kubernetes#141572, fixed by PR #141622, open). nodelife resets the probes of the nodes " +
+		"it has a record of and leaves the others to their first pass, as the PR does. The scenario is not compared after the panic",
 	"long-hostname": "upstream fails to build the identity hash for a hostname over 65535 bytes (klog.Fatalf); " +
 		"nodelife hashes it with the length truncated to 16 bits (not compared: upstream ends the process)",
 }
