@@ -46,7 +46,8 @@
 // failing extended resources in map order (here sorted by name); the
 // kubelet retries a node affinity failure after fetching its Node again
 // (here the caller's NodeInfo holds one Node); pods resized in place are
-// taken with the resources they are given; requests backed by dynamic
+// taken with the resources and the resize status (Pod.Resize) they are
+// given; requests backed by dynamic
 // resource allocation (status.extendedResourceClaimStatus) are not
 // modelled. The differential tests in internal/conformance run this
 // package and the kubelet's own handler side by side on generated nodes

@@ -37,7 +37,9 @@ func sanitize(p ContainerPort) hostPort {
 //
 // The pods' requests are read from their spec (cgroup.PodRequests). For a
 // pod resized in place, pass it with the resources the kubelet allocated to
-// it, as upstream's allocation manager does.
+// it, as upstream's allocation manager does, and its status in Pod.Resize:
+// it then counts with the larger of those and the runtime's
+// (cgroup.EffectivePodRequests), summed as the release of Options says.
 //
 // A NodeInfo is not safe for concurrent use. Its zero value is not usable:
 // create one with NewNodeInfo.
@@ -132,7 +134,7 @@ func (ni *NodeInfo) RemovePod(uid string) bool {
 }
 
 func (ni *NodeInfo) update(p *Pod, sign int64) {
-	ni.used.add(cgroup.PodRequestsInto(ni.list, p.cgroupPod(), ni.opts.qos()), sign)
+	ni.used.add(ni.podRequests(p), sign)
 	if len(p.HostPorts) > 0 && ni.ports == nil {
 		ni.ports, ni.byPort = map[hostPort]int{}, map[protoPort]int{}
 	}
@@ -174,12 +176,22 @@ func (ni *NodeInfo) portConflict(cp ContainerPort) bool {
 	return ni.ports[hp] > 0 || ni.ports[hostPort{BindAllHostIP, hp.protocol, hp.port}] > 0
 }
 
+// podRequests returns p's requests: cgroup.PodRequests written into the
+// NodeInfo's scratch list, or cgroup.EffectivePodRequests for a pod with a
+// resize status.
+func (ni *NodeInfo) podRequests(p *Pod) cgroup.ResourceList {
+	if p.Resize != nil {
+		return cgroup.EffectivePodRequests(p.cgroupPod(), *p.Resize, ni.opts.qos())
+	}
+	return cgroup.PodRequestsInto(ni.list, p.cgroupPod(), ni.opts.qos())
+}
+
 // requests computes p's requests as the fit check sees them: extended
 // resources the node does not list in its allocatable are dropped from the
 // containers (the kubelet leaves them to cluster-level resources), the
 // overhead is added, and negative values count as zero.
 func (ni *NodeInfo) requests(p *Pod) *amounts {
-	l := cgroup.PodRequestsInto(ni.list, p.cgroupPod(), ni.opts.qos())
+	l := ni.podRequests(p)
 	for name := range l {
 		if IsExtendedResource(name) && !ni.alloc.has(name) {
 			if q, ok := p.Overhead[name]; ok {

@@ -110,6 +110,12 @@ type Pod struct {
 	Resources *cgroup.Resources
 	// Overhead is spec.overhead.
 	Overhead cgroup.ResourceList
+	// Resize is what the pod's status says of its resources during an
+	// in-place resize; nil when not read. When set, the pod counts with
+	// cgroup.EffectivePodRequests (the larger of the spec's, the allocated
+	// and the actuated requests), as the scheduler framework's NodeInfo the
+	// kubelet admits against counts every pod.
+	Resize *cgroup.ResizeStatus
 }
 
 // Features is a node's status.features.
@@ -170,6 +176,12 @@ type Options struct {
 	// cgroup.QOSOptions fields of the same names.
 	DisablePodLevelResourcesFixKubeletQOSClass bool
 	SumContainersQOS                           bool
+	// DisableInPlacePodLevelResourcesVerticalScaling and
+	// ResizePerContainer select how the requests of a pod with a
+	// Pod.Resize status are counted before 1.36 and 1.37, as the
+	// cgroup.QOSOptions fields of the same names.
+	DisableInPlacePodLevelResourcesVerticalScaling bool
+	ResizePerContainer                             bool
 	// TaintComparisonOperators turns the TaintTolerationComparisonOperators
 	// gate on (alpha, off in 1.36): tolerations with Lt and Gt.
 	TaintComparisonOperators bool
@@ -184,7 +196,10 @@ func (o Options) os() string {
 
 func (o Options) qos() cgroup.QOSOptions {
 	return cgroup.QOSOptions{DisablePodLevelResources: o.DisablePodLevelResources,
-		DisablePodLevelResourcesFixKubeletQOSClass: o.DisablePodLevelResourcesFixKubeletQOSClass, SumContainersQOS: o.SumContainersQOS}
+		DisablePodLevelResourcesFixKubeletQOSClass: o.DisablePodLevelResourcesFixKubeletQOSClass,
+		SumContainersQOS: o.SumContainersQOS,
+		DisableInPlacePodLevelResourcesVerticalScaling: o.DisableInPlacePodLevelResourcesVerticalScaling,
+		ResizePerContainer: o.ResizePerContainer}
 }
 
 // OptionsFor returns the Linux kubelet's admission switches in Kubernetes
@@ -193,5 +208,8 @@ func (o Options) qos() cgroup.QOSOptions {
 func OptionsFor(v release.Version) Options {
 	q := cgroup.QOSOptionsFor(v)
 	return Options{DisablePodLevelResources: q.DisablePodLevelResources,
-		DisablePodLevelResourcesFixKubeletQOSClass: q.DisablePodLevelResourcesFixKubeletQOSClass, SumContainersQOS: q.SumContainersQOS}
+		DisablePodLevelResourcesFixKubeletQOSClass: q.DisablePodLevelResourcesFixKubeletQOSClass,
+		SumContainersQOS: q.SumContainersQOS,
+		DisableInPlacePodLevelResourcesVerticalScaling: q.DisableInPlacePodLevelResourcesVerticalScaling,
+		ResizePerContainer: q.ResizePerContainer}
 }

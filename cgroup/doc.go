@@ -79,6 +79,13 @@
 // taken as given: use DefaultRequests for pods built by hand with limits
 // only, as the API server would have defaulted them.
 //
+// Requests and limits. PodRequests and PodLimits aggregate the spec as the
+// kubelet sizes a pod (sidecars beside the containers, init containers at
+// their peak, pod-level values, overhead). A pod resized in place takes
+// the room of the larger of its spec, allocated and actuated values
+// (EffectivePodRequests, EffectivePodLimits, from its ResizeStatus): since
+// v1.37 the larger of the three sums, before it the larger per container.
+//
 // Pod cgroup. Guaranteed pods get shares, quota, period and a memory limit;
 // Burstable pods get shares, plus the quota only when every init and
 // regular container declares a cpu limit of its own and the memory limit

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/release"
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
@@ -341,4 +342,44 @@ func ExampleParseMemoryValue() {
 	w, _ := cgroup.ParseCPUWeight("100\n")
 	fmt.Println(v, cgroup.FormatMemoryValue(v), w)
 	// Output: -1 max 100
+}
+
+// A pod resized in place: container a shrinks from 2 cpus to 1 and b grows
+// from 1 to 2; the kubelet allocated both, the runtime applied neither yet.
+// v1.37 counts the larger of the sums (3 cpus), v1.36 the larger per
+// container (2 + 2).
+func ExampleEffectivePodRequests() {
+	p := cgroup.Pod{Containers: []cgroup.Container{
+		{Name: "a", Resources: cgroup.Resources{Requests: list("cpu", "1")}},
+		{Name: "b", Resources: cgroup.Resources{Requests: list("cpu", "2")}},
+	}}
+	st := cgroup.ResizeStatus{Containers: []cgroup.ContainerResizeStatus{
+		{Name: "a", Allocated: list("cpu", "1"), Actuated: &cgroup.Resources{Requests: list("cpu", "2")}},
+		{Name: "b", Allocated: list("cpu", "2"), Actuated: &cgroup.Resources{Requests: list("cpu", "1")}},
+	}}
+	v137 := cgroup.EffectivePodRequests(p, st, cgroup.QOSOptions{})
+	v136 := cgroup.EffectivePodRequests(p, st, cgroup.QOSOptionsFor(release.V1_36))
+	fmt.Printf("v1.37: %dm, v1.36: %dm\n", v137.MilliCPU(), v136.MilliCPU())
+	// Output:
+	// v1.37: 3000m, v1.36: 4000m
+}
+
+// Container a's cpu limit is raised from 1 to 3 while b keeps 1, and the
+// runtime still applies the old values: the pod's limits count the new one
+// (4 cpus), unless the resize is Infeasible, when only what runs counts.
+func ExampleEffectivePodLimits() {
+	p := cgroup.Pod{Containers: []cgroup.Container{
+		{Name: "a", Resources: cgroup.Resources{Limits: list("cpu", "3")}},
+		{Name: "b", Resources: cgroup.Resources{Limits: list("cpu", "1")}},
+	}}
+	st := cgroup.ResizeStatus{Containers: []cgroup.ContainerResizeStatus{
+		{Name: "a", Actuated: &cgroup.Resources{Limits: list("cpu", "1")}},
+		{Name: "b", Actuated: &cgroup.Resources{Limits: list("cpu", "1")}},
+	}}
+	fmt.Println(cgroup.EffectivePodLimits(p, st, cgroup.QOSOptions{}).MilliCPU())
+	st.Infeasible = true
+	fmt.Println(cgroup.EffectivePodLimits(p, st, cgroup.QOSOptions{}).MilliCPU())
+	// Output:
+	// 4000
+	// 2000
 }

@@ -107,6 +107,17 @@ type QOSOptions struct {
 	// in 1.34 to 1.36 (an empty spec.resources made the pod BestEffort
 	// whatever its containers asked). On: only when PodLevelResourcesSet.
 	DisablePodLevelResourcesFixKubeletQOSClass bool
+	// DisableInPlacePodLevelResourcesVerticalScaling turns that gate off
+	// (alpha and off in 1.35, beta and on since 1.36): the pod-level
+	// status (ResizeStatus.Allocated and Actuated) is then not read by
+	// EffectivePodRequests and EffectivePodLimits.
+	DisableInPlacePodLevelResourcesVerticalScaling bool
+	// ResizePerContainer computes EffectivePodRequests and
+	// EffectivePodLimits as upstream did before 1.37: the larger of spec,
+	// allocated and actuated per container (only for the regular and
+	// sidecar containers whose status reports resources), then summed. Off:
+	// the larger of the sums, as 1.37's resource helper.
+	ResizePerContainer bool
 	// SumContainersQOS computes the class from requests and limits summed
 	// over the containers, as upstream did before 1.37: per-container
 	// mismatches could cancel out in the sums (a container with cpu 1/2
@@ -117,14 +128,17 @@ type QOSOptions struct {
 
 // QOSOptionsFor returns the QoS switches of Kubernetes release v (taken as
 // release.Oldest or release.Current when outside them): PodLevelResources
-// off before 1.34, the per-container rule and the FixKubeletQOSClass gate
-// from 1.37.
+// off before 1.34, InPlacePodLevelResourcesVerticalScaling off before 1.36,
+// the per-container QoS rule, the FixKubeletQOSClass gate and the sums of
+// a resize taken whole from 1.37.
 func QOSOptionsFor(v release.Version) QOSOptions {
 	v = v.Clamp()
 	return QOSOptions{
-		DisablePodLevelResources:                   !v.AtLeast(release.V1_34),
-		DisablePodLevelResourcesFixKubeletQOSClass: !v.AtLeast(release.V1_37),
-		SumContainersQOS:                           !v.AtLeast(release.V1_37),
+		DisablePodLevelResources:                       !v.AtLeast(release.V1_34),
+		DisablePodLevelResourcesFixKubeletQOSClass:     !v.AtLeast(release.V1_37),
+		SumContainersQOS:                               !v.AtLeast(release.V1_37),
+		ResizePerContainer:                             !v.AtLeast(release.V1_37),
+		DisableInPlacePodLevelResourcesVerticalScaling: !v.AtLeast(release.V1_36),
 	}
 }
 
@@ -372,7 +386,7 @@ func PodRequestsInto(dst ResourceList, p Pod, opts QOSOptions) ResourceList {
 		dst = ResourceList{}
 	}
 	clear(dst)
-	aggregate(dst, p, func(r Resources) ResourceList { return r.Requests }, nil)
+	aggregate(dst, p, func(c *Container, _ bool) ResourceList { return c.Resources.Requests }, nil)
 	if opts.podLevel(p) {
 		setPodLevel(dst, p.Resources.Requests)
 	}
@@ -390,19 +404,24 @@ func PodLimits(p Pod, opts QOSOptions) ResourceList {
 // podLimits is PodLimits telling each, for every container in turn, whether
 // the limits it counts with have no cpu and no memory (see aggregate).
 func podLimits(p Pod, opts QOSOptions, each func(cpuZero, memZero bool)) ResourceList {
-	out := aggregate(ResourceList{}, p, func(r Resources) ResourceList { return r.Limits }, each)
+	out := aggregate(ResourceList{}, p, func(c *Container, _ bool) ResourceList { return c.Resources.Limits }, each)
 	if opts.podLevel(p) {
 		setPodLevel(out, p.Resources.Limits)
 	}
-	for name, q := range p.Overhead {
-		// component-helpers' PodLimits: only to non-zero limits (an
-		// explicit zero limit stays zero)
+	addOverheadToLimits(out, p.Overhead)
+	return out
+}
+
+// addOverheadToLimits adds the pod overhead to the limits in out that are
+// set and not zero, as component-helpers' PodLimits (an explicit zero
+// limit stays zero).
+func addOverheadToLimits(out, overhead ResourceList) {
+	for name, q := range overhead {
 		if v, ok := out[name]; ok && !v.IsZero() {
 			v.Add(q)
 			out[name] = v
 		}
 	}
-	return out
 }
 
 // PodLevelResource reports whether upstream honours name in a pod's
@@ -439,13 +458,13 @@ func setPodLevel(dst, src ResourceList) {
 	}
 }
 
-// aggregate sums what pick takes from each container as upstream's
-// resource helper does; each, when set, learns for every container whether
+// aggregate sums what pick takes from each container (told whether it is
+// an init container) as upstream's resource helper does; each, when set, learns for every container whether
 // the list it counts with lacks a cpu and a memory quantity (it gets
 // booleans rather than the list, so that the lists stay off the heap).
-func aggregate(out ResourceList, p Pod, pick func(Resources) ResourceList, each func(cpuZero, memZero bool)) ResourceList {
+func aggregate(out ResourceList, p Pod, pick func(c *Container, init bool) ResourceList, each func(cpuZero, memZero bool)) ResourceList {
 	for i := range p.Containers {
-		l := pick(p.Containers[i].Resources)
+		l := pick(&p.Containers[i], false)
 		if each != nil {
 			each(zeroCPUMem(l))
 		}
@@ -455,7 +474,7 @@ func aggregate(out ResourceList, p Pod, pick func(Resources) ResourceList, each 
 	peak := ResourceList{}
 	for i := range p.InitContainers {
 		c := &p.InitContainers[i]
-		l := pick(c.Resources)
+		l := pick(c, true)
 		var running ResourceList
 		if c.RestartPolicy == ContainerRestartPolicyAlways {
 			addList(out, l)

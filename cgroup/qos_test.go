@@ -73,9 +73,13 @@ func TestQOSOptionsFor(t *testing.T) {
 		v    release.Version
 		want QOSOptions
 	}{
-		{release.V1_33, QOSOptions{DisablePodLevelResources: true, DisablePodLevelResourcesFixKubeletQOSClass: true, SumContainersQOS: true}},
-		{release.V1_34, QOSOptions{DisablePodLevelResourcesFixKubeletQOSClass: true, SumContainersQOS: true}},
-		{release.V1_36, QOSOptions{DisablePodLevelResourcesFixKubeletQOSClass: true, SumContainersQOS: true}},
+		{release.V1_33, QOSOptions{DisablePodLevelResources: true, DisablePodLevelResourcesFixKubeletQOSClass: true, SumContainersQOS: true,
+			DisableInPlacePodLevelResourcesVerticalScaling: true, ResizePerContainer: true}},
+		{release.V1_34, QOSOptions{DisablePodLevelResourcesFixKubeletQOSClass: true, SumContainersQOS: true,
+			DisableInPlacePodLevelResourcesVerticalScaling: true, ResizePerContainer: true}},
+		{release.V1_35, QOSOptions{DisablePodLevelResourcesFixKubeletQOSClass: true, SumContainersQOS: true,
+			DisableInPlacePodLevelResourcesVerticalScaling: true, ResizePerContainer: true}},
+		{release.V1_36, QOSOptions{DisablePodLevelResourcesFixKubeletQOSClass: true, SumContainersQOS: true, ResizePerContainer: true}},
 		{release.V1_37, QOSOptions{}},
 	} {
 		if got := QOSOptionsFor(c.v); got != c.want {

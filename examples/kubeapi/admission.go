@@ -10,7 +10,8 @@ import (
 // AdmissionPod is what the kubelet's admission reads of a pod: identity,
 // labels and annotations, node name, node selector and required node
 // affinity, tolerations, OS, supplemental groups policy, priority, the
-// resources (as CgroupPod) and the host ports of the containers and of the
+// resources (as CgroupPod), the resize status when the pod's status reports
+// resources (ResizeStatus) and the host ports of the containers and of the
 // sidecar init containers.
 func AdmissionPod(p *corev1.Pod) admission.Pod {
 	cp := CgroupPod(p)
@@ -24,6 +25,9 @@ func AdmissionPod(p *corev1.Pod) admission.Pod {
 		QOSClass:       cgroup.QOSClass(p.Status.QOSClass),
 		InitContainers: cp.InitContainers, Containers: cp.Containers,
 		Resources: cp.Resources, Overhead: cp.Overhead,
+	}
+	if st, ok := ResizeStatus(p); ok {
+		out.Resize = &st
 	}
 	if p.Spec.OS != nil {
 		out.OS = string(p.Spec.OS.Name)
@@ -83,4 +87,37 @@ func AdmissionNode(n *corev1.Node) admission.Node {
 		out.Features.SupplementalGroupsPolicy = f.SupplementalGroupsPolicy
 	}
 	return out
+}
+
+// ResizeStatus is what p's status says of its resources during an in-place
+// resize: the PodResizePending condition's Infeasible reason, every
+// container's allocatedResources and resources, and the pod-level ones. ok
+// is false when the status reports no resources and no Infeasible resize
+// (the pod then counts by its spec alone).
+func ResizeStatus(p *corev1.Pod) (st cgroup.ResizeStatus, ok bool) {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodResizePending {
+			st.Infeasible = c.Reason == corev1.PodReasonInfeasible
+			break
+		}
+	}
+	for _, list := range [2][]corev1.ContainerStatus{p.Status.ContainerStatuses, p.Status.InitContainerStatuses} {
+		for _, cs := range list {
+			if cs.AllocatedResources == nil && cs.Resources == nil {
+				continue
+			}
+			c := cgroup.ContainerResizeStatus{Name: cs.Name, Allocated: resourceList(cs.AllocatedResources)}
+			if cs.Resources != nil {
+				r := resources(cs.Resources.Requests, cs.Resources.Limits)
+				c.Actuated = &r
+			}
+			st.Containers = append(st.Containers, c)
+		}
+	}
+	st.Allocated = resourceList(p.Status.AllocatedResources)
+	if r := p.Status.Resources; r != nil {
+		a := resources(r.Requests, r.Limits)
+		st.Actuated = &a
+	}
+	return st, st.Infeasible || len(st.Containers) > 0 || st.Allocated != nil || st.Actuated != nil
 }

@@ -1,0 +1,230 @@
+package cgroup
+
+// ResizeStatus is what a pod's status says of its resources while it is
+// resized in place (InPlacePodVerticalScaling): what the kubelet allocated
+// and what the runtime reports the containers run with. Upstream reads it
+// (the resource helper's UseStatusResources) where the room a pod takes on
+// its node right now matters: the kubelet's admission counting the pods
+// already there, the scheduler's node fit, the retry of pending resizes.
+// The zero value is a pod whose status reports nothing: its spec counts.
+type ResizeStatus struct {
+	// Infeasible is set when the pod's PodResizePending condition has
+	// reason Infeasible: the spec's new values are then not counted.
+	Infeasible bool
+	// Containers are status.containerStatuses and
+	// status.initContainerStatuses, matched to the spec's containers by
+	// name (the first of a name counts).
+	Containers []ContainerResizeStatus
+	// Allocated is status.allocatedResources and Actuated status.resources,
+	// the pod-level values the InPlacePodLevelResourcesVerticalScaling gate
+	// reads; nil when not set.
+	Allocated ResourceList
+	Actuated  *Resources
+}
+
+// ContainerResizeStatus is one container's resources as its status reports
+// them.
+type ContainerResizeStatus struct {
+	// Name is the container's name.
+	Name string
+	// Allocated is allocatedResources (the requests the kubelet admitted);
+	// nil when not set.
+	Allocated ResourceList
+	// Actuated is resources (what the runtime applied); nil when not
+	// reported.
+	Actuated *Resources
+}
+
+func (st *ResizeStatus) container(name string) *ContainerResizeStatus {
+	for i := range st.Containers {
+		if st.Containers[i].Name == name {
+			return &st.Containers[i]
+		}
+	}
+	return nil
+}
+
+// podLevelStatus reports whether the pod-level status counts under opts.
+func (st *ResizeStatus) podLevelStatus(opts QOSOptions) bool {
+	return !opts.DisableInPlacePodLevelResourcesVerticalScaling && st.Actuated != nil
+}
+
+// EffectivePodRequests returns the requests p takes on its node while its
+// status reports st, as upstream's resource helper with status resources
+// (PodRequests with UseStatusResources). A resize moves a pod between its
+// old and new values, so it is counted at the larger of the spec's
+// (the new, desired values, unless the resize is Infeasible), the
+// allocated and the actuated (runtime-reported) requests:
+//
+//   - by default, as 1.37: each of the three is aggregated as PodRequests
+//     aggregates the spec (sidecars and init containers included), and the
+//     larger per resource is taken. A container without an allocated value
+//     counts with its spec requests, one without an actuated value with its
+//     allocated ones, or its spec ones (none when Infeasible). The
+//     pod-level status, when it reports both allocated and actuated
+//     requests (and InPlacePodLevelResourcesVerticalScaling is on), replaces
+//     the containers' aggregates;
+//   - with opts.ResizePerContainer, as before 1.37: the larger of the three
+//     is taken per regular and sidecar container whose status reports
+//     actuated resources, and those are summed; other containers, and every
+//     non-sidecar init container, count with their spec requests.
+//
+// Containers resized in opposite directions make the difference: one going
+// from 2 to 1 CPU beside one going from 1 to 2 counts 4 CPUs summed per
+// container and 3 as 1.37 counts. Pod-level requests
+// (spec.resources.requests) replace cpu, memory and huge pages, taken at
+// the larger of spec, actuated and allocated pod-level values when the
+// pod-level status reports actuated ones; the overhead is added. With st's
+// zero value the answer is PodRequests'.
+func EffectivePodRequests(p Pod, st ResizeStatus, opts QOSOptions) ResourceList {
+	var out ResourceList
+	if opts.ResizePerContainer {
+		out = aggregate(ResourceList{}, p, func(c *Container, init bool) ResourceList {
+			cs := st.container(c.Name)
+			if (init && c.RestartPolicy != ContainerRestartPolicyAlways) || cs == nil || cs.Actuated == nil {
+				return c.Resources.Requests
+			}
+			if st.Infeasible {
+				return maxLists(cs.Actuated.Requests, cs.Allocated)
+			}
+			return maxLists(c.Resources.Requests, cs.Actuated.Requests, cs.Allocated)
+		}, nil)
+	} else {
+		spec := aggregate(ResourceList{}, p, func(c *Container, _ bool) ResourceList { return c.Resources.Requests }, nil)
+		var allocated, actuated ResourceList
+		if st.podLevelStatus(opts) && st.Allocated != nil && st.Actuated.Requests != nil {
+			allocated, actuated = st.Allocated, st.Actuated.Requests
+		} else {
+			allocated = aggregate(ResourceList{}, p, func(c *Container, _ bool) ResourceList {
+				if cs := st.container(c.Name); cs != nil && cs.Allocated != nil {
+					return cs.Allocated
+				}
+				return st.specUnlessInfeasible(c.Resources.Requests)
+			}, nil)
+			actuated = aggregate(ResourceList{}, p, func(c *Container, _ bool) ResourceList {
+				cs := st.container(c.Name)
+				switch {
+				case cs != nil && cs.Actuated != nil && cs.Actuated.Requests != nil:
+					return cs.Actuated.Requests
+				case cs != nil && cs.Allocated != nil:
+					return cs.Allocated
+				}
+				return st.specUnlessInfeasible(c.Resources.Requests)
+			}, nil)
+		}
+		out = maxLists(st.specUnlessInfeasible(spec), actuated, allocated)
+	}
+	if opts.podLevel(p) && podLevelSet(p.Resources.Requests) {
+		spec := p.Resources.Requests
+		switch {
+		case !st.podLevelStatus(opts):
+			setPodLevel(out, spec)
+		case opts.ResizePerContainer:
+			// before 1.37 the spec's names are taken from the larger
+			// list, zero when it lacks one
+			setPodLevelFrom(out, spec, maxLists(st.specUnlessInfeasible(spec), st.Actuated.Requests, st.Allocated))
+		default:
+			setPodLevel(out, maxLists(st.specUnlessInfeasible(spec), st.Actuated.Requests, st.Allocated))
+		}
+	}
+	addList(out, p.Overhead)
+	return out
+}
+
+// EffectivePodLimits returns the limits p runs with while its status
+// reports st, as upstream's resource helper with status resources
+// (PodLimits with UseStatusResources): the larger of the spec's (none when
+// the resize is Infeasible) and the actuated limits, aggregated as
+// PodLimits aggregates the spec, a container without actuated limits
+// counting with its spec ones (none when Infeasible), the pod-level
+// status's actuated limits replacing the containers' aggregate when
+// reported. With opts.ResizePerContainer (before 1.37) the larger of the
+// two is taken per regular and sidecar container whose status reports
+// actuated resources (only the actuated ones when Infeasible) and summed.
+// Pod-level limits (spec.resources.limits) replace cpu, memory and huge
+// pages, taken at the larger of spec and actuated pod-level values when
+// the pod-level status reports them; the overhead is added to the limits
+// that are set and not zero.
+func EffectivePodLimits(p Pod, st ResizeStatus, opts QOSOptions) ResourceList {
+	var out ResourceList
+	if opts.ResizePerContainer {
+		out = aggregate(ResourceList{}, p, func(c *Container, init bool) ResourceList {
+			cs := st.container(c.Name)
+			if (init && c.RestartPolicy != ContainerRestartPolicyAlways) || cs == nil || cs.Actuated == nil {
+				return c.Resources.Limits
+			}
+			if st.Infeasible {
+				return cs.Actuated.Limits
+			}
+			return maxLists(c.Resources.Limits, cs.Actuated.Limits)
+		}, nil)
+	} else {
+		spec := aggregate(ResourceList{}, p, func(c *Container, _ bool) ResourceList { return c.Resources.Limits }, nil)
+		var actuated ResourceList
+		if st.podLevelStatus(opts) && st.Actuated.Limits != nil {
+			actuated = st.Actuated.Limits
+		} else {
+			actuated = aggregate(ResourceList{}, p, func(c *Container, _ bool) ResourceList {
+				if cs := st.container(c.Name); cs != nil && cs.Actuated != nil && cs.Actuated.Limits != nil {
+					return cs.Actuated.Limits
+				}
+				return st.specUnlessInfeasible(c.Resources.Limits)
+			}, nil)
+		}
+		out = maxLists(st.specUnlessInfeasible(spec), actuated)
+	}
+	if opts.podLevel(p) && p.PodLevelResourcesSet() {
+		spec := p.Resources.Limits
+		switch {
+		case !st.podLevelStatus(opts), opts.ResizePerContainer && st.Infeasible && st.Actuated.Limits == nil:
+			setPodLevel(out, spec)
+		case opts.ResizePerContainer:
+			setPodLevelFrom(out, spec, maxLists(st.specUnlessInfeasible(spec), st.Actuated.Limits))
+		default:
+			setPodLevel(out, maxLists(st.specUnlessInfeasible(spec), st.Actuated.Limits))
+		}
+	}
+	addOverheadToLimits(out, p.Overhead)
+	return out
+}
+
+// specUnlessInfeasible returns l, or nil when the resize is Infeasible
+// (the spec's values are then not counted).
+func (st *ResizeStatus) specUnlessInfeasible(l ResourceList) ResourceList {
+	if st.Infeasible {
+		return nil
+	}
+	return l
+}
+
+// maxLists returns a new list with, per resource, the largest quantity of
+// the lists (nil lists are skipped).
+func maxLists(lists ...ResourceList) ResourceList {
+	out := ResourceList{}
+	for _, l := range lists {
+		maxList(out, l)
+	}
+	return out
+}
+
+// podLevelSet reports whether l names a resource upstream honours at pod
+// level (component-helpers' IsPodLevelRequestsSet, for the requests).
+func podLevelSet(l ResourceList) bool {
+	for name := range l {
+		if PodLevelResource(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// setPodLevelFrom sets, for each pod-level resource named in names, dst's
+// value to from's (zero when from lacks it), as upstream before 1.37 did
+// with the effective pod-level values.
+func setPodLevelFrom(dst, names, from ResourceList) {
+	for name := range names {
+		if PodLevelResource(name) {
+			dst[name] = from.quantity(name).DeepCopy()
+		}
+	}
+}
