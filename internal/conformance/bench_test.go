@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/util/flowcontrol"
 	"k8s.io/component-helpers/node/topology"
 	nodeutil "k8s.io/component-helpers/node/util"
+	resourcehelper "k8s.io/component-helpers/resource"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	kubeletapis "k8s.io/kubelet/pkg/apis"
 	v1qos "k8s.io/kubernetes/pkg/apis/core/v1/helper/qos"
@@ -131,6 +132,16 @@ func pairs() []pair {
 		p := randomPod(r, i)
 		pods = append(pods, p)
 		nPods = append(nPods, kubeapi.CgroupPod(p))
+	}
+	// The same kind of pods mid-resize, for the resize-aware sums.
+	var resized []*v1.Pod
+	var nResized []cgroup.Pod
+	var nResizeStatus []cgroup.ResizeStatus
+	for i := 0; i < 64; i++ {
+		p := randomPod(r, i)
+		randomResizeStatus(r, p)
+		st, _ := kubeapi.ResizeStatus(p)
+		resized, nResized, nResizeStatus = append(resized, p), append(nResized, kubeapi.CgroupPod(p)), append(nResizeStatus, st)
 	}
 	huge := v1.ResourceList{"hugepages-2Mi": resourceQ("4Mi"), "hugepages-1Gi": resourceQ("1Gi"), "cpu": resourceQ("2"), "memory": resourceQ("1Gi")}
 	nHuge := toCgroupList(huge)
@@ -376,6 +387,18 @@ func pairs() []pair {
 			func(b *testing.B) {
 				for i := 0; i < b.N; i++ {
 					sinkString = string(v1qos.GetPodQOS(pods[i%64]))
+				}
+			}},
+		{"EffectivePodRequests/64-resized-pods",
+			func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					sinkAny = cgroup.EffectivePodRequests(nResized[i%64], nResizeStatus[i%64], cgroup.QOSOptions{})
+				}
+			},
+			func(b *testing.B) {
+				ro := resourcehelper.PodResourcesOptions{UseStatusResources: true, InPlacePodLevelResourcesVerticalScalingEnabled: true}
+				for i := 0; i < b.N; i++ {
+					sinkAny = resourcehelper.PodRequests(resized[i%64], ro)
 				}
 			}},
 		{"ResourceConfigForPod/64-pods",
