@@ -44,6 +44,19 @@ func (st *ResizeStatus) container(name string) *ContainerResizeStatus {
 	return nil
 }
 
+// readBefore137 returns the status of c that upstream read before 1.37:
+// a regular or sidecar container's, when it reports actuated resources;
+// nil otherwise.
+func (st *ResizeStatus) readBefore137(c *Container, init bool) *ContainerResizeStatus {
+	if init && c.RestartPolicy != ContainerRestartPolicyAlways {
+		return nil
+	}
+	if cs := st.container(c.Name); cs != nil && cs.Actuated != nil {
+		return cs
+	}
+	return nil
+}
+
 // podLevelStatus reports whether the pod-level status counts under opts.
 func (st *ResizeStatus) podLevelStatus(opts QOSOptions) bool {
 	return !opts.DisableInPlacePodLevelResourcesVerticalScaling && st.Actuated != nil
@@ -80,8 +93,8 @@ func EffectivePodRequests(p Pod, st ResizeStatus, opts QOSOptions) ResourceList 
 	var out ResourceList
 	if opts.ResizePerContainer {
 		out = aggregate(ResourceList{}, p, func(c *Container, init bool) ResourceList {
-			cs := st.container(c.Name)
-			if (init && c.RestartPolicy != ContainerRestartPolicyAlways) || cs == nil || cs.Actuated == nil {
+			cs := st.readBefore137(c, init)
+			if cs == nil {
 				return c.Resources.Requests
 			}
 			if st.Infeasible {
@@ -149,8 +162,8 @@ func EffectivePodLimits(p Pod, st ResizeStatus, opts QOSOptions) ResourceList {
 	var out ResourceList
 	if opts.ResizePerContainer {
 		out = aggregate(ResourceList{}, p, func(c *Container, init bool) ResourceList {
-			cs := st.container(c.Name)
-			if (init && c.RestartPolicy != ContainerRestartPolicyAlways) || cs == nil || cs.Actuated == nil {
+			cs := st.readBefore137(c, init)
+			if cs == nil {
 				return c.Resources.Limits
 			}
 			if st.Infeasible {
