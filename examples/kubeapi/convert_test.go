@@ -295,3 +295,41 @@ func TestLeaseRoundTrip(t *testing.T) {
 		t.Errorf("empty lease %+v", empty)
 	}
 }
+
+// A pod mid-resize: the Infeasible condition, a container's allocated and
+// actuated resources, a container whose status reports none (left out),
+// and the pod-level values; a pod whose status reports nothing has no
+// resize status.
+func TestResizeStatus(t *testing.T) {
+	cpu := func(v string) corev1.ResourceList { return corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(v)} }
+	p := &corev1.Pod{Status: corev1.PodStatus{
+		Conditions: []corev1.PodCondition{{Type: corev1.PodResizePending, Status: corev1.ConditionTrue, Reason: corev1.PodReasonInfeasible}},
+		ContainerStatuses: []corev1.ContainerStatus{
+			{Name: "a", AllocatedResources: cpu("1"), Resources: &corev1.ResourceRequirements{Requests: cpu("2"), Limits: cpu("3")}},
+			{Name: "b"},
+		},
+		InitContainerStatuses: []corev1.ContainerStatus{{Name: "s", AllocatedResources: cpu("500m")}},
+		AllocatedResources:    cpu("4"),
+		Resources:             &corev1.ResourceRequirements{Limits: cpu("5")},
+	}}
+	st, ok := ResizeStatus(p)
+	if !ok || !st.Infeasible || len(st.Containers) != 2 {
+		t.Fatalf("ResizeStatus = %+v, %v; want Infeasible with the statuses of a and s", st, ok)
+	}
+	a, s := st.Containers[0], st.Containers[1]
+	if a.Name != "a" || a.Allocated.MilliCPU() != 1000 || a.Actuated == nil || a.Actuated.Requests.MilliCPU() != 2000 || a.Actuated.Limits.MilliCPU() != 3000 {
+		t.Errorf("container a: %+v", a)
+	}
+	if s.Name != "s" || s.Allocated.MilliCPU() != 500 || s.Actuated != nil {
+		t.Errorf("init container s: %+v", s)
+	}
+	if st.Allocated.MilliCPU() != 4000 || st.Actuated == nil || st.Actuated.Requests != nil || st.Actuated.Limits.MilliCPU() != 5000 {
+		t.Errorf("pod level: allocated %v, actuated %+v", st.Allocated, st.Actuated)
+	}
+	if _, ok := ResizeStatus(&corev1.Pod{}); ok {
+		t.Error("a pod without status: ok = true")
+	}
+	if ap := AdmissionPod(p); ap.Resize == nil || !ap.Resize.Infeasible {
+		t.Errorf("AdmissionPod: Resize = %+v", ap.Resize)
+	}
+}
