@@ -301,7 +301,9 @@ func TestLeaseRoundTrip(t *testing.T) {
 // and the pod-level values; a pod whose status reports nothing has no
 // resize status.
 func TestResizeStatus(t *testing.T) {
-	cpu := func(v string) corev1.ResourceList { return corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(v)} }
+	cpu := func(v string) corev1.ResourceList {
+		return corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(v)}
+	}
 	p := &corev1.Pod{Status: corev1.PodStatus{
 		Conditions: []corev1.PodCondition{{Type: corev1.PodResizePending, Status: corev1.ConditionTrue, Reason: corev1.PodReasonInfeasible}},
 		ContainerStatuses: []corev1.ContainerStatus{
