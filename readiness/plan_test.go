@@ -207,3 +207,5 @@ func TestConditionResults(t *testing.T) {
 		t.Errorf("met %v, missing %d, taint %s; want true, 1, Present", e.Met, e.Missing, e.TaintStatus)
 	}
 }
+
+func statusOf(s string) conditions.Status { return conditions.Status(s) }

@@ -1,0 +1,245 @@
+package readiness
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/nodelife/nodelife/taints"
+)
+
+// The rule path (a rule event) differs from the node path on completed
+// bootstrap-only nodes (reference 1.5, nodereadinessrule_controller_test.go
+// "bootstrap completion"): it evaluates them, so a put-back taint is removed
+// when the conditions are met; its add is still refused on a completed
+// node; a node carrying only the legacy completion key gets the UID key.
+func TestRulePathOnCompletedNodes(t *testing.T) {
+	r := cniRule(BootstrapOnly)
+	for _, tc := range []struct {
+		name        string
+		node        Node
+		want        []string
+		taints      []taints.Taint
+		annotations map[string]string
+	}{
+		{"put-back taint, met: removed, completion kept", withAnn(node([]taints.Taint{cniTaint}, "cni.example.com/Ready=True"), uidKey),
+			[]string{removed}, []taints.Taint{}, map[string]string{uidKey: uidVal}},
+		{"completed, not met, untainted: the add is refused", withAnn(node(nil, "cni.example.com/Ready=False"), uidKey),
+			nil, nil, map[string]string{uidKey: uidVal}},
+		{"legacy key only, met, untainted: the UID key is written", withAnn(node(nil, "cni.example.com/Ready=True"), nameKey),
+			[]string{marked}, nil, map[string]string{nameKey: uidVal, uidKey: uidVal}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			plan := PlanRule(r, []Node{tc.node}, func(string) bool { return true }, Options{})
+			if diff := cmp.Diff(tc.want, actions(plan.Actions)); diff != "" {
+				t.Errorf("actions (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.taints, plan.Nodes[0].Taints); diff != "" {
+				t.Errorf("taints (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.annotations, plan.Nodes[0].Annotations); diff != "" {
+				t.Errorf("annotations (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff([]string{"n1"}, plan.Applied); diff != "" {
+				t.Errorf("applied (-want +got):\n%s", diff)
+			}
+		})
+	}
+	// the node path skips the first node entirely
+	plan := PlanNode([]Rule{r}, withAnn(node([]taints.Taint{cniTaint}, "cni.example.com/Ready=True"), uidKey), nil, Options{})
+	if len(plan.Actions) != 0 || len(plan.Skipped) != 1 {
+		t.Errorf("node path: actions %v, skipped %v; want none, one", actions(plan.Actions), plan.Skipped)
+	}
+}
+
+// A continuous rule's cycle on one node, event by event (node_controller_test
+// "should re-add the taint if conditions regress"), and bootstrap-only's
+// ("should not re-add the taint if conditions regress after completion").
+func TestRegression(t *testing.T) {
+	for _, tc := range []struct {
+		mode EnforcementMode
+		want [][]string
+	}{
+		{Continuous, [][]string{{removed}, {added}}},
+		{BootstrapOnly, [][]string{{removed}, nil}},
+	} {
+		r := cniRule(tc.mode)
+		n := node([]taints.Taint{cniTaint}, "cni.example.com/Ready=True")
+		var got [][]string
+		for _, status := range []string{"True", "False"} {
+			n.Conditions[0].Status = statusOf(status)
+			plan := PlanNode([]Rule{r}, n, func(string) bool { return true }, Options{})
+			got = append(got, actions(plan.Actions))
+			n = plan.Node
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.mode, diff)
+		}
+	}
+}
+
+// Rule deletion (reference 1.9): the taint leaves the nodes that match
+// now, whatever the mode or dry run; completions stay. The options fix
+// #347 (nodes that stopped matching) and #374 (a dry-run rule's deletion).
+func TestCleanup(t *testing.T) {
+	matching := withAnn(node([]taints.Taint{cniTaint}), uidKey)
+	moved := node([]taints.Taint{cniTaint})
+	moved.Name, moved.Labels = "n2", map[string]string{"pool": "b"}
+	bystander := node([]taints.Taint{cniTaint})
+	bystander.Name, bystander.Labels = "n3", map[string]string{"pool": "c"}
+	evaluated := func(n string) bool { return n != "n3" }
+	removedFrom := func(p RulePlan) []string {
+		var out []string
+		for _, a := range p.Actions {
+			if a.Kind != KindRemoveTaint || a.AnnotationKey != "" {
+				t.Errorf("cleanup action %s, annotation %q", a, a.AnnotationKey)
+			}
+			out = append(out, a.Node)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name string
+		rule Rule
+		opts Options
+		want []string
+	}{
+		{"upstream: only the nodes that match now", deleting(cniRule(BootstrapOnly)), Options{}, []string{"n1"}},
+		{"#347 fixed: also the evaluated nodes that stopped matching", deleting(cniRule(BootstrapOnly)), Options{CleanupEvaluatedNodes: true}, []string{"n1", "n2"}},
+		{"upstream: a dry-run rule strips the matching taints", deleting(dryRun(cniRule(Continuous))), Options{}, []string{"n1"}},
+		{"#374 fixed: a dry-run rule removes nothing", deleting(dryRun(cniRule(Continuous))), Options{KeepTaintsOnDryRunDelete: true}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			plan := PlanRule(tc.rule, []Node{matching, moved, bystander}, evaluated, tc.opts)
+			if diff := cmp.Diff(tc.want, removedFrom(plan)); diff != "" {
+				t.Errorf("removed from (-want +got):\n%s", diff)
+			}
+			if _, ok := plan.Nodes[0].Annotations[uidKey]; !ok {
+				t.Error("the completion annotation went with the taint")
+			}
+			if len(plan.Nodes[2].Taints) != 1 {
+				t.Error("a node the rule never evaluated and does not match lost its taint")
+			}
+		})
+	}
+}
+
+// A node relabelled out of the selector keeps the taint (#235) unless
+// ReleaseUnmatched, on both paths.
+func TestReleaseUnmatched(t *testing.T) {
+	r := cniRule(Continuous)
+	n := node([]taints.Taint{cniTaint}, "cni.example.com/Ready=False")
+	n.Labels = map[string]string{"pool": "b"}
+	seen := func(string) bool { return true }
+	for _, opts := range []Options{{}, {ReleaseUnmatched: true}} {
+		np := PlanNode([]Rule{r}, n, seen, opts)
+		rp := PlanRule(r, []Node{n}, seen, opts)
+		want := 1
+		if opts.ReleaseUnmatched {
+			want = 0
+		}
+		if len(np.Node.Taints) != want || len(rp.Nodes[0].Taints) != want {
+			t.Errorf("ReleaseUnmatched=%v: taints left %d (node path), %d (rule path), want %d", opts.ReleaseUnmatched,
+				len(np.Node.Taints), len(rp.Nodes[0].Taints), want)
+		}
+		if len(rp.Applied) != 0 {
+			t.Errorf("applied %v, want none", rp.Applied)
+		}
+	}
+	// a node the rule never evaluated is not released
+	if p := PlanNode([]Rule{r}, n, nil, Options{ReleaseUnmatched: true}); len(p.Node.Taints) != 1 {
+		t.Error("released a node the rule never evaluated")
+	}
+}
+
+// #382: the rule path, on a stale view (conditions not met yet), adds the
+// taint while the node path, on the fresh one (met, untainted), records
+// the completion. Since v0.5.0 whichever write comes second is refused or
+// deferred, so the node is never left tainted and completed; before it
+// (UnguardedBootstrapWrites) both land, and the node path then skips the
+// node for good with the taint on it (node_controller_test "should not mark
+// bootstrap completed when the rule taints concurrently", "should not add
+// the taint when bootstrap completion annotated concurrently").
+func TestBootstrapRace(t *testing.T) {
+	r := cniRule(BootstrapOnly)
+	stale := node(nil, "cni.example.com/Ready=False")
+	fresh := node(nil, "cni.example.com/Ready=True")
+	add := PlanRule(r, []Node{stale}, nil, Options{}).Actions
+	mark := PlanNode([]Rule{r}, fresh, nil, Options{}).Actions
+	if len(add) != 1 || add[0].Kind != KindAddTaint || len(mark) != 1 || mark[0].Kind != KindMarkCompleted {
+		t.Fatalf("plans: %v and %v", actions(add), actions(mark))
+	}
+	for _, tc := range []struct {
+		name         string
+		first, other Action
+		opts         Options
+		orphan       bool
+	}{
+		{"completion first, then the add: refused", mark[0], add[0], Options{}, false},
+		{"the add first, then the completion: deferred", add[0], mark[0], Options{}, false},
+		{"before v0.5.0, completion first", mark[0], add[0], Options{UnguardedBootstrapWrites: true}, true},
+		{"before v0.5.0, the add first", add[0], mark[0], Options{UnguardedBootstrapWrites: true}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n, _ := Apply(fresh, tc.first, tc.opts)
+			n, _ = Apply(n, tc.other, tc.opts)
+			if orphan := r.HasTaint(n) && r.Completed(n); orphan != tc.orphan {
+				t.Fatalf("tainted and completed: %v, want %v", orphan, tc.orphan)
+			}
+			// what the next node event does with it
+			next := PlanNode([]Rule{r}, n, func(string) bool { return true }, tc.opts)
+			if r.HasTaint(next.Node) != tc.orphan {
+				t.Errorf("after the next node event: tainted %v, want %v", r.HasTaint(next.Node), tc.orphan)
+			}
+		})
+	}
+}
+
+// Dry runs (nodereadinessrule_controller_test.go's dry-run rows, with the
+// counts worked out exactly where upstream's shared test cluster asserts
+// at least one).
+func TestDryRun(t *testing.T) {
+	ready := cniRule(Continuous)
+	ready.Conditions[0].Type = "Ready"
+	tainted := []taints.Taint{cniTaint}
+	named := func(n Node, name, pool string) Node {
+		n.Name, n.Labels = name, map[string]string{"pool": pool}
+		return n
+	}
+	maintenance := Rule{Name: "m", EnforcementMode: Continuous, DryRun: true,
+		Conditions:   []ConditionRequirement{{Type: "MaintenanceRequired", RequiredStatus: "False", DefaultStatus: "False"}},
+		Taint:        cniTaint,
+		NodeSelector: ready.NodeSelector}
+	for _, tc := range []struct {
+		name  string
+		rule  Rule
+		nodes []Node
+		want  DryRunResult
+	}{
+		{"conditions unmet, taint absent", ready, []Node{node(nil, "Ready=False")},
+			DryRunResult{1, 1, 0, 0, "would add 1 taints"}},
+		{"conditions met, taint present", ready, []Node{node(tainted, "Ready=True")},
+			DryRunResult{1, 0, 1, 0, "would remove 1 taints"}},
+		{"a condition missing", ready, []Node{node(nil)},
+			DryRunResult{1, 1, 0, 1, "would add 1 taints, 1 nodes have missing conditions"}},
+		{"absent condition satisfied by its default", maintenance, []Node{node(tainted)},
+			DryRunResult{1, 0, 1, 1, "would remove 1 taints, 1 nodes have missing conditions"}},
+		{"a node the selector does not match", ready, []Node{named(node(nil, "Ready=False"), "x", "b")},
+			DryRunResult{0, 0, 0, 0, "No changes needed"}},
+		{"several nodes in different branches", ready, []Node{
+			named(node(nil, "Ready=False"), "add", "a"), named(node(tainted, "Ready=True"), "remove", "a"),
+			named(node(nil), "risky", "a"), named(node(nil, "Ready=False"), "skip", "b")},
+			DryRunResult{3, 2, 1, 1, "would add 2 taints, would remove 1 taints, 1 nodes have missing conditions"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, DryRun(tc.rule, tc.nodes)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			r := dryRun(tc.rule)
+			plan := PlanRule(r, tc.nodes, nil, Options{})
+			if plan.DryRun == nil || *plan.DryRun != tc.want || len(plan.Actions) != 0 {
+				t.Errorf("PlanRule: dry run %+v, actions %v", plan.DryRun, actions(plan.Actions))
+			}
+		})
+	}
+}
