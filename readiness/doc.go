@@ -21,7 +21,8 @@
 // PlanNode is a node event (every matching rule evaluated on the node),
 // PlanRule a rule event (the rule on every node it matches), Cleanup a
 // deleted rule's taint removal, DryRun a dry-run rule's report, Apply one
-// action written on the node as it is read just before the write.
+// action written on the node as it is read just before the write, and
+// NeedsEvaluation the controller's filter of node updates.
 // WebhookCreate and WebhookUpdate are the controller's admission webhook
 // (selector overlap: NodeSelectorsOverlap).
 //

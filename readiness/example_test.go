@@ -178,3 +178,13 @@ func ExampleRule_CompletionAnnotation() {
 	// Output:
 	// readiness.k8s.io/bootstrap-completed-5f1c {"rule-name":"cni"}
 }
+
+// A heartbeat changes nothing the rules read; a condition's status does.
+func ExampleNeedsEvaluation() {
+	old := gpuNode(conditions.False)
+	beat := gpuNode(conditions.False)
+	beat.Conditions[0].Message = "still waiting"
+	fmt.Println(readiness.NeedsEvaluation(old, beat), readiness.NeedsEvaluation(old, gpuNode(conditions.True)))
+	// Output:
+	// false true
+}

@@ -2,6 +2,7 @@ package readiness
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -505,4 +506,49 @@ func Cleanup(r Rule, nodes []Node, evaluatedBefore func(node string) bool, opts 
 		}
 	}
 	return plan
+}
+
+// NeedsEvaluation reports whether a node update from old to n makes the
+// controller evaluate the node again (its node event filter): a change of
+// the conditions (as type to status, ignoring heartbeats, reasons and
+// messages, and order), of the taints (as key and effect to value), or of
+// the labels. A created node is always evaluated.
+func NeedsEvaluation(old, n Node) bool {
+	return !sameConditions(old.Conditions, n.Conditions) || !sameTaints(old.Taints, n.Taints) || !maps.Equal(old.Labels, n.Labels)
+}
+
+func sameConditions(a, b []conditions.Condition) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	byType := make(map[conditions.Type]conditions.Status, len(a))
+	for _, c := range a {
+		byType[c.Type] = c.Status
+	}
+	for _, c := range b {
+		if s, ok := byType[c.Type]; !ok || s != c.Status {
+			return false
+		}
+	}
+	return true
+}
+
+func sameTaints(a, b []taints.Taint) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	type keyEffect struct {
+		key    string
+		effect taints.Effect
+	}
+	byKey := make(map[keyEffect]string, len(a))
+	for _, t := range a {
+		byKey[keyEffect{t.Key, t.Effect}] = t.Value
+	}
+	for _, t := range b {
+		if v, ok := byKey[keyEffect{t.Key, t.Effect}]; !ok || v != t.Value {
+			return false
+		}
+	}
+	return true
 }

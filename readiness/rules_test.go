@@ -1,6 +1,7 @@
 package readiness
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -241,5 +242,100 @@ func TestDryRun(t *testing.T) {
 				t.Errorf("PlanRule: dry run %+v, actions %v", plan.DryRun, actions(plan.Actions))
 			}
 		})
+	}
+}
+
+// The node event filter (helper_unit_test.go TestLabelsEqual, its 8 rows
+// both ways; node_controller_test.go "Helper function tests" for
+// conditions and taints).
+func TestNeedsEvaluation(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		a, b map[string]string
+		same bool
+	}{
+		{"identical labels", map[string]string{"env": "prod"}, map[string]string{"env": "prod"}, true},
+		{"different value for the same key", map[string]string{"env": "prod"}, map[string]string{"env": "staging"}, false},
+		{"extra key", map[string]string{"env": "prod"}, map[string]string{"env": "prod", "tier": "frontend"}, false},
+		{"empty valued role label swapped for another", map[string]string{"node-role.kubernetes.io/worker": ""}, map[string]string{"node-role.kubernetes.io/infra": ""}, false},
+		{"disjoint empty valued keys alongside a shared label", map[string]string{"a": "", "shared": "x"}, map[string]string{"b": "", "shared": "x"}, false},
+		{"empty valued label kept unchanged", map[string]string{"node-role.kubernetes.io/worker": ""}, map[string]string{"node-role.kubernetes.io/worker": ""}, true},
+		{"both nil", nil, nil, true},
+		{"nil compared to empty valued label", nil, map[string]string{"node-role.kubernetes.io/worker": ""}, false},
+	} {
+		a, b := Node{Labels: tc.a}, Node{Labels: tc.b}
+		if NeedsEvaluation(a, b) == tc.same || NeedsEvaluation(b, a) == tc.same {
+			t.Errorf("labels, %s: needs evaluation %v/%v, want %v", tc.name, NeedsEvaluation(a, b), NeedsEvaluation(b, a), !tc.same)
+		}
+	}
+	conds := func(kv ...string) Node { return node(nil, kv...) }
+	c1 := conds("Ready=True", "NetworkReady=False")
+	for _, tc := range []struct {
+		name string
+		b    Node
+		same bool
+	}{
+		{"identical conditions", conds("Ready=True", "NetworkReady=False"), true},
+		{"the same in another order", conds("NetworkReady=False", "Ready=True"), true},
+		{"different status", conds("Ready=False", "NetworkReady=False"), false},
+		{"different length", conds("Ready=True"), false},
+	} {
+		if NeedsEvaluation(c1, tc.b) == tc.same {
+			t.Errorf("conditions, %s: needs evaluation %v", tc.name, !tc.same)
+		}
+	}
+	c1.Conditions[0].Reason, c1.Conditions[0].Message = "KubeletReady", "posted"
+	if NeedsEvaluation(conds("Ready=True", "NetworkReady=False"), c1) {
+		t.Error("a reason and message change needs evaluation")
+	}
+	taint := func(key, value string, effect taints.Effect) taints.Taint {
+		return taints.Taint{Key: "readiness.k8s.io/" + key, Value: value, Effect: effect}
+	}
+	t1 := node([]taints.Taint{taint("key1", "value1", taints.TaintEffectNoSchedule), taint("key2", "value2", taints.TaintEffectNoExecute)})
+	for _, tc := range []struct {
+		name string
+		b    []taints.Taint
+		same bool
+	}{
+		{"identical taints", []taints.Taint{taint("key1", "value1", taints.TaintEffectNoSchedule), taint("key2", "value2", taints.TaintEffectNoExecute)}, true},
+		{"different value", []taints.Taint{taint("key1", "different", taints.TaintEffectNoSchedule), taint("key2", "value2", taints.TaintEffectNoExecute)}, false},
+		{"different length", []taints.Taint{taint("key1", "value1", taints.TaintEffectNoSchedule)}, false},
+	} {
+		if NeedsEvaluation(t1, node(tc.b)) == tc.same {
+			t.Errorf("taints, %s: needs evaluation %v", tc.name, !tc.same)
+		}
+	}
+}
+
+// The completion annotation (helper_unit_test.go: the UID key, the value
+// as JSON, a long rule name kept whole, the legacy key; node_controller_test.go
+// "isBootstrapCompleted": either key, both, none).
+func TestCompletionAnnotation(t *testing.T) {
+	r := Rule{Name: "my-rule", UID: "550e8400-e29b-41d4-a716-446655440000"}
+	key, value := r.CompletionAnnotation()
+	if key != "readiness.k8s.io/bootstrap-completed-550e8400-e29b-41d4-a716-446655440000" || value != `{"rule-name":"my-rule"}` {
+		t.Errorf("annotation %q=%q", key, value)
+	}
+	if got := r.LegacyCompletionKey(); got != "readiness.k8s.io/bootstrap-completed-my-rule" {
+		t.Errorf("legacy key %q", got)
+	}
+	long := Rule{Name: "my-very-long-rule-name-that-exceeds-the-63-character-annotation-key-limit-strictly", UID: "u"}
+	if _, v := long.CompletionAnnotation(); !strings.Contains(v, long.Name) {
+		t.Errorf("long name value %q", v)
+	}
+	for _, tc := range []struct {
+		name string
+		ann  map[string]string
+		want bool
+	}{
+		{"no annotations", nil, false},
+		{"only the UID key", map[string]string{key: value}, true},
+		{"only the legacy key", map[string]string{r.LegacyCompletionKey(): "true"}, true},
+		{"both", map[string]string{key: value, r.LegacyCompletionKey(): "true"}, true},
+		{"another rule's", map[string]string{"readiness.k8s.io/bootstrap-completed-other": "x"}, false},
+	} {
+		if got := r.Completed(Node{Annotations: tc.ann}); got != tc.want {
+			t.Errorf("%s: completed %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }
