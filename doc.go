@@ -135,6 +135,14 @@
 // memory), CPU lists as bitsets (cpuset) and both managers' checkpoint
 // files (checkpoint).
 //
+// readiness: node readiness rules, the readiness the Ready condition does
+// not cover, as the Node Readiness Controller enforces its
+// NodeReadinessRule objects: rule validation (the CRD's rules and the
+// admission webhook's, selector overlap), the evaluation of a rule's
+// conditions on a node, the readiness taints added, removed and adopted,
+// the bootstrap completion annotations, dry-run reports and a deleted
+// rule's cleanup, with the controller's known bugs as options.
+//
 // release: the Kubernetes releases nodelife has presets for (V1_27 to
 // V1_37; Current is v1.37, what every default reproduces) and Parse of a
 // version string; every package whose rules changed between releases
