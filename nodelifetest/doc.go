@@ -51,5 +51,10 @@
 // CheckCPUState and CheckCPUAllocation the CPU Manager's static policy
 // (CPUTopologies, CPUOptions and CPUPods draw its inputs), and
 // CheckMemoryState the Memory Manager's (MemoryMachines and MemoryPods):
-// never more memory reserved on a NUMA node than it has.
+// never more memory reserved on a NUMA node than it has. For node
+// readiness rules, ReadinessRules and ReadinessNodes draw the rules and a
+// node, and CheckReadinessPlan checks a node event's plan: no readiness
+// taint left on a node whose conditions a continuous rule finds met, none
+// missing where they are not, a completed bootstrap-only node never
+// re-tainted.
 package nodelifetest
