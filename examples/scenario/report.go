@@ -165,6 +165,7 @@ func All() []Scenario {
 		{"cascading-delete", "a Deployment deleted under each propagation policy", "pods per ReplicaSet (default 2)", CascadingDelete},
 		{"cgroup", "cgroup names and values of a Burstable pod under systemd and cgroupfs", "", Cgroup},
 		{"cloud-node", "a node initialized by the cloud controller manager, routed, shut down, then deleted from the cloud", "", CloudNode},
+		{"readiness", "a continuous readiness rule taints the nodes whose CNI agent crashed; pods that do not tolerate it are evicted", "", Readiness},
 		{"numa", "a Guaranteed pod on a two-socket machine under each topology manager policy: CPU and memory hints, merge, allocation", "", NUMA},
 	}
 }

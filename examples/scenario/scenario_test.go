@@ -75,6 +75,23 @@ var facts = map[string][]string{
 	// single-numa-node finds no common node. With node 0 as hint (or none)
 	// the CPUs are node 0's last core (5, 17) then the two lowest cores of
 	// node 1 (6, 18, 7, 19); memory and pages go to node 0.
+	// The rule taints b-1 and b-2 when their agents report False (+60s);
+	// the web pods carry only admission's not-ready and unreachable
+	// tolerations, so the readiness taint evicts them at once; db-0
+	// tolerates it for 120s, so it goes at +60s + 120s = +180s; the agents
+	// tolerate it forever. Zone b's six nodes keep Ready=True: Normal. b-2
+	// is untainted when its agent is back (+150s), b-1 at +240s.
+	"readiness": {
+		`\+60s  b-1: Taint 'readiness.k8s.io/cni:NoExecute' added by rule 'cni'`,
+		`\+60s  shop/web-b1 deleted \(UntoleratedTaint, readiness.k8s.io/cni:NoExecute\)`,
+		`\+60s  shop/db-0 to be deleted at \+180s`,
+		`\+60s  kube-system/cni-agent-b1 stays`,
+		`\+60s  zone b is Normal`,
+		`\+150s  b-2: Taint 'readiness.k8s.io/cni:NoExecute' removed by rule 'cni'`,
+		`\+180s  shop/db-0 deleted \(TolerationExpired`,
+		`\+240s  b-1: Taint 'readiness.k8s.io/cni:NoExecute' removed by rule 'cni'`,
+		`nodes tainted 2, pods evicted 3, pods kept 3`,
+	},
 	"numa": {
 		`reserved CPUs 0,12; db holds CPUs 1-4,13-16 and memory 10Gi on \[1\]`,
 		`hints: cpu \[\{10 \(preferred\)\} \{11\}\]; memory \[\{01 \(preferred\)\}\], hugepages-1Gi \[\{01 \(preferred\)\}\]`,
