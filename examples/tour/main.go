@@ -5,9 +5,10 @@
 //
 // It runs every scenario of examples/scenario in turn: taints, a zone
 // outage (the simulation driver of examples/sim), a graceful shutdown, a
-// disk-pressure cycle, a leader-election hand-over, a cascading delete
-// and the cgroup values of a Burstable pod. The output is the same on
-// every run.
+// disk-pressure cycle, a leader-election hand-over, a cascading delete,
+// the cgroup values of a Burstable pod, a cloud node's life, a node
+// readiness rule through a CNI crash, and a pod's NUMA placement. The
+// output is the same on every run.
 //
 // Flags:
 //
