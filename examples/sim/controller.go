@@ -69,6 +69,12 @@ func (r *run) handle(now time.Time, acts []nodelifecycle.Action) {
 			}
 			n.conds = a.Conditions
 			r.event(now, "unknown", n.zi, n.name, conditions.ReasonNodeStatusUnknown, "%s: Ready=Unknown, no heartbeat for %v; pods marked NotReady: %v", n.name, grace, marked)
+			if r.evalReadiness(now, i) {
+				// a readiness rule on Ready: the controller hears of its
+				// taint at once, as its informer would
+				r.syncNode(i)
+				r.later(now, r.step)
+			}
 		case nodelifecycle.KindPodsNotReady:
 			for _, ref := range a.Pods {
 				r.pods[atoiUID(ref.UID)].notReady = true

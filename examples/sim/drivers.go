@@ -121,6 +121,7 @@ func (r *run) heartbeat(now time.Time, i int) {
 		// The kubelet's status sync finds the API server's Ready not what
 		// it computes, and posts.
 		n.conds, _ = conditions.SetKubeletConditions(n.conds, in, now)
+		r.evalReadiness(now, i)
 		switch {
 		case want == conditions.False:
 			r.event(now, "notready", n.zi, n.name, "KubeletNotReady", "%s posts Ready=False: %v", n.name, shutdown.ErrNodeShuttingDown)
@@ -327,6 +328,7 @@ func (r *run) pressureStep(now time.Time, ps *pressureState) {
 	if after := condStatus(n.conds, conditions.MemoryPressure); after != before {
 		r.event(now, "condition", n.zi, n.name, "MemoryPressure", "%s posts MemoryPressure=%s", n.name, after)
 	}
+	r.evalReadiness(now, ps.node)
 	r.syncNode(ps.node)
 	r.step(now)
 	if ev := res.Decision.Evict; ev != nil {

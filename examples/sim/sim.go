@@ -16,6 +16,7 @@ import (
 	"github.com/nodelife/nodelife/gc"
 	"github.com/nodelife/nodelife/lease"
 	"github.com/nodelife/nodelife/nodelifecycle"
+	"github.com/nodelife/nodelife/readiness"
 	"github.com/nodelife/nodelife/shutdown"
 	"github.com/nodelife/nodelife/taints"
 )
@@ -94,6 +95,19 @@ type Config struct {
 	// cache's resource version; each renewal is a write with the next
 	// resource version.
 	LeaseCacheStalls []LeaseCacheStall
+	// ReadinessRules are node readiness rules (package readiness) a
+	// simulated Node Readiness Controller enforces beside the node
+	// lifecycle controller: every node starts reporting the rules' own
+	// condition types at the status they require, each node event
+	// (a condition, label or taint change) runs the rules on the node, and
+	// their taints go on the nodes, where NoExecute ones evict through the
+	// taint eviction controller like any other. ReadinessOptions picks
+	// upstream's bug fixes.
+	ReadinessRules   []readiness.Rule
+	ReadinessOptions readiness.Options
+	// ConditionEpisodes change node conditions for a while: what the
+	// readiness rules react to.
+	ConditionEpisodes []ConditionEpisode
 	// Controller configures the node lifecycle and taint eviction
 	// controllers: kube-controller-manager's flags and nodelife's options
 	// (nil means nodelifecycle.DefaultConfig).
@@ -428,6 +442,19 @@ func (c Config) Validate() error {
 			bad("LeaseCacheStalls[%d].To %v is not after From %v", i, w.To, w.From)
 		}
 	}
+	for i, rule := range c.ReadinessRules {
+		if err := rule.Validate(); err != nil {
+			bad("ReadinessRules[%d] (%s): %v", i, rule.Name, err)
+		}
+	}
+	for i, ep := range c.ConditionEpisodes {
+		if ep.Type == "" || !ep.Status.Valid() {
+			bad("ConditionEpisodes[%d]: condition %q status %q", i, ep.Type, ep.Status)
+		}
+		if ep.From < 0 || (ep.To != 0 && ep.To <= ep.From) {
+			bad("ConditionEpisodes[%d]: From %v, To %v", i, ep.From, ep.To)
+		}
+	}
 	for i, o := range c.Outages {
 		if o.From < 0 {
 			bad("Outages[%d].From %v is negative", i, o.From)
@@ -495,11 +522,12 @@ type node struct {
 	pods       []int
 	cut        [][2]time.Time // outage windows (zero end: none)
 
-	off          bool           // powered off: the kubelet is silent for good
-	shutting     bool           // graceful shutdown under way: posts Ready=False
-	instanceGone bool           // deleted from the cloud
-	deleted      bool           // the Node object is deleted
-	noExecute    []taints.Taint // the NoExecute taints it carried at some point
+	off          bool              // powered off: the kubelet is silent for good
+	shutting     bool              // graceful shutdown under way: posts Ready=False
+	instanceGone bool              // deleted from the cloud
+	deleted      bool              // the Node object is deleted
+	annotations  map[string]string // metadata.annotations (readiness completions)
+	noExecute    []taints.Taint    // the NoExecute taints it carried at some point
 }
 
 // sawNoExecute records a NoExecute taint the node carries.
@@ -570,7 +598,8 @@ type run struct {
 	leaseRV, cacheRV uint64
 	stalled          bool
 	ctlStarted       bool
-	zoneIdx          map[string]int // zone index by eviction.ZoneName of its key
+	readiness        *readinessState // nil without readiness rules
+	zoneIdx          map[string]int  // zone index by eviction.ZoneName of its key
 	states           []eviction.ZoneState
 	evicted          []int
 	res              Result
@@ -635,6 +664,7 @@ func Run(cfg Config) (Result, error) {
 	if r.explicit && r.cfg.Placement {
 		r.initPlacement()
 	}
+	r.initReadiness()
 	r.loop()
 	r.res.Totals.MonitorPasses, r.res.Totals.TaintPasses = r.ctl.Passes(), r.ctl.TaintPasses()
 	if r.err != nil {
