@@ -1,6 +1,6 @@
 // Package replaycmd is the replay command: what-if scenarios (connectivity
 // loss, graceful and non-graceful shutdown, memory pressure, cloud
-// deletion) played by nodelife's simulator on a snapshot of a real
+// deletion, node conditions under node readiness rules) played by nodelife's simulator on a snapshot of a real
 // cluster, read from kubectl's JSON or live, read-only, from the API
 // server.
 //
@@ -34,6 +34,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/nodelife/nodelife/examples/cluster/internal/kubeconfig"
+	"github.com/nodelife/nodelife/examples/kubeapi"
 	"github.com/nodelife/nodelife/examples/kubeapi/replay"
 	"github.com/nodelife/nodelife/examples/kubeapi/snapshot"
 	"github.com/nodelife/nodelife/examples/sim"
@@ -124,7 +125,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 func MainWith(ctx context.Context, live *rest.Config, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var outages, shutdowns, pressures, deletions specs
+	var outages, shutdowns, pressures, deletions, condSpecs specs
 	snapPath := fs.String("snapshot", "", "kubectl get nodes,pods,leases -A -o json (or -o yaml) output, or kubectl cluster-info dump's, gzip-compressed or not: a file, - for standard input, or a directory (cluster-info dump --output-directory)")
 	kc := fs.String("kubeconfig", "", "read the cluster live, read-only, with this kubeconfig (instead of -snapshot)")
 	kctx := fs.String("context", "", "kubeconfig context (default: the current one)")
@@ -139,6 +140,8 @@ func MainWith(ctx context.Context, live *rest.Config, args []string, stdout, std
 	fs.Var(&pressures, "pressure", "NODE@FROM-TO:AVAILABLE: memory.available on NODE drops to AVAILABLE (repeatable)")
 	usage := fs.Float64("usage-ratio", 1, "pods' working set as a multiple of their memory request, for -pressure")
 	fs.Var(&deletions, "cloud-delete", "SEL@AT: the nodes' instances are deleted from the cloud at AT (repeatable)")
+	rulesPath := fs.String("readiness-rules", "", "NodeReadinessRule objects (kubectl get nodereadinessrules -o yaml or -o json) enforced beside the node lifecycle controller; every node starts with the rules' conditions met")
+	fs.Var(&condSpecs, "condition", "SEL@FROM-TO:TYPE=STATUS: the nodes post condition TYPE at STATUS from FROM to TO, e.g. b/2@1m-5m:cni.example.com/NetworkReady=False (repeatable)")
 	asJSON := fs.Bool("json", false, "print the whole result as JSON (sim.Result's fields; durations as Go duration strings, null for never: see package replay)")
 	svg := fs.String("svg", "", "write the timeline as SVG to this file")
 	events := fs.Bool("events", false, "print every event before the summary")
@@ -160,7 +163,7 @@ func MainWith(ctx context.Context, live *rest.Config, args []string, stdout, std
 	fs.Int64("default-unreachable-toleration-seconds", taints.DefaultTolerationSeconds, "kube-apiserver --default-unreachable-toleration-seconds, for pods that lack the toleration")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: replay (-snapshot file|dir | -kubeconfig file) [scenarios] [-duration 30m] [-json] [-svg file] [-events]")
-		fmt.Fprintln(stderr, "Plays outages, shutdowns, memory pressure and cloud deletions on a snapshot of a real cluster with")
+		fmt.Fprintln(stderr, "Plays outages, shutdowns, memory pressure, cloud deletions and node conditions under readiness rules on a snapshot of a real cluster with")
 		fmt.Fprintln(stderr, "nodelife's decisions, and reports which pods go, when, by which rule, and what each workload loses.")
 		fs.PrintDefaults()
 	}
@@ -257,6 +260,22 @@ func MainWith(ctx context.Context, live *rest.Config, args []string, stdout, std
 			return fail(err)
 		}
 		cfg.Pressures = append(cfg.Pressures, p)
+	}
+	if *rulesPath != "" {
+		data, err := os.ReadFile(*rulesPath)
+		if err != nil {
+			return fail(err)
+		}
+		if cfg.ReadinessRules, err = kubeapi.ReadinessRules(data); err != nil {
+			return fail(err)
+		}
+	}
+	for _, s := range condSpecs {
+		ep, err := replay.ParseCondition(c, s)
+		if err != nil {
+			return fail(err)
+		}
+		cfg.ConditionEpisodes = append(cfg.ConditionEpisodes, ep)
 	}
 	for _, s := range deletions {
 		d, err := replay.ParseCloudDeletion(c, s)

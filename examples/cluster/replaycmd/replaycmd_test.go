@@ -176,3 +176,50 @@ items:
 		t.Fatalf("stdin: exit %d\n%s", code, out.String())
 	}
 }
+
+// -readiness-rules and -condition: a continuous NoExecute rule on every
+// node and the CNI condition False on w-1a1 from +1m to +3m: the node is
+// tainted at +1m, its pods are deleted at once (their tolerations do not
+// cover readiness.k8s.io/cni), and the taint comes off at +3m.
+func TestReadinessRules(t *testing.T) {
+	rules := filepath.Join(t.TempDir(), "rules.yaml")
+	if err := os.WriteFile(rules, []byte(`apiVersion: readiness.node.x-k8s.io/v1alpha1
+kind: NodeReadinessRule
+metadata: {name: cni, uid: u1}
+spec:
+  conditions: [{type: cni.example.com/NetworkReady, requiredStatus: "True"}]
+  taint: {key: readiness.k8s.io/cni, effect: NoExecute}
+  enforcementMode: continuous
+  nodeSelector: {matchExpressions: [{key: kubernetes.io/hostname, operator: Exists}]}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	args := []string{"-snapshot", sample, "-seed", "0", "-duration", "5m", "-events", "-readiness-rules", rules,
+		"-condition", "w-1a1@1m-3m:cni.example.com/NetworkReady=False"}
+	if code := Main(args, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	for _, want := range []string{
+		"w-1a1 posts cni.example.com/NetworkReady=False",
+		"w-1a1: Taint 'readiness.k8s.io/cni:NoExecute' added by rule 'cni'",
+		"w-1a1: Taint 'readiness.k8s.io/cni:NoExecute' removed by rule 'cni'",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("missing %q in:\n%s", want, out.String())
+		}
+	}
+	for _, bad := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-condition", "w-1a1@1m-3m:cni"}, "want SEL@FROM-TO:TYPE=STATUS"},
+		{[]string{"-condition", "w-1a1@1m-3m:cni=Maybe"}, `status "Maybe"`},
+		{[]string{"-readiness-rules", "nope.yaml"}, "nope.yaml"},
+	} {
+		errOut.Reset()
+		if code := Main(append([]string{"-snapshot", sample}, bad.args...), io.Discard, &errOut); code != 1 || !strings.Contains(errOut.String(), bad.want) {
+			t.Errorf("%v: exit %d, %q; want %q", bad.args, code, errOut.String(), bad.want)
+		}
+	}
+}

@@ -18,6 +18,9 @@
 //	                              OOS: when the out-of-service taint is added
 //	--pressure NODE@FROM-TO:AVAIL memory.available on NODE drops to AVAIL (e.g. 50Mi)
 //	--cloud-delete SEL@AT         the nodes' instances are deleted from the cloud
+//	--condition SEL@FROM-TO:TYPE=STATUS
+//	                              the nodes post condition TYPE at STATUS (for the
+//	                              node readiness rules of --readiness-rules)
 //
 // SEL is a zone ("eu-1b" or "eu-1/eu-1b", "eu-1b/3" for its first three
 // nodes) or node names joined by "+" ("w-1a1+w-1a2").

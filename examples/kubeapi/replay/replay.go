@@ -10,6 +10,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/nodelife/nodelife/conditions"
 	"github.com/nodelife/nodelife/examples/sim"
 	"github.com/nodelife/nodelife/shutdown"
 )
@@ -245,4 +246,32 @@ func WriteEvents(w io.Writer, res sim.Result) error {
 		}
 	}
 	return nil
+}
+
+// ParseCondition reads --condition SEL@FROM-TO:TYPE=STATUS: the selected
+// nodes post the node condition TYPE at STATUS (True, False or Unknown)
+// from FROM to TO, then its status before (what node readiness rules,
+// --readiness-rules, react to).
+func ParseCondition(c *sim.Cluster, spec string) (sim.ConditionEpisode, error) {
+	sel, rest, err := cut("--condition", spec)
+	if err != nil {
+		return sim.ConditionEpisode{}, err
+	}
+	var ep sim.ConditionEpisode
+	if ep.Zone, ep.Nodes, ep.Names, err = Select(c, sel); err != nil {
+		return ep, specError("--condition", spec, "%v", err)
+	}
+	w, cond, ok := strings.Cut(rest, ":")
+	typ, status, okEq := strings.Cut(cond, "=")
+	if !ok || !okEq || typ == "" {
+		return ep, specError("--condition", spec, "want SEL@FROM-TO:TYPE=STATUS, e.g. b/2@1m-5m:cni.example.com/NetworkReady=False")
+	}
+	ep.Type, ep.Status = conditions.Type(typ), conditions.Status(status)
+	if !ep.Status.Valid() {
+		return ep, specError("--condition", spec, "status %q is not True, False or Unknown", status)
+	}
+	if ep.From, ep.To, err = window("--condition", spec, w); err != nil {
+		return ep, err
+	}
+	return ep, nil
 }
