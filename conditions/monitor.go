@@ -152,6 +152,13 @@ type Health struct {
 	Conditions []Condition
 	// RecordAfterWrite is the record to keep once the write succeeded.
 	RecordAfterWrite HealthRecord
+	// RecordWithoutTimeout is the record to keep when the caller does not
+	// act on a timeout, as upstream's lease circuit breaker returns before
+	// the rewrite: this pass's probes and saved status, without the
+	// rewritten Ready that Record's saved status takes (upstream's saved
+	// status aliases the node object the rewrite changes). Equal to Record
+	// when the node did not time out.
+	RecordWithoutTimeout HealthRecord
 	// MarkPodsNotReady asks the caller to set the Ready condition of every
 	// pod on the node to False (upstream's MarkPodsNotReady). On failure,
 	// set RetryMarkPods in the kept record.
@@ -239,6 +246,7 @@ func (c MonitorConfig) Observe(rec HealthRecord, node Node, now time.Time) Healt
 
 	h.Deadline = next.ProbeTimestamp.Add(h.GracePeriod)
 	h.CurrentReady, h.HasCurrentReady = posted, hasPosted
+	h.RecordWithoutTimeout = next
 	if now.After(h.Deadline) {
 		h.TimedOut = true
 		cur, changed := timeoutReady(node, now)

@@ -318,3 +318,25 @@ func TestMonitorGraceAfterOwnUnknown(t *testing.T) {
 		t.Fatalf("at 102s: not timed out (%+v)", h)
 	}
 }
+
+// A node that never posted Ready times out after its startup grace: the
+// rewrite's Unknown is in Record's saved status (upstream's saved status
+// aliases the rewritten node) but not in RecordWithoutTimeout, the record
+// of a pass that returns before the rewrite (the lease circuit breaker);
+// a node that did not time out has the two equal.
+func TestRecordWithoutTimeout(t *testing.T) {
+	cfg := DefaultMonitorConfig()
+	created := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	n := Node{Name: "n", CreationTimestamp: created}
+	h := cfg.Observe(HealthRecord{}, n, created.Add(61*time.Second))
+	if !h.TimedOut || !h.Record.HasSavedReady || h.Record.SavedReady.Status != Unknown {
+		t.Fatalf("timed out %v, record %+v", h.TimedOut, h.Record)
+	}
+	if h.RecordWithoutTimeout.HasSavedReady || !h.RecordWithoutTimeout.Known || !h.RecordWithoutTimeout.ProbeTimestamp.Equal(created) {
+		t.Errorf("record without the timeout %+v", h.RecordWithoutTimeout)
+	}
+	h = cfg.Observe(HealthRecord{}, n, created.Add(30*time.Second))
+	if h.TimedOut || h.Record != h.RecordWithoutTimeout {
+		t.Errorf("no timeout: %+v and %+v", h.Record, h.RecordWithoutTimeout)
+	}
+}

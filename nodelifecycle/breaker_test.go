@@ -293,3 +293,48 @@ func TestCompareResourceVersions(t *testing.T) {
 		}
 	}
 }
+
+// A node that never posted a status (created at +0s, its lease renewed at
+// +0s with resource version 5) times out at +65s, the first pass after its
+// 60s of startup grace, and the live lease (9, the cache at 7) holds it.
+// Upstream's breaker returns before the rewrite to Unknown, so the node's
+// saved status still has no Ready condition, and a pod bound to it then is
+// left alone (processPod needs a saved Ready); had the hold kept the
+// rewrite, the pod would be marked NotReady. With the breaker off (v1.36)
+// the rewrite happens and the pod is marked.
+func TestLeaseHoldKeepsNoReady(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		want []string
+	}{
+		{"v1.37", DefaultConfig(), []string{"+1m5s Hold a-1 LeaseNotExpired"}},
+		{"v1.36", ConfigFor(release.V1_36), []string{"+1m5s NodeStatus a-1", "+1m6s PodsNotReady a-1 BoundToNotReadyNode"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newScenario(t, tc.cfg)
+			c.SetLiveLeases(&fixedLeases{rv: "9", found: true, cacheRV: "7"})
+			c.UpsertNode(Node{Name: "a-1", Labels: zoneLabels("a"), CreationTimestamp: scenarioStart})
+			c.UpsertLease(Lease{Node: "a-1", RenewTime: scenarioStart, ResourceVersion: "5"})
+			var got []string
+			for d := time.Duration(0); d <= 66*time.Second; d += time.Second {
+				if d == 66*time.Second {
+					c.UpsertPod(Pod{Namespace: "ns", Name: "p", UID: "u", NodeName: "a-1", Ready: true})
+				}
+				for _, a := range c.Step(scenarioStart.Add(d), nil).Actions {
+					if a.Kind == KindTaints || a.Kind == KindZone {
+						continue
+					}
+					l := "+" + d.String() + " " + string(a.Kind) + " " + a.Node
+					if a.Kind == KindHold || a.Kind == KindPodsNotReady {
+						l += " " + a.Reason
+					}
+					got = append(got, strings.Join(strings.Fields(l), " "))
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("actions (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -392,10 +392,11 @@ func (c *Controller) monitorPass(now time.Time) {
 		h := c.mon.Observe(ns.rec, ns.healthNode(), now)
 		if h.TimedOut && breaking {
 			if hold, msg := c.checkLease(ns.node.Name, h.Record.LeaseResourceVersion); hold {
-				// Upstream keeps the pass's probes and skips the rest; a
-				// pending retry of the pods' marking stays pending.
+				// Upstream keeps the pass's probes, not the rewrite, and
+				// skips the rest; a pending retry of the pods' marking
+				// stays pending.
 				retry := ns.rec.RetryMarkPods
-				ns.rec, ns.quiet = h.Record, false
+				ns.rec, ns.quiet = h.RecordWithoutTimeout, false
 				ns.rec.RetryMarkPods = retry
 				_ = c.emit(Action{Kind: KindHold, Node: ns.node.Name, Reason: ReasonLeaseNotExpired, Message: msg})
 				continue
