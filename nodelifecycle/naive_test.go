@@ -273,7 +273,9 @@ func (n *naive) Step(now time.Time, apply Apply) Ready {
 						msg = "the live lease (resource version " + rv + ") is not the cached one (" + cached +
 							"): node health waits until the lease cache reaches " + n.tripRV
 					}
-					r := h.Record
+					// Upstream returns before the Unknown rewrite: the
+					// saved status stays as the node posted it.
+					r := h.RecordWithoutTimeout
 					r.RetryMarkPods = n.records[name].RetryMarkPods
 					n.records[name] = r
 					_ = n.emit(Action{Kind: KindHold, Node: name, Reason: ReasonLeaseNotExpired, Message: msg})
