@@ -36,7 +36,7 @@ func (ni *NodeInfo) Admit(p *Pod) Decision {
 	}
 	ni.failures = ni.Filter(p, ni.failures)
 	if len(ni.failures) == 0 {
-		return Decision{Result: Admitted}
+		return Decision{Result: Admitted()}
 	}
 	if !IsCriticalPod(p) {
 		return Decision{Result: ni.failures[0].Result()}
@@ -53,7 +53,7 @@ func (ni *NodeInfo) Admit(p *Pod) Decision {
 			Message: "Unexpected error while attempting to recover from admission failure: preemption: error finding a set of pods to preempt: " + err.Error(),
 		}}
 	}
-	return Decision{Result: Admitted, Preempt: victims}
+	return Decision{Result: Admitted(), Preempt: victims}
 }
 
 // precheck runs the checks before the predicates.
@@ -69,7 +69,7 @@ func (ni *NodeInfo) precheck(p *Pod) Result {
 			return Result{Reason: ReasonSupplementalGroupsPolicy, Message: MessageSupplementalGroupsPolicy}
 		}
 	}
-	return Admitted
+	return Admitted()
 }
 
 // MessageSupplementalGroupsPolicy is the message of

@@ -72,7 +72,7 @@ func (c *Chain) Admit(p *Pod) Decision {
 			}
 		}
 	}
-	return Decision{Result: Admitted, Preempt: d.Preempt}
+	return Decision{Result: Admitted(), Preempt: d.Preempt}
 }
 
 // PressureHandler is the eviction manager's admit handler for a node

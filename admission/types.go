@@ -156,8 +156,8 @@ type Result struct {
 	Message string
 }
 
-// Admitted is the Result that lets a pod run.
-var Admitted = Result{Admit: true}
+// Admitted returns the Result that lets a pod run.
+func Admitted() Result { return Result{Admit: true} }
 
 // Options are the kubelet's build and feature settings admission depends on.
 //

@@ -276,9 +276,9 @@ func ExampleParseProcCgroup() {
 
 func ExampleParseRuntimeVersion() {
 	name, rel, _ := cgroup.ParseRuntimeVersion("containerd github.com/containerd/containerd v1.7.2 0cae528d")
-	fmt.Println(name, rel, rel.AtLeast(cgroup.MinContainerd))
+	fmt.Println(name, rel, rel.AtLeast(cgroup.MinContainerd()))
 	k, _ := cgroup.ParseRelease("5.15.0-91-generic")
-	fmt.Println(k, k.AtLeast(cgroup.MinKernelMemoryQoS))
+	fmt.Println(k, k.AtLeast(cgroup.MinKernelMemoryQoS()))
 	// Output:
 	// containerd 1.7.2 true
 	// 5.15.0 true

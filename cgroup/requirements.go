@@ -124,13 +124,19 @@ const (
 // String returns "Met", "Unmet" or "Unknown".
 func (s Status) String() string { return enum.Name(s, "Status", "Met", "Unmet", "Unknown") }
 
-// The versions the Kubernetes cgroup v2 docs require.
-var (
-	MinKernelV2        = Release{5, 8, 0}
-	MinKernelMemoryQoS = Release{5, 9, 0}
-	MinContainerd      = Release{1, 4, 0}
-	MinCRIO            = Release{1, 20, 0}
-)
+// MinKernelV2 returns the kernel the Kubernetes cgroup v2 docs require:
+// 5.8.
+func MinKernelV2() Release { return Release{5, 8, 0} }
+
+// MinKernelMemoryQoS returns the kernel MemoryQoS requires: 5.9.
+func MinKernelMemoryQoS() Release { return Release{5, 9, 0} }
+
+// MinContainerd returns the containerd release the cgroup v2 docs
+// require: 1.4.
+func MinContainerd() Release { return Release{1, 4, 0} }
+
+// MinCRIO returns the CRI-O release the cgroup v2 docs require: 1.20.
+func MinCRIO() Release { return Release{1, 20, 0} }
 
 // Host describes what CheckRequirements needs to know about a node. Empty
 // strings are "not known".
@@ -214,7 +220,7 @@ func CheckRequirements(h Host) Report {
 			add(req, Unmet, "kernel "+h.Kernel+" is older than "+want.String()+", which "+why+" needs")
 		}
 	}
-	kernelCheck(RequireKernel, MinKernelV2, "cgroup v2")
+	kernelCheck(RequireKernel, MinKernelV2(), "cgroup v2")
 
 	name, rel, rerr := ParseRuntimeVersion(h.RuntimeVersion)
 	if h.RuntimeName != "" {
@@ -247,7 +253,7 @@ func CheckRequirements(h Host) Report {
 	driverCheck(RequireRuntimeSystemd, "the runtime", h.RuntimeDriver)
 
 	if h.MemoryQoS {
-		kernelCheck(RequireMemoryQoSKernel, MinKernelMemoryQoS, "MemoryQoS (kubernetes#137719)")
+		kernelCheck(RequireMemoryQoSKernel, MinKernelMemoryQoS(), "MemoryQoS (kubernetes#137719)")
 	}
 	return Report{Checks: checks}
 }
@@ -255,9 +261,9 @@ func CheckRequirements(h Host) Report {
 func runtimeMinimum(name string) (Release, bool) {
 	switch strings.ToLower(name) {
 	case "containerd":
-		return MinContainerd, true
+		return MinContainerd(), true
 	case "cri-o", "crio":
-		return MinCRIO, true
+		return MinCRIO(), true
 	}
 	return Release{}, false
 }

@@ -10,9 +10,9 @@ import (
 )
 
 // t0 is the start of every drawn history.
-var t0 = nodelifetest.Epoch
+var t0 = nodelifetest.Epoch()
 
-var statuses = nodelifetest.Statuses
+var statuses = nodelifetest.Statuses()
 
 // Setting a condition twice with the same status never changes its
 // LastTransitionTime, whatever the reason, message or clock.

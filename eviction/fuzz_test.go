@@ -147,7 +147,7 @@ func FuzzNoExecutePlan(f *testing.F) {
 		d := cfg.Plan([]taints.Taint{tt}, Pod{Namespace: "ns", Name: "p", Tolerations: []taints.Toleration{tol}}, existing, n)
 		switch d.Action {
 		case NoExecuteEvictNow:
-			if d.Condition == nil || *d.Condition != TaintEvictionCondition {
+			if d.Condition == nil || *d.Condition != TaintEvictionCondition() {
 				t.Fatal("eviction without condition")
 			}
 		case NoExecuteSchedule:

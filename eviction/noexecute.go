@@ -126,13 +126,16 @@ type PodCondition struct {
 	Type, Status, Reason, Message string
 }
 
-// TaintEvictionCondition is the condition the taint eviction controller
-// sets on a pod before deleting it.
-var TaintEvictionCondition = PodCondition{
-	Type:    "DisruptionTarget",
-	Status:  "True",
-	Reason:  "DeletionByTaintManager",
-	Message: "Taint manager: deleting due to NoExecute taint",
+// TaintEvictionCondition returns the condition the taint eviction
+// controller sets on a pod before deleting it: DisruptionTarget True,
+// reason DeletionByTaintManager.
+func TaintEvictionCondition() PodCondition {
+	return PodCondition{
+		Type:    "DisruptionTarget",
+		Status:  "True",
+		Reason:  "DeletionByTaintManager",
+		Message: "Taint manager: deleting due to NoExecute taint",
+	}
 }
 
 // TaintManagerEvictionReason is the reason of the events the taint eviction
@@ -393,7 +396,7 @@ func cancel(d *NoExecuteDecision, existing *Scheduled, reason string) {
 }
 
 func evictNow(d *NoExecuteDecision, now time.Time, t taints.Taint, reason string) {
-	cond := TaintEvictionCondition
+	cond := TaintEvictionCondition()
 	d.Action, d.At, d.Taint, d.Condition, d.Reason = NoExecuteEvictNow, now, t, &cond, reason
 }
 

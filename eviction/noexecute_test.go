@@ -68,7 +68,7 @@ func TestNoExecutePlan(t *testing.T) {
 			}
 			switch d.Action {
 			case NoExecuteEvictNow:
-				if d.Condition == nil || *d.Condition != TaintEvictionCondition || d.EventMessage() != "Marking for deletion Pod ns/p" {
+				if d.Condition == nil || *d.Condition != TaintEvictionCondition() || d.EventMessage() != "Marking for deletion Pod ns/p" {
 					t.Fatalf("evict without the DisruptionTarget condition or event: %+v", d)
 				}
 			case NoExecuteCancel:

@@ -15,7 +15,7 @@ import (
 )
 
 // t0 is when every drawn history starts.
-var t0 = nodelifetest.Epoch
+var t0 = nodelifetest.Epoch()
 
 // neKeys and neValues are the small pools the NoExecute property draws
 // taints and tolerations from, so that they match often.

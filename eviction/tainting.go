@@ -10,14 +10,18 @@ import (
 	"github.com/nodelife/nodelife/taints"
 )
 
-// The NoExecute taints the node lifecycle controller manages; they are kept
-// mutually exclusive, mirroring the node's Ready condition.
-var (
-	// NotReadyTaint marks a node whose Ready condition is False.
-	NotReadyTaint = taints.Taint{Key: taints.TaintNodeNotReady, Effect: taints.TaintEffectNoExecute}
-	// UnreachableTaint marks a node whose Ready condition is Unknown.
-	UnreachableTaint = taints.Taint{Key: taints.TaintNodeUnreachable, Effect: taints.TaintEffectNoExecute}
-)
+// NotReadyTaint returns the NoExecute taint the node lifecycle controller
+// puts on a node whose Ready condition is False. It and UnreachableTaint
+// are kept mutually exclusive, mirroring the node's Ready condition.
+func NotReadyTaint() taints.Taint {
+	return taints.Taint{Key: taints.TaintNodeNotReady, Effect: taints.TaintEffectNoExecute}
+}
+
+// UnreachableTaint returns the NoExecute taint the node lifecycle
+// controller puts on a node whose Ready condition is Unknown.
+func UnreachableTaint() taints.Taint {
+	return taints.Taint{Key: taints.TaintNodeUnreachable, Effect: taints.TaintEffectNoExecute}
+}
 
 // NodeTaintRetryDelay is how long the tainting pass waits before retrying a
 // node it could not read or that has no Ready condition (upstream: 50ms).
@@ -159,9 +163,9 @@ func (t *NoExecuteTainter) Observe(n TaintNode, observedReady conditions.Status,
 	var want, other taints.Taint
 	switch observedReady {
 	case conditions.False:
-		want, other = NotReadyTaint, UnreachableTaint
+		want, other = NotReadyTaint(), UnreachableTaint()
 	case conditions.Unknown:
-		want, other = UnreachableTaint, NotReadyTaint
+		want, other = UnreachableTaint(), NotReadyTaint()
 	case conditions.True:
 		return t.MarkReachable(n)
 	default:
@@ -203,7 +207,7 @@ func (t *NoExecuteTainter) Observe(n TaintNode, observedReady conditions.Status,
 // the cluster enters full disruption.
 func (t *NoExecuteTainter) MarkReachable(n TaintNode) TaintAction {
 	a := TaintAction{Node: n.Name, Zone: n.Zone, Kind: TaintActionUntaint}
-	for _, tt := range [...]taints.Taint{UnreachableTaint, NotReadyTaint} {
+	for _, tt := range [...]taints.Taint{UnreachableTaint(), NotReadyTaint()} {
 		if taints.Exists(n.Taints, tt) {
 			a.Remove = append(a.Remove, tt)
 		}
@@ -275,9 +279,9 @@ func (t *NoExecuteTainter) Step(now time.Time, ready func(node string) (status c
 			case "":
 				return false, NodeTaintRetryDelay
 			case conditions.False:
-				u.Add, u.Remove, u.Reason = NotReadyTaint, UnreachableTaint, "NodeNotReady"
+				u.Add, u.Remove, u.Reason = NotReadyTaint(), UnreachableTaint(), "NodeNotReady"
 			case conditions.Unknown:
-				u.Add, u.Remove, u.Reason = UnreachableTaint, NotReadyTaint, "NodeUnreachable"
+				u.Add, u.Remove, u.Reason = UnreachableTaint(), NotReadyTaint(), "NodeUnreachable"
 			default:
 				return true, 0
 			}

@@ -38,23 +38,23 @@ func TestTainterObserve(t *testing.T) {
 	}
 
 	// False with the unreachable taint: swap at once, not rate-limited.
-	n.Taints = []taints.Taint{{Key: "other", Effect: taints.TaintEffectNoSchedule}, stamped(UnreachableTaint, at(0))}
+	n.Taints = []taints.Taint{{Key: "other", Effect: taints.TaintEffectNoSchedule}, stamped(UnreachableTaint(), at(0))}
 	a := tn.Observe(n, conditions.False, at(10))
-	want := TaintAction{Node: "n1", Zone: "z", Kind: TaintActionSwap, Add: []taints.Taint{stamped(NotReadyTaint, at(10))}, Remove: []taints.Taint{UnreachableTaint}}
+	want := TaintAction{Node: "n1", Zone: "z", Kind: TaintActionSwap, Add: []taints.Taint{stamped(NotReadyTaint(), at(10))}, Remove: []taints.Taint{UnreachableTaint()}}
 	if d := cmp.Diff(want, a, cmpIgnoreText); d != "" {
 		t.Fatalf("False with unreachable (-want +got):\n%s", d)
 	}
 
 	// Unknown with the not-ready taint: the mirror swap.
-	n.Taints = []taints.Taint{NotReadyTaint}
-	if a := tn.Observe(n, conditions.Unknown, at(15)); a.Kind != TaintActionSwap || a.Add[0].Key != taints.TaintNodeUnreachable || a.Remove[0] != NotReadyTaint {
+	n.Taints = []taints.Taint{NotReadyTaint()}
+	if a := tn.Observe(n, conditions.Unknown, at(15)); a.Kind != TaintActionSwap || a.Add[0].Key != taints.TaintNodeUnreachable || a.Remove[0] != NotReadyTaint() {
 		t.Fatalf("Unknown with not-ready: %+v", a)
 	}
 
 	// True: both taints come off and the node leaves the queue.
-	n.Taints = []taints.Taint{NotReadyTaint, {Key: "keep", Effect: taints.TaintEffectNoExecute}}
+	n.Taints = []taints.Taint{NotReadyTaint(), {Key: "keep", Effect: taints.TaintEffectNoExecute}}
 	a = tn.Observe(n, conditions.True, at(20))
-	if a.Kind != TaintActionUntaint || !a.Dequeued || !cmp.Equal(a.Remove, []taints.Taint{NotReadyTaint}) || tn.Queue("z").Contains("n1") {
+	if a.Kind != TaintActionUntaint || !a.Dequeued || !cmp.Equal(a.Remove, []taints.Taint{NotReadyTaint()}) || tn.Queue("z").Contains("n1") {
 		t.Fatalf("True: %+v", a)
 	}
 	n.Taints = nil
@@ -74,7 +74,7 @@ func TestTainterDedupe(t *testing.T) {
 	n := TaintNode{Name: "n1", Zone: "z"}
 	tn.Observe(n, conditions.Unknown, at(0))
 	ups := tn.Step(at(0), func(string) (conditions.Status, bool) { return conditions.Unknown, true })
-	if len(ups) != 1 || ups[0].Add != stamped(UnreachableTaint, at(0)) || ups[0].Remove != NotReadyTaint || ups[0].Reason != "NodeUnreachable" {
+	if len(ups) != 1 || ups[0].Add != stamped(UnreachableTaint(), at(0)) || ups[0].Remove != NotReadyTaint() || ups[0].Reason != "NodeUnreachable" {
 		t.Fatalf("pass: %+v", ups)
 	}
 	n.Taints = []taints.Taint{ups[0].Add}
@@ -166,7 +166,7 @@ func TestTainterTaintFailed(t *testing.T) {
 func TestTainterApplyPlan(t *testing.T) {
 	tn := newTainter(t)
 	nodes := []TaintNode{
-		{Name: "a1", Zone: "a", Taints: []taints.Taint{stamped(UnreachableTaint, at(0))}},
+		{Name: "a1", Zone: "a", Taints: []taints.Taint{stamped(UnreachableTaint(), at(0))}},
 		{Name: "a2", Zone: "a"},
 		{Name: "b1", Zone: "b"},
 	}
@@ -174,7 +174,7 @@ func TestTainterApplyPlan(t *testing.T) {
 	plan := mustPlan(t, DefaultConfig(), map[string]ZoneStatus{"a": {StateNormal, 0.1}, "b": {StateFullDisruption, 0.1}},
 		[]ZoneNode{{Name: "a1", Zone: "a", Ready: conditions.Unknown}, {Name: "a2", Zone: "a", Ready: conditions.Unknown}, {Name: "b1", Zone: "b", Ready: conditions.Unknown}})
 	acts := tn.ApplyPlan(plan, nodes, at(5))
-	if len(acts) != 2 || acts[0].Node != "a1" || acts[0].Remove[0] != UnreachableTaint || acts[1].Node != "a2" || !acts[1].Dequeued {
+	if len(acts) != 2 || acts[0].Node != "a1" || acts[0].Remove[0] != UnreachableTaint() || acts[1].Node != "a2" || !acts[1].Dequeued {
 		t.Fatalf("actions: %+v", acts)
 	}
 	for _, z := range []string{"a", "b"} {

@@ -11,7 +11,7 @@ import (
 )
 
 // t0 is the start of every drawn history.
-var t0 = nodelifetest.Epoch
+var t0 = nodelifetest.Epoch()
 
 // The back-off never exceeds its cap and, with jitter no larger than
 // Factor-1, never decreases until Reset.

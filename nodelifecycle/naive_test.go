@@ -496,7 +496,7 @@ func (n *naive) schedulePass(now time.Time) { n.nextPass = nextTaintPass(n.taint
 
 func (n *naive) evict(node string, p Pod, reason string, taint taints.Taint, msg string) error {
 	err := n.emit(Action{Kind: KindEvict, Node: node, Pod: PodRef{Namespace: p.Namespace, Name: p.Name, UID: p.UID},
-		Taint: taint, Condition: eviction.TaintEvictionCondition, Reason: reason, Message: msg})
+		Taint: taint, Condition: eviction.TaintEvictionCondition(), Reason: reason, Message: msg})
 	if err == nil {
 		p.Terminating = true
 		n.pods[p.Key()] = p

@@ -277,7 +277,7 @@ func (c *Controller) decideTaint(ns *nodeState, decide conditions.Status, now ti
 	}
 	ns.settled = ""
 	if decide == conditions.False || decide == conditions.Unknown {
-		want, other := eviction.UnreachableTaint, eviction.NotReadyTaint
+		want, other := eviction.UnreachableTaint(), eviction.NotReadyTaint()
 		if decide == conditions.False {
 			want, other = other, want
 		}
@@ -304,9 +304,9 @@ func (c *Controller) taintSettled(ns *nodeState, decide conditions.Status) bool 
 	case conditions.True:
 		return !hasControllerTaint(ns.node.Taints) && (!ns.queuedMaybe || !c.queueOf(ns).Contains(ns.node.Name))
 	case conditions.False:
-		want, other = eviction.NotReadyTaint, eviction.UnreachableTaint
+		want, other = eviction.NotReadyTaint(), eviction.UnreachableTaint()
 	case conditions.Unknown:
-		want, other = eviction.UnreachableTaint, eviction.NotReadyTaint
+		want, other = eviction.UnreachableTaint(), eviction.NotReadyTaint()
 	default:
 		return true
 	}
@@ -330,7 +330,7 @@ func (c *Controller) queueOf(ns *nodeState) *eviction.RateLimitedQueue {
 // hasControllerTaint reports whether ts holds the not-ready or the
 // unreachable NoExecute taint.
 func hasControllerTaint(ts []taints.Taint) bool {
-	return taints.Exists(ts, eviction.UnreachableTaint) || taints.Exists(ts, eviction.NotReadyTaint)
+	return taints.Exists(ts, eviction.UnreachableTaint()) || taints.Exists(ts, eviction.NotReadyTaint())
 }
 
 // readyStatus is the status of the Ready condition, "" when there is none.
@@ -718,7 +718,7 @@ func (c *Controller) schedule(ns *nodeState, key string, s eviction.Scheduled) {
 // evict deletes a pod for its node's NoExecute taints.
 func (c *Controller) evict(ns *nodeState, ps *podState, reason string, taint taints.Taint, message string) error {
 	err := c.emit(Action{Kind: KindEvict, Node: ns.node.Name, Pod: PodRef{Namespace: ps.pod.Namespace, Name: ps.pod.Name, UID: ps.pod.UID},
-		Taint: taint, Condition: eviction.TaintEvictionCondition, Reason: reason, Message: message})
+		Taint: taint, Condition: eviction.TaintEvictionCondition(), Reason: reason, Message: message})
 	if err == nil {
 		ps.pod.Terminating = true
 	}

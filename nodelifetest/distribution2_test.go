@@ -126,7 +126,7 @@ func TestDistributionController(t *testing.T) {
 	on := draw(nodelifetest.OneNode(any0, "n1", "n2"))
 	checkShares(t, "OneNode",
 		share{"named from the pool", func(i int) bool { return on(i).Name == "n1" || on(i).Name == "n2" }, 1, 1},
-		share{"created within 2 minutes", func(i int) bool { return nodelifetest.Epoch.Sub(on(i).CreationTimestamp) <= 120e9 }, 0.3, 0.9})
+		share{"created within 2 minutes", func(i int) bool { return nodelifetest.Epoch().Sub(on(i).CreationTimestamp) <= 120e9 }, 0.3, 0.9})
 	zn := draw(nodelifetest.ZoneNodes(any0))
 	checkShares(t, "ZoneNodes",
 		share{"a node without Ready", func(i int) bool {

@@ -155,7 +155,7 @@ func TestDistributionNodes(t *testing.T) {
 		share{"Unknown", func(i int) bool { return c(i).Status == conditions.Unknown }, 0.05, 0.8},
 		share{"odd type or status", func(i int) bool {
 			x := c(i)
-			return !slices.Contains(nodelifetest.ConditionTypes, x.Type) || !slices.Contains(nodelifetest.Statuses, x.Status)
+			return !slices.Contains(nodelifetest.ConditionTypes(), x.Type) || !slices.Contains(nodelifetest.Statuses(), x.Status)
 		}, 0.005, 0.3})
 	nodes := draw(nodelifetest.Nodes(any0))
 	checkShares(t, "Nodes",
@@ -171,7 +171,7 @@ func TestDistributionNodes(t *testing.T) {
 			})
 		}, 0.05, 0.9})
 	l := draw(nodelifetest.Leases(any0))
-	now := nodelifetest.Epoch
+	now := nodelifetest.Epoch()
 	checkShares(t, "Leases",
 		share{"no holder", func(i int) bool { return l(i).HolderIdentity == nil }, 0.02, 0.5},
 		share{"expired at Now", func(i int) bool {

@@ -194,7 +194,7 @@ func ExampleScenario_Run() {
 // CheckTolerations on a planted violation: the pod tolerates unreachable
 // for 30 s but goes 20 s after the taint.
 func ExampleCheckTolerations() {
-	t0 := nodelifetest.Epoch
+	t0 := nodelifetest.Epoch()
 	thirty := int64(30)
 	taint := taints.Taint{Key: taints.TaintNodeUnreachable, Effect: taints.TaintEffectNoExecute}
 	h := nodelifetest.History{

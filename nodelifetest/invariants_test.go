@@ -30,7 +30,7 @@ func ownOutputCases() int {
 	return 10000
 }
 
-var t0 = nodelifetest.Epoch
+var t0 = nodelifetest.Epoch()
 
 func sec(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
 

@@ -14,11 +14,16 @@ import (
 	"github.com/nodelife/nodelife/taints"
 )
 
-// ConditionTypes are the node condition types the kubelet posts.
-var ConditionTypes = []conditions.Type{conditions.Ready, conditions.MemoryPressure, conditions.DiskPressure, conditions.PIDPressure, conditions.NetworkUnavailable}
+// ConditionTypes returns the node condition types the kubelet posts, a
+// new slice on each call.
+func ConditionTypes() []conditions.Type {
+	return []conditions.Type{conditions.Ready, conditions.MemoryPressure, conditions.DiskPressure, conditions.PIDPressure, conditions.NetworkUnavailable}
+}
 
-// Statuses are the three condition statuses.
-var Statuses = []conditions.Status{conditions.True, conditions.False, conditions.Unknown}
+// Statuses returns the three condition statuses, a new slice on each call.
+func Statuses() []conditions.Status {
+	return []conditions.Status{conditions.True, conditions.False, conditions.Unknown}
+}
 
 // Conditions draws one node condition of a kubelet type: any status, a
 // heartbeat up to 90 s before o.Now and a transition up to an hour before
@@ -26,7 +31,7 @@ var Statuses = []conditions.Status{conditions.True, conditions.False, conditions
 // has an empty or unknown type or status.
 func Conditions(o Options) *rapid.Generator[conditions.Condition] {
 	return rapid.Custom(func(t *rapid.T) conditions.Condition {
-		c := conditions.Condition{Type: rapid.SampledFrom(ConditionTypes).Draw(t, "type"), Status: rapid.SampledFrom(Statuses).Draw(t, "status")}
+		c := conditions.Condition{Type: rapid.SampledFrom(ConditionTypes()).Draw(t, "type"), Status: rapid.SampledFrom(Statuses()).Draw(t, "status")}
 		if !o.Valid && rare(t, 8, "odd") {
 			c.Type = rapid.SampledFrom([]conditions.Type{"", "Bogus", c.Type}).Draw(t, "oddType")
 			c.Status = rapid.SampledFrom([]conditions.Status{"", "Maybe", c.Status}).Draw(t, "oddStatus")
@@ -87,7 +92,7 @@ func drawNode(t *rapid.T, o Options, name string, zones []string) nodelifecycle.
 		n.Labels = map[string]string{eviction.LabelTopologyRegion: "r", eviction.LabelTopologyZone: rapid.SampledFrom(zones).Draw(t, "zone")}
 	}
 	if !rare(t, 8, "neverPosted") {
-		st := rapid.SampledFrom(Statuses).Draw(t, "ready")
+		st := rapid.SampledFrom(Statuses()).Draw(t, "ready")
 		hb := ago(t, now, 90, "heartbeatAgo")
 		n.Conditions = []conditions.Condition{{Type: conditions.Ready, Status: st, LastHeartbeatTime: hb, LastTransitionTime: hb.Add(-time.Minute)}}
 		if rare(t, 4, "memoryPressure") {
@@ -156,7 +161,7 @@ func ZoneNodes(o Options) *rapid.Generator[[]eviction.ZoneNode] {
 		nodes := make([]eviction.ZoneNode, rapid.IntRange(0, o.maxNodes()).Draw(t, "nodes"))
 		for i := range nodes {
 			nodes[i] = eviction.ZoneNode{Name: fmt.Sprintf("n%d", i), Zone: rapid.SampledFrom([]string{"", "a", "b", "c"}).Draw(t, "zone"),
-				Ready:    rapid.SampledFrom(append(slices.Clone(Statuses), "")).Draw(t, "ready"),
+				Ready:    rapid.SampledFrom(append(slices.Clone(Statuses()), "")).Draw(t, "ready"),
 				Excluded: rare(t, 10, "excluded")}
 		}
 		return nodes

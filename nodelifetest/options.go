@@ -6,9 +6,9 @@ import (
 	"pgregory.net/rapid"
 )
 
-// Epoch is the time the generators draw around when Options.Now is zero:
-// 2026-01-01T00:00:00Z.
-var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+// Epoch returns the time the generators draw around when Options.Now is
+// zero: 2026-01-01T00:00:00Z.
+func Epoch() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
 
 // Options steer the generators. Each generator reads the fields that
 // concern it and says which; the zero value draws the whole range,
@@ -41,7 +41,7 @@ type Options struct {
 
 func (o Options) now() time.Time {
 	if o.Now.IsZero() {
-		return Epoch
+		return Epoch()
 	}
 	return o.Now
 }

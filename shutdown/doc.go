@@ -32,7 +32,7 @@
 //		d := shutdown.DecideInhibitDelay(logindInhibitDelayMax(), m.InhibitDelay())
 //		if d.Override {
 //			// write d.DropIn to d.Path, SIGHUP systemd-logind, re-read after
-//			// each of shutdown.InhibitRecheckDelays, then:
+//			// each of shutdown.InhibitRecheckDelays(), then:
 //			err = shutdown.CheckInhibitDelay(reread(), d.Required)
 //		}
 //		// take the delay inhibitor lock (InhibitWhat, InhibitWho, InhibitWhy, InhibitMode)

@@ -27,11 +27,13 @@ const DefaultInhibitDelayMax = 5 * time.Second
 // names that sort after it. Older kubelets wrote "kubelet.conf".
 const LogindDropInPath = "/etc/systemd/logind.conf.d/99-kubelet.conf"
 
-// InhibitRecheckDelays are the waits between the kubelet's re-reads of
+// InhibitRecheckDelays returns the waits between the kubelet's re-reads of
 // InhibitDelayMaxUSec after it wrote the drop-in and sent SIGHUP to
 // systemd-logind: five reads, the first at once, then backing off from
 // 100ms, doubling. Older kubelets read once.
-var InhibitRecheckDelays = [...]time.Duration{0, 100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond}
+func InhibitRecheckDelays() [5]time.Duration {
+	return [...]time.Duration{0, 100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond}
+}
 
 // InhibitDecision is what to do about logind's InhibitDelayMaxSec before
 // taking the inhibitor lock.
@@ -100,7 +102,7 @@ func CheckInhibitDelay(current, required time.Duration) error {
 	if required <= current {
 		return nil
 	}
-	return &InhibitDelayError{Attempts: len(InhibitRecheckDelays), Required: required, Current: current}
+	return &InhibitDelayError{Attempts: len(InhibitRecheckDelays()), Required: required, Current: current}
 }
 
 // KubeletServiceName is the kubelet's Windows service name.

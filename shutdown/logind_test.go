@@ -61,11 +61,11 @@ func TestCheckInhibitDelay(t *testing.T) {
 		t.Errorf("legacy text %q", legacy.Error())
 	}
 	var sum time.Duration
-	for _, d := range InhibitRecheckDelays {
+	for _, d := range InhibitRecheckDelays() {
 		sum += d
 	}
-	if len(InhibitRecheckDelays) != 5 || sum != 1500*time.Millisecond {
-		t.Errorf("recheck delays %v: want 5 reads over 1.5s", InhibitRecheckDelays)
+	if len(InhibitRecheckDelays()) != 5 || sum != 1500*time.Millisecond {
+		t.Errorf("recheck delays %v: want 5 reads over 1.5s", InhibitRecheckDelays())
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 )
 
 // t0 is the start of every drawn history.
-var t0 = nodelifetest.Epoch
+var t0 = nodelifetest.Epoch()
 
 // naivePhaseIndex is PhaseIndex written from the reference's words: the
 // phase with the largest priority <= the pod's, else the lowest; among

@@ -227,7 +227,7 @@ func TestPropertyCriticalNeverSelected(t *testing.T) {
 			t.Fatal(err)
 		}
 		obs := nodelifetest.Observations().Draw(t, "observations")
-		r := m.Step(obs, pods, nodelifetest.Epoch)
+		r := m.Step(obs, pods, nodelifetest.Epoch())
 		if e := r.Decision.Evict; e != nil && e.Pod.IsCritical() {
 			t.Fatalf("critical pod %s selected", e.Pod.UID)
 		}
