@@ -175,18 +175,18 @@ func ExampleNoExecuteTainter() {
 	node := eviction.TaintNode{Name: "n1", Zone: "z"}
 	// Monitor pass: the node was observed Unknown.
 	a := t.Observe(node, conditions.Unknown, start)
-	fmt.Println(a.Kind, a.Message)
+	fmt.Println(a.Kind, a.Node+":", a.Message)
 	// Tainting pass: the zone's limiter lets it through.
 	for _, u := range t.Step(start, func(string) (conditions.Status, bool) { return conditions.Unknown, true }) {
-		fmt.Println(u.Message)
+		fmt.Printf("%s: add %s, remove %s: %s (%s)\n", u.Node, u.Add, u.Remove, u.Reason, u.Message)
 		node.Taints = append(node.Taints, u.Add)
 	}
 	// The node is Ready again.
 	a = t.Observe(node, conditions.True, start.Add(time.Minute))
 	fmt.Println(a.Kind, a.Remove)
 	// Output:
-	// Queued node n1: Ready is Unknown, queued for the node.kubernetes.io/unreachable:NoExecute taint in zone "z"
-	// node n1: Ready is Unknown, adding node.kubernetes.io/unreachable:NoExecute
+	// Queued n1: Ready is Unknown, queued for the node.kubernetes.io/unreachable:NoExecute taint in zone "z"
+	// n1: add node.kubernetes.io/unreachable:NoExecute, remove node.kubernetes.io/not-ready:NoExecute: NodeUnreachable (Ready is Unknown)
 	// Untaint [node.kubernetes.io/unreachable:NoExecute]
 }
 

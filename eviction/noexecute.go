@@ -184,39 +184,70 @@ func (d NoExecuteDecision) EventMessage() string {
 	return ""
 }
 
-// Message says what was decided and why, for people.
+// Message says what was decided and why, for people, naming the pod:
+// "pod ns/web does not tolerate node.kubernetes.io/unreachable:NoExecute:
+// evict now". Where the pod is named already (an action that carries it),
+// use Why.
 func (d NoExecuteDecision) Message() string {
-	key := d.Pod.Key()
+	why, verb := d.why()
+	if why == "" {
+		return "pod " + d.Pod.Key()
+	}
+	if verb {
+		return "pod " + d.Pod.Key() + " " + why
+	}
+	return "pod " + d.Pod.Key() + ": " + why
+}
+
+// Why is Message without the pod: "does not tolerate
+// node.kubernetes.io/unreachable:NoExecute: evict now", "the node has no
+// NoExecute taints; cancelling its scheduled eviction".
+func (d NoExecuteDecision) Why() string {
+	why, _ := d.why()
+	return why
+}
+
+// why returns the reason and the action, and whether the text goes on
+// from the pod as a verb ("tolerates ...") rather than after a colon.
+func (d NoExecuteDecision) why() (string, bool) {
 	var msg string
+	verb := false
 	switch d.Reason {
 	case ReasonNoNoExecuteTaints:
-		msg = "pod " + key + ": the node has no NoExecute taints"
+		msg = "the node has no NoExecute taints"
 	case ReasonUntoleratedTaint:
-		msg = "pod " + key + " does not tolerate " + d.Taint.String()
+		msg, verb = "does not tolerate "+d.Taint.String(), true
 	case ReasonToleratedForever:
-		msg = "pod " + key + " tolerates every NoExecute taint of the node forever"
+		msg, verb = "tolerates every NoExecute taint of the node forever", true
 	case ReasonZeroToleration:
-		msg = "pod " + key + " tolerates " + d.Taint.String() + " with tolerationSeconds <= 0"
+		msg, verb = "tolerates "+d.Taint.String()+" with tolerationSeconds <= 0", true
 	case ReasonTolerationExpired:
-		msg = "pod " + key + ": its eviction deadline " + stamp(d.other) + " has passed"
+		msg = "its eviction deadline " + stamp(d.other) + " has passed"
 	case ReasonTolerationSeconds:
-		msg = "pod " + key + " tolerates " + d.Taint.String() + " until " + stamp(d.At)
+		msg, verb = "tolerates "+d.Taint.String()+" until "+stamp(d.At), true
 	case ReasonScheduledKept:
-		msg = "pod " + key + ": keeping the eviction scheduled at " + stamp(d.At) + ", whatever its tolerations say now"
+		msg = "keeping the eviction scheduled at " + stamp(d.At) + ", whatever its tolerations say now"
 	case ReasonTolerationsChanged:
-		msg = "pod " + key + ": tolerations changed, eviction moved from " + stamp(d.other) + " to " + stamp(d.At)
-	default:
-		msg = "pod " + key
+		msg = "tolerations changed, eviction moved from " + stamp(d.other) + " to " + stamp(d.At)
 	}
+	var act string
 	switch d.Action {
 	case NoExecuteEvictNow:
-		msg += ": evict now"
+		act = "evict now"
 	case NoExecuteCancel:
-		msg += "; cancelling its scheduled eviction"
+		act = "cancelling its scheduled eviction"
 	case NoExecuteSchedule:
-		msg += ": evict at " + stamp(d.At)
+		act = "evict at " + stamp(d.At)
 	}
-	return msg
+	switch {
+	case msg == "":
+		return act, false
+	case act == "":
+		return msg, verb
+	case d.Action == NoExecuteCancel:
+		return msg + "; " + act, verb
+	}
+	return msg + ": " + act, verb
 }
 
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }

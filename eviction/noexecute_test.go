@@ -195,3 +195,31 @@ func TestNoExecuteConfigValidate(t *testing.T) {
 		t.Fatalf("unknown anchor replanned to %v (%s), want CreatedAt + 60s", d.At, d.Action)
 	}
 }
+
+// Message names the pod once; Why is the same text without it, for an
+// action that carries the pod already.
+func TestNoExecuteWhy(t *testing.T) {
+	p := Pod{Namespace: "ns", Name: "p"}
+	for _, tc := range []struct {
+		d        NoExecuteDecision
+		msg, why string
+	}{
+		{NoExecuteDecision{Pod: p, Action: NoExecuteEvictNow, Reason: ReasonUntoleratedTaint, Taint: dedicated},
+			"pod ns/p does not tolerate dedicated=db:NoExecute: evict now", "does not tolerate dedicated=db:NoExecute: evict now"},
+		{NoExecuteDecision{Pod: p, Action: NoExecuteCancel, Reason: ReasonNoNoExecuteTaints},
+			"pod ns/p: the node has no NoExecute taints; cancelling its scheduled eviction", "the node has no NoExecute taints; cancelling its scheduled eviction"},
+		{NoExecuteDecision{Pod: p, Action: NoExecuteSchedule, Reason: ReasonTolerationSeconds, Taint: notReady, At: at(60)},
+			"pod ns/p tolerates node.kubernetes.io/not-ready:NoExecute until 2026-03-01T12:01:00Z: evict at 2026-03-01T12:01:00Z",
+			"tolerates node.kubernetes.io/not-ready:NoExecute until 2026-03-01T12:01:00Z: evict at 2026-03-01T12:01:00Z"},
+		{NoExecuteDecision{Pod: p, Action: NoExecuteEvictNow},
+			"pod ns/p: evict now", "evict now"},
+		{NoExecuteDecision{Pod: p}, "pod ns/p", ""},
+	} {
+		if got := tc.d.Message(); got != tc.msg {
+			t.Errorf("Message = %q, want %q", got, tc.msg)
+		}
+		if got := tc.d.Why(); got != tc.why {
+			t.Errorf("Why = %q, want %q", got, tc.why)
+		}
+	}
+}

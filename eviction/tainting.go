@@ -70,7 +70,8 @@ type TaintAction struct {
 	// Dequeued is true when the node was taken out of its zone's queue and
 	// dedupe set.
 	Dequeued bool
-	// Reason is machine-readable; Message says the same for people.
+	// Reason is machine-readable; Message says the same for people,
+	// without naming the node (Node does).
 	Reason, Message string
 }
 
@@ -82,7 +83,8 @@ type TaintUpdate struct {
 	// opposite taint, to remove if present.
 	Add, Remove taints.Taint
 	// Reason is "NodeNotReady" or "NodeUnreachable"; Message says the same
-	// for people.
+	// for people ("Ready is Unknown"), without naming the node or the
+	// taints (the fields do).
 	Reason, Message string
 }
 
@@ -170,13 +172,13 @@ func (t *NoExecuteTainter) Observe(n TaintNode, observedReady conditions.Status,
 		return t.MarkReachable(n)
 	default:
 		return TaintAction{Node: n.Name, Zone: n.Zone, Kind: TaintActionNone, Reason: "UnknownReadyStatus",
-			Message: fmt.Sprintf("node %s: Ready status %q is not True, False or Unknown; nothing to do", n.Name, observedReady)}
+			Message: fmt.Sprintf("Ready status %q is not True, False or Unknown; nothing to do", observedReady)}
 	}
 	if taints.Exists(n.Taints, other) {
 		add := want
 		add.TimeAdded = now
 		return TaintAction{Node: n.Name, Zone: n.Zone, Kind: TaintActionSwap, Add: []taints.Taint{add}, Remove: []taints.Taint{other},
-			Reason: "SwapTaint", Message: fmt.Sprintf("node %s: Ready is %s, swapping %s for %s at once", n.Name, observedReady, other, want)}
+			Reason: "SwapTaint", Message: "Ready is " + string(observedReady) + ": the other NoExecute taint is swapped at once"}
 	}
 	q := t.Queue(n.Zone)
 	added := false
@@ -191,13 +193,13 @@ func (t *NoExecuteTainter) Observe(n TaintNode, observedReady conditions.Status,
 		// Concatenated, not formatted: a node waiting for its turn is
 		// queued again at every pass, as upstream.
 		return TaintAction{Node: n.Name, Zone: n.Zone, Kind: TaintActionQueued, Reason: "Queued",
-			Message: "node " + n.Name + ": Ready is " + string(observedReady) + ", queued for the " + want.Key + ":" + string(want.Effect) +
+			Message: "Ready is " + string(observedReady) + ", queued for the " + want.Key + ":" + string(want.Effect) +
 				" taint in zone " + strconv.Quote(ZoneName(n.Zone))}
 	}
 	return TaintAction{Node: n.Name, Zone: n.Zone, Kind: TaintActionNone, Reason: "AlreadyQueued",
 		// Concatenated, not formatted: this is the answer for every node
 		// of an outage on every pass.
-		Message: "node " + n.Name + ": Ready is " + string(observedReady) + ", already queued or tainted"}
+		Message: "Ready is " + string(observedReady) + ", already queued or tainted"}
 }
 
 // MarkReachable removes the node's NoExecute taints and takes it out of its
@@ -219,11 +221,11 @@ func (t *NoExecuteTainter) MarkReachable(n TaintNode) TaintAction {
 		a.Kind, a.Reason = TaintActionNone, "NotTainted"
 		// Concatenated, not formatted: this is the answer for every Ready
 		// node on every pass.
-		a.Message = "node " + n.Name + ": no NoExecute taint to remove"
+		a.Message = "no NoExecute taint to remove"
 		return a
 	}
 	a.Reason = "NodeReachable"
-	a.Message = fmt.Sprintf("node %s: removing NoExecute taints %v", n.Name, a.Remove)
+	a.Message = "marked reachable: its NoExecute taints come off"
 	return a
 }
 
@@ -286,7 +288,7 @@ func (t *NoExecuteTainter) Step(now time.Time, ready func(node string) (status c
 				return true, 0
 			}
 			u.Add.TimeAdded = now
-			u.Message = fmt.Sprintf("node %s: Ready is %s, adding %s", it.Name, status, u.Add)
+			u.Message = "Ready is " + string(status)
 			out = append(out, u)
 			return true, 0
 		})

@@ -83,14 +83,14 @@ func Example() {
 	//   +65s Zone r/b: Normal -> FullDisruption, 2 of 2 not ready, tainting rate 0.1/s
 	//   +65s Taint b-1 node.kubernetes.io/unreachable:NoSchedule: condition taints follow the node's conditions
 	//   +65s Taint b-2 node.kubernetes.io/unreachable:NoSchedule: condition taints follow the node's conditions
-	//   +65s Taint b-1 node.kubernetes.io/unreachable:NoExecute: node b-1: Ready is Unknown, adding node.kubernetes.io/unreachable:NoExecute
+	//   +65s Taint b-1 node.kubernetes.io/unreachable:NoExecute: Ready is Unknown
 	//   +65s Schedule shop/web-b-1 due +95s
-	//   +75s Taint b-2 node.kubernetes.io/unreachable:NoExecute: node b-2: Ready is Unknown, adding node.kubernetes.io/unreachable:NoExecute
+	//   +75s Taint b-2 node.kubernetes.io/unreachable:NoExecute: Ready is Unknown
 	//   +75s Schedule shop/web-b-2 due +105s
 	//   +95s Evict b-1 pod shop/web-b-1: tolerated the node's NoExecute taints for 30s
 	//  +105s Evict b-2 pod shop/web-b-2: tolerated the node's NoExecute taints for 30s
-	//  +120s Untaint b-1 node.kubernetes.io/unreachable:NoExecute: node b-1: removing NoExecute taints [node.kubernetes.io/unreachable:NoExecute]
-	//  +120s Untaint b-2 node.kubernetes.io/unreachable:NoExecute: node b-2: removing NoExecute taints [node.kubernetes.io/unreachable:NoExecute]
+	//  +120s Untaint b-1 node.kubernetes.io/unreachable:NoExecute: marked reachable: its NoExecute taints come off
+	//  +120s Untaint b-2 node.kubernetes.io/unreachable:NoExecute: marked reachable: its NoExecute taints come off
 	//  +120s Zone r/b: FullDisruption -> Normal, 0 of 2 not ready, tainting rate 0.1/s
 	//  +120s Untaint b-1 node.kubernetes.io/unreachable:NoSchedule: condition taints follow the node's conditions
 	//  +120s Untaint b-2 node.kubernetes.io/unreachable:NoSchedule: condition taints follow the node's conditions
@@ -151,7 +151,7 @@ func ExampleController_Step_apply() {
 	// +1m0s PodsNotReady b-1: Node is not ready
 	// +1m0s Zone /b: Initial -> FullDisruption, 1 of 1 not ready, tainting rate 0.1/s
 	// +1m0s Taint b-1 node.kubernetes.io/unreachable:NoSchedule: condition taints follow the node's conditions
-	// +1m0s Taint b-1 node.kubernetes.io/unreachable:NoExecute: node b-1: Ready is Unknown, adding node.kubernetes.io/unreachable:NoExecute
+	// +1m0s Taint b-1 node.kubernetes.io/unreachable:NoExecute: Ready is Unknown
 }
 
 // The controller's view can be read back: the node as it left it, a pod's

@@ -422,9 +422,9 @@ func (n *naive) Step(now time.Time, apply Apply) Ready {
 				}
 				if _, ok := sched[key]; ok {
 					delete(sched, key)
-					_ = n.emit(Action{Kind: KindCancel, Node: name, Pod: ref, Reason: "EvictNow", Message: "pod " + key + " is evicted at once instead"})
+					_ = n.emit(Action{Kind: KindCancel, Node: name, Pod: ref, Reason: "EvictNow", Message: "evicted at once instead"})
 				}
-				if n.evict(name, n.pods[key], d.Reason, d.Taint, d.Message()) != nil {
+				if n.evict(name, n.pods[key], d.Reason, d.Taint, d.Why()) != nil {
 					retry = true
 				}
 			case eviction.NoExecuteSchedule, eviction.NoExecuteKeep:
@@ -432,11 +432,11 @@ func (n *naive) Step(now time.Time, apply Apply) Ready {
 					continue
 				}
 				sched[key] = d.Scheduled
-				_ = n.emit(Action{Kind: KindSchedule, Node: name, Pod: ref, Taint: d.Taint, Due: d.At, Reason: d.Reason, Message: d.Message()})
+				_ = n.emit(Action{Kind: KindSchedule, Node: name, Pod: ref, Taint: d.Taint, Due: d.At, Reason: d.Reason, Message: d.Why()})
 			case eviction.NoExecuteCancel:
 				if _, ok := sched[key]; ok {
 					delete(sched, key)
-					_ = n.emit(Action{Kind: KindCancel, Node: name, Pod: ref, Reason: d.Reason, Message: d.Message()})
+					_ = n.emit(Action{Kind: KindCancel, Node: name, Pod: ref, Reason: d.Reason, Message: d.Why()})
 				}
 			}
 		}

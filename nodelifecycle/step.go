@@ -771,9 +771,9 @@ func (c *Controller) planNode(now time.Time, ns *nodeState) {
 				// before it evicts at once.
 				delete(ns.scheduled, key)
 				_ = c.emit(Action{Kind: KindCancel, Node: ns.node.Name, Pod: PodRef{Namespace: d.Pod.Namespace, Name: d.Pod.Name, UID: d.Pod.UID},
-					Reason: "EvictNow", Message: "pod " + key + " is evicted at once instead"})
+					Reason: "EvictNow", Message: "evicted at once instead"})
 			}
-			if c.evict(ns, bound[key], d.Reason, d.Taint, d.Message()) != nil {
+			if c.evict(ns, bound[key], d.Reason, d.Taint, d.Why()) != nil {
 				ns.plan = true // planned again, and so evicted again, at the next Step
 			}
 		case eviction.NoExecuteSchedule, eviction.NoExecuteKeep:
@@ -782,12 +782,12 @@ func (c *Controller) planNode(now time.Time, ns *nodeState) {
 			}
 			c.schedule(ns, key, d.Scheduled)
 			_ = c.emit(Action{Kind: KindSchedule, Node: ns.node.Name, Pod: PodRef{Namespace: d.Pod.Namespace, Name: d.Pod.Name, UID: d.Pod.UID},
-				Taint: d.Taint, Due: d.At, Reason: d.Reason, Message: d.Message()})
+				Taint: d.Taint, Due: d.At, Reason: d.Reason, Message: d.Why()})
 		case eviction.NoExecuteCancel:
 			if _, ok := ns.scheduled[key]; ok {
 				delete(ns.scheduled, key)
 				_ = c.emit(Action{Kind: KindCancel, Node: ns.node.Name, Pod: PodRef{Namespace: d.Pod.Namespace, Name: d.Pod.Name, UID: d.Pod.UID},
-					Reason: d.Reason, Message: d.Message()})
+					Reason: d.Reason, Message: d.Why()})
 			}
 		}
 	}

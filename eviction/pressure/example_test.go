@@ -112,11 +112,11 @@ func ExampleRank() {
 		fmt.Println(r.Explain(pressure.SignalMemoryAvailable))
 	}
 	// Output:
-	// default/batch: priority 0, usage 1073741824 exceeds request 536870912, excess 536870912
-	// default/besteffort: priority 0, usage 104857600 exceeds request 0, excess 104857600
-	// default/burstable: priority 1000, usage 1073741824 exceeds request 268435456, excess 805306368
-	// default/system (critical: never evicted): priority 2000001000, usage 4294967296 exceeds request 134217728, excess 4160749568
-	// default/guaranteed-hog: priority 0, usage 2147483648 within request 2147483648, excess 0
+	// default/batch: priority 0, usage 1Gi exceeds request 512Mi, excess 512Mi
+	// default/besteffort: priority 0, usage 100Mi exceeds request 0, excess 100Mi
+	// default/burstable: priority 1000, usage 1Gi exceeds request 256Mi, excess 768Mi
+	// default/system (critical: never evicted): priority 2000001000, usage 4Gi exceeds request 128Mi, excess 3968Mi
+	// default/guaranteed-hog: priority 0, usage 2Gi within request 2Gi, excess 0
 }
 
 func ExampleManager_Step() {

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"github.com/nodelife/nodelife/internal/podorder"
 )
 
@@ -62,8 +64,12 @@ func (r Ranked) Explain(s Signal) string {
 		b.WriteString(" processes")
 		return b.String()
 	}
+	amount := formatMilli
+	if res := s.Resource(); res == ResourceMemory || res == ResourceEphemeralStorage {
+		amount = formatBytes
+	}
 	b.WriteString(", usage ")
-	b.WriteString(formatMilli(r.Usage))
+	b.WriteString(amount(r.Usage))
 	if r.Parts != 0 {
 		b.WriteString(" (")
 		b.WriteString(r.Parts.String())
@@ -74,10 +80,19 @@ func (r Ranked) Explain(s Signal) string {
 	} else {
 		b.WriteString(" within request ")
 	}
-	b.WriteString(formatMilli(r.Request))
+	b.WriteString(amount(r.Request))
 	b.WriteString(", excess ")
-	b.WriteString(formatMilli(r.Excess))
+	b.WriteString(amount(r.Excess))
 	return b.String()
+}
+
+// formatBytes prints a milli-byte amount as kubectl writes a quantity of
+// bytes: 1Gi, 512Mi, 10737418400 (no binary suffix divides it).
+func formatBytes(m int64) string {
+	if m%1000 != 0 {
+		return formatMilli(m)
+	}
+	return resource.NewQuantity(m/1000, resource.BinarySI).String()
 }
 
 // formatMilli prints a milli-unit amount in whole units, with a fraction

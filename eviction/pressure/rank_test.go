@@ -199,3 +199,12 @@ func TestFormatMilli(t *testing.T) {
 		}
 	}
 }
+
+func TestFormatBytes(t *testing.T) {
+	for m, want := range map[int64]string{0: "0", 1073741824000: "1Gi", 214958080000: "205Mi", -536870912000: "-512Mi",
+		10737418400000: "10737418400", 1500: "1.5", 1024000: "1Ki"} {
+		if got := formatBytes(m); got != want {
+			t.Errorf("%d: %q, want %q", m, got, want)
+		}
+	}
+}

@@ -1,6 +1,9 @@
 package scenario
 
 import (
+	"math"
+	"strconv"
+
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/nodelife/nodelife/cgroup"
@@ -40,16 +43,34 @@ func Cgroup(Options) (Report, error) {
 	memQoS.ThrottlingFactor = 0.9 // memoryThrottlingFactor set (unset, no memory.high, by default since 1.37)
 	rc := cgroup.ResourceConfigForPod(p, cgroup.PodConfigOptions{CPUPeriod: uint64(cgroup.QuotaPeriod), MemoryQoS: &memQoS})
 	shares := *rc.CPUShares
-	r.fact("values", "pod", string(class), "QoS %s: cpu.shares %d -> cpu.weight %d (kubelet, linear; %d under runc 1.3.2+), cpu.max %q, memory.max %d",
+	r.fact("values", "pod", string(class), "QoS %s: cpu.shares %d -> cpu.weight %d (kubelet, linear; %d under runc 1.3.2+), cpu.max %q, memory.max %d (%s)",
 		class, shares, cgroup.WeightLinear.Weight(shares), cgroup.WeightQuadratic.Weight(shares),
-		cgroup.FormatCPUMax(*rc.CPUQuota, int64(*rc.CPUPeriod)), *rc.Memory)
+		cgroup.FormatCPUMax(*rc.CPUQuota, int64(*rc.CPUPeriod)), *rc.Memory, gib(*rc.Memory))
 	mv := memQoS.Container(class, app.Resources.Requests.Memory(), app.Resources.Limits.Memory(), 0)
-	r.fact("values", "app", "", "MemoryQoS: memory.high %d (memoryThrottlingFactor 0.9: request + 0.9 x (limit - request), whole 4KiB pages)", mv.High)
+	r.fact("values", "app", "", "MemoryQoS: memory.high %d (%s; memoryThrottlingFactor 0.9: request + 0.9 x (limit - request), whole 4KiB pages)", mv.High, aboutGi(mv.High))
 	swap, err := cgroup.ContainerSwap(p, app, cgroup.SwapConfig{Behavior: cgroup.LimitedSwap, Version: cgroup.V2, Controller: true,
 		NodeMemory: 40 << 30, NodeSwap: 5 << 30}, cgroup.QOSOptions{})
 	if err != nil {
 		return r, err
 	}
-	r.fact("swap", "app", swap.Reason.String(), "swap: %s, memory.swap.max %s", swap.Reason, swap.SwapMax)
+	r.fact("swap", "app", swap.Reason.String(), "swap: %s, memory.swap.max %s%s", swap.Reason, swap.SwapMax, inBytes(swap.SwapMax))
 	return r, nil
+}
+
+// aboutGi prints a byte count in GiB to two places: "about 1.9Gi".
+func aboutGi(b int64) string {
+	return "about " + strconv.FormatFloat(math.Round(float64(b)/(1<<30)*100)/100, 'f', -1, 64) + "Gi"
+}
+
+// inBytes returns " (128Mi)" for a cgroup file's byte count that a binary
+// suffix shortens, and "" for anything else ("max", "0", an odd count).
+func inBytes(v string) string {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 1024 {
+		return ""
+	}
+	if q := gib(n); q != v {
+		return " (" + q + ")"
+	}
+	return ""
 }

@@ -244,7 +244,7 @@ func DiskPressure(opts Options) (Report, error) {
 			break
 		}
 	}
-	r.figure("image GC bytes freed", res.Freed)
+	r.bytesFigure("image GC freed", res.Freed)
 	return r, nil
 }
 

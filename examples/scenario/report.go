@@ -65,6 +65,9 @@ type Report struct {
 type Figure struct {
 	Name  string `json:"name"`
 	Value int64  `json:"value"`
+	// Unit is "bytes" for an amount of bytes, which the text prints as a
+	// quantity (14Gi); empty for a count.
+	Unit string `json:"unit,omitempty"`
 }
 
 // at adds a timed event.
@@ -80,6 +83,20 @@ func (r *Report) fact(kind, object, reason, format string, args ...any) {
 // figure adds a summary figure.
 func (r *Report) figure(name string, v int64) {
 	r.Summary = append(r.Summary, Figure{Name: name, Value: v})
+}
+
+// bytesFigure adds a summary figure counting bytes.
+func (r *Report) bytesFigure(name string, v int64) {
+	r.Summary = append(r.Summary, Figure{Name: name, Value: v, Unit: "bytes"})
+}
+
+// String prints the figure as the text report does: "evicted 1",
+// "image GC freed 14Gi".
+func (f Figure) String() string {
+	if f.Unit == "bytes" {
+		return f.Name + " " + gib(f.Value)
+	}
+	return f.Name + " " + strconv.FormatInt(f.Value, 10)
 }
 
 // Offset formats a time since the start as the reports print it, in
@@ -104,7 +121,7 @@ func (r Report) WriteText(w io.Writer) error {
 	if len(r.Summary) > 0 {
 		parts := make([]string, len(r.Summary))
 		for i, f := range r.Summary {
-			parts[i] = fmt.Sprintf("%s %d", f.Name, f.Value)
+			parts[i] = f.String()
 		}
 		fmt.Fprintf(&b, "  -- %s\n", strings.Join(parts, ", "))
 	}

@@ -55,6 +55,6 @@ func ExamplePlan() {
 	// +55s NodeStatus n3: no heartbeat for 50s: Ready=Unknown
 	// +55s PodsNotReady n3: Node is not ready
 	// +55s Taint n3 node.kubernetes.io/unreachable:NoSchedule: condition taints follow the node's conditions
-	// +55s Taint n3 node.kubernetes.io/unreachable:NoExecute: node n3: Ready is Unknown, adding node.kubernetes.io/unreachable:NoExecute
+	// +55s Taint n3 node.kubernetes.io/unreachable:NoExecute: Ready is Unknown
 	// +1m55s Evict n3 pod shop/web: tolerated the node's NoExecute taints for 1m0s
 }

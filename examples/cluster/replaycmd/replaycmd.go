@@ -22,6 +22,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -156,7 +157,7 @@ func MainWith(ctx context.Context, live *rest.Config, args []string, stdout, std
 	fs.Duration("node-startup-grace-period", dc.NodeStartupGracePeriod, "kube-controller-manager --node-startup-grace-period")
 	fs.Float64("node-eviction-rate", dc.NodeEvictionRate, "kube-controller-manager --node-eviction-rate (nodes per second per zone)")
 	fs.Float64("secondary-node-eviction-rate", dc.SecondaryNodeEvictionRate, "kube-controller-manager --secondary-node-eviction-rate")
-	fs.Float64("unhealthy-zone-threshold", float64(dc.UnhealthyZoneThreshold), "kube-controller-manager --unhealthy-zone-threshold")
+	fs.Float64("unhealthy-zone-threshold", shortestFloat64(dc.UnhealthyZoneThreshold), "kube-controller-manager --unhealthy-zone-threshold")
 	fs.Int("large-cluster-size-threshold", dc.LargeClusterSizeThreshold, "kube-controller-manager --large-cluster-size-threshold")
 	fs.Int("node-lease-duration-seconds", int(lease.DefaultNodeLeaseDurationSeconds), "kubelet nodeLeaseDurationSeconds (the kubelet renews every quarter of it)")
 	fs.Int64("default-not-ready-toleration-seconds", taints.DefaultTolerationSeconds, "kube-apiserver --default-not-ready-toleration-seconds, for pods that lack the toleration")
@@ -412,4 +413,12 @@ func list[T any](ctx context.Context, what string, page func(metav1.ListOptions)
 		}
 		opts.Continue = next
 	}
+}
+
+// shortestFloat64 returns the float64 that prints as the float32 x is
+// written (0.55 for float32(0.55), not 0.550000011920929), so a flag's
+// default reads as a person would write it and converts back to x.
+func shortestFloat64(x float32) float64 {
+	f, _ := strconv.ParseFloat(strconv.FormatFloat(float64(x), 'g', -1, 32), 64)
+	return f
 }

@@ -223,3 +223,24 @@ spec:
 		}
 	}
 }
+
+// The help text's defaults read as a person writes them: the zone
+// threshold, a float32 upstream, is 0.55 and not its float64 widening.
+func TestHelpDefaults(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := Main([]string{"-h"}, &out, &errOut); code != 2 {
+		t.Fatalf("-h: exit %d, want 2", code)
+	}
+	help := errOut.String()
+	for _, want := range []string{"kube-controller-manager --unhealthy-zone-threshold (default 0.55)", "(default 0.1)", "(default 0.01)"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("help lacks %q", want)
+		}
+	}
+	if strings.Contains(help, "0.5500000") {
+		t.Errorf("help prints the float32 widened: %s", help)
+	}
+	if got := shortestFloat64(0.55); float32(got) != 0.55 || got != 0.55 {
+		t.Errorf("shortestFloat64(0.55) = %v", got)
+	}
+}
