@@ -42,6 +42,14 @@
 // cluster-level resources). The checks run in the kubelet's order and the
 // first failure is reported (Filter lists them all).
 //
+// A critical pod that does not fit preempts (Preempt): the pods it may
+// evict are taken by QoS class, BestEffort before Burstable before
+// Guaranteed, and within a class the pod that best covers what is missing
+// goes first. Priority plays no part in that order: a priority-1000 pod
+// that frees exactly the shortfall goes before priority-0 pods that would
+// free it together. This is the kubelet's rule, reproduced; order or
+// filter the running pods yourself if you want otherwise.
+//
 // Where this package and a kubelet can differ: upstream visits several
 // failing extended resources in map order (here sorted by name); the
 // kubelet retries a node affinity failure after fetching its Node again

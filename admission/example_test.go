@@ -142,6 +142,35 @@ func ExamplePreempt() {
 	// no set of running pods found to reclaim resources: [(res: cpu, q: 500), ]
 }
 
+// Priority plays no part in the victims' order: a critical pod short of
+// 500m of cpu evicts the priority-1000 pod that requests exactly 500m, not
+// the two priority-0 pods that would free 500m together. All three are
+// Burstable; the one whose request leaves nothing missing comes first
+// (its distance is 0; batch leaves 200m of 500m missing, 0.16; logs 300m,
+// 0.36).
+func ExamplePreempt_priorityPlaysNoPart() {
+	critical := pod("dns", "", "")
+	crit := int32(2000000000)
+	critical.Priority = &crit
+	withPriority := func(p *admission.Pod, prio int32) *admission.Pod {
+		p.Priority = &prio
+		return p
+	}
+	running := []*admission.Pod{
+		withPriority(pod("batch", "300m", ""), 0),
+		withPriority(pod("payments", "500m", ""), 1000),
+		withPriority(pod("logs", "200m", ""), 0),
+	}
+	victims, err := admission.Preempt(critical, running, []admission.Need{{Resource: cgroup.ResourceCPU, Amount: 500}}, admission.Options{})
+	for _, v := range victims {
+		fmt.Println(v.Name, "priority", *v.Priority)
+	}
+	fmt.Println(err)
+	// Output:
+	// payments priority 1000
+	// <nil>
+}
+
 // A static pod from a manifest and its mirror pod: missing, it is created;
 // an orphaned mirror pod is deleted.
 func ExampleReconcileMirrors() {

@@ -133,6 +133,15 @@ func podLevelSet(p *Pod, opts Options) bool {
 //     later one.
 //
 // The result lists BestEffort, then Burstable, then Guaranteed victims.
+//
+// Priority plays no part in the order. Any pod the critical pod may
+// preempt is a candidate, and within a QoS class the one that best fits the
+// shortfall goes first, whatever its priority: a critical pod short of
+// 500m of cpu evicts a priority-1000 pod requesting exactly 500m before two
+// priority-0 pods of 300m and 200m (see the example). The kubelet does the
+// same; a kubelet author who wants low priorities to go first has to order
+// or filter running before calling Preempt (a pod left out is never
+// chosen), knowing the result then differs from upstream's.
 func Preempt(p *Pod, running []*Pod, needs []Need, opts Options) ([]*Pod, error) {
 	scratch := cgroup.ResourceList{}
 	var classes [3][]candidate // BestEffort, Burstable, Guaranteed
