@@ -115,6 +115,6 @@ func TopologyHandler(m *topology.Manager) Handler {
 		if err != nil {
 			return Result{Reason: topology.ReasonUnexpectedAdmission, Message: err.Error()}
 		}
-		return Result{Admit: a.Admit, Reason: a.Reason, Message: a.Message}
+		return Result{Admit: a.Admit, Reason: a.Reason, Message: a.Message, Why: a.Why}
 	})
 }

@@ -40,10 +40,12 @@ func ExampleTopologyHandler() {
 			fmt.Println(p.name, "admitted on CPUs", cpus.CPUs(p.name, "c"))
 		} else {
 			fmt.Println(p.name, "refused:", d.Reason, "-", d.Message)
+			fmt.Println("  why:", d.Why)
 		}
 	}
 	// Output:
 	// two admitted on CPUs 2-3
 	// one admitted on CPUs 1
 	// another refused: TopologyAffinityError - Resources cannot be allocated with Topology locality
+	//   why: cpu: 1 asked, none free on any NUMA node; single-numa-node keeps a container's resources on one NUMA node
 }

@@ -154,6 +154,11 @@ type Result struct {
 	Reason string
 	// Message is the sentence written to status.message.
 	Message string
+	// Why explains a refusal for people where the handler can say more
+	// than upstream's Message (the topology manager's Admission.Why: the
+	// resource, the amount asked, the most free where the policy allows);
+	// empty otherwise. It is not written to the pod's status.
+	Why string
 }
 
 // Admitted returns the Result that lets a pod run.

@@ -48,11 +48,31 @@ func (m BitMask) IsNarrowerThan(o BitMask) bool {
 	return m < o
 }
 
-// String prints m in binary as upstream does: the shortest even number of
-// digits (at least two) that shows the value when it is above the
-// corresponding power of two, e.g. "01" for node 0, "0101" for nodes 0
-// and 2.
+// String prints m as a person reads it: "NUMA node 1", "NUMA nodes 0,2",
+// "no NUMA node" for the empty mask. Bits gives upstream's binary form.
 func (m BitMask) String() string {
+	switch m.Count() {
+	case 0:
+		return "no NUMA node"
+	case 1:
+		return "NUMA node " + strconv.Itoa(bits.TrailingZeros64(uint64(m)))
+	}
+	b := make([]byte, 0, 32)
+	b = append(b, "NUMA nodes "...)
+	for i, n := range m.Nodes() {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(n), 10)
+	}
+	return string(b)
+}
+
+// Bits prints m in binary as upstream's kubelet logs it: the shortest
+// even number of digits (at least two) that shows the value when it is
+// above the corresponding power of two, the highest node on the left,
+// e.g. "01" for node 0, "0101" for nodes 0 and 2, "10" for node 1.
+func (m BitMask) Bits() string {
 	const grouping = 2
 	for shift := 64 - grouping; shift > 0; shift -= grouping {
 		if uint64(m) > 1<<uint(shift) {

@@ -43,6 +43,20 @@
 // an allocation) and, as upstream, leaves the containers allocated before
 // it to the caller to release.
 //
+// A refusal for locality carries upstream's Reason and Message, which say
+// nothing about the machine. Admission.Why says it for people, from the
+// providers' Demands (cpu.Static and memory.Static give theirs): the
+// resource, the amount asked and the most any allowed placement has free,
+// where, and the policy that forbade spreading ("cpu: 40 asked, at most 24
+// free on one NUMA node (NUMA node 1); single-numa-node keeps a
+// container's resources on one NUMA node"). Explain is the same for
+// demands a caller gathers itself.
+//
+// Masks and hints print as node lists ("NUMA nodes 0,1", "{NUMA node 1,
+// preferred}"). Upstream's kubelet logs them in binary, the highest node
+// on the left ("11", "{10 (preferred)}"); BitMask.Bits and Hint.Bits give
+// that form.
+//
 // # Semantics
 //
 // A provider's nil hint list means "no preference" (one preferred hint

@@ -32,9 +32,9 @@ func ExampleMerge() {
 		fmt.Println(p, hint, "admit:", admit)
 	}
 	// Output:
-	// best-effort {01 (preferred)} admit: true
-	// single-numa-node {01 (preferred)} admit: true
-	// best-effort {01} admit: true
+	// best-effort {NUMA node 0, preferred} admit: true
+	// single-numa-node {NUMA node 0, preferred} admit: true
+	// best-effort {NUMA node 0} admit: true
 	// single-numa-node {any} admit: false
 }
 
@@ -50,14 +50,18 @@ func ExampleParsePolicyOptions() {
 	// topology: invalid input: option "max-allowable-numa-nodes" is 4, below the minimum 8
 }
 
-// NewBitMask and String: upstream's binary form, two digits at least.
+// NewBitMask, String (a node list) and Bits (upstream's binary form, two
+// digits at least, the highest node on the left).
 func ExampleNewBitMask() {
 	m, _ := topology.NewBitMask(0, 2)
-	fmt.Println(m, m.Count(), m.Nodes())
+	fmt.Println(m, "|", m.Bits(), m.Count(), m.Nodes())
+	one, _ := topology.NewBitMask(1)
+	fmt.Println(one, "|", one.Bits())
 	_, err := topology.NewBitMask(64)
 	fmt.Println(err)
 	// Output:
-	// 0101 2 [0 2]
+	// NUMA nodes 0,2 | 0101 2 [0 2]
+	// NUMA node 1 | 10
 	// topology: invalid input: NUMA node 64 is outside 0-63
 }
 
@@ -68,4 +72,16 @@ func ExampleEachMask() {
 	fmt.Println()
 	// Output:
 	// [0] [1] [3] [0 1] [0 3] [1 3] [0 1 3]
+}
+
+// Explain on demands a caller gathered: 20 CPUs under restricted on four
+// NUMA nodes of 8 need three nodes (16 < 20 <= 24); the three freest hold
+// 8+4+3 = 15.
+func ExampleExplain() {
+	d := topology.Demand{Resource: "cpu", Asked: 20,
+		Free:     map[int]int64{0: 8, 1: 2, 2: 3, 3: 4},
+		Capacity: map[int]int64{0: 8, 1: 8, 2: 8, 3: 8}}
+	fmt.Println(topology.Explain(topology.PolicyRestricted, []int{0, 1, 2, 3}, []topology.Demand{d}))
+	// Output:
+	// cpu: 20 asked, at most 15 free on 3 NUMA nodes (NUMA nodes 0,2,3), the fewest whose capacity holds 20; restricted admits only a preferred placement, on as few NUMA nodes as each resource needs
 }

@@ -46,6 +46,11 @@ type Provider struct {
 	// refuses the pod; an error with a Type() string method gives the
 	// refusal's reason.
 	Allocate func(pod cgroup.Pod, container string, hint Hint) error
+	// Demands, optional, returns what the container (the whole pod when
+	// container is "") asks of the provider's resources and what each
+	// NUMA node has of them, for Admission.Why; nil leaves the provider
+	// out of the explanation.
+	Demands func(pod cgroup.Pod, container string) []Demand
 }
 
 // ManagerConfig configures a Manager: the kubelet's
@@ -151,6 +156,13 @@ type Admission struct {
 	// one a provider could not allocate on.
 	Refused string
 	Hint    Hint
+	// Why explains a TopologyAffinityError in terms of the machine (see
+	// Explain), from the providers' Demands: "cpu: 40 asked, at most 24
+	// free on one NUMA node (NUMA node 1); single-numa-node keeps a
+	// container's resources on one NUMA node". Empty when no provider
+	// gives demands or on any other answer; Reason and Message stay
+	// upstream's.
+	Why string
 }
 
 // Admit runs the topology manager's admission of pod (v1.37.2):
@@ -180,6 +192,7 @@ func (m *Manager) Admit(pod cgroup.Pod) (Admission, error) {
 		}
 		if !admit {
 			a.Reason, a.Message, a.Hint = ReasonTopologyAffinity, MessageTopologyAffinity, hint
+			a.Why = m.explain(pod, "")
 			return a, nil
 		}
 		podHint = hint
@@ -210,12 +223,25 @@ func (m *Manager) admitContainer(pod cgroup.Pod, name string, podHint Hint, a *A
 		}
 		if !admit {
 			a.Reason, a.Message, a.Refused, a.Hint = ReasonTopologyAffinity, MessageTopologyAffinity, name, h
+			a.Why = m.explain(pod, name)
 			return true, nil
 		}
 		hint = h
 	}
 	m.setAffinity(pod.UID, name, hint)
 	return !m.allocate(pod, name, hint, a), nil
+}
+
+// explain gathers the providers' demands for the container ("" for the
+// pod) and explains the policy's refusal.
+func (m *Manager) explain(pod cgroup.Pod, container string) string {
+	var demands []Demand
+	for _, p := range m.cfg.Providers {
+		if p.Demands != nil {
+			demands = append(demands, p.Demands(pod, container)...)
+		}
+	}
+	return Explain(m.cfg.Policy, m.cfg.NUMA.Nodes, demands)
 }
 
 // merge collects every provider's hints with get and merges them.

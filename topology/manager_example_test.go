@@ -80,12 +80,12 @@ func ExampleManager() {
 	}
 	// Output:
 	// single-numa-node
-	//   db: {01 (preferred)}, CPUs 1-2, memory on [0]
-	//   web: {10 (preferred)}, CPUs 4-6, memory on [1]
+	//   db: {NUMA node 0, preferred}, CPUs 1-2, memory on [0]
+	//   web: {NUMA node 1, preferred}, CPUs 4-6, memory on [1]
 	//   batch: refused: TopologyAffinityError: Resources cannot be allocated with Topology locality
 	// best-effort
-	//   db: {01 (preferred)}, CPUs 1-2, memory on [0]
-	//   web: {10 (preferred)}, CPUs 4-6, memory on [1]
+	//   db: {NUMA node 0, preferred}, CPUs 1-2, memory on [0]
+	//   web: {NUMA node 1, preferred}, CPUs 4-6, memory on [1]
 	//   batch: refused: UnexpectedAdmissionError: Allocate failed due to not enough cpus available to satisfy request: requested=3, available=1, which is unexpected
 }
 
@@ -99,4 +99,52 @@ func ExampleAdmissionError() {
 	// Output:
 	// SMTAlignmentError SMT Alignment Error: requested 3 cpus not multiple cpus per core = 2
 	// UnexpectedAdmissionError Allocate failed due to not enough memory, which is unexpected
+}
+
+// A refusal explained in terms of the machine. Two sockets, one NUMA node
+// each with 24 CPUs (one thread per core) and 64Gi; CPU 0 and 1Gi of node 0
+// are reserved, so
+// node 0 has 23 CPUs free and node 1 24. A Guaranteed pod asking 40 CPUs
+// and 8Gi under single-numa-node: no one node has 40 free CPUs, the best
+// is node 1 with 24; its memory fits anywhere, so only cpu is named.
+// Reason and Message stay upstream's; Why says what a person needs.
+func ExampleAdmission_Why() {
+	var nodes []cpu.NUMANode
+	for id := 0; id < 2; id++ {
+		n := cpu.NUMANode{ID: id}
+		for c := 24 * id; c < 24*id+24; c++ {
+			n.Cores = append(n.Cores, cpu.Core{ID: c, SocketID: id, Threads: []int{c}})
+		}
+		nodes = append(nodes, n)
+	}
+	topo, _ := cpu.Discover(48, 2, nodes)
+	machine, _ := cpu.NewMachine(topo)
+	cpus, _ := cpu.NewStatic(cpu.Config{Machine: machine, NumReserved: 1, TopologyPolicy: topology.PolicySingleNUMANode})
+	_ = cpus.Start(checkpoint.CPUState{})
+	mem, err := memory.NewStatic(memory.Config{
+		Nodes:    []memory.NUMANode{{ID: 0, Memory: 64 << 30}, {ID: 1, Memory: 64 << 30}},
+		Reserved: map[int]map[string]uint64{0: {memory.ResourceMemory: 1 << 30}},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_ = mem.Start(checkpoint.MemoryState{})
+	m, err := topology.NewManager(topology.ManagerConfig{
+		Policy:    topology.PolicySingleNUMANode,
+		NUMA:      topology.NUMAInfo{Nodes: machine.NUMANodes()},
+		Providers: []topology.Provider{cpus.Provider(), mem.Provider()},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	a, err := m.Admit(guaranteedPod("big", "40", "8Gi"))
+	fmt.Println(a.Admit, err)
+	fmt.Println(a.Reason+":", a.Message)
+	fmt.Println(a.Why)
+	// Output:
+	// false <nil>
+	// TopologyAffinityError: Resources cannot be allocated with Topology locality
+	// cpu: 40 asked, at most 24 free on one NUMA node (NUMA node 1); single-numa-node keeps a container's resources on one NUMA node
 }

@@ -32,7 +32,7 @@ func (r *recorder) provider() topology.Provider {
 			return r.podHints, nil
 		},
 		Allocate: func(pod cgroup.Pod, c string, h topology.Hint) error {
-			*r.log = append(*r.log, fmt.Sprintf("%s allocate %s/%s %v", r.name, pod.UID, c, h))
+			*r.log = append(*r.log, fmt.Sprintf("%s allocate %s/%s %s", r.name, pod.UID, c, h.Bits()))
 			return r.fail[c]
 		},
 	}

@@ -16,9 +16,23 @@ type Hint struct {
 	Preferred bool
 }
 
-// String prints the hint as "{01 (preferred)}" or "{any}".
+// String prints the hint as "{NUMA node 0, preferred}", "{NUMA nodes
+// 0,1}" or "{any}". Bits gives upstream's form.
 func (h Hint) String() string {
 	s := h.Affinity.String()
+	if h.Any {
+		s = "any"
+	}
+	if h.Preferred {
+		return "{" + s + ", preferred}"
+	}
+	return "{" + s + "}"
+}
+
+// Bits prints the hint as upstream's kubelet logs it: "{01 (preferred)}"
+// (the affinity in binary, BitMask.Bits) or "{any}".
+func (h Hint) Bits() string {
+	s := h.Affinity.Bits()
 	if h.Any {
 		s = "any"
 	}

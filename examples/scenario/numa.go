@@ -136,7 +136,7 @@ func NUMA(Options) (Report, error) {
 			return r, err
 		}
 		if !a.Admit {
-			r.fact("admit", "web", a.Reason, "%-16s merged %v: refused (%s)", policy, a.Hint, a.Reason)
+			r.fact("admit", "web", a.Reason, "%-16s merged %v: refused (%s): %s", policy, a.Hint, a.Reason, a.Why)
 			continue
 		}
 		hint := a.Containers[0].Hint

@@ -94,10 +94,10 @@ var facts = map[string][]string{
 	},
 	"numa": {
 		`reserved CPUs 0,12; db holds CPUs 1-4,13-16 and memory 10Gi on \[1\]`,
-		`hints: cpu \[\{10 \(preferred\)\} \{11\}\]; memory \[\{01 \(preferred\)\}\], hugepages-1Gi \[\{01 \(preferred\)\}\]`,
+		`hints: cpu \[\{NUMA node 1, preferred\} \{NUMA nodes 0,1\}\]; memory \[\{NUMA node 0, preferred\}\], hugepages-1Gi \[\{NUMA node 0, preferred\}\]`,
 		`none +no merge: admitted, CPUs 5-7,17-19, hugepages-1Gi 2Gi on \[0\], memory 4Gi on \[0\]`,
-		`best-effort +merged \{01\}: admitted, CPUs 5-7,17-19, hugepages-1Gi 2Gi on \[0\], memory 4Gi on \[0\]`,
-		`restricted +merged \{01\}: refused \(TopologyAffinityError\)`,
+		`best-effort +merged \{NUMA node 0\}: admitted, CPUs 5-7,17-19, hugepages-1Gi 2Gi on \[0\], memory 4Gi on \[0\]`,
+		`restricted +merged \{NUMA node 0\}: refused \(TopologyAffinityError\)`,
 		`single-numa-node merged \{any\}: refused \(TopologyAffinityError\)`,
 	},
 	// web gets the DefaultTolerationSeconds 300s, cache its own 60s

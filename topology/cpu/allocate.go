@@ -210,5 +210,39 @@ func (p *Static) Provider() topology.Provider {
 			_, err := p.Allocate(pod, container, hint)
 			return err
 		},
+		Demands: p.Demands,
 	}
+}
+
+// Demands returns what the container (the whole pod when container is
+// "") asks of exclusive CPUs and, per NUMA node, the CPUs free for it (the
+// shared pool without the reserved CPUs, plus the CPUs the pod's init
+// containers leave to reuse) and the node's CPUs: for the topology
+// manager's explanation of a refusal. Nil when it asks no exclusive CPU,
+// for a pod with pod-level resources, or before Start.
+func (p *Static) Demands(pod cgroup.Pod, container string) []topology.Demand {
+	if !p.started || pod.PodLevelResourcesSet() {
+		return nil
+	}
+	var requested int
+	if container == "" {
+		requested = p.PodGuaranteedCPUs(pod)
+	} else if c, _, err := findContainer(pod, container); err == nil {
+		requested = p.GuaranteedCPUs(pod, c)
+	}
+	if requested == 0 {
+		return nil
+	}
+	d := topology.Demand{Resource: ResourceName, Asked: int64(requested), Free: map[int]int64{}, Capacity: map[int]int64{}}
+	free := p.Available().Union(p.reuse[pod.UID])
+	for c := free.Next(0); c >= 0; c = free.Next(c + 1) {
+		d.Free[p.m.numaOf(c)]++
+		if c == cpuset.MaxCPU {
+			break
+		}
+	}
+	for _, g := range p.m.numa.groups {
+		d.Capacity[g.id] = int64(g.size)
+	}
+	return []topology.Demand{d}
 }

@@ -73,8 +73,8 @@ func ExampleStatic() {
 	fmt.Println("app:", cpus, err, "shared:", p.Shared())
 	fmt.Println("released:", p.RemoveContainer("pod-1", "app"), "shared:", p.Shared())
 	// Output:
-	// reserved: 0 hints: [{01 (preferred)} {10 (preferred)} {11}]
-	// merged: {01 (preferred)} admit: true
+	// reserved: 0 hints: [{NUMA node 0, preferred} {NUMA node 1, preferred} {NUMA nodes 0,1}]
+	// merged: {NUMA node 0, preferred} admit: true
 	// app: 2,4,8,10 <nil> shared: 0-1,3,5-7,9,11
 	// released: 2,4,8,10 shared: 0-11
 }

@@ -3,6 +3,7 @@ package memory
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 	"slices"
 
@@ -540,5 +541,50 @@ func (p *Static) Provider() topology.Provider {
 			_, err := p.Allocate(pod, container, hint)
 			return err
 		},
+		Demands: p.Demands,
 	}
+}
+
+// Demands returns what a Guaranteed container (the whole pod when
+// container is "") asks of memory and each huge page size, in bytes, and
+// per NUMA node the free and allocatable bytes of each: for the topology
+// manager's explanation of a refusal. Nil for other pods, a pod with
+// pod-level resources, a request that is not whole bytes, or before
+// Start. Memory an init container leaves to reuse is not counted free.
+func (p *Static) Demands(pod cgroup.Pod, container string) []topology.Demand {
+	if !p.started || pod.PodLevelResourcesSet() || cgroup.PodQOS(pod, p.qos) != cgroup.Guaranteed {
+		return nil
+	}
+	var req map[string]uint64
+	var err error
+	if container == "" {
+		req, err = PodRequests(pod)
+	} else {
+		var c cgroup.Container
+		if c, err = findContainer(pod, container); err == nil {
+			req, err = ContainerRequests(c)
+		}
+	}
+	if err != nil {
+		return nil
+	}
+	var out []topology.Demand
+	for _, name := range keys.Sorted(req) {
+		d := topology.Demand{Resource: name, Asked: clampInt64(req[name]), Free: map[int]int64{}, Capacity: map[int]int64{}, Bytes: true}
+		for id := range p.machine {
+			if t := table(p.machine, id, name); t != nil {
+				d.Free[id], d.Capacity[id] = clampInt64(t.Free), clampInt64(t.Allocatable)
+			}
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// clampInt64 converts a byte count, capping it at the largest int64.
+func clampInt64(v uint64) int64 {
+	if v > math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return int64(v)
 }

@@ -63,9 +63,9 @@ func ExampleStatic() {
 	p.RemoveContainer("a", "app")
 	fmt.Println("a removed, node 0 memory free:", freeGi(p, 0, "memory"), "Gi")
 	// Output:
-	// a: [{01 (preferred)} {10 (preferred)} {11}] [{01 (preferred)} {10 (preferred)} {11}]
+	// a: [{NUMA node 0, preferred} {NUMA node 1, preferred} {NUMA nodes 0,1}] [{NUMA node 0, preferred} {NUMA node 1, preferred} {NUMA nodes 0,1}]
 	// a: [{[0] hugepages-1Gi 1073741824} {[0] memory 4294967296}] <nil> node 0 memory free: 1 Gi
-	// b: [{10 (preferred)}]
+	// b: [{NUMA node 1, preferred}]
 	// b: [{[1] memory 3221225472}] <nil>
 	// a removed, node 0 memory free: 5 Gi
 }
