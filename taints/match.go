@@ -90,10 +90,12 @@ func findUntolerated(taints []Taint, tols []Toleration, filter func(Taint) bool,
 
 func anyTolerates(tols []Toleration, t *Taint, cmpOps bool) bool {
 	for i := range tols {
-		// The effect and key checks are repeated here, ahead of the call, so
-		// that the common mismatch costs no function call.
+		// The key and effect checks are repeated here, ahead of the call, so
+		// that the common mismatch costs no function call; the key goes
+		// first, as a pod's tolerations mostly share the effect (NoExecute)
+		// and differ in key, often already in length.
 		tol := &tols[i]
-		if tol.Effect != "" && tol.Effect != t.Effect || tol.Key != "" && tol.Key != t.Key {
+		if tol.Key != "" && tol.Key != t.Key || tol.Effect != "" && tol.Effect != t.Effect {
 			continue
 		}
 		if valueMatches(tol, t, cmpOps) {
