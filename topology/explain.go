@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/api/resource"
+	"github.com/nodelife/nodelife/internal/quantity"
 )
 
 // Demand is what a container (or, in the pod scope, a pod) asks of one
@@ -33,7 +33,7 @@ type Demand struct {
 // amount prints v in the demand's unit.
 func (d Demand) amount(v int64) string {
 	if d.Bytes {
-		return resource.NewQuantity(v, resource.BinarySI).String()
+		return quantity.Bytes(v)
 	}
 	return strconv.FormatInt(v, 10)
 }
@@ -45,7 +45,10 @@ func (d Demand) amount(v int64) string {
 // single-numa-node a placement is one NUMA node; under restricted it is a
 // set of as few nodes as the resource's capacity needs (the providers'
 // preferred size). When every resource fits on its own, it names where
-// each fits and says that no placement holds them all.
+// each fits best and what keeps them apart: under single-numa-node that no
+// node holds them all (or, when one does, that the refusal came from
+// elsewhere: another provider, or hints that leave that node out); under
+// restricted that the placement must be preferred for every resource.
 //
 // It returns "" when there is nothing to explain: best-effort and none
 // refuse nothing for locality, and demands without an amount ask nothing.
@@ -100,7 +103,31 @@ func Explain(policy Policy, nodes []int, demands []Demand) string {
 	if len(short) > 0 {
 		return strings.Join(short, "; ") + "; " + rule
 	}
-	return "each resource fits on its own (" + strings.Join(fits, "; ") + "), but no one placement holds them all; " + rule
+	each := "each resource fits on its own (" + strings.Join(fits, "; ") + ")"
+	if policy == PolicyRestricted {
+		return each + ", but the placement must be preferred for every resource at once; " + rule
+	}
+	if n, ok := common(nodes, demands); ok {
+		return "every resource fits on NUMA node " + strconv.Itoa(n) + ": the refusal comes from another provider or from hints that leave that node out"
+	}
+	return each + ", but no NUMA node holds them all; " + rule
+}
+
+// common returns the first node with room for every demand.
+func common(nodes []int, demands []Demand) (int, bool) {
+	for _, n := range nodes {
+		all := true
+		for _, d := range demands {
+			if d.Asked > 0 && d.Free[n] < d.Asked {
+				all = false
+				break
+			}
+		}
+		if all {
+			return n, true
+		}
+	}
+	return 0, false
 }
 
 // narrowest returns the fewest nodes whose capacity covers d.Asked (all

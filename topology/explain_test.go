@@ -32,7 +32,17 @@ func TestExplain(t *testing.T) {
 		{"each fits alone", topology.PolicySingleNUMANode, []int{0, 1}, []topology.Demand{
 			{Resource: "cpu", Asked: 4, Free: map[int]int64{0: 2, 1: 6}, Capacity: map[int]int64{0: 8, 1: 8}},
 			{Resource: "memory", Asked: 4 * gi, Free: map[int]int64{0: 8 * gi, 1: gi}, Capacity: map[int]int64{0: 16 * gi, 1: 16 * gi}, Bytes: true}},
-			"each resource fits on its own (cpu on NUMA node 1; memory on NUMA node 0), but no one placement holds them all; " + single},
+			"each resource fits on its own (cpu on NUMA node 1; memory on NUMA node 0), but no NUMA node holds them all; " + single},
+		// Node 1 has 6 CPUs and 2Gi: both fit there.
+		{"both fit on one node", topology.PolicySingleNUMANode, []int{0, 1}, []topology.Demand{
+			{Resource: "cpu", Asked: 4, Free: map[int]int64{0: 2, 1: 6}},
+			{Resource: "memory", Asked: 2 * gi, Free: map[int]int64{0: 8 * gi, 1: 2 * gi}, Bytes: true}},
+			"every resource fits on NUMA node 1: the refusal comes from another provider or from hints that leave that node out"},
+		// 6 CPUs need one node of 8; 4Gi one of 16: both fit, on different nodes.
+		{"restricted, each fits", topology.PolicyRestricted, []int{0, 1}, []topology.Demand{
+			{Resource: "cpu", Asked: 6, Free: map[int]int64{0: 2, 1: 6}, Capacity: map[int]int64{0: 8, 1: 8}},
+			{Resource: "memory", Asked: 4 * gi, Free: map[int]int64{0: 8 * gi, 1: gi}, Capacity: map[int]int64{0: 16 * gi, 1: 16 * gi}, Bytes: true}},
+			"each resource fits on its own (cpu on NUMA node 1; memory on NUMA node 0), but the placement must be preferred for every resource at once; " + restricted},
 		{"memory short, a tie goes to the lower ID", topology.PolicySingleNUMANode, []int{0, 1}, []topology.Demand{
 			{Resource: "memory", Asked: 10 * gi, Free: map[int]int64{0: 6 * gi, 1: 6 * gi}, Capacity: map[int]int64{0: 16 * gi, 1: 16 * gi}, Bytes: true}},
 			"memory: 10Gi asked, at most 6Gi free on one NUMA node (NUMA node 0); " + single},

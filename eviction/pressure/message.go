@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/nodelife/nodelife/internal/quantity"
 )
 
 // Status and event strings the kubelet writes for an eviction.
@@ -175,9 +177,7 @@ func (p *Pod) container(name string) *Container {
 	return nil
 }
 
-func bytesQuantity(v uint64) string {
-	return resource.NewQuantity(int64(v), resource.BinarySI).String()
-}
+func bytesQuantity(v uint64) string { return quantity.Bytes(int64(v)) }
 
 // The local-storage eviction messages.
 func emptyDirMessage(volume string, limit resource.Quantity) string {

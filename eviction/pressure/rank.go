@@ -6,9 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/api/resource"
-
 	"github.com/nodelife/nodelife/internal/podorder"
+	"github.com/nodelife/nodelife/internal/quantity"
 )
 
 // Ranked is one pod's place in an eviction ranking, with what put it there.
@@ -92,7 +91,7 @@ func formatBytes(m int64) string {
 	if m%1000 != 0 {
 		return formatMilli(m)
 	}
-	return resource.NewQuantity(m/1000, resource.BinarySI).String()
+	return quantity.Bytes(m / 1000)
 }
 
 // formatMilli prints a milli-unit amount in whole units, with a fraction

@@ -13,6 +13,7 @@ import (
 	"github.com/nodelife/nodelife/cri/fake"
 	"github.com/nodelife/nodelife/eviction/pressure"
 	"github.com/nodelife/nodelife/gc"
+	"github.com/nodelife/nodelife/internal/quantity"
 )
 
 // DiskPressure follows a node whose root filesystem (images, writable
@@ -273,7 +274,7 @@ func reportExec(r *Report, s int, res cri.ExecResult) {
 
 // gib prints a byte count as a binary resource.Quantity ("8Gi", "512Mi").
 func gib(b int64) string {
-	return resource.NewQuantity(b, resource.BinarySI).String()
+	return quantity.Bytes(b)
 }
 
 // diskPods are the node's pods: a logger over its ephemeral-storage

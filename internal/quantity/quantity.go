@@ -35,3 +35,9 @@ func Parse(s string) (resource.Quantity, error) {
 	}
 	return resource.ParseQuantity(s)
 }
+
+// Bytes prints a byte count as kubectl writes a quantity of bytes: 14Gi,
+// 512Mi, 10737418400 (no binary suffix divides it).
+func Bytes(v int64) string {
+	return resource.NewQuantity(v, resource.BinarySI).String()
+}

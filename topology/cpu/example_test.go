@@ -111,3 +111,26 @@ func ExampleParseOptions() {
 	// cpu: invalid input: CPU Manager Policy Alpha-level Options not enabled, but option "align-by-socket" provided
 	// cpu: invalid input: static policy options full-pcpus-only and distribute-cpus-across-cores can not be used at the same time
 }
+
+// Demands: the exclusive CPUs a container asks and, per NUMA node, the
+// CPUs free for it and the node's CPUs. On twoSockets (6 CPUs per node)
+// with CPU 0 reserved, node 0 has 5 free and node 1 6; 8 CPUs fit on no
+// single node.
+func ExampleStatic_Demands() {
+	topo, _ := twoSockets()
+	m, _ := cpu.NewMachine(topo)
+	p, err := cpu.NewStatic(cpu.Config{Machine: m, NumReserved: 1})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_ = p.Start(checkpoint.CPUState{})
+	l := cgroup.ResourceList{cgroup.ResourceCPU: resource.MustParse("8"), cgroup.ResourceMemory: resource.MustParse("1Gi")}
+	pod := cgroup.Pod{UID: "big", Containers: []cgroup.Container{{Name: "app", Resources: cgroup.Resources{Requests: l, Limits: l}}}}
+	d := p.Demands(pod, "app")
+	fmt.Println(d[0].Resource, d[0].Asked, d[0].Free, d[0].Capacity)
+	fmt.Println(topology.Explain(topology.PolicySingleNUMANode, m.NUMANodes(), d))
+	// Output:
+	// cpu 8 map[0:5 1:6] map[0:6 1:6]
+	// cpu: 8 asked, at most 6 free on one NUMA node (NUMA node 1); single-numa-node keeps a container's resources on one NUMA node
+}

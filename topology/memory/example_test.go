@@ -160,3 +160,28 @@ func ExampleCompareMachineStates() {
 	// <nil>
 	// memory: machine states differ: NUMA node 0 memory: group [0 1] free/reserved 15032385536/2147483648, expected 13958643712/3221225472
 }
+
+// Demands: what a Guaranteed container asks and what each NUMA node has,
+// in bytes, for the topology manager's explanation of a refusal. The
+// machine of ExampleStatic: node 0 offers 5Gi of memory (8Gi less two 1Gi
+// huge pages and 1Gi reserved), node 1 6Gi; each has two 1Gi pages.
+func ExampleStatic_Demands() {
+	nodes := []memory.NUMANode{
+		{ID: 0, Memory: 8 << 30, HugePages: []memory.HugePages{{PageSizeKiB: 1 << 20, NumPages: 2}}},
+		{ID: 1, Memory: 8 << 30, HugePages: []memory.HugePages{{PageSizeKiB: 1 << 20, NumPages: 2}}},
+	}
+	p, err := memory.NewStatic(memory.Config{Nodes: nodes, Reserved: map[int]map[string]uint64{0: {"memory": 1 << 30}}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_ = p.Start(checkpoint.MemoryState{})
+	for _, d := range p.Demands(guaranteed("big", "7Gi", "1Gi"), "app") {
+		fmt.Printf("%s: asked %d, free %d and %d\n", d.Resource, d.Asked>>30, d.Free[0]>>30, d.Free[1]>>30)
+	}
+	fmt.Println(topology.Explain(topology.PolicySingleNUMANode, []int{0, 1}, p.Demands(guaranteed("big", "7Gi", "1Gi"), "app")))
+	// Output:
+	// hugepages-1Gi: asked 1, free 2 and 2
+	// memory: asked 7, free 5 and 6
+	// memory: 7Gi asked, at most 6Gi free on one NUMA node (NUMA node 1); single-numa-node keeps a container's resources on one NUMA node
+}
