@@ -27,11 +27,15 @@ const DefaultInhibitDelayMax = 5 * time.Second
 // names that sort after it. Older kubelets wrote "kubelet.conf".
 const LogindDropInPath = "/etc/systemd/logind.conf.d/99-kubelet.conf"
 
+// InhibitRecheckReads is how many times the kubelet re-reads
+// InhibitDelayMaxUSec after raising it (InhibitRecheckDelays).
+const InhibitRecheckReads = 5
+
 // InhibitRecheckDelays returns the waits between the kubelet's re-reads of
 // InhibitDelayMaxUSec after it wrote the drop-in and sent SIGHUP to
 // systemd-logind: five reads, the first at once, then backing off from
 // 100ms, doubling. Older kubelets read once.
-func InhibitRecheckDelays() [5]time.Duration {
+func InhibitRecheckDelays() [InhibitRecheckReads]time.Duration {
 	return [...]time.Duration{0, 100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond}
 }
 
@@ -74,7 +78,7 @@ func LogindDropIn(d time.Duration) string {
 // starting when logind's InhibitDelayMaxSec is still too short after the
 // override. It wraps ErrInhibitDelayTooShort; its text is upstream's.
 type InhibitDelayError struct {
-	// Attempts is the number of re-reads made (len(InhibitRecheckDelays)).
+	// Attempts is the number of re-reads made (InhibitRecheckReads).
 	Attempts int
 	// Required is the delay asked for; Current the last value read.
 	Required, Current time.Duration
@@ -102,7 +106,7 @@ func CheckInhibitDelay(current, required time.Duration) error {
 	if required <= current {
 		return nil
 	}
-	return &InhibitDelayError{Attempts: len(InhibitRecheckDelays()), Required: required, Current: current}
+	return &InhibitDelayError{Attempts: InhibitRecheckReads, Required: required, Current: current}
 }
 
 // KubeletServiceName is the kubelet's Windows service name.

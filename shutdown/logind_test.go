@@ -60,12 +60,11 @@ func TestCheckInhibitDelay(t *testing.T) {
 	if legacy.Error() != want {
 		t.Errorf("legacy text %q", legacy.Error())
 	}
-	var sum time.Duration
-	for _, d := range InhibitRecheckDelays() {
-		sum += d
-	}
-	if len(InhibitRecheckDelays()) != 5 || sum != 1500*time.Millisecond {
-		t.Errorf("recheck delays %v: want 5 reads over 1.5s", InhibitRecheckDelays())
+	// Five reads, the first at once, then backing off from 100ms,
+	// doubling: 1.5s in all.
+	wantDelays := [InhibitRecheckReads]time.Duration{0, 100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond}
+	if got := InhibitRecheckDelays(); got != wantDelays {
+		t.Errorf("recheck delays %v, want %v", got, wantDelays)
 	}
 }
 
