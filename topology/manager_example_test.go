@@ -20,6 +20,23 @@ func guaranteedPod(uid, cpus, mem string) cgroup.Pod {
 	return cgroup.Pod{UID: uid, Containers: []cgroup.Container{{Name: "app", Resources: cgroup.Resources{Requests: l, Limits: l}}}}
 }
 
+// twoSocketMachine is a machine of two sockets, one NUMA node each, of
+// perNode single-thread cores: CPUs 0 to perNode-1 on node 0, the next
+// perNode on node 1.
+func twoSocketMachine(perNode int) *cpu.Machine {
+	var nodes []cpu.NUMANode
+	for id := 0; id < 2; id++ {
+		n := cpu.NUMANode{ID: id}
+		for c := perNode * id; c < perNode*(id+1); c++ {
+			n.Cores = append(n.Cores, cpu.Core{ID: c, SocketID: id, Threads: []int{c}})
+		}
+		nodes = append(nodes, n)
+	}
+	topo, _ := cpu.Discover(2*perNode, 2, nodes)
+	machine, _ := cpu.NewMachine(topo)
+	return machine
+}
+
 // A machine of two NUMA nodes (CPUs 0-3 and 4-7, one thread per core; 4Gi
 // each, 1Gi of node 0 reserved, as is CPU 0) under the CPU and Memory
 // Managers' static policies, admitting three Guaranteed pods in turn:
@@ -36,16 +53,7 @@ func guaranteedPod(uid, cpus, mem string) cgroup.Pod {
 //     affinity), the lowest first. The CPU manager then fails: CPU 3 from
 //     node 0, the remaining 3 from CPU 7 alone.
 func ExampleManager() {
-	var nodes []cpu.NUMANode
-	for id := 0; id < 2; id++ {
-		n := cpu.NUMANode{ID: id}
-		for c := 4 * id; c < 4*id+4; c++ {
-			n.Cores = append(n.Cores, cpu.Core{ID: c, SocketID: id, Threads: []int{c}})
-		}
-		nodes = append(nodes, n)
-	}
-	topo, _ := cpu.Discover(8, 2, nodes)
-	machine, _ := cpu.NewMachine(topo)
+	machine := twoSocketMachine(4)
 	for _, policy := range []topology.Policy{topology.PolicySingleNUMANode, topology.PolicyBestEffort} {
 		cpus, _ := cpu.NewStatic(cpu.Config{Machine: machine, NumReserved: 1, TopologyPolicy: policy})
 		_ = cpus.Start(checkpoint.CPUState{})
@@ -109,16 +117,7 @@ func ExampleAdmissionError() {
 // is node 1 with 24; its memory fits anywhere, so only cpu is named.
 // Reason and Message stay upstream's; Why says what a person needs.
 func ExampleAdmission_Why() {
-	var nodes []cpu.NUMANode
-	for id := 0; id < 2; id++ {
-		n := cpu.NUMANode{ID: id}
-		for c := 24 * id; c < 24*id+24; c++ {
-			n.Cores = append(n.Cores, cpu.Core{ID: c, SocketID: id, Threads: []int{c}})
-		}
-		nodes = append(nodes, n)
-	}
-	topo, _ := cpu.Discover(48, 2, nodes)
-	machine, _ := cpu.NewMachine(topo)
+	machine := twoSocketMachine(24)
 	cpus, _ := cpu.NewStatic(cpu.Config{Machine: machine, NumReserved: 1, TopologyPolicy: topology.PolicySingleNUMANode})
 	_ = cpus.Start(checkpoint.CPUState{})
 	mem, err := memory.NewStatic(memory.Config{

@@ -28,6 +28,21 @@ func twoSockets() (cpu.Topology, error) {
 	return cpu.Discover(12, 2, nodes)
 }
 
+// twoSocketsStatic is the static policy on twoSockets with one CPU (0)
+// reserved, not started, and its machine.
+func twoSocketsStatic() (*cpu.Static, *cpu.Machine, error) {
+	topo, err := twoSockets()
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := cpu.NewMachine(topo)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := cpu.NewStatic(cpu.Config{Machine: m, NumReserved: 1})
+	return p, m, err
+}
+
 // Discover names each core by its lowest thread and counts what the CPU
 // Manager divides by.
 func ExampleDiscover() {
@@ -51,9 +66,7 @@ func ExampleDiscover() {
 // leaves core 0's other thread (CPU 6) in the shared pool. Removing the
 // container gives the CPUs back.
 func ExampleStatic() {
-	topo, _ := twoSockets()
-	m, _ := cpu.NewMachine(topo)
-	p, err := cpu.NewStatic(cpu.Config{Machine: m, NumReserved: 1})
+	p, m, err := twoSocketsStatic()
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -117,9 +130,7 @@ func ExampleParseOptions() {
 // with CPU 0 reserved, node 0 has 5 free and node 1 6; 8 CPUs fit on no
 // single node.
 func ExampleStatic_Demands() {
-	topo, _ := twoSockets()
-	m, _ := cpu.NewMachine(topo)
-	p, err := cpu.NewStatic(cpu.Config{Machine: m, NumReserved: 1})
+	p, m, err := twoSocketsStatic()
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -22,6 +22,16 @@ func guaranteed(uid, mem, huge string) cgroup.Pod {
 	return cgroup.Pod{UID: uid, Containers: []cgroup.Container{{Name: "app", Resources: cgroup.Resources{Requests: l(), Limits: l()}}}}
 }
 
+// twoNodes is the static policy on two NUMA nodes of 8Gi with two 1Gi
+// huge pages each, 1Gi of node 0's memory reserved; not started.
+func twoNodes() (*memory.Static, error) {
+	nodes := []memory.NUMANode{
+		{ID: 0, Memory: 8 << 30, HugePages: []memory.HugePages{{PageSizeKiB: 1 << 20, NumPages: 2}}},
+		{ID: 1, Memory: 8 << 30, HugePages: []memory.HugePages{{PageSizeKiB: 1 << 20, NumPages: 2}}},
+	}
+	return memory.NewStatic(memory.Config{Nodes: nodes, Reserved: map[int]map[string]uint64{0: {"memory": 1 << 30}}})
+}
+
 func freeGi(p *memory.Static, node int, name string) uint64 {
 	return p.State().MachineState[node].MemoryMap[name].Free >> 30
 }
@@ -34,11 +44,7 @@ func freeGi(p *memory.Static, node int, name string) uint64 {
 // single-node allocation. Without a topology hint b gets the policy's
 // best hint. Removing a's container frees node 0 again.
 func ExampleStatic() {
-	nodes := []memory.NUMANode{
-		{ID: 0, Memory: 8 << 30, HugePages: []memory.HugePages{{PageSizeKiB: 1 << 20, NumPages: 2}}},
-		{ID: 1, Memory: 8 << 30, HugePages: []memory.HugePages{{PageSizeKiB: 1 << 20, NumPages: 2}}},
-	}
-	p, err := memory.NewStatic(memory.Config{Nodes: nodes, Reserved: map[int]map[string]uint64{0: {"memory": 1 << 30}}})
+	p, err := twoNodes()
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -166,11 +172,7 @@ func ExampleCompareMachineStates() {
 // machine of ExampleStatic: node 0 offers 5Gi of memory (8Gi less two 1Gi
 // huge pages and 1Gi reserved), node 1 6Gi; each has two 1Gi pages.
 func ExampleStatic_Demands() {
-	nodes := []memory.NUMANode{
-		{ID: 0, Memory: 8 << 30, HugePages: []memory.HugePages{{PageSizeKiB: 1 << 20, NumPages: 2}}},
-		{ID: 1, Memory: 8 << 30, HugePages: []memory.HugePages{{PageSizeKiB: 1 << 20, NumPages: 2}}},
-	}
-	p, err := memory.NewStatic(memory.Config{Nodes: nodes, Reserved: map[int]map[string]uint64{0: {"memory": 1 << 30}}})
+	p, err := twoNodes()
 	if err != nil {
 		fmt.Println(err)
 		return
