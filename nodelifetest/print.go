@@ -1,0 +1,211 @@
+package nodelifetest
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/eviction/pressure"
+	mapkeys "github.com/nodelife/nodelife/internal/keys"
+	"github.com/nodelife/nodelife/internal/quantity"
+	"github.com/nodelife/nodelife/taints"
+)
+
+// String prints the pod on one line, every field that is set and nothing
+// that is not: quantities as kubectl writes them, pointers as their
+// values (a nil pointer is left out, a pointer to zero prints 0), e.g.
+//
+//	Pod{ns/web uid=u1 node=a-0 priority=1000 containers=[app req{cpu:500m memory:1Gi}] tolerations=[node.kubernetes.io/unreachable:NoExecute(Exists) for 300s] ready}
+//
+// Property-test failures print drawn pods this way (GoString is the
+// same), so the fields a property is about can be read.
+func (p Pod) String() string {
+	var b strings.Builder
+	b.WriteString("Pod{")
+	b.WriteString(p.Key())
+	field := func(name, v string) {
+		if v != "" {
+			b.WriteString(" " + name + "=" + v)
+		}
+	}
+	flag := func(name string, on bool) {
+		if on {
+			b.WriteString(" " + name)
+		}
+	}
+	field("uid", p.UID)
+	field("owner", p.OwnerKind)
+	field("node", p.NodeName)
+	if p.Priority != nil {
+		field("priority", strconv.FormatInt(int64(*p.Priority), 10))
+	}
+	field("class", p.PriorityClassName)
+	flag("static", p.Static)
+	flag("mirror", p.Mirror)
+	field("init", containersText(p.InitContainers))
+	field("containers", containersText(p.Containers))
+	if len(p.Overhead) > 0 {
+		b.WriteString(" overhead" + listText(p.Overhead))
+	}
+	if p.Resources != nil {
+		b.WriteString(" pod-resources" + resourcesText(*p.Resources))
+	}
+	if len(p.HostPorts) > 0 {
+		ports := make([]string, len(p.HostPorts))
+		for i, hp := range p.HostPorts {
+			ports[i] = strconv.FormatInt(int64(hp.HostPort), 10)
+			if hp.Protocol != "" {
+				ports[i] += "/" + hp.Protocol
+			}
+			if hp.HostIP != "" {
+				ports[i] += "@" + hp.HostIP
+			}
+		}
+		field("host-ports", "["+strings.Join(ports, " ")+"]")
+	}
+	if len(p.Tolerations) > 0 {
+		tols := make([]string, len(p.Tolerations))
+		for i := range p.Tolerations {
+			tols[i] = tolerationText(&p.Tolerations[i])
+		}
+		field("tolerations", "["+strings.Join(tols, ", ")+"]")
+	}
+	if p.TerminationGracePeriodSeconds != nil {
+		field("grace", strconv.FormatInt(*p.TerminationGracePeriodSeconds, 10)+"s")
+	}
+	flag("ready", p.Ready)
+	flag("terminating", p.Terminating)
+	if p.Stats != nil {
+		b.WriteString(" stats" + statsText(p.Stats))
+	}
+	if len(p.LocalVolumes) > 0 {
+		field("volumes", "["+strings.Join(p.LocalVolumes, " ")+"]")
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+// GoString is String, so that %#v (rapid's form for drawn values, and
+// go-cmp's) prints the pod compactly too.
+func (p Pod) GoString() string { return p.String() }
+
+// containersText prints "[name req{...} lim{...} restart=Always, ...]",
+// or "" for none.
+func containersText(cs []cgroup.Container) string {
+	if len(cs) == 0 {
+		return ""
+	}
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = c.Name + resourcesText(c.Resources)
+		if c.RestartPolicy != "" {
+			parts[i] += " restart=" + c.RestartPolicy
+		}
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// resourcesText prints " req{...} lim{...}", each only when set.
+func resourcesText(r cgroup.Resources) string {
+	var s string
+	if len(r.Requests) > 0 {
+		s += " req" + listText(r.Requests)
+	}
+	if len(r.Limits) > 0 {
+		s += " lim" + listText(r.Limits)
+	}
+	return s
+}
+
+// listText prints "{cpu:500m memory:1Gi}", names sorted.
+func listText(l cgroup.ResourceList) string {
+	parts := make([]string, 0, len(l))
+	for _, name := range mapkeys.Sorted(l) {
+		q := l[name]
+		parts = append(parts, string(name)+":"+q.String())
+	}
+	return "{" + strings.Join(parts, " ") + "}"
+}
+
+// tolerationText prints "key=value:Effect(Operator) for 300s"; an empty
+// key is "*", an empty effect every effect.
+func tolerationText(t *taints.Toleration) string {
+	s := t.Key
+	if s == "" {
+		s = "*"
+	}
+	if t.Value != "" {
+		s += "=" + t.Value
+	}
+	if t.Effect != "" {
+		s += ":" + string(t.Effect)
+	}
+	if t.Operator != "" {
+		s += "(" + string(t.Operator) + ")"
+	}
+	if t.TolerationSeconds != nil {
+		s += " for " + strconv.FormatInt(*t.TolerationSeconds, 10) + "s"
+	}
+	return s
+}
+
+// statsText prints a pod's readings: "{ws=1Gi procs=3 eph=2Gi
+// containers=[app ws=512Mi rootfs=1Gi/10i logs=5Mi] volumes=[cache
+// 1Gi/3i]}" (used bytes, then inodes after the slash).
+func statsText(s *pressure.PodStats) string {
+	var parts []string
+	add := func(name string, v *uint64, bytes bool) {
+		if v != nil {
+			parts = append(parts, name+"="+uintText(*v, bytes))
+		}
+	}
+	add("ws", s.WorkingSetBytes, true)
+	add("procs", s.ProcessCount, false)
+	add("eph", s.EphemeralStorageUsedBytes, true)
+	if len(s.Containers) > 0 {
+		cs := make([]string, len(s.Containers))
+		for i, c := range s.Containers {
+			cs[i] = c.Name
+			if c.WorkingSetBytes != nil {
+				cs[i] += " ws=" + uintText(*c.WorkingSetBytes, true)
+			}
+			if c.Rootfs != nil {
+				cs[i] += " rootfs=" + fsText(*c.Rootfs)
+			}
+			if c.Logs != nil {
+				cs[i] += " logs=" + fsText(*c.Logs)
+			}
+		}
+		parts = append(parts, "containers=["+strings.Join(cs, ", ")+"]")
+	}
+	if len(s.Volumes) > 0 {
+		vs := make([]string, len(s.Volumes))
+		for i, v := range s.Volumes {
+			vs[i] = v.Name + " " + fsText(v.FsUsage)
+		}
+		parts = append(parts, "volumes=["+strings.Join(vs, ", ")+"]")
+	}
+	return "{" + strings.Join(parts, " ") + "}"
+}
+
+// fsText prints a filesystem reading as "1Gi/10i": used bytes, then
+// inodes; "-" for a part without a reading.
+func fsText(u pressure.FsUsage) string {
+	used, inodes := "-", "-"
+	if u.UsedBytes != nil {
+		used = uintText(*u.UsedBytes, true)
+	}
+	if u.InodesUsed != nil {
+		inodes = uintText(*u.InodesUsed, false) + "i"
+	}
+	return used + "/" + inodes
+}
+
+// uintText prints a reading, bytes as a quantity (values past int64 in
+// digits).
+func uintText(v uint64, bytes bool) string {
+	if bytes && v <= 1<<62 {
+		return quantity.Bytes(int64(v))
+	}
+	return strconv.FormatUint(v, 10)
+}

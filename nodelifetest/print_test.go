@@ -1,0 +1,81 @@
+package nodelifetest_test
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	"pgregory.net/rapid"
+
+	"github.com/nodelife/nodelife/admission"
+	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/eviction/pressure"
+	"github.com/nodelife/nodelife/nodelifetest"
+	"github.com/nodelife/nodelife/taints"
+)
+
+// A pod with every field set prints on one line, each field once, as
+// written here by hand.
+func TestPodString(t *testing.T) {
+	prio, grace, secs := int32(1000), int64(30), int64(300)
+	ws, procs, used, inodes := uint64(512<<20), uint64(3), uint64(1<<30), uint64(10)
+	q := resource.MustParse
+	p := nodelifetest.Pod{Namespace: "ns", Name: "web", UID: "u1", OwnerKind: "ReplicaSet", NodeName: "a-0",
+		Priority: &prio, PriorityClassName: "high", Static: true,
+		InitContainers: []cgroup.Container{{Name: "proxy", RestartPolicy: "Always",
+			Resources: cgroup.Resources{Requests: cgroup.ResourceList{"cpu": q("100m")}}}},
+		Containers: []cgroup.Container{{Name: "app", Resources: cgroup.Resources{
+			Requests: cgroup.ResourceList{"memory": q("1Gi"), "cpu": q("500m")},
+			Limits:   cgroup.ResourceList{"memory": q("2Gi")}}}},
+		Overhead:                      cgroup.ResourceList{"cpu": q("10m")},
+		Resources:                     &cgroup.Resources{Limits: cgroup.ResourceList{"cpu": q("2")}},
+		HostPorts:                     []admission.ContainerPort{{HostPort: 80}, {HostPort: 53, Protocol: "UDP", HostIP: "10.0.0.1"}},
+		Tolerations:                   []taints.Toleration{{Key: "node.kubernetes.io/unreachable", Operator: "Exists", Effect: "NoExecute", TolerationSeconds: &secs}, {Operator: "Exists"}},
+		TerminationGracePeriodSeconds: &grace, Ready: true,
+		Stats: &pressure.PodStats{WorkingSetBytes: &ws, ProcessCount: &procs,
+			Containers: []pressure.ContainerStats{{Name: "app", WorkingSetBytes: &ws, Rootfs: &pressure.FsUsage{UsedBytes: &used, InodesUsed: &inodes}}},
+			Volumes:    []pressure.VolumeStats{{Name: "cache", FsUsage: pressure.FsUsage{UsedBytes: &used}}}},
+		LocalVolumes: []string{"cache"},
+	}
+	want := "Pod{ns/web uid=u1 owner=ReplicaSet node=a-0 priority=1000 class=high static" +
+		" init=[proxy req{cpu:100m} restart=Always] containers=[app req{cpu:500m memory:1Gi} lim{memory:2Gi}]" +
+		" overhead{cpu:10m} pod-resources lim{cpu:2} host-ports=[80 53/UDP@10.0.0.1]" +
+		" tolerations=[node.kubernetes.io/unreachable:NoExecute(Exists) for 300s, *(Exists)] grace=30s ready" +
+		" stats{ws=512Mi procs=3 containers=[app ws=512Mi rootfs=1Gi/10i] volumes=[cache 1Gi/-]} volumes=[cache]}"
+	if got := p.String(); got != want {
+		t.Errorf("String:\n got %s\nwant %s", got, want)
+	}
+	if got := fmt.Sprintf("%#v", p); got != want {
+		t.Errorf("%%#v:\n got %s\nwant %s", got, want)
+	}
+	if got := fmt.Sprint(nodelifetest.Pod{Namespace: "a", Name: "b"}); got != "Pod{a/b}" {
+		t.Errorf("empty pod: %s", got)
+	}
+	zero := int32(0)
+	if got := fmt.Sprint(nodelifetest.Pod{Namespace: "a", Name: "b", Priority: &zero}); got != "Pod{a/b priority=0}" {
+		t.Errorf("priority 0: %s", got)
+	}
+}
+
+// Drawn pods print under %#v, as rapid logs them, without a pointer
+// address or apimachinery's Quantity internals, and with the priority
+// (the field the property is about) when it is set.
+func TestPodGoStringDrawn(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		p := nodelifetest.OnePod(nodelifetest.Options{}).Draw(t, "pod")
+		s := fmt.Sprintf("%#v", p)
+		for _, bad := range []string{"0x", "int64Amount", "infDecAmount", "\n"} {
+			if strings.Contains(s, bad) {
+				t.Fatalf("%q in %s", bad, s)
+			}
+		}
+		if p.Priority != nil && !strings.Contains(s, " priority="+strconv.Itoa(int(*p.Priority))) {
+			t.Fatalf("priority %d missing: %s", *p.Priority, s)
+		}
+		if len(s) > 2000 {
+			t.Fatalf("%d characters: %s", len(s), s)
+		}
+	})
+}
