@@ -3,8 +3,10 @@ package nodelifetest
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/eviction/pressure"
 	mapkeys "github.com/nodelife/nodelife/internal/keys"
 	"github.com/nodelife/nodelife/internal/quantity"
@@ -209,3 +211,54 @@ func uintText(v uint64, bytes bool) string {
 	}
 	return strconv.FormatUint(v, 10)
 }
+
+// String prints the cluster as a short table: its start, the nodes by
+// zone (with any taint or cordon a node starts with) and one pod a line.
+func (c Cluster) String() string {
+	var b strings.Builder
+	b.WriteString("Cluster at " + c.Start.UTC().Format(time.RFC3339) + "\n")
+	var zones []string
+	byZone := map[string][]string{}
+	for _, n := range c.Nodes {
+		z := n.Labels[eviction.LabelTopologyZone]
+		if _, ok := byZone[z]; !ok {
+			zones = append(zones, z)
+		}
+		name := n.Name
+		for _, t := range n.Taints {
+			name += " [" + t.String() + "]"
+		}
+		if n.Unschedulable {
+			name += " [cordoned]"
+		}
+		byZone[z] = append(byZone[z], name)
+	}
+	for _, z := range zones {
+		b.WriteString("  zone " + strconv.Quote(z) + ": " + strings.Join(byZone[z], ", ") + "\n")
+	}
+	for _, p := range c.Pods {
+		b.WriteString("  " + p.String() + "\n")
+	}
+	return b.String()
+}
+
+// GoString is String, for %#v.
+func (c Cluster) GoString() string { return c.String() }
+
+// String prints the scenario: its cluster (Cluster.String), then each
+// fault on a line, "Outage [a-0 a-1] +1m0s..+3m20s", and its length.
+func (s Scenario) String() string {
+	var b strings.Builder
+	b.WriteString("Scenario of " + s.Duration.String() + ": ")
+	b.WriteString(s.Cluster.String())
+	if len(s.Faults) == 0 {
+		b.WriteString("  no faults\n")
+	}
+	for _, f := range s.Faults {
+		b.WriteString("  fault " + f.String() + "\n")
+	}
+	return b.String()
+}
+
+// GoString is String, for %#v.
+func (s Scenario) GoString() string { return s.String() }

@@ -5,13 +5,16 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	"pgregory.net/rapid"
 
 	"github.com/nodelife/nodelife/admission"
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/eviction/pressure"
+	"github.com/nodelife/nodelife/nodelifecycle"
 	"github.com/nodelife/nodelife/nodelifetest"
 	"github.com/nodelife/nodelife/taints"
 )
@@ -76,6 +79,53 @@ func TestPodGoStringDrawn(t *testing.T) {
 		}
 		if len(s) > 2000 {
 			t.Fatalf("%d characters: %s", len(s), s)
+		}
+	})
+}
+
+// A scenario prints as a short table: nodes by zone, a pod a line, the
+// fault schedule.
+func TestScenarioString(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	node := func(name, zone string) nodelifecycle.Node {
+		return nodelifecycle.Node{Name: name, Labels: map[string]string{eviction.LabelTopologyZone: zone}}
+	}
+	prio := int32(0)
+	s := nodelifetest.Scenario{Cluster: nodelifetest.Cluster{Start: start,
+		Nodes: []nodelifecycle.Node{node("a-0", "a"), node("b-0", "b"), node("a-1", "a")},
+		Pods:  []nodelifetest.Pod{{Namespace: "ns", Name: "p0", NodeName: "a-0", Priority: &prio, Ready: true}}},
+		Faults:   []nodelifetest.Fault{{Kind: nodelifetest.FaultShutdown, Nodes: []string{"a-0"}, From: time.Minute, To: 3*time.Minute + 20*time.Second}},
+		Duration: 10 * time.Minute}
+	s.Nodes[2].Unschedulable = true
+	want := `Scenario of 10m0s: Cluster at 2026-01-01T00:00:00Z
+  zone "a": a-0, a-1 [cordoned]
+  zone "b": b-0
+  Pod{ns/p0 node=a-0 priority=0 ready}
+  fault Shutdown [a-0] +1m0s..+3m20s
+`
+	if got := fmt.Sprintf("%#v", s); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// Drawn scenarios print without addresses or Quantity internals, one
+// line per zone, pod and fault plus the header.
+func TestScenarioGoStringDrawn(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := nodelifetest.Scenarios(nodelifetest.Options{}).Draw(t, "scenario")
+		text := fmt.Sprintf("%#v", s)
+		for _, bad := range []string{"0x", "int64Amount", "nodelifecycle.Node{"} {
+			if strings.Contains(text, bad) {
+				t.Fatalf("%q in %s", bad, text)
+			}
+		}
+		zones := map[string]bool{}
+		for _, n := range s.Nodes {
+			zones[n.Labels[eviction.LabelTopologyZone]] = true
+		}
+		lines := 1 + len(zones) + len(s.Pods) + max(len(s.Faults), 1)
+		if got := strings.Count(text, "\n"); got != lines {
+			t.Fatalf("%d lines, want %d:\n%s", got, lines, text)
 		}
 	})
 }
