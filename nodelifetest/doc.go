@@ -44,6 +44,13 @@
 // times. The shares each generator produces are measured and bounded in
 // its distribution tests.
 //
+// A failing property prints what it drew. A Pod prints on one line under
+// %v and %#v (the forms rapid and go-cmp use), every set field once:
+// quantities as kubectl writes them ("req{cpu:500m memory:1Gi}"),
+// pointers as their values ("priority=1000", "for 300s"). A Cluster or
+// Scenario prints as a short table: nodes by zone, a pod a line, the
+// fault schedule.
+//
 // The checks state the loosest bound upstream satisfies, so a violation
 // is a bug in the planner or controller under test, not a quirk of
 // timing; each check's comment gives the rule. For the kubelet's topology
