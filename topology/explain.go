@@ -24,6 +24,8 @@ type Demand struct {
 	// Capacity is what each NUMA node could ever give. The providers call
 	// a hint preferred when it has as few nodes as the smallest set whose
 	// capacity covers the request; restricted admits only such a hint.
+	// Without it (or when no set covers the request) Explain takes every
+	// node as restricted's placement and says nothing of capacity.
 	Capacity map[int]int64
 	// Bytes says Asked, Free and Capacity count bytes (printed as
 	// quantities: 4Gi).
@@ -88,7 +90,7 @@ func Explain(policy Policy, nodes []int, demands []Demand) string {
 			s += strconv.Itoa(size) + " NUMA nodes"
 		}
 		s += " (" + best.String() + ")"
-		if policy == PolicyRestricted && size > 1 {
+		if policy == PolicyRestricted && size > 1 && sum(top(nodes, d.Capacity, size), d.Capacity) >= d.Asked {
 			s += ", the fewest whose capacity holds " + d.amount(d.Asked)
 		}
 		short = append(short, s)

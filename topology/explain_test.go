@@ -50,6 +50,11 @@ func TestExplain(t *testing.T) {
 			{Resource: "cpu", Asked: 10, Free: map[int]int64{0: 2, 1: 6}},
 			{Resource: "hugepages-1Gi", Asked: 4 * gi, Free: map[int]int64{0: 2 * gi}, Bytes: true}},
 			"cpu: 10 asked, at most 6 free on one NUMA node (NUMA node 1); hugepages-1Gi: 4Gi asked, at most 2Gi free on one NUMA node (NUMA node 0); " + single},
+		// No capacity given: restricted's placement is both nodes (2+1 free),
+		// and nothing is claimed about capacity.
+		{"restricted without capacity", topology.PolicyRestricted, []int{0, 1},
+			[]topology.Demand{{Resource: "cpu", Asked: 4, Free: map[int]int64{0: 2, 1: 1}}},
+			"cpu: 4 asked, at most 3 free on 2 NUMA nodes (NUMA nodes 0,1); " + restricted},
 		{"no node at all", topology.PolicySingleNUMANode, nil,
 			[]topology.Demand{{Resource: "cpu", Asked: 4}},
 			"cpu: 4 asked, none free on any NUMA node; " + single},
