@@ -65,7 +65,15 @@ func ago(t *rapid.T, now time.Time, maxSeconds int, label string) time.Time {
 	return now.Add(-time.Duration(rapid.IntRange(0, maxSeconds).Draw(t, label)) * time.Second)
 }
 
-// rare is true about once in n draws.
-func rare(t *rapid.T, n int, label string) bool { return rapid.IntRange(0, n-1).Draw(t, label) == 0 }
+// rare is true about once in n draws. It shrinks to false: rapid shrinks
+// a drawn integer toward the low end of its range, and only the highest
+// value is true, so the rare case leaves a shrunk counterexample unless
+// the failure needs it.
+func rare(t *rapid.T, n int, label string) bool { return rapid.IntRange(0, n-1).Draw(t, label) == n-1 }
+
+// usually is true in n-1 draws of n and shrinks to false: for an optional
+// part most drawn objects have (a usage reading, say), which a shrunk
+// counterexample sheds unless the failure needs it.
+func usually(t *rapid.T, n int, label string) bool { return rapid.IntRange(0, n-1).Draw(t, label) > 0 }
 
 func ptr[T any](v T) *T { return &v }

@@ -148,13 +148,17 @@ func (p Pod) Lifecycle() nodelifecycle.Pod {
 var priorities = []int32{-100, 0, 0, 10, 1000, 100000, 1000000000, cgroup.SystemCriticalPriority - 1, cgroup.SystemCriticalPriority, cgroup.SystemCriticalPriority + 1000}
 
 func (o Options) priority(t *rapid.T) *int32 {
-	if rare(t, 4, "noPriority") {
+	none := rare(t, 4, "noPriority")
+	var v int32
+	if o.MaxPriority > o.MinPriority {
+		v = rapid.Int32Range(o.MinPriority, o.MaxPriority).Draw(t, "priority")
+	} else {
+		v = rapid.SampledFrom(priorities).Draw(t, "priority")
+	}
+	if none {
 		return nil
 	}
-	if o.MaxPriority > o.MinPriority {
-		return ptr(rapid.Int32Range(o.MinPriority, o.MaxPriority).Draw(t, "priority"))
-	}
-	return ptr(rapid.SampledFrom(priorities).Draw(t, "priority"))
+	return &v
 }
 
 // quantities are the amounts drawn for memory and storage, in bytes.
@@ -178,21 +182,30 @@ var scalarResources = []cgroup.ResourceName{"hugepages-2Mi", "example.com/gpu"}
 // resource (example.com/gpu). Requests often equal the limit (and are then left out half the
 // time, as the API server defaults them), so that Guaranteed pods and
 // their near misses are common.
+//
+// Every amount is drawn whether it is kept or not, here and in drawPod, so
+// that switching a part off while shrinking leaves the draws after it
+// where they were and the rest of the counterexample intact.
 func drawResources(t *rapid.T, label string) cgroup.Resources {
 	r := cgroup.Resources{Requests: cgroup.ResourceList{}, Limits: cgroup.ResourceList{}}
 	for _, name := range scalarResources {
-		if rare(t, 6, label+"scalar"+string(name)) {
-			q := drawQuantity(t, name, label+"scalarq"+string(name))
+		on := rare(t, 6, label+"scalar"+string(name))
+		q := drawQuantity(t, name, label+"scalarq"+string(name))
+		if on {
 			r.Limits[name], r.Requests[name] = q, q.DeepCopy() // the API server wants them equal
 		}
 	}
 	for _, name := range podResources {
-		if rapid.IntRange(0, 3).Draw(t, label+"lim"+string(name)) > 0 {
-			r.Limits[name] = drawQuantity(t, name, label+"limq"+string(name))
+		limit := rapid.IntRange(0, 3).Draw(t, label+"lim"+string(name)) > 0
+		lq := drawQuantity(t, name, label+"limq"+string(name))
+		if limit {
+			r.Limits[name] = lq
 		}
-		switch rapid.IntRange(0, 4).Draw(t, label+"req"+string(name)) {
+		req := rapid.IntRange(0, 4).Draw(t, label+"req"+string(name))
+		rq := drawQuantity(t, name, label+"reqq"+string(name))
+		switch req {
 		case 1:
-			r.Requests[name] = drawQuantity(t, name, label+"reqq"+string(name))
+			r.Requests[name] = rq
 		case 2, 3:
 			if q, ok := r.Limits[name]; ok {
 				r.Requests[name] = q.DeepCopy()
@@ -227,6 +240,12 @@ func OnePod(o Options) *rapid.Generator[Pod] {
 	return rapid.Custom(func(t *rapid.T) Pod { return drawPod(t, o, 0) })
 }
 
+// drawPod draws one pod. Counts (containers, init containers, volumes)
+// are lists rapid can shorten element by element, and every optional part
+// is drawn whether it is kept or not, so that a shrunk pod keeps only what
+// the failure needs: no containers, no init containers, huge pages,
+// extended resources, overhead, pod-level resources, host ports, grace
+// period, volumes or usage reading unless they matter.
 func drawPod(t *rapid.T, o Options, i int) Pod {
 	p := Pod{Namespace: rapid.SampledFrom([]string{"a", "b"}).Draw(t, "ns"), Name: fmt.Sprintf("p%d", i), UID: fmt.Sprintf("uid-%d", i),
 		OwnerKind: rapid.SampledFrom([]string{"", "ReplicaSet", "ReplicaSet", "DaemonSet", "StatefulSet", "Job"}).Draw(t, "owner"),
@@ -240,10 +259,12 @@ func drawPod(t *rapid.T, o Options, i int) Pod {
 		}
 	}
 	p.Static = rare(t, 10, "static")
-	p.Mirror = !p.Static && rare(t, 10, "mirror")
+	mirror := rare(t, 10, "mirror")
+	p.Mirror = !p.Static && mirror
 	shape := rapid.IntRange(0, 3).Draw(t, "shape") // 0: Guaranteed-shaped, 1: BestEffort-shaped, else mixed
-	for c := rapid.IntRange(0, 3).Draw(t, "containers"); c > 0; c-- {
-		ct := cgroup.Container{Name: fmt.Sprintf("c%d", c)}
+	container := rapid.Custom(func(t *rapid.T) cgroup.Container {
+		var ct cgroup.Container
+		mixed := drawResources(t, "c") // drawn for every shape: a container draws something
 		switch shape {
 		case 0:
 			ct.Resources = cgroup.Resources{Requests: cgroup.ResourceList{}, Limits: cgroup.ResourceList{}}
@@ -253,49 +274,70 @@ func drawPod(t *rapid.T, o Options, i int) Pod {
 			}
 		case 1:
 		default:
-			ct.Resources = drawResources(t, "c")
+			ct.Resources = mixed
 		}
-		p.Containers = append(p.Containers, ct)
+		return ct
+	})
+	p.Containers = rapid.SliceOfN(container, 0, 3).Draw(t, "containers")
+	for k := range p.Containers {
+		p.Containers[k].Name = fmt.Sprintf("c%d", len(p.Containers)-k)
 	}
-	if rare(t, 4, "init") {
-		for c := rapid.IntRange(1, 2).Draw(t, "inits"); c > 0; c-- {
-			ic := cgroup.Container{Name: fmt.Sprintf("i%d", c), Resources: drawResources(t, "i")}
-			if rapid.Bool().Draw(t, "sidecar") {
-				ic.RestartPolicy = cgroup.ContainerRestartPolicyAlways
-			}
-			p.InitContainers = append(p.InitContainers, ic)
+	hasInits := rare(t, 4, "init")
+	inits := rapid.SliceOfN(rapid.Custom(func(t *rapid.T) cgroup.Container {
+		ic := cgroup.Container{Resources: drawResources(t, "i")}
+		if rapid.Bool().Draw(t, "sidecar") {
+			ic.RestartPolicy = cgroup.ContainerRestartPolicyAlways
 		}
+		return ic
+	}), 1, 2).Draw(t, "inits")
+	if hasInits {
+		for k := range inits {
+			inits[k].Name = fmt.Sprintf("i%d", len(inits)-k)
+		}
+		p.InitContainers = inits
 	}
-	if rare(t, 10, "overhead") {
-		p.Overhead = cgroup.ResourceList{cgroup.ResourceCPU: drawQuantity(t, cgroup.ResourceCPU, "ohcpu"),
-			cgroup.ResourceMemory: drawQuantity(t, cgroup.ResourceMemory, "ohmem")}
+	hasOverhead := rare(t, 10, "overhead")
+	overhead := cgroup.ResourceList{cgroup.ResourceCPU: drawQuantity(t, cgroup.ResourceCPU, "ohcpu"),
+		cgroup.ResourceMemory: drawQuantity(t, cgroup.ResourceMemory, "ohmem")}
+	if hasOverhead {
+		p.Overhead = overhead
 	}
-	if rare(t, 10, "podLevel") {
-		r := drawResources(t, "pod")
-		p.Resources = &r
+	hasPodLevel := rare(t, 10, "podLevel")
+	podLevel := drawResources(t, "pod")
+	if hasPodLevel {
+		p.Resources = &podLevel
 	}
-	if rare(t, 4, "hostPort") {
-		p.HostPorts = []admission.ContainerPort{{HostPort: rapid.Int32Range(79, 81).Draw(t, "port"), HostIP: rapid.SampledFrom([]string{"", "10.0.0.1"}).Draw(t, "hostIP")}}
+	hasHostPort := rare(t, 4, "hostPort")
+	port := admission.ContainerPort{HostPort: rapid.Int32Range(79, 81).Draw(t, "port"), HostIP: rapid.SampledFrom([]string{"", "10.0.0.1"}).Draw(t, "hostIP")}
+	if hasHostPort {
+		p.HostPorts = []admission.ContainerPort{port}
 	}
 	p.Tolerations = NoExecuteTolerations().Draw(t, "tolerations")
-	if rapid.Bool().Draw(t, "hasGrace") {
-		p.TerminationGracePeriodSeconds = ptr(int64(rapid.SampledFrom([]int{0, 1, 10, 30, 60, 120, 400}).Draw(t, "grace")))
+	hasGrace := rapid.Bool().Draw(t, "hasGrace")
+	grace := int64(rapid.SampledFrom([]int{0, 1, 10, 30, 60, 120, 400}).Draw(t, "grace"))
+	if hasGrace {
+		p.TerminationGracePeriodSeconds = &grace
 	}
-	for v := rapid.IntRange(0, 2).Draw(t, "volumes"); v > 0; v-- {
+	volumes := rapid.IntRange(0, 2).Draw(t, "volumes")
+	for v := volumes; v > 0; v-- {
 		p.LocalVolumes = append(p.LocalVolumes, fmt.Sprintf("v%d", v))
 	}
-	if !rare(t, 6, "noStats") {
-		p.Stats = drawStats(t, p)
+	hasStats := usually(t, 6, "stats")
+	stats := drawStats(t, p)
+	if hasStats {
+		p.Stats = stats
 	}
 	return p
 }
 
 // usage values, in bytes or counts; nil (no reading) about once in ten.
 func optUsage(t *rapid.T, label string) *uint64 {
-	if rare(t, 10, label+"?") {
+	none := rare(t, 10, label+"?")
+	v := rapid.SampledFrom([]uint64{0, 1, 1000, 1 << 10, 1 << 20, 100 << 20, 1 << 30, 3 << 30}).Draw(t, label)
+	if none {
 		return nil
 	}
-	return ptr(rapid.SampledFrom([]uint64{0, 1, 1000, 1 << 10, 1 << 20, 100 << 20, 1 << 30, 3 << 30}).Draw(t, label))
+	return &v
 }
 
 func drawStats(t *rapid.T, p Pod) *pressure.PodStats {

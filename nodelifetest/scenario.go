@@ -73,20 +73,23 @@ const HeartbeatPeriod = 10 * time.Second
 
 // Clusters draws clusters of o.Zones zones (1-3 when 0) with 1 to
 // o.MaxNodes nodes (9 by default), every node Ready at the start, and
-// each node's pods (0-3) drawn as Pods draws them.
+// each node's pods (0-3) drawn as Pods draws them. Nodes and pods are
+// drawn as lists, so that a shrunk counterexample can lose any node or
+// pod on its own; names follow the order that is left.
 func Clusters(o Options) *rapid.Generator[Cluster] {
 	return rapid.Custom(func(t *rapid.T) Cluster {
 		c := Cluster{Start: o.now()}
 		zones := o.zones(t)
-		n := rapid.IntRange(len(zones), max(len(zones), o.maxNodes())).Draw(t, "nodes")
-		for i := 0; i < n; i++ {
+		perNode := rapid.SliceOfN(rapid.SliceOfN(OnePod(o), 0, 3), len(zones), max(len(zones), o.maxNodes())).Draw(t, "nodes")
+		for i, pods := range perNode {
 			zone := zones[i%len(zones)]
 			name := fmt.Sprintf("%s-%d", zone, i/len(zones))
 			c.Nodes = append(c.Nodes, nodelifecycle.Node{Name: name, UID: "uid-" + name, CreationTimestamp: c.Start.Add(-time.Hour),
 				Labels:     map[string]string{eviction.LabelTopologyRegion: "r", eviction.LabelTopologyZone: zone},
 				Conditions: readyConditions(c.Start)})
-			for k := rapid.IntRange(0, 3).Draw(t, "podsPerNode"); k > 0; k-- {
-				p := drawPod(t, o, len(c.Pods))
+			for _, p := range pods {
+				k := len(c.Pods)
+				p.Name, p.UID = fmt.Sprintf("p%d", k), fmt.Sprintf("uid-%d", k)
 				p.NodeName, p.Ready, p.Terminating = name, true, false
 				c.Pods = append(c.Pods, p)
 			}
@@ -122,7 +125,7 @@ func Scenarios(o Options) *rapid.Generator[Scenario] {
 			zones = append(zones, z)
 		}
 		slices.Sort(zones)
-		for k := rapid.IntRange(0, 5).Draw(t, "faults"); k > 0; k-- {
+		fault := rapid.Custom(func(t *rapid.T) Fault {
 			f := Fault{Kind: rapid.SampledFrom([]FaultKind{FaultOutage, FaultOutage, FaultShutdown, FaultPressure, FaultAPI}).Draw(t, "kind")}
 			f.From = time.Duration(rapid.IntRange(1, int(s.Duration/time.Second)-60).Draw(t, "from")) * time.Second
 			longest := 600
@@ -141,8 +144,11 @@ func Scenarios(o Options) *rapid.Generator[Scenario] {
 					f.Nodes = []string{rapid.SampledFrom(names).Draw(t, "node")}
 				}
 			}
-			s.Faults = append(s.Faults, f)
-		}
+			return f
+		})
+		// A list, so that a shrunk counterexample can lose any fault on
+		// its own.
+		s.Faults = rapid.SliceOfN(fault, 0, 5).Draw(t, "faults")
 		return s
 	})
 }

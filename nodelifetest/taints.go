@@ -127,10 +127,10 @@ func NoExecuteTolerations() *rapid.Generator[[]taints.Toleration] {
 				out = append(out, taints.Toleration{Key: key, Operator: taints.TolerationOpExists, Effect: taints.TaintEffectNoExecute, TolerationSeconds: &s})
 			}
 		}
-		switch rapid.IntRange(0, 9).Draw(t, "extra") {
-		case 0:
+		switch rapid.IntRange(0, 9).Draw(t, "extra") { // shrinks to 0: no extra toleration
+		case 8:
 			out = append(out, taints.Toleration{Operator: taints.TolerationOpExists})
-		case 1:
+		case 9:
 			out = append(out, taints.Toleration{Key: "dedicated", Operator: taints.TolerationOpEqual, Value: "db", Effect: taints.TaintEffectNoExecute, TolerationSeconds: ptr(int64(20))})
 		}
 		return out
