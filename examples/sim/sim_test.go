@@ -268,7 +268,7 @@ func TestSVGIsWellFormed(t *testing.T) {
 		}
 	}
 	// zone b is cut off; a and c are quiet and share a line
-	if polylines != 3 || !strings.Contains(svg, ">zone b <tspan") || strings.Contains(svg, ">zone a <tspan") {
+	if polylines != 3 || !strings.Contains(svg, ">zone b (10 nodes, 20 pods)<") || strings.Contains(svg, ">zone a (") {
 		t.Fatalf("%d polylines (want 3, for zone b alone)\n%s", polylines, svg)
 	}
 	for _, want := range []string{">2 zones where nothing happened (20 nodes, 40 pods): a, c<", "<title>outage b from "} {

@@ -132,9 +132,35 @@ func ParseCloudDeletion(c *sim.Cluster, spec string) (sim.CloudDeletion, error) 
 	return d, nil
 }
 
+// NameWidth is the most characters a name takes in WriteSummary's
+// tables; a longer one (a static pod named after a long node name, say)
+// is shortened in the middle, keeping its start and its end, so that one
+// name does not widen a whole table. -json prints every name whole.
+const NameWidth = 48
+
+// shorten returns name, or its first and last characters around "…" when
+// it has more than NameWidth, and whether it shortened it.
+func shorten(name string) (string, bool) {
+	r := []rune(name)
+	if len(r) <= NameWidth {
+		return name, false
+	}
+	head := (NameWidth - 1) / 2
+	tail := NameWidth - 1 - head
+	return string(r[:head]) + "…" + string(r[len(r)-tail:]), true
+}
+
 // WriteSummary writes the run's summary: totals, zones at the end, the
-// workloads that lost replicas and the pods the scenarios touched.
+// workloads that lost replicas and the pods the scenarios touched. Names
+// longer than NameWidth are shortened in the middle, said under the
+// tables.
 func WriteSummary(w io.Writer, res sim.Result) error {
+	cut := false
+	name := func(s string) string {
+		out, shortened := shorten(s)
+		cut = cut || shortened
+		return out
+	}
 	t := res.Totals
 	fmt.Fprintf(w, "%d nodes, %d pods in the snapshot: %d simulated, %d not%s; %v simulated\n", t.Nodes, t.Pods+t.Skipped, t.Pods, t.Skipped, skippedWhy(t), res.Duration)
 	if err := WriteSettings(w, res); err != nil {
@@ -146,7 +172,7 @@ func WriteSummary(w io.Writer, res sim.Result) error {
 	fmt.Fprintln(tw, "\nZONE\tNODES\tREADY AT END\tNOT READY\tUNKNOWN\tNOEXECUTE-TAINTED\tPODS STOPPED\tSTATE")
 	if k := len(res.Timeline); k > 0 {
 		for z, zs := range res.Timeline[k-1].Zones {
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", zs.Zone, res.ZoneNodes[z], zs.Ready, zs.NotReady, zs.Unknown, zs.Tainted, zs.Evicted, zs.State)
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", name(zs.Zone), res.ZoneNodes[z], zs.Ready, zs.NotReady, zs.Unknown, zs.Tainted, zs.Evicted, zs.State)
 		}
 	}
 	if len(res.Workloads) > 0 {
@@ -156,7 +182,7 @@ func WriteSummary(w io.Writer, res sim.Result) error {
 			for _, p := range wl.Lost {
 				pts = append(pts, fmt.Sprintf("%s:%d", when(p.At), p.Lost))
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%v\t%v\t%d\t%s\n", wl.Name, wl.Replicas, wl.MaxLost, wl.LostTime, wl.LostForRoom, wl.MostPending, strings.Join(pts, " "))
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%v\t%v\t%d\t%s\n", name(wl.Name), wl.Replicas, wl.MaxLost, wl.LostTime, wl.LostForRoom, wl.MostPending, strings.Join(pts, " "))
 		}
 	}
 	if len(res.Pods) > 0 {
@@ -174,8 +200,10 @@ func WriteSummary(w io.Writer, res sim.Result) error {
 				pending = append(pending, p.Pod+": "+p.Pending)
 			case on == "":
 				on = "-"
+			default:
+				on = name(on)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%v\t%s\n", p.Pod, p.Node, p.Fate, at, p.Rule, when(p.GoneAt), when(p.ReplacedAt), on, p.Lost, p.Detail)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%v\t%s\n", name(p.Pod), name(p.Node), p.Fate, at, p.Rule, when(p.GoneAt), when(p.ReplacedAt), on, p.Lost, p.Detail)
 		}
 		if len(pending) > 0 {
 			fmt.Fprintln(tw, "\nREPLACEMENTS STILL PENDING AT THE END")
@@ -184,7 +212,14 @@ func WriteSummary(w io.Writer, res sim.Result) error {
 			}
 		}
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if cut {
+		_, err := fmt.Fprintf(w, "\n(names longer than %d characters are shortened in the middle; -json prints them whole)\n", NameWidth)
+		return err
+	}
+	return nil
 }
 
 // skippedWhy says why pods were not simulated: " (1 not scheduled, 2

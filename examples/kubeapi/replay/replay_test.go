@@ -233,3 +233,37 @@ func TestSelectAndSpecs(t *testing.T) {
 		t.Errorf("pressure with a bad quantity: %v", err)
 	}
 }
+
+// A name of 300 characters (a static pod named after a long node name)
+// is shortened in the middle in every table, so that the tables keep
+// their width; a footnote says so. Names of NameWidth or fewer characters
+// print whole.
+func TestSummaryShortensLongNames(t *testing.T) {
+	long := strings.Repeat("a", 150) + strings.Repeat("b", 150)
+	short := strings.Repeat("a", 23) + "…" + strings.Repeat("b", 24) // (48-1)/2 characters before, the rest after
+	exact := strings.Repeat("c", NameWidth)
+	res := sim.Result{Zones: []string{"z"}, ZoneNodes: []int{1}, ZonePods: []int{2}, Duration: time.Minute,
+		Timeline:  []sim.Sample{{Zones: []sim.ZoneSample{{Zone: "z", Ready: 1}}}},
+		Workloads: []sim.Workload{{Name: "static pod ns/" + long, Replicas: 1, MaxLost: 1}, {Name: exact, Replicas: 1}},
+		Pods: []sim.Outcome{{Pod: "ns/" + long, Node: long, Zone: "z", Fate: "evicted", PlacedOn: long, GoneAt: -1, ReplacedAt: -1},
+			{Pod: exact, Node: "n", Zone: "z", Fate: "spared", GoneAt: -1, ReplacedAt: -1}}}
+	var b strings.Builder
+	if err := WriteSummary(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if strings.Contains(out, long) {
+		t.Errorf("the long name printed whole:\n%s", out)
+	}
+	for _, want := range []string{"static pod ns/" + strings.Repeat("a", 9) + "…" + strings.Repeat("b", 24) + "  1", "\n" + exact + "  1", "\n" + exact + "  n ",
+		"ns/" + strings.Repeat("a", 20) + "…" + strings.Repeat("b", 24) + "  " + short + "  evicted", "(names longer than 48 characters are shortened in the middle; -json prints them whole)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the summary lacks %q:\n%s", want, out)
+		}
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if n := len([]rune(line)); n > 250 {
+			t.Errorf("a line of %d characters: %s", n, line)
+		}
+	}
+}
