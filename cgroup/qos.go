@@ -4,9 +4,12 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/nodelife/nodelife/internal/compact"
+	mapkeys "github.com/nodelife/nodelife/internal/keys"
 	"github.com/nodelife/nodelife/internal/quantity"
 	"github.com/nodelife/nodelife/release"
-	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // ResourceName names a resource as core/v1 does ("cpu", "memory",
@@ -29,11 +32,33 @@ const (
 // ResourceList.
 type ResourceList map[ResourceName]resource.Quantity
 
+// String prints the list as "{cpu:500m memory:1Gi}": names sorted,
+// quantities as kubectl writes them.
+func (l ResourceList) String() string {
+	parts := make([]string, 0, len(l))
+	for _, name := range mapkeys.Sorted(l) {
+		q := l[name]
+		parts = append(parts, string(name)+":"+q.String())
+	}
+	return "{" + strings.Join(parts, " ") + "}"
+}
+
+// GoString is String, so that %#v (rapid's form for drawn values) prints
+// quantities as kubectl writes them, not field by field.
+func (l ResourceList) GoString() string { return l.String() }
+
 // Resources holds requests and limits, as core/v1's ResourceRequirements.
 type Resources struct {
 	Requests ResourceList
 	Limits   ResourceList
 }
+
+// String prints the requests and limits that are set, on one line
+// ("cgroup.Resources{Requests:{cpu:500m} Limits:{cpu:1}}").
+func (r Resources) String() string { return compact.Sprint(r) }
+
+// GoString is String, for %#v.
+func (r Resources) GoString() string { return r.String() }
 
 // ContainerRestartPolicyAlways marks an init container as a sidecar
 // (restartable init container): it keeps running next to the regular

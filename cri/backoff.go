@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nodelife/nodelife/internal/clock"
+	"github.com/nodelife/nodelife/internal/compact"
 )
 
 // BackoffConfig is the kubelet's crash-loop back-off (client-go
@@ -34,6 +35,12 @@ type BackoffConfig struct {
 	// Rand returns values in [0, 1) for the jitter; nil means no jitter.
 	Rand func() float64
 }
+
+// String prints the fields that are set, on one line (Rand as "func").
+func (c BackoffConfig) String() string { return compact.Sprint(c) }
+
+// GoString is String, for %#v.
+func (c BackoffConfig) GoString() string { return c.String() }
 
 // DefaultBackoffConfig returns the kubelet's crash-loop back-off: 10s
 // doubling to 300s, reset after 10 minutes, no jitter.

@@ -6,6 +6,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/nodelife/nodelife/internal/compact"
 )
 
 // The finalizers and propagation policies of cascading deletion, as the
@@ -47,6 +49,14 @@ type Object struct {
 	// Finalizers is metadata.finalizers.
 	Finalizers []string
 }
+
+// String prints the object's set fields on one line, its owner references'
+// Controller and BlockOwnerDeletion as true or false rather than as
+// addresses.
+func (o Object) String() string { return compact.Sprint(o) }
+
+// GoString is String, for %#v.
+func (o Object) GoString() string { return o.String() }
 
 // FromMeta builds an Object from any metav1.Object (a typed object, an
 // unstructured one, or a metav1.PartialObjectMetadata) and its type. The

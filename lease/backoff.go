@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/nodelife/nodelife/internal/compact"
 	"github.com/nodelife/nodelife/internal/reentry"
 )
 
@@ -45,6 +46,13 @@ type Backoff struct {
 	steps int
 	guard reentry.Guard
 }
+
+// String prints the settings that are set (Rand as "func"), not the state of a backoff in use, on one line.
+func (b Backoff) String() string { return compact.Sprint(b) }
+
+// GoString is String, so that %#v (rapid's form for drawn values) prints
+// no addresses.
+func (b Backoff) GoString() string { return b.String() }
 
 // DefaultBackoff returns the node lease controller's back-off: 200ms
 // doubling to 7s, no jitter.

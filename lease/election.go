@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/nodelife/nodelife/internal/clock"
+	"github.com/nodelife/nodelife/internal/compact"
 	"github.com/nodelife/nodelife/internal/reentry"
 )
 
@@ -45,6 +46,13 @@ type ElectionConfig struct {
 	// candidate may take over at once.
 	ReleaseOnCancel bool
 }
+
+// String prints the fields that are set (Rand as "func"), on one line.
+func (e ElectionConfig) String() string { return compact.Sprint(e) }
+
+// GoString is String, so that %#v (rapid's form for drawn values) prints
+// no addresses.
+func (e ElectionConfig) GoString() string { return e.String() }
 
 // DefaultElectionConfig returns the component defaults for identity.
 func DefaultElectionConfig(identity string) ElectionConfig {

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/nodelife/nodelife/internal/clock"
+	"github.com/nodelife/nodelife/internal/compact"
 	"github.com/nodelife/nodelife/internal/enum"
 	"github.com/nodelife/nodelife/internal/reentry"
 )
@@ -67,6 +68,13 @@ type HeartbeatConfig struct {
 	// off, as the generic lease controller without a post-process func.
 	NodeOwner bool
 }
+
+// String prints the fields that are set (Rand as "func"), on one line.
+func (h HeartbeatConfig) String() string { return compact.Sprint(h) }
+
+// GoString is String, so that %#v (rapid's form for drawn values) prints
+// no addresses.
+func (h HeartbeatConfig) GoString() string { return h.String() }
 
 // DefaultHeartbeatConfig returns the kubelet's node lease settings for
 // nodeName.

@@ -5,6 +5,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/nodelife/nodelife/internal/compact"
 )
 
 // Lease is a coordination.k8s.io/v1 Lease: the object metadata the planners
@@ -28,6 +30,13 @@ type Lease struct {
 	// Node (NodeOwnerReference), so that deleting the Node collects it.
 	OwnerReferences []metav1.OwnerReference
 }
+
+// String prints the fields that are set, pointers as their values, on one line.
+func (l Lease) String() string { return compact.Sprint(l) }
+
+// GoString is String, so that %#v (rapid's form for drawn values) prints
+// no addresses.
+func (l Lease) GoString() string { return l.String() }
 
 // NodeOwnerReference is the owner reference the kubelet puts on its node
 // lease: apiVersion v1, kind Node, the node's name and UID.

@@ -37,19 +37,33 @@
 //
 // Every generator is deterministic for a seed (rapid's Example(seed) and
 // Draw) and shrinks toward the smallest counterexample: lists toward
-// fewer elements, choices toward the first listed (valid objects, no
-// priority, no faults). Options steer them: Valid keeps to objects the
+// fewer elements, choices toward the first listed (valid objects, the
+// lowest priority, no faults). Options steer them: Valid keeps to objects the
 // API server and the kubelet accept, Zones and MaxNodes size clusters,
 // MinPriority and MaxPriority bound pod priorities, Now anchors drawn
 // times. The shares each generator produces are measured and bounded in
 // its distribution tests.
 //
-// A failing property prints what it drew. A Pod prints on one line under
-// %v and %#v (the forms rapid and go-cmp use), every set field once:
-// quantities as kubectl writes them ("req{cpu:500m memory:1Gi}"),
-// pointers as their values ("priority=1000", "for 300s"). A Cluster or
-// Scenario prints as a short table: nodes by zone, a pod a line, the
-// fault schedule.
+// A failing property prints what it drew, and every drawn type prints
+// readably under %v and %#v (the forms rapid and go-cmp use): no address,
+// no hexadecimal, no quantity spelled out field by field. A Pod prints on
+// one line, every set field once: quantities as kubectl writes them
+// ("req{cpu:500m memory:1Gi}"), pointers as their values
+// ("priority=1000", "for 300s"). A Cluster or Scenario prints as a short
+// table: nodes by zone, a pod a line, the fault schedule. The library's
+// own drawn types (taints.Toleration, cgroup.ResourceList, lease.Lease,
+// gc.Object, topology.Hint and the rest) carry String and GoString
+// methods to the same end. Only a bare netip.Prefix (PrefixesIn) keeps
+// Go's own %#v; its %v is the prefix as written.
+//
+// Shrinking goes toward the smallest case: counts (nodes, pods per node,
+// containers, init containers, faults) are lists rapid shortens element
+// by element, rare and optional parts (huge pages, extended resources,
+// init containers, overhead, host ports, usage readings) switch off, and
+// every optional part is drawn whether it is kept or not, so that
+// switching one off leaves the rest of a counterexample where it was.
+// TestShrinkPriorityOrder shows the result on a flawed toleration policy:
+// 2 nodes, 2 pods and one shutdown, in 12 lines.
 //
 // The checks state the loosest bound upstream satisfies, so a violation
 // is a bug in the planner or controller under test, not a quirk of

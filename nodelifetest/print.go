@@ -8,9 +8,8 @@ import (
 	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/eviction/pressure"
-	mapkeys "github.com/nodelife/nodelife/internal/keys"
+	"github.com/nodelife/nodelife/internal/compact"
 	"github.com/nodelife/nodelife/internal/quantity"
-	"github.com/nodelife/nodelife/taints"
 )
 
 // String prints the pod on one line, every field that is set and nothing
@@ -47,7 +46,7 @@ func (p Pod) String() string {
 	field("init", containersText(p.InitContainers))
 	field("containers", containersText(p.Containers))
 	if len(p.Overhead) > 0 {
-		b.WriteString(" overhead" + listText(p.Overhead))
+		b.WriteString(" overhead" + p.Overhead.String())
 	}
 	if p.Resources != nil {
 		b.WriteString(" pod-resources" + resourcesText(*p.Resources))
@@ -68,7 +67,7 @@ func (p Pod) String() string {
 	if len(p.Tolerations) > 0 {
 		tols := make([]string, len(p.Tolerations))
 		for i := range p.Tolerations {
-			tols[i] = tolerationText(&p.Tolerations[i])
+			tols[i] = p.Tolerations[i].String()
 		}
 		field("tolerations", "["+strings.Join(tols, ", ")+"]")
 	}
@@ -111,42 +110,10 @@ func containersText(cs []cgroup.Container) string {
 func resourcesText(r cgroup.Resources) string {
 	var s string
 	if len(r.Requests) > 0 {
-		s += " req" + listText(r.Requests)
+		s += " req" + r.Requests.String()
 	}
 	if len(r.Limits) > 0 {
-		s += " lim" + listText(r.Limits)
-	}
-	return s
-}
-
-// listText prints "{cpu:500m memory:1Gi}", names sorted.
-func listText(l cgroup.ResourceList) string {
-	parts := make([]string, 0, len(l))
-	for _, name := range mapkeys.Sorted(l) {
-		q := l[name]
-		parts = append(parts, string(name)+":"+q.String())
-	}
-	return "{" + strings.Join(parts, " ") + "}"
-}
-
-// tolerationText prints "key=value:Effect(Operator) for 300s"; an empty
-// key is "*", an empty effect every effect.
-func tolerationText(t *taints.Toleration) string {
-	s := t.Key
-	if s == "" {
-		s = "*"
-	}
-	if t.Value != "" {
-		s += "=" + t.Value
-	}
-	if t.Effect != "" {
-		s += ":" + string(t.Effect)
-	}
-	if t.Operator != "" {
-		s += "(" + string(t.Operator) + ")"
-	}
-	if t.TolerationSeconds != nil {
-		s += " for " + strconv.FormatInt(*t.TolerationSeconds, 10) + "s"
+		s += " lim" + r.Limits.String()
 	}
 	return s
 }
@@ -262,3 +229,31 @@ func (s Scenario) String() string {
 
 // GoString is String, for %#v.
 func (s Scenario) GoString() string { return s.String() }
+
+// String prints the drawn space on one line, the prefix as written.
+func (c CIDRSpace) String() string { return compact.Sprint(c) }
+
+// GoString is String, for %#v (Go's own spells out a netip.Prefix's
+// internals).
+func (c CIDRSpace) GoString() string { return c.String() }
+
+// String prints the drawn world on one line: prefixes as written, routes
+// and nodes with their set fields.
+func (w RouteWorld) String() string { return compact.Sprint(w) }
+
+// GoString is String, for %#v.
+func (w RouteWorld) GoString() string { return w.String() }
+
+// String prints the drawn pod and its runtime status on one line, times
+// in RFC 3339 and pointers as their values.
+func (s SyncPod) String() string { return compact.Sprint(s) }
+
+// GoString is String, for %#v.
+func (s SyncPod) GoString() string { return s.String() }
+
+// String prints the drawn machine on one line, sizes in decimal.
+func (m MemoryMachine) String() string { return compact.Sprint(m) }
+
+// GoString is String, for %#v (Go's own prints the sizes in
+// hexadecimal).
+func (m MemoryMachine) GoString() string { return m.String() }

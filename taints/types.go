@@ -1,6 +1,9 @@
 package taints
 
-import "time"
+import (
+	"strconv"
+	"time"
+)
 
 // Effect is what a taint does to pods that do not tolerate it. The values are
 // those of k8s.io/api/core/v1.TaintEffect.
@@ -89,6 +92,34 @@ type Toleration struct {
 	// The library never writes through this pointer; copies share it.
 	TolerationSeconds *int64
 }
+
+// String prints the toleration on one line: "key=value:Effect(Operator)
+// for 300s", an empty key as "*" (every key), an empty effect left out
+// (every effect), TolerationSeconds as its value ("for 300s") and left out
+// when nil (forever).
+func (t Toleration) String() string {
+	s := t.Key
+	if s == "" {
+		s = "*"
+	}
+	if t.Value != "" {
+		s += "=" + t.Value
+	}
+	if t.Effect != "" {
+		s += ":" + string(t.Effect)
+	}
+	if t.Operator != "" {
+		s += "(" + string(t.Operator) + ")"
+	}
+	if t.TolerationSeconds != nil {
+		s += " for " + strconv.FormatInt(*t.TolerationSeconds, 10) + "s"
+	}
+	return s
+}
+
+// GoString is String, so that %#v (rapid's form for drawn values) shows
+// TolerationSeconds as a number, not an address.
+func (t Toleration) GoString() string { return t.String() }
 
 // MatchTaint reports whether t and o are the same taint: equal Key and
 // Effect. Value and TimeAdded are ignored, as upstream's Taint.MatchTaint.

@@ -29,6 +29,10 @@ func (h Hint) String() string {
 	return "{" + s + "}"
 }
 
+// GoString is String, so that %#v (rapid's form for drawn values) names
+// the NUMA nodes instead of printing the mask in hexadecimal.
+func (h Hint) GoString() string { return h.String() }
+
 // Bits prints the hint as upstream's kubelet logs it: "{01 (preferred)}"
 // (the affinity in binary, BitMask.Bits) or "{any}".
 func (h Hint) Bits() string {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/nodelife/nodelife/internal/compact"
 )
 
 // ErrInvalid is wrapped by the errors about malformed input: a NUMA node ID
@@ -27,6 +29,13 @@ type NUMAInfo struct {
 	// PolicyOptions.PreferClosestNUMA.
 	Distances map[int][]uint64
 }
+
+// String prints the nodes and their distances on one line, in decimal.
+func (n NUMAInfo) String() string { return compact.Sprint(n) }
+
+// GoString is String, for %#v (Go's own prints the distances in
+// hexadecimal).
+func (n NUMAInfo) GoString() string { return n.String() }
 
 // Validate checks the node IDs (0-63, no duplicate) and, when distances
 // are needed, that each node has a row reaching every node ID; it returns
