@@ -2,9 +2,7 @@ package snapshot
 
 import (
 	"bytes"
-	"compress/gzip"
 	"fmt"
-	"io"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -30,33 +28,24 @@ const (
 	logsEnd   = "==== END logs for container "
 )
 
-// addInput reads one input of any of the shapes above into s.
-func (s *Snapshot) addInput(data []byte, source string) ([]Warning, error) {
-	if bytes.HasPrefix(data, gzipMagic) {
-		zr, err := gzip.NewReader(bytes.NewReader(data))
-		if err != nil {
-			return nil, fmt.Errorf("%w: %s: gzip: %v", ErrInvalid, source, err)
-		}
-		if data, err = io.ReadAll(zr); err != nil {
-			return nil, fmt.Errorf("%w: %s: gzip: %v", ErrInvalid, source, err)
-		}
-	}
+// addInput reads one input of any of the shapes above into r's snapshot;
+// data is decompressed already (readInput).
+func (r *reader) addInput(data []byte, source string) error {
 	i := skipSpace(data, 0)
 	if i < len(data) && data[i] == '{' {
-		return s.addJSONStream(data, source)
+		return r.addJSONStream(data, source)
 	}
-	return s.addYAML(data, source)
+	return r.addYAML(data, source)
 }
 
 // addJSONStream reads top-level JSON objects one after another.
-func (s *Snapshot) addJSONStream(data []byte, source string) ([]Warning, error) {
-	var ws []Warning
+func (r *reader) addJSONStream(data []byte, source string) error {
 	docs := 0
 	for i := skipSpace(data, 0); i < len(data); i = skipSpace(data, i) {
 		if bytes.HasPrefix(data[i:], []byte(logsStart)) {
 			end, err := skipLogs(data, i)
 			if err != nil {
-				return ws, fmt.Errorf("%w: %s: %v", ErrInvalid, source, err)
+				return fmt.Errorf("%w: %s: %v", ErrInvalid, source, err)
 			}
 			i = end
 			continue
@@ -68,23 +57,21 @@ func (s *Snapshot) addJSONStream(data []byte, source string) ([]Warning, error) 
 		if end < 0 {
 			if docs == 0 {
 				// not a stream after all: let the List reader name the problem
-				return s.addDocument(data, source)
+				return r.addDocument(data, source)
 			}
-			return ws, fmt.Errorf("%w: %s: offset %d: want another JSON object or kubectl's pod logs after the %d before", ErrInvalid, source, i, docs)
+			return fmt.Errorf("%w: %s: offset %d: want another JSON object or kubectl's pod logs after the %d before", ErrInvalid, source, i, docs)
 		}
 		name := source
 		if docs > 0 || skipSpace(data, end) < len(data) {
 			name = fmt.Sprintf("%s (object %d)", source, docs+1)
 		}
-		w, err := s.addDocument(data[i:end], name)
-		ws = append(ws, w...)
-		if err != nil {
-			return ws, err
+		if err := r.addDocument(data[i:end], name); err != nil {
+			return err
 		}
 		docs++
 		i = end
 	}
-	return ws, nil
+	return nil
 }
 
 // skipLogs returns the offset after the pod logs that start at data[i]:
@@ -104,31 +91,28 @@ func skipLogs(data []byte, i int) (int, error) {
 }
 
 // addYAML reads "---"-separated YAML documents.
-func (s *Snapshot) addYAML(data []byte, source string) ([]Warning, error) {
+func (r *reader) addYAML(data []byte, source string) error {
 	docs := splitYAML(data)
-	var ws []Warning
 	for n, doc := range docs {
 		j, err := yaml.YAMLToJSON(doc)
 		if err != nil {
-			return ws, fmt.Errorf("%w: %s: not JSON or YAML: %v", ErrInvalid, source, err)
+			return fmt.Errorf("%w: %s: not JSON or YAML: %v", ErrInvalid, source, err)
 		}
 		if t := bytes.TrimSpace(j); len(t) == 0 || string(t) == "null" {
 			continue // an empty document
 		}
 		if skipSpace(j, 0) < len(j) && j[skipSpace(j, 0)] != '{' {
-			return ws, fmt.Errorf("%w: %s: not a List: not JSON or YAML of an object (kubectl get ... -o json or -o yaml)", ErrInvalid, source)
+			return fmt.Errorf("%w: %s: not a List: not JSON or YAML of an object (kubectl get ... -o json or -o yaml)", ErrInvalid, source)
 		}
 		name := source
 		if len(docs) > 1 {
 			name = fmt.Sprintf("%s (document %d)", source, n+1)
 		}
-		w, err := s.addDocument(j, name)
-		ws = append(ws, w...)
-		if err != nil {
-			return ws, err
+		if err := r.addDocument(j, name); err != nil {
+			return err
 		}
 	}
-	return ws, nil
+	return nil
 }
 
 // splitYAML cuts data at the lines that start a new document ("---",

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -67,17 +66,6 @@ func (w Warning) String() string {
 // MaxWarnings, then one that counts the rest ("and 999980 more warnings").
 const MaxWarnings = 20
 
-// capWarnings keeps the first MaxWarnings of ws and counts the rest.
-func capWarnings(ws []Warning) []Warning {
-	if len(ws) <= MaxWarnings {
-		return ws
-	}
-	more := len(ws) - MaxWarnings
-	out := append(ws[:MaxWarnings:MaxWarnings], Warning{Source: ws[MaxWarnings].Source, Item: -1,
-		Message: "and " + count(more, "more warning")})
-	return out
-}
-
 // ErrInvalid is wrapped by every error about the input.
 var ErrInvalid = errors.New("snapshot: invalid input")
 
@@ -101,29 +89,28 @@ type header struct {
 // decode is an error naming the item, its kind and name, and the field. An
 // input without a Node is an error (ErrNoNodes) saying what it held.
 func Decode(data []byte, source string) (*Snapshot, []Warning, error) {
-	s := &Snapshot{}
-	ws, err := s.addInput(data, source)
-	if err != nil {
-		return nil, capWarnings(ws), err
+	r := newReader(Options{})
+	if bytes.HasPrefix(data, gzipMagic) {
+		var err error
+		if data, err = r.readInput(bytes.NewReader(data), source); err != nil {
+			return nil, r.result(), err
+		}
 	}
-	if err := s.needNodes(source, ws); err != nil {
-		return nil, capWarnings(ws), err
-	}
-	s.sort()
-	return s, capWarnings(ws), nil
+	return r.finish(source, r.addInput(data, source))
 }
 
 // ErrNoNodes is wrapped (with ErrInvalid) when an input holds no Node: a
 // replay of it would simulate nothing.
 var ErrNoNodes = errors.New("no Node in it")
 
-func (s *Snapshot) needNodes(source string, ws []Warning) error {
+func (r *reader) needNodes(source string) error {
+	s := r.s
 	if len(s.Nodes) > 0 {
 		return nil
 	}
 	return fmt.Errorf("%w: %s: %w (it has %s, %s, %s and %s; want the output of kubectl get nodes,pods,leases -A -o json)",
 		ErrInvalid, source, ErrNoNodes, count(len(s.Pods), "pod"), count(len(s.Leases), "lease"),
-		count(len(s.PriorityClasses), "priority class"), count(len(ws), "skipped item"))
+		count(len(s.PriorityClasses), "priority class"), count(r.skipped, "skipped item"))
 }
 
 // count is "1 pod", "2 pods", "0 priority classes".
@@ -142,10 +129,10 @@ func count(n int, what string) string {
 var typedKinds = map[string]string{"Node": "v1", "Pod": "v1", "Lease": "coordination.k8s.io/v1", "PriorityClass": "scheduling.k8s.io/v1"}
 
 // addDocument reads one List, or one object of a kind the replay reads.
-func (s *Snapshot) addDocument(data []byte, source string) ([]Warning, error) {
+func (r *reader) addDocument(data []byte, source string) error {
 	if _, kind, ok := itemKind(data); ok && !strings.HasSuffix(kind, "List") {
 		if _, known := typedKinds[kind]; known {
-			return nil, s.keep(decodeItem(data, source, 0, "", ""))
+			return r.keep(decodeItem(data, source, 0, "", ""), source, 0)
 		}
 	}
 	kind, listVersion, items, err := splitList(data)
@@ -160,14 +147,14 @@ func (s *Snapshot) addDocument(data []byte, source string) ([]Warning, error) {
 			if se := (*json.SyntaxError)(nil); errors.As(err, &se) {
 				what = "not JSON"
 			}
-			return nil, fmt.Errorf("%w: %s: %s: %s", ErrInvalid, source, what, jsonError(data, err))
+			return fmt.Errorf("%w: %s: %s: %s", ErrInvalid, source, what, jsonError(data, err))
 		}
 		// Valid JSON, but not a List's shape (items that are not an
 		// array, say).
-		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, source, err)
+		return fmt.Errorf("%w: %s: %v", ErrInvalid, source, err)
 	}
 	if kind != "List" && !strings.HasSuffix(kind, "List") {
-		return nil, fmt.Errorf("%w: %s: kind %q is not a List; want the output of kubectl get nodes,pods,leases -A -o json", ErrInvalid, source, kind)
+		return fmt.Errorf("%w: %s: kind %q is not a List; want the output of kubectl get nodes,pods,leases -A -o json", ErrInvalid, source, kind)
 	}
 	// A typed List (NodeList, ...) gives its items their kind; one of a
 	// kind the replay does not read is skipped whole.
@@ -175,45 +162,56 @@ func (s *Snapshot) addDocument(data []byte, source string) ([]Warning, error) {
 	if k := strings.TrimSuffix(kind, "List"); k != "" {
 		v, known := typedKinds[k]
 		if !known {
-			if len(items) == 0 {
-				return nil, nil
+			if len(items) > 0 {
+				r.skipped += len(items)
+				r.warn(Warning{Source: source, Item: -1, Message: fmt.Sprintf("kind %s (%d items) skipped: the replay does not use it", kind, len(items))})
 			}
-			return []Warning{{Source: source, Item: -1, Message: fmt.Sprintf("kind %s (%d items) skipped: the replay does not use it", kind, len(items))}}, nil
+			return nil
 		}
 		itemKindDefault, itemVersionDefault = k, cmp.Or(listVersion, v)
 	}
 	// Decoding is most of the time at cluster scale: the items are decoded
-	// on every core, then merged in input order, so that the warnings and
-	// the first error are those of a sequential read.
-	out := make([]decoded, len(items))
+	// on every core, a batch at a time, then merged in input order, so that
+	// the warnings and the first error are those of a sequential read and
+	// what is held at once is a batch's results, not the whole List's.
 	workers := min(runtime.GOMAXPROCS(0), len(items)/256+1)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w; i < len(items); i += workers {
-				out[i] = decodeItem(items[i], source, i, itemKindDefault, itemVersionDefault)
-				items[i] = nil
+	out := make([]decoded, min(len(items), decodeBatch))
+	for first := 0; first < len(items); first += decodeBatch {
+		batch := items[first:min(first+decodeBatch, len(items))]
+		var wg sync.WaitGroup
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := w; i < len(batch); i += workers {
+					out[i] = decodeItem(batch[i], source, first+i, itemKindDefault, itemVersionDefault)
+					batch[i] = nil
+				}
+			}()
+		}
+		wg.Wait()
+		for i := range batch {
+			err := r.keep(out[i], source, first+i)
+			out[i] = decoded{}
+			if err != nil {
+				return err
 			}
-		}()
-	}
-	wg.Wait()
-	var ws []Warning
-	for i := range out {
-		d := &out[i]
-		if d.warning != "" {
-			ws = append(ws, Warning{Source: source, Item: i, Message: d.warning})
-		}
-		if err := s.keep(*d); err != nil {
-			return ws, err
 		}
 	}
-	return ws, nil
+	return nil
 }
 
-// keep adds a decoded item's object, or returns its error.
-func (s *Snapshot) keep(d decoded) error {
+// decodeBatch is how many items of a List are decoded at once.
+const decodeBatch = 8192
+
+// keep adds a decoded item's object, or returns its error; a warning about
+// it is counted, and kept among the first MaxWarnings.
+func (r *reader) keep(d decoded, source string, item int) error {
+	s := r.s
+	if d.warning != "" {
+		r.skipped++
+		r.warn(Warning{Source: source, Item: item, Message: d.warning})
+	}
 	switch {
 	case d.err != nil:
 		return d.err
@@ -225,7 +223,11 @@ func (s *Snapshot) keep(d decoded) error {
 		s.Leases = append(s.Leases, d.lease)
 	case d.class != nil:
 		s.PriorityClasses = append(s.PriorityClasses, d.class)
+	default:
+		return nil
 	}
+	r.objects++
+	r.progress()
 	return nil
 }
 
@@ -512,13 +514,18 @@ func jsonError(data []byte, err error) string {
 // <namespace>/pods.json, among files of other kinds that are skipped). An
 // object that appears twice (the same kind, namespace and name) is
 // reported by Validate. An input without a Node is an error (ErrNoNodes).
-func Load(path string) (*Snapshot, []Warning, error) {
+func Load(path string) (*Snapshot, []Warning, error) { return LoadWith(path, Options{}) }
+
+// LoadWith is Load with options: a bound on the bytes read, a progress
+// callback.
+func LoadWith(path string, o Options) (*Snapshot, []Warning, error) {
+	r := newReader(o)
 	if path == "-" {
-		data, err := readInput(os.Stdin, "standard input")
+		data, err := r.readInput(os.Stdin, "standard input")
 		if err != nil {
-			return nil, nil, err
+			return nil, r.result(), err
 		}
-		return Decode(data, "standard input")
+		return r.finish("standard input", r.addInput(data, "standard input"))
 	}
 	info, err := os.Stat(path)
 	if err != nil {
@@ -533,55 +540,16 @@ func Load(path string) (*Snapshot, []Warning, error) {
 			return nil, nil, fmt.Errorf("%w: %s: no *.json or *.yaml file under the directory", ErrInvalid, path)
 		}
 	}
-	s := &Snapshot{}
-	var ws []Warning
 	for _, f := range files {
-		data, err := readFile(f)
+		data, err := r.readFile(f)
 		if err != nil {
-			return nil, capWarnings(ws), err
+			return nil, r.result(), err
 		}
-		w, err := s.addInput(data, f)
-		ws = append(ws, w...)
-		if err != nil {
-			return nil, capWarnings(ws), err
+		if err := r.addInput(data, f); err != nil {
+			return nil, r.result(), err
 		}
 	}
-	if err := s.needNodes(path, ws); err != nil {
-		return nil, capWarnings(ws), err
-	}
-	s.sort()
-	return s, capWarnings(ws), nil
-}
-
-// readFile reads a file whole, after a look at its first bytes: a file
-// that cannot be JSON, YAML or gzip (a control byte before anything
-// else, say a file of zeros) is refused without reading the rest.
-func readFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return readInput(f, path)
-}
-
-// readInput reads r whole, after the look at its first bytes; name names
-// it in the error.
-func readInput(r io.Reader, name string) ([]byte, error) {
-	head := make([]byte, 512)
-	n, err := io.ReadFull(r, head)
-	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
-		return nil, err
-	}
-	head = head[:n]
-	if err := sniff(head); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, name, err)
-	}
-	rest, err := io.ReadAll(r)
-	if err != nil {
-		return nil, err
-	}
-	return append(head, rest...), nil
+	return r.finish(path, nil)
 }
 
 // sniff checks the first meaningful byte of an input: after an optional

@@ -1,0 +1,114 @@
+package snapshot
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The inputs of issue 48 that once exhausted memory, each read in a child
+// process whose peak RSS is measured: a gzip file of 1 GiB of zeros (4.7
+// MB compressed) is refused as soon as its first decompressed bytes are
+// seen; one of 1 GiB of spaces is read through, counted and not kept; one
+// that expands past Options.MaxBytes stops at the bound; a List of
+// 1,000,000 kind-less {} items (3 MB) is counted, its warnings capped.
+func TestBoundedInputs(t *testing.T) {
+	if c := os.Getenv("NODELIFE_BOUNDED_CHILD"); c != "" {
+		boundedChild(c)
+		return
+	}
+	dir := t.TempDir()
+	gz := func(name string, parts ...func(w *gzip.Writer)) string {
+		path := filepath.Join(dir, name)
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zw, _ := gzip.NewWriterLevel(f, gzip.BestCompression)
+		for _, p := range parts {
+			p(zw)
+		}
+		if err := zw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		return path
+	}
+	repeat := func(b byte, n int) func(w *gzip.Writer) {
+		return func(w *gzip.Writer) {
+			chunk := bytes.Repeat([]byte{b}, 1<<20)
+			for i := 0; i < n>>20; i++ {
+				_, _ = w.Write(chunk)
+			}
+		}
+	}
+	text := func(s string) func(w *gzip.Writer) { return func(w *gzip.Writer) { _, _ = w.Write([]byte(s)) } }
+	var items strings.Builder
+	items.WriteString(`{"kind":"List","items":[{"apiVersion":"v1","kind":"Node","metadata":{"name":"n"}}`)
+	for i := 0; i < 1_000_000; i++ {
+		items.WriteString(`,{}`)
+	}
+	items.WriteString(`]}`)
+	kindless := filepath.Join(dir, "kindless.json")
+	if err := os.WriteFile(kindless, []byte(items.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	cases := []struct {
+		name, path string
+		maxBytes   int64
+		want       string // in the error, or the warnings when it succeeds
+		maxRSS     int64
+	}{
+		{"zeros", gz("zeros.json.gz", repeat(0, 1<<30)), 0, "zeros.json.gz: after gzip decompression: not JSON, YAML or gzip: byte 0x00 at offset 0", 64 << 20},
+		{"spaces", gz("spaces.json.gz", repeat(' ', 1<<30)), 0, "spaces.json.gz: no Node in it", 64 << 20},
+		{"past the bound", gz("big.json.gz", text(`{"kind":"List","items":[`), repeat(' ', 1<<30)), 256 << 20,
+			"big.json.gz: larger than the limit: more than 256Mi after decompression (Options.MaxBytes)", 700 << 20},
+		{"kind-less items", kindless, 0, "and 999980 more warnings", 200 << 20},
+	}
+	t.Logf("inputs written in %v", time.Since(start).Round(time.Millisecond))
+	for _, c := range cases {
+		info, _ := os.Stat(c.path)
+		cmd := exec.Command(os.Args[0], "-test.run=^TestBoundedInputs$")
+		cmd.Env = append(os.Environ(), "NODELIFE_BOUNDED_CHILD="+fmt.Sprintf("%s|%d", c.path, c.maxBytes))
+		begin := time.Now()
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: child: %v\n%s", c.name, err, out)
+		}
+		rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+		t.Logf("%s: %d bytes on disk, read in %v, peak RSS %d MiB: %s", c.name, info.Size(), time.Since(begin).Round(time.Millisecond), rss>>20, strings.TrimSpace(string(out)))
+		if !strings.Contains(string(out), c.want) {
+			t.Errorf("%s: the child printed %q, want %q", c.name, out, c.want)
+		}
+		if rss > c.maxRSS {
+			t.Errorf("%s: peak RSS %d MiB, above %d MiB", c.name, rss>>20, c.maxRSS>>20)
+		}
+	}
+}
+
+// boundedChild loads the file named in arg ("path|maxBytes") and prints
+// the error, or the last warning.
+func boundedChild(arg string) {
+	path, limit, _ := strings.Cut(arg, "|")
+	var max int64
+	fmt.Sscan(limit, &max)
+	_, ws, err := LoadWith(path, Options{MaxBytes: max})
+	switch {
+	case err != nil:
+		fmt.Println("error:", err, errors.Is(err, ErrInvalid))
+	case len(ws) > 0:
+		fmt.Println("warnings:", len(ws), ws[len(ws)-1])
+	default:
+		fmt.Println("no warnings")
+	}
+	os.Exit(0)
+}

@@ -1,0 +1,212 @@
+package snapshot
+
+import (
+	"bufio"
+	"compress/flate"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/nodelife/nodelife/internal/quantity"
+)
+
+// Options bound and report a read.
+type Options struct {
+	// MaxBytes bounds the bytes read, counted after decompression and
+	// over every file of a directory; 0 means DefaultMaxBytes. The bound
+	// is enforced while reading, so that a small gzip file that expands
+	// without end (a decompression bomb) stops at it.
+	MaxBytes int64
+	// Progress, when set, is called now and then while reading with the
+	// bytes read so far (after decompression) and the objects kept.
+	Progress func(bytes int64, objects int)
+}
+
+// DefaultMaxBytes is the bound on the bytes a read takes when
+// Options.MaxBytes is 0: 16 GiB, above a snapshot of the largest real
+// clusters (100,000 nodes and 1,000,000 pods at about 10 KB each as
+// kubectl prints them, managed fields and all).
+const DefaultMaxBytes = 16 << 30
+
+// ErrTooLarge is wrapped (with ErrInvalid) when an input is larger than
+// Options.MaxBytes after decompression.
+var ErrTooLarge = errors.New("larger than the limit")
+
+// reader builds a Snapshot from inputs, keeping the first MaxWarnings
+// warnings and counting the rest, and the bytes and objects read.
+type reader struct {
+	s        *Snapshot
+	opts     Options
+	warnings []Warning
+	more     int   // warnings past MaxWarnings
+	skipped  int   // items skipped
+	read     int64 // bytes read, after decompression
+	objects  int   // objects kept
+	reported int64 // r.read at the last progress call
+}
+
+func newReader(o Options) *reader {
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = DefaultMaxBytes
+	}
+	return &reader{s: &Snapshot{}, opts: o}
+}
+
+// warn keeps w among the first MaxWarnings, or counts it.
+func (r *reader) warn(w Warning) {
+	if len(r.warnings) < MaxWarnings {
+		r.warnings = append(r.warnings, w)
+		return
+	}
+	r.more++
+}
+
+// result is the warnings kept, then one that counts the rest ("and 999980
+// more warnings").
+func (r *reader) result() []Warning {
+	if r.more == 0 {
+		return r.warnings
+	}
+	return append(r.warnings[:len(r.warnings):len(r.warnings)], Warning{Source: r.warnings[len(r.warnings)-1].Source, Item: -1,
+		Message: "and " + count(r.more, "more warning")})
+}
+
+// finish returns the snapshot, sorted, once every input is read (err is
+// the reading's).
+func (r *reader) finish(source string, err error) (*Snapshot, []Warning, error) {
+	if err == nil {
+		err = r.needNodes(source)
+	}
+	if err != nil {
+		return nil, r.result(), err
+	}
+	r.s.sort()
+	return r.s, r.result(), nil
+}
+
+// progressEvery is how many bytes (or objects times 4 KiB) pass between
+// two progress calls.
+const progressEvery = 64 << 20
+
+// progress calls Options.Progress when enough has been read since the
+// last call.
+func (r *reader) progress() {
+	if r.opts.Progress == nil {
+		return
+	}
+	at := r.read + int64(r.objects)<<12
+	if at-r.reported >= progressEvery {
+		r.reported = at
+		r.opts.Progress(r.read, r.objects)
+	}
+}
+
+// readFile reads a file (readInput).
+func (r *reader) readFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return r.readInput(f, path)
+}
+
+// readInput reads in whole, decompressed, after a look at its first
+// bytes: an input that cannot be JSON, YAML or gzip (a control byte before
+// anything else, say a file of zeros) is refused without reading the
+// rest, and so is a gzip stream whose first decompressed bytes cannot be
+// JSON or YAML. White space before the first object is dropped as it is
+// read, not kept. More than Options.MaxBytes, after decompression and
+// over every input of the read, is an error wrapping ErrTooLarge, made as
+// soon as the bound is passed.
+func (r *reader) readInput(in io.Reader, name string) ([]byte, error) {
+	br := bufio.NewReaderSize(in, 64<<10)
+	if err := sniffReader(br); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, name, err)
+	}
+	var src io.Reader = br
+	if head, _ := br.Peek(len(gzipMagic)); string(head) == string(gzipMagic) {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: gzip: %v", ErrInvalid, name, err)
+		}
+		zb := bufio.NewReaderSize(zr, 64<<10)
+		if _, err := zb.Peek(512); err != nil && err != io.EOF {
+			return nil, gzipErr(name, err)
+		}
+		if err := sniffReader(zb); err != nil {
+			return nil, fmt.Errorf("%w: %s: after gzip decompression: %v", ErrInvalid, name, err)
+		}
+		src = zb
+	}
+	data, err := r.readAll(bufio.NewReaderSize(src, 64<<10), name)
+	if err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
+// readAll reads src to its end within the bound, dropping the white
+// space before its first other byte.
+func (r *reader) readAll(src *bufio.Reader, name string) ([]byte, error) {
+	tooLarge := func() error {
+		return fmt.Errorf("%w: %s: %w: more than %s after decompression (Options.MaxBytes)", ErrInvalid, name, ErrTooLarge, quantity.Bytes(r.opts.MaxBytes))
+	}
+	// leading white space: counted, not kept
+	for {
+		c, err := src.ReadByte()
+		if err == io.EOF {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, gzipErr(name, err)
+		}
+		r.read++
+		if r.read > r.opts.MaxBytes {
+			return nil, tooLarge()
+		}
+		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			_ = src.UnreadByte()
+			r.read--
+			break
+		}
+	}
+	var data []byte
+	buf := make([]byte, 1<<20)
+	for {
+		n, err := src.Read(buf)
+		r.read += int64(n)
+		if r.read > r.opts.MaxBytes {
+			return nil, tooLarge()
+		}
+		data = append(data, buf[:n]...)
+		r.progress()
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return nil, gzipErr(name, err)
+		}
+	}
+}
+
+// gzipErr names a read error of an input (a cut gzip stream, say).
+func gzipErr(name string, err error) error {
+	var corrupt flate.CorruptInputError
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) || errors.As(err, &corrupt) {
+		return fmt.Errorf("%w: %s: gzip: %v", ErrInvalid, name, err)
+	}
+	return err
+}
+
+// sniffReader checks the first bytes of br without consuming them
+// (sniff).
+func sniffReader(br *bufio.Reader) error {
+	head, err := br.Peek(512)
+	if err != nil && err != io.EOF {
+		return err
+	}
+	return sniff(head)
+}
