@@ -28,6 +28,10 @@ type Cluster struct {
 	// (Totals.Skipped counts them, by reason; Result.Orphans lists the
 	// last).
 	Pods []Pod
+	// Refused counts the objects of the source (a snapshot) left out
+	// before the run because the API server would have refused them;
+	// Totals.Refused reports it.
+	Refused int
 }
 
 // Node is a node of an explicit cluster.
@@ -455,6 +459,7 @@ func (r *run) buildCluster() {
 		r.addNode(nd)
 		r.res.ZoneNodes[nd.zi]++
 	}
+	r.res.Totals.Refused = r.cfg.Cluster.Refused
 	for k := range pods {
 		p := &pods[k]
 		ni, bound := r.index[p.Node]

@@ -205,6 +205,9 @@ type Totals struct {
 	Unscheduled int `json:",omitempty"`
 	Finished    int `json:",omitempty"`
 	Orphaned    int `json:",omitempty"`
+	// Refused is Cluster.Refused: objects of the source left out as
+	// invalid, not among Nodes, Pods or Skipped.
+	Refused int `json:",omitempty"`
 }
 
 // Orphan is a pod of an explicit cluster bound to a node the cluster does

@@ -39,6 +39,7 @@ import (
 	"github.com/nodelife/nodelife/examples/kubeapi/replay"
 	"github.com/nodelife/nodelife/examples/kubeapi/snapshot"
 	"github.com/nodelife/nodelife/examples/sim"
+	"github.com/nodelife/nodelife/internal/quantity"
 	"github.com/nodelife/nodelife/lease"
 	"github.com/nodelife/nodelife/nodelifecycle"
 	"github.com/nodelife/nodelife/release"
@@ -106,6 +107,19 @@ func applySettings(fs *flag.FlagSet, cfg *sim.Config, version string) error {
 	return errors.Join(errs...)
 }
 
+// maxBytes reads -max-input-bytes: a positive quantity of bytes.
+func maxBytes(v string) (int64, error) {
+	q, err := quantity.Parse(v)
+	if err != nil {
+		return 0, fmt.Errorf("%w: -max-input-bytes %q: %v", replay.ErrSetting, v, err)
+	}
+	n, ok := q.AsInt64()
+	if !ok || n <= 0 {
+		return 0, fmt.Errorf("%w: -max-input-bytes %q: want a positive whole number of bytes, e.g. 16Gi", replay.ErrSetting, v)
+	}
+	return n, nil
+}
+
 // specs is a repeatable string flag.
 type specs []string
 
@@ -147,6 +161,7 @@ func MainWith(ctx context.Context, live *rest.Config, args []string, stdout, std
 	svg := fs.String("svg", "", "write the timeline as SVG to this file")
 	events := fs.Bool("events", false, "print every event before the summary")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
+	maxInput := fs.String("max-input-bytes", quantity.Bytes(snapshot.DefaultMaxBytes), "the most bytes -snapshot may hold after decompression, over all its files (a quantity; the default fits 1,000,000 pods of 10 KB each); more is an error as soon as it is read, whatever the compression")
 	noPlacement := fs.Bool("no-placement", false, "assume every replacement finds room at once (by default each is placed, roughly as kube-scheduler would, on a node whose kubelet admits it, or waits)")
 	// The cluster's settings, under upstream's names; the defaults shown
 	// are v1.37's, and -kubernetes-version changes the ones that differ.
@@ -189,11 +204,22 @@ func MainWith(ctx context.Context, live *rest.Config, args []string, stdout, std
 	var snap *snapshot.Snapshot
 	var err error
 	if *snapPath != "" {
+		limit, lerr := maxBytes(*maxInput)
+		if lerr != nil {
+			return fail(lerr)
+		}
 		if st, err := os.Stat(*snapPath); err == nil && st.Size() >= 100<<20 {
 			progress("reading %s (%d MB)", *snapPath, st.Size()>>20)
 		}
 		var ws []snapshot.Warning
-		snap, ws, err = snapshot.Load(*snapPath)
+		snap, ws, err = snapshot.LoadWith(*snapPath, snapshot.Options{MaxBytes: limit, Progress: func(read int64, objects int) {
+			if read >= 100<<20 {
+				progress("reading: %d MB, %d nodes, pods and leases so far", read>>20, objects)
+			}
+		}})
+		if errors.Is(err, snapshot.ErrTooLarge) {
+			err = fmt.Errorf("%w; -max-input-bytes raises the limit", err)
+		}
 		for _, w := range ws {
 			fmt.Fprintln(stderr, "replay: warning:", w)
 		}

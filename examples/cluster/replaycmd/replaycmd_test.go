@@ -232,7 +232,8 @@ func TestHelpDefaults(t *testing.T) {
 		t.Fatalf("-h: exit %d, want 2", code)
 	}
 	help := errOut.String()
-	for _, want := range []string{"kube-controller-manager --unhealthy-zone-threshold (default 0.55)", "(default 0.1)", "(default 0.01)"} {
+	for _, want := range []string{"kube-controller-manager --unhealthy-zone-threshold (default 0.55)", "(default 0.1)", "(default 0.01)",
+		`-max-input-bytes string`, `(default "16Gi")`} {
 		if !strings.Contains(help, want) {
 			t.Errorf("help lacks %q", want)
 		}
@@ -242,5 +243,57 @@ func TestHelpDefaults(t *testing.T) {
 	}
 	if got := shortestFloat64(0.55); float32(got) != 0.55 || got != 0.55 {
 		t.Errorf("shortestFloat64(0.55) = %v", got)
+	}
+}
+
+// The hostile snapshot of issue 48: a node with negative and overflowing
+// quantities, a pod with negative requests and one with an invalid name
+// are left out with a warning each, counted in the header, and the rest
+// is replayed; a snapshot larger than -max-input-bytes is an error naming
+// the flag, and a bad -max-input-bytes is refused.
+func TestReplayRefusesInvalidObjects(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "hostile.json")
+	zone := `"labels":{"topology.kubernetes.io/region":"r","topology.kubernetes.io/zone":"z"}`
+	ready := `"conditions":[{"type":"Ready","status":"True"}]`
+	input := `{"apiVersion":"v1","kind":"List","items":[
+{"apiVersion":"v1","kind":"Node","metadata":{"name":"n-ok",` + zone + `},"status":{"allocatable":{"cpu":"4","memory":"16Gi","pods":"110"},` + ready + `}},
+{"apiVersion":"v1","kind":"Node","metadata":{"name":"n-bad",` + zone + `},"status":{"allocatable":{"cpu":"-4","memory":"99999999999999999999999999Ei"},"capacity":{"cpu":"1e1000"},` + ready + `}},
+{"apiVersion":"v1","kind":"Pod","metadata":{"namespace":"shop","name":"web-1"},"spec":{"nodeName":"n-ok","containers":[{"name":"c"}]},"status":{"phase":"Running"}},
+{"apiVersion":"v1","kind":"Pod","metadata":{"namespace":"shop","name":"web-2"},"spec":{"nodeName":"n-ok","containers":[{"name":"c","resources":{"requests":{"cpu":"-1","memory":"-1Gi"}}}]},"status":{"phase":"Running"}},
+{"apiVersion":"v1","kind":"Pod","metadata":{"namespace":"shop","name":"web-` + "\xff" + `"},"spec":{"nodeName":"n-ok"},"status":{"phase":"Running"}}
+]}`
+	if err := os.WriteFile(path, []byte(input), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if code := Main([]string{"-snapshot", path, "-duration", "2m", "-quiet"}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	for _, want := range []string{
+		"replay: warning: " + path + `: item 1: node n-bad left out, as the API server would refuse it: status.capacity[cpu]: Invalid value: "10e999"`,
+		`status.allocatable[cpu]: Invalid value: "-4": must be greater than or equal to 0`,
+		"item 3: pod shop/web-2 left out",
+		`spec.containers[0].resources.requests[memory]: Invalid value: "-1Gi": must be greater than or equal to 0`,
+		"item 4: pod shop/web-\ufffd left out",
+	} {
+		if !strings.Contains(errOut.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut.String())
+		}
+	}
+	if want := "1 nodes, 1 pods in the snapshot (and 3 objects left out as invalid, see the warnings): 1 simulated, 0 not;"; !strings.Contains(out.String(), want) {
+		t.Errorf("the header lacks %q:\n%s", want, out.String())
+	}
+
+	errOut.Reset()
+	if code := Main([]string{"-snapshot", path, "-max-input-bytes", "1Ki", "-quiet"}, &out, &errOut); code != 1 ||
+		!strings.Contains(errOut.String(), "larger than the limit: more than 1Ki after decompression (Options.MaxBytes); -max-input-bytes raises the limit") {
+		t.Errorf("-max-input-bytes 1Ki: exit %d: %s", code, errOut.String())
+	}
+	for _, bad := range []string{"0", "-1Gi", "lots", "1.5"} {
+		errOut.Reset()
+		if code := Main([]string{"-snapshot", path, "-max-input-bytes", bad}, &out, &errOut); code != 1 || !strings.Contains(errOut.String(), "-max-input-bytes") {
+			t.Errorf("-max-input-bytes %s: exit %d: %s", bad, code, errOut.String())
+		}
 	}
 }

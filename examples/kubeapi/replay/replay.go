@@ -162,7 +162,15 @@ func WriteSummary(w io.Writer, res sim.Result) error {
 		return out
 	}
 	t := res.Totals
-	fmt.Fprintf(w, "%d nodes, %d pods in the snapshot: %d simulated, %d not%s; %v simulated\n", t.Nodes, t.Pods+t.Skipped, t.Pods, t.Skipped, skippedWhy(t), res.Duration)
+	refused := ""
+	if t.Refused > 0 {
+		what := "objects"
+		if t.Refused == 1 {
+			what = "object"
+		}
+		refused = fmt.Sprintf(" (and %d %s left out as invalid, see the warnings)", t.Refused, what)
+	}
+	fmt.Fprintf(w, "%d nodes, %d pods in the snapshot%s: %d simulated, %d not%s; %v simulated\n", t.Nodes, t.Pods+t.Skipped, refused, t.Pods, t.Skipped, skippedWhy(t), res.Duration)
 	if err := WriteSettings(w, res); err != nil {
 		return err
 	}

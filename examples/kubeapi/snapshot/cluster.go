@@ -18,7 +18,7 @@ import (
 // a ReplicaSet named "<deployment>-<pod-template-hash>" read as its
 // Deployment.
 func (s *Snapshot) Cluster() *sim.Cluster {
-	c := &sim.Cluster{Nodes: make([]sim.Node, 0, len(s.Nodes)), Pods: make([]sim.Pod, 0, len(s.Pods))}
+	c := &sim.Cluster{Nodes: make([]sim.Node, 0, len(s.Nodes)), Pods: make([]sim.Pod, 0, len(s.Pods)), Refused: s.Refused}
 	for _, n := range s.Nodes {
 		c.Nodes = append(c.Nodes, sim.Node{Name: n.Name, Labels: n.Labels, Taints: kubeapi.Taints(n.Spec.Taints),
 			Ready: kubeapi.ReadyStatus(n), Created: n.CreationTimestamp.Time, Allocatable: kubeapi.AdmissionNode(n).Allocatable})

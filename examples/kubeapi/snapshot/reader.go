@@ -173,23 +173,34 @@ func (r *reader) readAll(src *bufio.Reader, name string) ([]byte, error) {
 			break
 		}
 	}
-	var data []byte
-	buf := make([]byte, 1<<20)
+	// In chunks, joined once at the end: at most twice the input is held,
+	// where appending to one slice would hold up to three times it while
+	// it grows.
+	var chunks [][]byte
+	total := 0
 	for {
-		n, err := src.Read(buf)
+		chunk := make([]byte, 4<<20)
+		n, err := io.ReadFull(src, chunk)
 		r.read += int64(n)
 		if r.read > r.opts.MaxBytes {
 			return nil, tooLarge()
 		}
-		data = append(data, buf[:n]...)
+		chunks = append(chunks, chunk[:n])
+		total += n
 		r.progress()
-		if err == io.EOF {
-			return data, nil
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break
 		}
 		if err != nil {
 			return nil, gzipErr(name, err)
 		}
 	}
+	data := make([]byte, 0, total)
+	for i, c := range chunks {
+		data = append(data, c...)
+		chunks[i] = nil
+	}
+	return data, nil
 }
 
 // gzipErr names a read error of an input (a cut gzip stream, say).

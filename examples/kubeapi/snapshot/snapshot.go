@@ -41,6 +41,11 @@ type Snapshot struct {
 	Leases []*coordinationv1.Lease
 	// PriorityClasses are the priority classes, when the snapshot has them.
 	PriorityClasses []*schedulingv1.PriorityClass
+	// Refused counts the nodes and pods Decode and Load left out because
+	// the API server would have refused them (a name that is not a DNS
+	// subdomain, a negative quantity) or because a quantity is too large
+	// to compute with; each has a warning naming its fields.
+	Refused int
 }
 
 // Warning is something skipped while reading: an unknown kind, say.
@@ -216,8 +221,18 @@ func (r *reader) keep(d decoded, source string, item int) error {
 	case d.err != nil:
 		return d.err
 	case d.node != nil:
+		if errs := nodeErrors(d.node); len(errs) > 0 {
+			s.Refused++
+			r.warn(Warning{Source: source, Item: item, Message: refusal("node", d.node.Name, errs)})
+			return nil
+		}
 		s.Nodes = append(s.Nodes, d.node)
 	case d.pod != nil:
+		if errs := podErrors(d.pod); len(errs) > 0 {
+			s.Refused++
+			r.warn(Warning{Source: source, Item: item, Message: refusal("pod", d.pod.Namespace+"/"+d.pod.Name, errs)})
+			return nil
+		}
 		s.Pods = append(s.Pods, d.pod)
 	case d.lease != nil:
 		s.Leases = append(s.Leases, d.lease)
