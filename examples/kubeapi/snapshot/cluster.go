@@ -1,13 +1,18 @@
 package snapshot
 
 import (
+	"slices"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/nodelife/nodelife/admission"
+	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/examples/kubeapi"
 	"github.com/nodelife/nodelife/examples/sim"
+	"github.com/nodelife/nodelife/taints"
 )
 
 // Cluster converts the snapshot into the simulator's explicit cluster:
@@ -17,33 +22,205 @@ import (
 // mirror marks, and their workload: the controller owner reference, with
 // a ReplicaSet named "<deployment>-<pod-template-hash>" read as its
 // Deployment.
+//
+// Values that repeat across objects are shared, not copied: strings
+// (namespaces, node names, owners, label keys and values), label maps,
+// toleration lists and resource lists (the pods of a workload ask for the
+// same), so that a cluster of a million pods takes a fraction of the
+// memory. The shared values are never written to: the simulator and the
+// admission checks only read them.
 func (s *Snapshot) Cluster() *sim.Cluster {
 	c := &sim.Cluster{Nodes: make([]sim.Node, 0, len(s.Nodes)), Pods: make([]sim.Pod, 0, len(s.Pods)), Refused: s.Refused}
+	in := newInterner()
 	for _, n := range s.Nodes {
-		c.Nodes = append(c.Nodes, sim.Node{Name: n.Name, Labels: n.Labels, Taints: kubeapi.Taints(n.Spec.Taints),
-			Ready: kubeapi.ReadyStatus(n), Created: n.CreationTimestamp.Time, Allocatable: kubeapi.AdmissionNode(n).Allocatable})
+		c.Nodes = append(c.Nodes, sim.Node{Name: in.str(n.Name), Labels: in.labels(n.Labels), Taints: kubeapi.Taints(n.Spec.Taints),
+			Ready: kubeapi.ReadyStatus(n), Created: n.CreationTimestamp.Time, Allocatable: in.list(kubeapi.AdmissionNode(n).Allocatable)})
 	}
 	for _, p := range s.Pods {
-		sp := sim.Pod{Namespace: p.Namespace, Name: p.Name, UID: string(p.UID), Node: p.Spec.NodeName, Phase: string(p.Status.Phase),
-			Owner: Workload(p), Tolerations: kubeapi.Tolerations(p.Spec.Tolerations), PriorityClassName: p.Spec.PriorityClassName,
+		owner := Workload(p)
+		owner.Kind, owner.Name = in.str(owner.Kind), in.str(owner.Name)
+		tols := in.tolerations(kubeapi.Tolerations(p.Spec.Tolerations))
+		sp := sim.Pod{Namespace: in.str(p.Namespace), Name: p.Name, UID: string(p.UID), Node: in.str(p.Spec.NodeName), Phase: in.str(string(p.Status.Phase)),
+			Owner: owner, Tolerations: tols, PriorityClassName: in.str(p.Spec.PriorityClassName),
 			Created: p.CreationTimestamp.Time, MemoryRequest: MemoryRequest(p)}
 		if v := p.Spec.Priority; v != nil {
-			pr := *v
-			sp.Priority = &pr
+			sp.Priority = in.int32(*v)
 		}
 		if g := p.Spec.TerminationGracePeriodSeconds; g != nil {
-			gs := *g
-			sp.TerminationGracePeriodSeconds = &gs
+			sp.TerminationGracePeriodSeconds = in.int64(*g)
 		}
 		_, sp.Mirror = p.Annotations[corev1.MirrorPodAnnotationKey]
 		if src, ok := p.Annotations["kubernetes.io/config.source"]; ok && src != "api" {
 			sp.Static = true
 		}
 		spec := kubeapi.AdmissionPod(p)
+		spec.Namespace, spec.Name, spec.UID, spec.NodeName = sp.Namespace, sp.Name, sp.UID, sp.Node
+		spec.PriorityClassName, spec.Tolerations, spec.Priority = sp.PriorityClassName, tols, sp.Priority
+		spec.Labels = in.labels(spec.Labels)
+		spec.Annotations = in.labels(admissionAnnotations(spec.Annotations))
+		spec.NodeSelector = in.labels(spec.NodeSelector)
+		spec.Overhead = in.list(spec.Overhead)
+		spec.InitContainers = in.containers(spec.InitContainers)
+		spec.Containers = in.containers(spec.Containers)
+		if r := spec.Resources; r != nil {
+			r.Requests, r.Limits = in.list(r.Requests), in.list(r.Limits)
+		}
 		sp.Spec = &spec
 		c.Pods = append(c.Pods, sp)
 	}
 	return c
+}
+
+// admissionAnnotations keeps the annotations the kubelet's admission reads
+// (a static pod's source, a mirror pod's hash); the rest (last applied
+// configurations, say) can be large and is not read.
+func admissionAnnotations(a map[string]string) map[string]string {
+	var out map[string]string
+	for _, k := range []string{admission.ConfigSourceAnnotation, admission.ConfigMirrorAnnotation, admission.ConfigHashAnnotation} {
+		if v, ok := a[k]; ok {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// interner shares equal values: each distinct value is kept once, under a
+// key that spells it out.
+type interner struct {
+	strs  map[string]string
+	maps  map[string]map[string]string
+	lists map[string]cgroup.ResourceList
+	tols  map[string][]taints.Toleration
+	ctrs  map[string][]cgroup.Container
+	i32   map[int32]*int32
+	i64   map[int64]*int64
+	key   strings.Builder
+}
+
+func newInterner() *interner {
+	return &interner{strs: map[string]string{}, maps: map[string]map[string]string{}, lists: map[string]cgroup.ResourceList{},
+		tols: map[string][]taints.Toleration{}, ctrs: map[string][]cgroup.Container{}, i32: map[int32]*int32{}, i64: map[int64]*int64{}}
+}
+
+func (in *interner) str(s string) string {
+	if s == "" {
+		return ""
+	}
+	if v, ok := in.strs[s]; ok {
+		return v
+	}
+	in.strs[s] = s
+	return s
+}
+
+// labels shares a string map (labels, selectors), keys and values too.
+func (in *interner) labels(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	in.key.Reset()
+	for _, k := range keys {
+		in.key.WriteString(strconv.Quote(k) + "=" + strconv.Quote(m[k]) + ",")
+	}
+	if v, ok := in.maps[in.key.String()]; ok {
+		return v
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[in.str(k)] = in.str(v)
+	}
+	in.maps[in.key.String()] = out
+	return out
+}
+
+// list shares a resource list.
+func (in *interner) list(l cgroup.ResourceList) cgroup.ResourceList {
+	if l == nil {
+		return nil
+	}
+	key := listKey(l)
+	if v, ok := in.lists[key]; ok {
+		return v
+	}
+	in.lists[key] = l
+	return l
+}
+
+// listKey spells a resource list out, names sorted.
+func listKey(l cgroup.ResourceList) string {
+	names := make([]string, 0, len(l))
+	for n := range l {
+		names = append(names, string(n))
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	for _, n := range names {
+		q := l[cgroup.ResourceName(n)]
+		b.WriteString(n + "=" + q.String() + ",")
+	}
+	return b.String()
+}
+
+// tolerations shares a toleration list.
+func (in *interner) tolerations(ts []taints.Toleration) []taints.Toleration {
+	if ts == nil {
+		return nil
+	}
+	in.key.Reset()
+	for _, t := range ts {
+		in.key.WriteString(strconv.Quote(t.String()) + ",")
+	}
+	if v, ok := in.tols[in.key.String()]; ok {
+		return v
+	}
+	in.tols[in.key.String()] = ts
+	return ts
+}
+
+// containers shares a container list (names, resources, restart
+// policies), its resource lists too.
+func (in *interner) containers(cs []cgroup.Container) []cgroup.Container {
+	if cs == nil {
+		return nil
+	}
+	var b strings.Builder
+	for i := range cs {
+		c := &cs[i]
+		c.Name, c.RestartPolicy = in.str(c.Name), in.str(c.RestartPolicy)
+		c.Resources.Requests, c.Resources.Limits = in.list(c.Resources.Requests), in.list(c.Resources.Limits)
+		b.WriteString(strconv.Quote(c.Name) + " " + c.RestartPolicy + " " + listKey(c.Resources.Requests) + " " + listKey(c.Resources.Limits) + ";")
+	}
+	if v, ok := in.ctrs[b.String()]; ok {
+		return v
+	}
+	in.ctrs[b.String()] = cs
+	return cs
+}
+
+func (in *interner) int32(v int32) *int32 {
+	if p, ok := in.i32[v]; ok {
+		return p
+	}
+	p := &v
+	in.i32[v] = p
+	return p
+}
+
+func (in *interner) int64(v int64) *int64 {
+	if p, ok := in.i64[v]; ok {
+		return p
+	}
+	p := &v
+	in.i64[v] = p
+	return p
 }
 
 // Workload is the pod's workload: its controller owner reference (the
