@@ -413,12 +413,22 @@ func (r *run) selectNodes(zone string, count int, names []string) []int {
 // buildCluster sets up the nodes and pods of an explicit cluster.
 func (r *run) buildCluster() {
 	cl := r.cfg.Cluster
-	nodes := slices.Clone(cl.Nodes)
-	slices.SortFunc(nodes, func(a, b Node) int { return strings.Compare(a.Name, b.Name) })
-	pods := slices.Clone(cl.Pods)
-	slices.SortFunc(pods, func(a, b Pod) int {
+	// Sorted copies, unless already sorted (a snapshot's are): a million
+	// pods are not copied for nothing. The run never writes to them.
+	byName := func(a, b Node) int { return strings.Compare(a.Name, b.Name) }
+	nodes := cl.Nodes
+	if !slices.IsSortedFunc(nodes, byName) {
+		nodes = slices.Clone(nodes)
+		slices.SortFunc(nodes, byName)
+	}
+	byKey := func(a, b Pod) int {
 		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
-	})
+	}
+	pods := cl.Pods
+	if !slices.IsSortedFunc(pods, byKey) {
+		pods = slices.Clone(pods)
+		slices.SortFunc(pods, byKey)
+	}
 	r.srcPods = pods
 	r.srcNodes = nodes
 	zoneIdx := map[string]int{}
@@ -460,6 +470,7 @@ func (r *run) buildCluster() {
 		r.res.ZoneNodes[nd.zi]++
 	}
 	r.res.Totals.Refused = r.cfg.Cluster.Refused
+	defaults := &withDefaults{notReady: *r.cfg.NotReadyTolerationSeconds, unreachable: *r.cfg.UnreachableTolerationSeconds, seen: map[tolsKey][]taints.Toleration{}}
 	for k := range pods {
 		p := &pods[k]
 		ni, bound := r.index[p.Node]
@@ -478,8 +489,7 @@ func (r *run) buildCluster() {
 		}
 		pi := len(r.pods)
 		sp := pod{node: ni, src: k, wl: -1, replace: replacementOf(p.Owner.Kind), gone: -1, replaced: -1, wanted: -1, placedOn: -1, stoppedAt: -1,
-			p: eviction.Pod{Namespace: p.Namespace, Name: p.Name, UID: fmt.Sprint(pi),
-				Tolerations: taints.WithDefaultTolerationSeconds(p.Tolerations, *r.cfg.NotReadyTolerationSeconds, *r.cfg.UnreachableTolerationSeconds)}}
+			p: eviction.Pod{Namespace: p.Namespace, Name: p.Name, UID: fmt.Sprint(pi), Tolerations: defaults.of(p.Tolerations)}}
 		if w := p.Workload(); w != "" {
 			wi, ok := r.wlIndex[w]
 			if !ok {
@@ -494,6 +504,38 @@ func (r *run) buildCluster() {
 		r.nodes[ni].pods = append(r.nodes[ni].pods, pi)
 		r.res.ZonePods[r.nodes[ni].zi]++
 	}
+}
+
+// withDefaults adds the API server's default not-ready and unreachable
+// tolerations to the pods' lists, once per list: pods that share a list
+// (a snapshot's pods of one workload do) share the result, which nothing
+// writes to.
+type withDefaults struct {
+	notReady, unreachable int64
+	seen                  map[tolsKey][]taints.Toleration
+	none                  []taints.Toleration // the result for a pod without tolerations
+}
+
+// tolsKey is a toleration list by identity: its first element and length.
+type tolsKey struct {
+	first *taints.Toleration
+	n     int
+}
+
+func (d *withDefaults) of(ts []taints.Toleration) []taints.Toleration {
+	if len(ts) == 0 {
+		if d.none == nil {
+			d.none = taints.WithDefaultTolerationSeconds(nil, d.notReady, d.unreachable)
+		}
+		return d.none
+	}
+	key := tolsKey{&ts[0], len(ts)}
+	if out, ok := d.seen[key]; ok {
+		return out
+	}
+	out := taints.WithDefaultTolerationSeconds(ts, d.notReady, d.unreachable)
+	d.seen[key] = out
+	return out
 }
 
 // atoiUID reads the pod index the run stores in the pods' UIDs.

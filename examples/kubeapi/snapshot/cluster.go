@@ -2,7 +2,6 @@ package snapshot
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -97,7 +96,7 @@ type interner struct {
 	ctrs  map[string][]cgroup.Container
 	i32   map[int32]*int32
 	i64   map[int64]*int64
-	key   strings.Builder
+	key   []byte // scratch for building keys
 }
 
 func newInterner() *interner {
@@ -126,47 +125,54 @@ func (in *interner) labels(m map[string]string) map[string]string {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	in.key.Reset()
+	// NUL and SOH cannot be in label keys or values, nor in the three
+	// annotations kept: the key is unambiguous.
+	key := in.key[:0]
 	for _, k := range keys {
-		in.key.WriteString(strconv.Quote(k) + "=" + strconv.Quote(m[k]) + ",")
+		key = append(append(append(append(key, k...), 0), m[k]...), 1)
 	}
-	if v, ok := in.maps[in.key.String()]; ok {
+	in.key = key
+	if v, ok := in.maps[string(key)]; ok {
 		return v
 	}
 	out := make(map[string]string, len(m))
 	for k, v := range m {
 		out[in.str(k)] = in.str(v)
 	}
-	in.maps[in.key.String()] = out
+	in.maps[string(key)] = out
 	return out
 }
 
 // list shares a resource list.
 func (in *interner) list(l cgroup.ResourceList) cgroup.ResourceList {
-	if l == nil {
-		return nil
-	}
-	key := listKey(l)
-	if v, ok := in.lists[key]; ok {
-		return v
-	}
-	in.lists[key] = l
+	l, _ = in.listKeyed(l)
 	return l
 }
 
-// listKey spells a resource list out, names sorted.
-func listKey(l cgroup.ResourceList) string {
-	names := make([]string, 0, len(l))
+// listKeyed shares a resource list and returns the key that spells it out
+// ("cpu=100m,memory=1Gi,", names sorted; "" for none).
+func (in *interner) listKeyed(l cgroup.ResourceList) (cgroup.ResourceList, string) {
+	if l == nil {
+		return nil, ""
+	}
+	var names [8]string
+	ns := names[:0]
 	for n := range l {
-		names = append(names, string(n))
+		ns = append(ns, string(n))
 	}
-	slices.Sort(names)
-	var b strings.Builder
-	for _, n := range names {
+	slices.Sort(ns)
+	key := in.key[:0]
+	for _, n := range ns {
 		q := l[cgroup.ResourceName(n)]
-		b.WriteString(n + "=" + q.String() + ",")
+		key = append(append(append(append(key, n...), '='), q.String()...), ',')
 	}
-	return b.String()
+	in.key = key
+	if v, ok := in.lists[string(key)]; ok {
+		return v, in.str(string(key))
+	}
+	k := string(key)
+	in.lists[k] = l
+	return l, in.str(k)
 }
 
 // tolerations shares a toleration list.
@@ -174,14 +180,15 @@ func (in *interner) tolerations(ts []taints.Toleration) []taints.Toleration {
 	if ts == nil {
 		return nil
 	}
-	in.key.Reset()
+	key := in.key[:0]
 	for _, t := range ts {
-		in.key.WriteString(strconv.Quote(t.String()) + ",")
+		key = append(append(key, t.String()...), 0) // a toleration's fields hold no NUL
 	}
-	if v, ok := in.tols[in.key.String()]; ok {
+	in.key = key
+	if v, ok := in.tols[string(key)]; ok {
 		return v
 	}
-	in.tols[in.key.String()] = ts
+	in.tols[string(key)] = ts
 	return ts
 }
 
@@ -191,17 +198,19 @@ func (in *interner) containers(cs []cgroup.Container) []cgroup.Container {
 	if cs == nil {
 		return nil
 	}
-	var b strings.Builder
+	var key []byte
 	for i := range cs {
 		c := &cs[i]
 		c.Name, c.RestartPolicy = in.str(c.Name), in.str(c.RestartPolicy)
-		c.Resources.Requests, c.Resources.Limits = in.list(c.Resources.Requests), in.list(c.Resources.Limits)
-		b.WriteString(strconv.Quote(c.Name) + " " + c.RestartPolicy + " " + listKey(c.Resources.Requests) + " " + listKey(c.Resources.Limits) + ";")
+		var req, lim string
+		c.Resources.Requests, req = in.listKeyed(c.Resources.Requests)
+		c.Resources.Limits, lim = in.listKeyed(c.Resources.Limits)
+		key = append(append(append(append(append(append(append(append(key, c.Name...), 0), c.RestartPolicy...), 0), req...), 0), lim...), 1)
 	}
-	if v, ok := in.ctrs[b.String()]; ok {
+	if v, ok := in.ctrs[string(key)]; ok {
 		return v
 	}
-	in.ctrs[b.String()] = cs
+	in.ctrs[string(key)] = cs
 	return cs
 }
 

@@ -45,6 +45,7 @@ type reader struct {
 	read     int64 // bytes read, after decompression
 	objects  int   // objects kept
 	reported int64 // r.read at the last progress call
+	sizeHint int64 // the size of the file being read, when known
 }
 
 func newReader(o Options) *reader {
@@ -110,6 +111,10 @@ func (r *reader) readFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
+		r.sizeHint = info.Size()
+	}
+	defer func() { r.sizeHint = 0 }()
 	return r.readInput(f, path)
 }
 
@@ -173,9 +178,31 @@ func (r *reader) readAll(src *bufio.Reader, name string) ([]byte, error) {
 			break
 		}
 	}
-	// In chunks, joined once at the end: at most twice the input is held,
-	// where appending to one slice would hold up to three times it while
-	// it grows.
+	// A plain file of known size is read into one slice of that size;
+	// anything else (gzip, standard input) in chunks, joined once at the
+	// end: at most twice the input is held, where appending to one slice
+	// would hold up to three times it while it grows.
+	if r.sizeHint > 0 && r.sizeHint <= r.opts.MaxBytes {
+		data := make([]byte, 0, r.sizeHint+1)
+		for {
+			if len(data) == cap(data) {
+				data = append(data, 0)[:len(data)] // the file grew while read
+			}
+			n, err := src.Read(data[len(data):cap(data)])
+			data = data[:len(data)+n]
+			r.read += int64(n)
+			if r.read > r.opts.MaxBytes {
+				return nil, tooLarge()
+			}
+			r.progress()
+			if err == io.EOF {
+				return data, nil
+			}
+			if err != nil {
+				return nil, gzipErr(name, err)
+			}
+		}
+	}
 	var chunks [][]byte
 	total := 0
 	for {

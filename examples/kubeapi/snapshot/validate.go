@@ -46,6 +46,13 @@ func checkName(errs []string, path *field.Path, name string, label bool) []strin
 // checkList adds an error for every negative or too large quantity of l,
 // resources in name order.
 func checkList(errs []string, path *field.Path, l corev1.ResourceList) []string {
+	bad := false
+	for name, q := range l {
+		bad = bad || !quantityOK(string(name), &q)
+	}
+	if !bad {
+		return errs // without allocating: most lists are fine
+	}
 	names := make([]string, 0, len(l))
 	for name := range l {
 		names = append(names, string(name))
@@ -65,6 +72,15 @@ func checkList(errs []string, path *field.Path, l corev1.ResourceList) []string 
 		}
 	}
 	return errs
+}
+
+// quantityOK reports whether q is neither negative nor too large.
+func quantityOK(name string, q *resource.Quantity) bool {
+	limit := maxValue()
+	if name == string(corev1.ResourceCPU) {
+		limit = maxMilli()
+	}
+	return q.Sign() >= 0 && q.Cmp(limit) < 0
 }
 
 // nodeErrors lists what the API server (or the replay's arithmetic) would
