@@ -47,7 +47,8 @@ type Backoff struct {
 	guard reentry.Guard
 }
 
-// String prints the settings that are set (Rand as "func"), not the state of a backoff in use, on one line.
+// String prints the settings that are set (Rand as "func") on one line;
+// not the state of a backoff in use.
 func (b Backoff) String() string { return compact.Sprint(b) }
 
 // GoString is String, so that %#v (rapid's form for drawn values) prints

@@ -31,7 +31,8 @@ type Lease struct {
 	OwnerReferences []metav1.OwnerReference
 }
 
-// String prints the fields that are set, pointers as their values, on one line.
+// String prints the fields that are set on one line, pointers as their
+// values.
 func (l Lease) String() string { return compact.Sprint(l) }
 
 // GoString is String, so that %#v (rapid's form for drawn values) prints

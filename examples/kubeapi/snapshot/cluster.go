@@ -1,7 +1,9 @@
 package snapshot
 
 import (
+	"encoding/binary"
 	"slices"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -125,11 +127,9 @@ func (in *interner) labels(m map[string]string) map[string]string {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	// NUL and SOH cannot be in label keys or values, nor in the three
-	// annotations kept: the key is unambiguous.
 	key := in.key[:0]
 	for _, k := range keys {
-		key = append(append(append(append(key, k...), 0), m[k]...), 1)
+		key = keyField(keyField(key, k), m[k])
 	}
 	in.key = key
 	if v, ok := in.maps[string(key)]; ok {
@@ -150,7 +150,7 @@ func (in *interner) list(l cgroup.ResourceList) cgroup.ResourceList {
 }
 
 // listKeyed shares a resource list and returns the key that spells it out
-// ("cpu=100m,memory=1Gi,", names sorted; "" for none).
+// (names sorted, each with its quantity; "" for none).
 func (in *interner) listKeyed(l cgroup.ResourceList) (cgroup.ResourceList, string) {
 	if l == nil {
 		return nil, ""
@@ -164,7 +164,7 @@ func (in *interner) listKeyed(l cgroup.ResourceList) (cgroup.ResourceList, strin
 	key := in.key[:0]
 	for _, n := range ns {
 		q := l[cgroup.ResourceName(n)]
-		key = append(append(append(append(key, n...), '='), q.String()...), ',')
+		key = keyField(keyField(key, n), q.String())
 	}
 	in.key = key
 	if v, ok := in.lists[string(key)]; ok {
@@ -180,9 +180,15 @@ func (in *interner) tolerations(ts []taints.Toleration) []taints.Toleration {
 	if ts == nil {
 		return nil
 	}
+	// Field by field: an empty key and a literal "*" differ.
 	key := in.key[:0]
 	for _, t := range ts {
-		key = append(append(key, t.String()...), 0) // a toleration's fields hold no NUL
+		key = keyField(keyField(keyField(keyField(key, t.Key), string(t.Operator)), t.Value), string(t.Effect))
+		seconds := "nil"
+		if t.TolerationSeconds != nil {
+			seconds = strconv.FormatInt(*t.TolerationSeconds, 10)
+		}
+		key = keyField(key, seconds)
 	}
 	in.key = key
 	if v, ok := in.tols[string(key)]; ok {
@@ -205,7 +211,7 @@ func (in *interner) containers(cs []cgroup.Container) []cgroup.Container {
 		var req, lim string
 		c.Resources.Requests, req = in.listKeyed(c.Resources.Requests)
 		c.Resources.Limits, lim = in.listKeyed(c.Resources.Limits)
-		key = append(append(append(append(append(append(append(append(key, c.Name...), 0), c.RestartPolicy...), 0), req...), 0), lim...), 1)
+		key = keyField(keyField(keyField(keyField(key, c.Name), c.RestartPolicy), req), lim)
 	}
 	if v, ok := in.ctrs[string(key)]; ok {
 		return v
@@ -214,21 +220,23 @@ func (in *interner) containers(cs []cgroup.Container) []cgroup.Container {
 	return cs
 }
 
-func (in *interner) int32(v int32) *int32 {
-	if p, ok := in.i32[v]; ok {
-		return p
-	}
-	p := &v
-	in.i32[v] = p
-	return p
+func (in *interner) int32(v int32) *int32 { return sharedPtr(in.i32, v) }
+
+func (in *interner) int64(v int64) *int64 { return sharedPtr(in.i64, v) }
+
+// keyField appends s to a key, its length first, so that no two sequences of
+// fields make the same key whatever bytes they hold.
+func keyField(key []byte, s string) []byte {
+	return append(binary.AppendUvarint(key, uint64(len(s))), s...)
 }
 
-func (in *interner) int64(v int64) *int64 {
-	if p, ok := in.i64[v]; ok {
+// sharedPtr returns the one pointer to v kept in m.
+func sharedPtr[T comparable](m map[T]*T, v T) *T {
+	if p, ok := m[v]; ok {
 		return p
 	}
 	p := &v
-	in.i64[v] = p
+	m[v] = p
 	return p
 }
 

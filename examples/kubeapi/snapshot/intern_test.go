@@ -1,0 +1,49 @@
+package snapshot
+
+import (
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/taints"
+)
+
+// The interner shares equal values and never merges different ones, even
+// when their fields hold bytes that a separator could be confused with.
+func TestInternerKeepsDifferentValuesApart(t *testing.T) {
+	in := newInterner()
+	a := in.labels(map[string]string{"app": "web", "tier": "1"})
+	b := in.labels(map[string]string{"tier": "1", "app": "web"})
+	b["shared"] = "yes" // shared: the write shows through a
+	if a["shared"] != "yes" || len(in.maps) != 1 {
+		t.Errorf("equal label maps not shared: %d kept", len(in.maps))
+	}
+	c := in.labels(map[string]string{"a": "b\x01c\x00d"})
+	d := in.labels(map[string]string{"a": "b", "c": "d"})
+	if len(c) != 1 || len(d) != 2 || len(in.maps) != 3 {
+		t.Errorf("different label maps merged: %v %v", c, d)
+	}
+	secs := int64(300)
+	empty := in.tolerations([]taints.Toleration{{Operator: taints.TolerationOpExists}})
+	star := in.tolerations([]taints.Toleration{{Key: "*", Operator: taints.TolerationOpExists}})
+	forever := in.tolerations([]taints.Toleration{{Key: "k", Operator: taints.TolerationOpExists}})
+	bounded := in.tolerations([]taints.Toleration{{Key: "k", Operator: taints.TolerationOpExists, TolerationSeconds: &secs}})
+	again := in.tolerations([]taints.Toleration{{Key: "k", Operator: taints.TolerationOpExists, TolerationSeconds: &secs}})
+	if empty[0].Key != "" || star[0].Key != "*" || forever[0].TolerationSeconds != nil || bounded[0].TolerationSeconds == nil {
+		t.Errorf("different toleration lists merged: %v %v %v %v", empty, star, forever, bounded)
+	}
+	if &again[0] != &bounded[0] {
+		t.Error("equal toleration lists not shared")
+	}
+	l1 := in.list(cgroup.ResourceList{"cpu": resource.MustParse("100m")})
+	l2 := in.list(cgroup.ResourceList{"cpu": resource.MustParse("100m")})
+	l3 := in.list(cgroup.ResourceList{"cpu": resource.MustParse("1")})
+	if q := l3["cpu"]; len(in.lists) != 2 || q.MilliValue() != 1000 {
+		t.Errorf("resource lists: %d kept, %v", len(in.lists), l3)
+	}
+	l1["x"] = resource.Quantity{} // shared: the write shows through l2
+	if _, ok := l2["x"]; !ok {
+		t.Error("equal resource lists not shared")
+	}
+}
