@@ -37,39 +37,57 @@ func benchCluster(tb testing.TB, nodes, podsPerNode int) (*Controller, time.Time
 	return c, start
 }
 
-// One lease renewal, then a Step between monitor passes.
+// One lease renewal, then a Step between monitor passes: 5,000 nodes of
+// 30 pods, and issue 48's 100,000 nodes of 10 pods (a million pods; about
+// 20 s to build).
 func BenchmarkStepAfterLeaseRenewal(b *testing.B) {
-	c, start := benchCluster(b, 5000, 30)
-	now := start.Add(time.Second)
-	c.Step(now, nil)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		now = now.Add(time.Nanosecond)
-		c.UpsertLease(Lease{Node: fmt.Sprintf("node-%05d", i%5000), RenewTime: now})
-		if r := c.Step(now, nil); len(r.Actions) != 0 {
-			b.Fatalf("unexpected actions %v", r.Actions)
-		}
+	for _, size := range []struct{ nodes, pods int }{{5000, 30}, {100000, 10}} {
+		b.Run(fmt.Sprintf("nodes=%d/pods=%d", size.nodes, size.nodes*size.pods), func(b *testing.B) {
+			c, start := benchCluster(b, size.nodes, size.pods)
+			names := benchNames(size.nodes)
+			now := start.Add(time.Second)
+			c.Step(now, nil)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				now = now.Add(time.Nanosecond)
+				c.UpsertLease(Lease{Node: names[i%size.nodes], RenewTime: now})
+				if r := c.Step(now, nil); len(r.Actions) != 0 {
+					b.Fatalf("unexpected actions %v", r.Actions)
+				}
+			}
+		})
 	}
+}
+
+// benchNames are benchCluster's node names.
+func benchNames(n int) []string {
+	names := make([]string, n)
+	for k := range names {
+		names[k] = fmt.Sprintf("node-%05d", k)
+	}
+	return names
 }
 
 // A monitor pass over a healthy cluster whose kubelets renew their leases
 // every 10s (steady state: every node quiet), and the same pass when every
 // node posted a new status since the last one (every node observed in
-// full).
+// full); at 1,000 and 5,000 nodes of 30 pods, and issue 48's 100,000
+// nodes of 10 pods.
 func BenchmarkMonitorPass(b *testing.B) {
-	for _, n := range []int{1000, 5000} {
+	for _, size := range []struct{ nodes, pods int }{{1000, 30}, {5000, 30}, {100000, 10}} {
+		n := size.nodes
 		for _, posted := range []bool{false, true} {
 			name := fmt.Sprintf("nodes=%d", n)
+			if size.pods != 30 {
+				name += fmt.Sprintf("/pods=%d", n*size.pods)
+			}
 			if posted {
 				name += "/all-posted"
 			}
 			b.Run(name, func(b *testing.B) {
-				c, start := benchCluster(b, n, 30)
-				names := make([]string, n)
-				for k := range names {
-					names[k] = fmt.Sprintf("node-%05d", k)
-				}
+				c, start := benchCluster(b, n, size.pods)
+				names := benchNames(n)
 				now := start
 				b.ReportAllocs()
 				b.ResetTimer()
@@ -138,10 +156,7 @@ func BenchmarkZoneOutage(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		c, start := benchCluster(b, 5000, 30)
-		names := make([]string, 5000)
-		for k := range names {
-			names[k] = fmt.Sprintf("node-%05d", k)
-		}
+		names := benchNames(5000)
 		b.StartTimer()
 		zoneOutage(b, c, start, names)
 	}
