@@ -201,6 +201,14 @@ func TestShrinkPriorityOrder(t *testing.T) {
 	if text != string(want) {
 		t.Errorf("the failure text differs from %s (-update rewrites it after a deliberate change):\n%s", golden, text)
 	}
+	// The README shows the same text.
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "```\n"+string(want)+"```\n") {
+		t.Errorf("README.md does not show %s as it is", golden)
+	}
 }
 
 // Why the shrunk case keeps a second node: the same pods and shutdown on
