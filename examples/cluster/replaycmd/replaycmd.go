@@ -212,7 +212,7 @@ func MainWith(ctx context.Context, live *rest.Config, args []string, stdout, std
 			progress("reading %s (%d MB)", *snapPath, st.Size()>>20)
 		}
 		var ws []snapshot.Warning
-		snap, ws, err = snapshot.LoadWith(*snapPath, snapshot.Options{MaxBytes: limit, Progress: func(read int64, objects int) {
+		snap, ws, err = snapshot.LoadWith(*snapPath, snapshot.Options{MaxBytes: limit, ReplayOnly: true, Progress: func(read int64, objects int) {
 			if read >= 100<<20 {
 				progress("reading: %d MB, %d nodes, pods and leases so far", read>>20, objects)
 			}
@@ -246,7 +246,7 @@ func MainWith(ctx context.Context, live *rest.Config, args []string, stdout, std
 	}
 	big := len(snap.Nodes) >= ProgressNodes
 	if big {
-		progress("read %d nodes, %d pods, %d leases", len(snap.Nodes), len(snap.Pods), len(snap.Leases))
+		progress("read %d nodes, %d pods, %d leases", len(snap.Nodes), snap.PodCount(), len(snap.Leases))
 	}
 	c := snap.Cluster()
 

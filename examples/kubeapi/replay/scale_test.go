@@ -94,10 +94,10 @@ func TestScale(t *testing.T) {
 }
 
 // scaleChild decodes the snapshot and runs the outage, as the replay
-// command does.
+// command does (pods kept only in the simulator's form).
 func scaleChild(t *testing.T, path string) {
 	start := time.Now()
-	snap, ws, err := snapshot.Load(path)
+	snap, ws, err := snapshot.LoadWith(path, snapshot.Options{ReplayOnly: true})
 	if err != nil || len(ws) > 0 {
 		t.Fatal(ws, err)
 	}

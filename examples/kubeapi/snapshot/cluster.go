@@ -30,46 +30,60 @@ import (
 // same), so that a cluster of a million pods takes a fraction of the
 // memory. The shared values are never written to: the simulator and the
 // admission checks only read them.
+//
+// A snapshot read with Options.ReplayOnly has its pods in this form
+// already; Cluster converts only its nodes then.
 func (s *Snapshot) Cluster() *sim.Cluster {
-	c := &sim.Cluster{Nodes: make([]sim.Node, 0, len(s.Nodes)), Pods: make([]sim.Pod, 0, len(s.Pods)), Refused: s.Refused}
-	in := newInterner()
+	in := s.in
+	if in == nil {
+		in = newInterner()
+	}
+	c := &sim.Cluster{Nodes: make([]sim.Node, 0, len(s.Nodes)), Pods: s.replayPods, Refused: s.Refused}
 	for _, n := range s.Nodes {
 		c.Nodes = append(c.Nodes, sim.Node{Name: in.str(n.Name), Labels: in.labels(n.Labels), Taints: kubeapi.Taints(n.Spec.Taints),
 			Ready: kubeapi.ReadyStatus(n), Created: n.CreationTimestamp.Time, Allocatable: in.list(kubeapi.AdmissionNode(n).Allocatable)})
 	}
-	for _, p := range s.Pods {
-		owner := Workload(p)
-		owner.Kind, owner.Name = in.str(owner.Kind), in.str(owner.Name)
-		tols := in.tolerations(kubeapi.Tolerations(p.Spec.Tolerations))
-		sp := sim.Pod{Namespace: in.str(p.Namespace), Name: p.Name, UID: string(p.UID), Node: in.str(p.Spec.NodeName), Phase: in.str(string(p.Status.Phase)),
-			Owner: owner, Tolerations: tols, PriorityClassName: in.str(p.Spec.PriorityClassName),
-			Created: p.CreationTimestamp.Time, MemoryRequest: MemoryRequest(p)}
-		if v := p.Spec.Priority; v != nil {
-			sp.Priority = in.int32(*v)
+	if c.Pods == nil {
+		c.Pods = make([]sim.Pod, 0, len(s.Pods))
+		for _, p := range s.Pods {
+			c.Pods = append(c.Pods, in.pod(p))
 		}
-		if g := p.Spec.TerminationGracePeriodSeconds; g != nil {
-			sp.TerminationGracePeriodSeconds = in.int64(*g)
-		}
-		_, sp.Mirror = p.Annotations[corev1.MirrorPodAnnotationKey]
-		if src, ok := p.Annotations["kubernetes.io/config.source"]; ok && src != "api" {
-			sp.Static = true
-		}
-		spec := kubeapi.AdmissionPod(p)
-		spec.Namespace, spec.Name, spec.UID, spec.NodeName = sp.Namespace, sp.Name, sp.UID, sp.Node
-		spec.PriorityClassName, spec.Tolerations, spec.Priority = sp.PriorityClassName, tols, sp.Priority
-		spec.Labels = in.labels(spec.Labels)
-		spec.Annotations = in.labels(admissionAnnotations(spec.Annotations))
-		spec.NodeSelector = in.labels(spec.NodeSelector)
-		spec.Overhead = in.list(spec.Overhead)
-		spec.InitContainers = in.containers(spec.InitContainers)
-		spec.Containers = in.containers(spec.Containers)
-		if r := spec.Resources; r != nil {
-			r.Requests, r.Limits = in.list(r.Requests), in.list(r.Limits)
-		}
-		sp.Spec = &spec
-		c.Pods = append(c.Pods, sp)
 	}
 	return c
+}
+
+// pod converts p into the simulator's form, its values shared.
+func (in *interner) pod(p *corev1.Pod) sim.Pod {
+	owner := Workload(p)
+	owner.Kind, owner.Name = in.str(owner.Kind), in.str(owner.Name)
+	tols := in.tolerations(kubeapi.Tolerations(p.Spec.Tolerations))
+	sp := sim.Pod{Namespace: in.str(p.Namespace), Name: p.Name, UID: string(p.UID), Node: in.str(p.Spec.NodeName), Phase: in.str(string(p.Status.Phase)),
+		Owner: owner, Tolerations: tols, PriorityClassName: in.str(p.Spec.PriorityClassName),
+		Created: p.CreationTimestamp.Time, MemoryRequest: MemoryRequest(p)}
+	if v := p.Spec.Priority; v != nil {
+		sp.Priority = in.int32(*v)
+	}
+	if g := p.Spec.TerminationGracePeriodSeconds; g != nil {
+		sp.TerminationGracePeriodSeconds = in.int64(*g)
+	}
+	_, sp.Mirror = p.Annotations[corev1.MirrorPodAnnotationKey]
+	if src, ok := p.Annotations["kubernetes.io/config.source"]; ok && src != "api" {
+		sp.Static = true
+	}
+	spec := kubeapi.AdmissionPod(p)
+	spec.Namespace, spec.Name, spec.UID, spec.NodeName = sp.Namespace, sp.Name, sp.UID, sp.Node
+	spec.PriorityClassName, spec.Tolerations, spec.Priority = sp.PriorityClassName, tols, sp.Priority
+	spec.Labels = in.labels(spec.Labels)
+	spec.Annotations = in.labels(admissionAnnotations(spec.Annotations))
+	spec.NodeSelector = in.labels(spec.NodeSelector)
+	spec.Overhead = in.list(spec.Overhead)
+	spec.InitContainers = in.containers(spec.InitContainers)
+	spec.Containers = in.containers(spec.Containers)
+	if r := spec.Resources; r != nil {
+		r.Requests, r.Limits = in.list(r.Requests), in.list(r.Limits)
+	}
+	sp.Spec = &spec
+	return sp
 }
 
 // admissionAnnotations keeps the annotations the kubelet's admission reads

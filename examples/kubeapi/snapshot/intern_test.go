@@ -1,8 +1,12 @@
 package snapshot
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/nodelife/nodelife/cgroup"
@@ -45,5 +49,39 @@ func TestInternerKeepsDifferentValuesApart(t *testing.T) {
 	l1["x"] = resource.Quantity{} // shared: the write shows through l2
 	if _, ok := l2["x"]; !ok {
 		t.Error("equal resource lists not shared")
+	}
+}
+
+// A read with ReplayOnly gives the same cluster as a full read converted
+// afterwards, keeps no corev1.Pod, counts the pods, and still finds a pod
+// that appears twice.
+func TestReplayOnly(t *testing.T) {
+	full, _, err := Load("testdata/sample.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lean, _, err := LoadWith("testdata/sample.json", Options{ReplayOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lean.Pods) != 0 || lean.PodCount() != len(full.Pods) || lean.PodCount() == 0 {
+		t.Fatalf("ReplayOnly kept %d corev1 pods and counts %d; the full read has %d", len(lean.Pods), lean.PodCount(), len(full.Pods))
+	}
+	if diff := cmp.Diff(full.Cluster(), lean.Cluster()); diff != "" {
+		t.Errorf("the clusters differ (-full +ReplayOnly):\n%s", diff)
+	}
+	twice := `{"kind":"List","apiVersion":"v1","items":[{"apiVersion":"v1","kind":"Node","metadata":{"name":"n"}},
+{"apiVersion":"v1","kind":"Pod","metadata":{"namespace":"a","name":"p"},"spec":{"nodeName":"n"}},
+{"apiVersion":"v1","kind":"Pod","metadata":{"namespace":"a","name":"p"},"spec":{"nodeName":"n"}}]}`
+	path := filepath.Join(t.TempDir(), "twice.json")
+	if err := os.WriteFile(path, []byte(twice), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := LoadWith(path, Options{ReplayOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "pod a/p appears twice") {
+		t.Errorf("Validate: %v", err)
 	}
 }

@@ -17,6 +17,8 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+
+	"github.com/nodelife/nodelife/examples/sim"
 )
 
 // Snapshot holds the objects of a snapshot, each kind sorted by namespace
@@ -46,7 +48,17 @@ type Snapshot struct {
 	// subdomain, a negative quantity) or because a quantity is too large
 	// to compute with; each has a warning naming its fields.
 	Refused int
+
+	// replayPods are the pods of a read with Options.ReplayOnly, in the
+	// simulator's form (Pods is empty then); in shares their values and
+	// goes on to the nodes in Cluster.
+	replayPods []sim.Pod
+	in         *interner
 }
+
+// PodCount is how many pods the snapshot holds: len(Pods), or, read with
+// Options.ReplayOnly, the pods kept for Cluster.
+func (s *Snapshot) PodCount() int { return len(s.Pods) + len(s.replayPods) }
 
 // Warning is something skipped while reading: an unknown kind, say.
 type Warning struct {
@@ -114,7 +126,7 @@ func (r *reader) needNodes(source string) error {
 		return nil
 	}
 	return fmt.Errorf("%w: %s: %w (it has %s, %s, %s and %s; want the output of kubectl get nodes,pods,leases -A -o json)",
-		ErrInvalid, source, ErrNoNodes, count(len(s.Pods), "pod"), count(len(s.Leases), "lease"),
+		ErrInvalid, source, ErrNoNodes, count(s.PodCount(), "pod"), count(len(s.Leases), "lease"),
 		count(len(s.PriorityClasses), "priority class"), count(r.skipped, "skipped item"))
 }
 
@@ -232,6 +244,13 @@ func (r *reader) keep(d decoded, source string, item int) error {
 			s.Refused++
 			r.warn(Warning{Source: source, Item: item, Message: refusal("pod", d.pod.Namespace+"/"+d.pod.Name, errs)})
 			return nil
+		}
+		if r.opts.ReplayOnly {
+			if s.in == nil {
+				s.in = newInterner()
+			}
+			s.replayPods = append(s.replayPods, s.in.pod(d.pod))
+			break
 		}
 		s.Pods = append(s.Pods, d.pod)
 	case d.lease != nil:
@@ -616,6 +635,9 @@ func (s *Snapshot) sort() {
 	slices.SortStableFunc(s.Pods, func(a, b *corev1.Pod) int {
 		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
 	})
+	slices.SortStableFunc(s.replayPods, func(a, b sim.Pod) int {
+		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
+	})
 	slices.SortStableFunc(s.Leases, func(a, b *coordinationv1.Lease) int {
 		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
 	})
@@ -639,15 +661,21 @@ func (s *Snapshot) Validate() error {
 		nodes[n.Name] = true
 	}
 	pods := map[string]bool{}
-	for i, p := range s.Pods {
-		key := p.Namespace + "/" + p.Name
+	check := func(i int, namespace, name string) {
+		key := namespace + "/" + name
 		switch {
-		case p.Name == "":
-			errs = append(errs, fmt.Errorf("%w: pod %d in namespace %q has no metadata.name", ErrInvalid, i, p.Namespace))
+		case name == "":
+			errs = append(errs, fmt.Errorf("%w: pod %d in namespace %q has no metadata.name", ErrInvalid, i, namespace))
 		case pods[key]:
 			errs = append(errs, fmt.Errorf("%w: pod %s appears twice", ErrInvalid, key))
 		}
 		pods[key] = true
+	}
+	for i, p := range s.Pods {
+		check(i, p.Namespace, p.Name)
+	}
+	for i, p := range s.replayPods {
+		check(i, p.Namespace, p.Name)
 	}
 	return errors.Join(errs...)
 }
