@@ -81,7 +81,7 @@ func write(b *strings.Builder, v reflect.Value, depth int, top bool) {
 		}
 		write(b, v.Elem(), depth+1, false)
 	case reflect.Struct:
-		if top || depth == 0 {
+		if top {
 			b.WriteString(t.String())
 		}
 		b.WriteString("{")

@@ -1,6 +1,7 @@
 package snapshot_test
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/nodelife/nodelife/examples/kubeapi"
@@ -73,4 +74,25 @@ func ExampleSnapshot_Cluster() {
 	// kube-system/kube-proxy-w-1b2 -> DaemonSet kube-system/kube-proxy
 	// shop/api-6c4d7f9b8-a -> Deployment shop/api
 	// shop/web-7d9f8b6c5-c -> Deployment shop/web
+}
+
+// A replay's read: pods kept only in the simulator's form, the bytes read
+// bounded.
+func ExampleLoadWith() {
+	s, _, err := snapshot.LoadWith("testdata/sample.json", snapshot.Options{ReplayOnly: true, MaxBytes: 1 << 20})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	c := s.Cluster()
+	fmt.Println(len(s.Pods), "API pods kept,", s.PodCount(), "pods,", len(c.Pods), "in the cluster, on", len(c.Nodes), "nodes")
+
+	_, _, err = snapshot.LoadWith("testdata/sample.json", snapshot.Options{MaxBytes: 1024})
+	fmt.Println(errors.Is(err, snapshot.ErrTooLarge))
+	_, _, err = snapshot.LoadWith("testdata/sample.json", snapshot.Options{MaxBytes: -1})
+	fmt.Println(err)
+	// Output:
+	// 0 API pods kept, 18 pods, 18 in the cluster, on 7 nodes
+	// true
+	// snapshot: invalid options: Options.MaxBytes -1 is negative
 }

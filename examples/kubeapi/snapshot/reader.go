@@ -15,7 +15,8 @@ import (
 // Options bound and report a read.
 type Options struct {
 	// MaxBytes bounds the bytes read, counted after decompression and
-	// over every file of a directory; 0 means DefaultMaxBytes. The bound
+	// over every file of a directory; 0 means DefaultMaxBytes, a negative
+	// bound is an error. The bound
 	// is enforced while reading, so that a small gzip file that expands
 	// without end (a decompression bomb) stops at it.
 	MaxBytes int64
@@ -54,12 +55,18 @@ type reader struct {
 	sizeHint int64 // the size of the file being read, when known
 }
 
-func newReader(o Options) *reader {
-	if o.MaxBytes <= 0 {
+func newReader(o Options) (*reader, error) {
+	switch {
+	case o.MaxBytes < 0:
+		return nil, fmt.Errorf("%w: Options.MaxBytes %d is negative", ErrInvalidOptions, o.MaxBytes)
+	case o.MaxBytes == 0:
 		o.MaxBytes = DefaultMaxBytes
 	}
-	return &reader{s: &Snapshot{}, opts: o}
+	return &reader{s: &Snapshot{}, opts: o}, nil
 }
+
+// ErrInvalidOptions is wrapped when LoadWith's Options cannot be used.
+var ErrInvalidOptions = errors.New("snapshot: invalid options")
 
 // warn keeps w among the first MaxWarnings, or counts it.
 func (r *reader) warn(w Warning) {
@@ -137,8 +144,9 @@ func (r *reader) readInput(in io.Reader, name string) ([]byte, error) {
 	if err := sniffReader(br); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, name, err)
 	}
-	var src io.Reader = br
+	src := br
 	if head, _ := br.Peek(len(gzipMagic)); string(head) == string(gzipMagic) {
+		r.sizeHint = 0 // the file's size says nothing of what it expands to
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s: gzip: %v", ErrInvalid, name, err)
@@ -152,11 +160,7 @@ func (r *reader) readInput(in io.Reader, name string) ([]byte, error) {
 		}
 		src = zb
 	}
-	data, err := r.readAll(bufio.NewReaderSize(src, 64<<10), name)
-	if err != nil {
-		return nil, err
-	}
-	return data, nil
+	return r.readAll(src, name)
 }
 
 // readAll reads src to its end within the bound, dropping the white

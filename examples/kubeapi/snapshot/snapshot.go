@@ -106,7 +106,7 @@ type header struct {
 // decode is an error naming the item, its kind and name, and the field. An
 // input without a Node is an error (ErrNoNodes) saying what it held.
 func Decode(data []byte, source string) (*Snapshot, []Warning, error) {
-	r := newReader(Options{})
+	r, _ := newReader(Options{}) // the zero Options are valid
 	if bytes.HasPrefix(data, gzipMagic) {
 		var err error
 		if data, err = r.readInput(bytes.NewReader(data), source); err != nil {
@@ -551,9 +551,13 @@ func jsonError(data []byte, err error) string {
 func Load(path string) (*Snapshot, []Warning, error) { return LoadWith(path, Options{}) }
 
 // LoadWith is Load with options: a bound on the bytes read, a progress
-// callback.
+// callback, pods kept only for a replay (Options.ReplayOnly). Options
+// that cannot be used are an error wrapping ErrInvalidOptions.
 func LoadWith(path string, o Options) (*Snapshot, []Warning, error) {
-	r := newReader(o)
+	r, err := newReader(o)
+	if err != nil {
+		return nil, nil, err
+	}
 	if path == "-" {
 		data, err := r.readInput(os.Stdin, "standard input")
 		if err != nil {
