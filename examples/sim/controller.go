@@ -42,6 +42,7 @@ func (r *run) step(now time.Time) {
 	if !r.ctlStarted {
 		return
 	}
+	r.flushRenewals(now, r.curSeq)
 	res := r.ctl.Step(now, nil)
 	r.handle(now, res.Actions)
 	r.push(res.Next, evController, 0)

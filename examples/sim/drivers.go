@@ -13,7 +13,6 @@ import (
 	"github.com/nodelife/nodelife/eviction/pressure"
 	"github.com/nodelife/nodelife/gc"
 	"github.com/nodelife/nodelife/lease"
-	"github.com/nodelife/nodelife/nodelifecycle"
 	"github.com/nodelife/nodelife/shutdown"
 	"github.com/nodelife/nodelife/taints"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -132,9 +131,12 @@ func (r *run) heartbeat(now time.Time, i int) {
 		r.syncNode(i)
 		r.step(now)
 	}
-	if s.Op == lease.OpWait && s.Next.After(now) {
+	switch {
+	case s.Op == lease.OpWait && s.Next.After(now) && n.quiet && n.hasLease && readyOf(n.conds) == conditions.True:
+		r.addRenewal(s.Next, i)
+	case s.Op == lease.OpWait && s.Next.After(now):
 		r.push(s.Next, evHeartbeat, i)
-	} else {
+	default:
 		r.push(now.Add(time.Second), evHeartbeat, i)
 	}
 }
@@ -450,13 +452,6 @@ func (r *run) podGCPass(now time.Time) {
 	}
 }
 
-// deliverLease gives the controller's lease cache the node's lease as
-// last written.
-func (r *run) deliverLease(n *node) {
-	r.ctl.UpsertLease(nodelifecycle.Lease{Node: n.name, RenewTime: *n.lease.RenewTime, ResourceVersion: strconv.FormatUint(n.leaseRV, 10)})
-	r.cacheRV = max(r.cacheRV, n.leaseRV)
-}
-
 // leaseCache begins (stall) or ends a LeaseCacheStall: at its end the
 // cache receives every node's current lease, in node order, and has caught
 // up with the API server.
@@ -484,7 +479,7 @@ func (r *run) LiveLease(name string) (string, bool, error) {
 	if !ok || !r.nodes[i].hasLease {
 		return "", false, nil
 	}
-	return strconv.FormatUint(r.nodes[i].leaseRV, 10), true, nil
+	return r.nodes[i].rv(), true, nil
 }
 
 // CacheResourceVersion is the resource version the controller's lease

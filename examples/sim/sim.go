@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand"
 	"slices"
 	"strconv"
@@ -518,7 +519,11 @@ type node struct {
 	hb         *lease.Heartbeat
 	lease      lease.Lease // the node's Lease as last written (hasLease)
 	hasLease   bool
-	leaseRV    uint64 // the resource version of that write
+	leaseRV    uint64         // the resource version of that write
+	rvs        string         // leaseRV formatted (rv), "" before
+	rvsOf      uint64         // the leaseRV rvs is of
+	quiet      bool           // renews through run.renew (renewals.go)
+	rand       func() float64 // its heartbeat's jitter draws (nil: none)
 	conds      []conditions.Condition
 	taints     []taints.Taint
 	labels     map[string]string
@@ -570,31 +575,36 @@ type pod struct {
 }
 
 type run struct {
-	cfg      Config
-	end      time.Time
-	q        queue
-	seq      uint64
-	nodes    []node
-	pods     []pod
-	index    map[string]int
-	zones    []string // names
-	zoneKeys []string
-	rnd      *rand.Rand
-	explicit bool
-	srcPods  []Pod  // explicit: the cluster's pods, sorted
-	srcNodes []Node // explicit: the cluster's nodes, sorted
-	pl       *placement
-	wlRoom   []int
-	wls      []Workload
-	wlIndex  map[string]int
-	wlLost   []int
-	serving  []bool // per node, at the last sample
-	actions  []func(time.Time)
-	podGC    *gc.PodGC
-	gcPods   []gc.Pod
-	gcNodes  []gc.Node
-	ctl      *nodelifecycle.Controller
-	ctlSeq   uint64 // the sequence number of the queued controller step
+	cfg    Config
+	end    time.Time
+	q      queue
+	seq    uint64
+	curSeq uint64 // the sequence number of the event being handled
+	renew  renewals
+	// quietRenewals counts the renewals made in bulk (renewals.go).
+	quietRenewals int
+	hbCfg         lease.HeartbeatConfig // every kubelet's, but for its name and Rand
+	nodes         []node
+	pods          []pod
+	index         map[string]int
+	zones         []string // names
+	zoneKeys      []string
+	rnd           *rand.Rand
+	explicit      bool
+	srcPods       []Pod  // explicit: the cluster's pods, sorted
+	srcNodes      []Node // explicit: the cluster's nodes, sorted
+	pl            *placement
+	wlRoom        []int
+	wls           []Workload
+	wlIndex       map[string]int
+	wlLost        []int
+	serving       []bool // per node, at the last sample
+	actions       []func(time.Time)
+	podGC         *gc.PodGC
+	gcPods        []gc.Pod
+	gcNodes       []gc.Node
+	ctl           *nodelifecycle.Controller
+	ctlSeq        uint64 // the sequence number of the queued controller step
 	// leaseRV is the API server's last lease resource version; cacheRV the
 	// last one the controller's lease cache received; stalled says the
 	// cache receives nothing (a LeaseCacheStall).
@@ -668,8 +678,12 @@ func Run(cfg Config) (Result, error) {
 		r.initPlacement()
 	}
 	r.initReadiness()
+	r.markQuiet()
 	r.loop()
 	r.res.Totals.MonitorPasses, r.res.Totals.TaintPasses = r.ctl.Passes(), r.ctl.TaintPasses()
+	if afterRun != nil {
+		afterRun(r)
+	}
 	if r.err != nil {
 		return Result{}, r.err
 	}
@@ -760,8 +774,12 @@ func (r *run) addNode(n node) {
 	hc := lease.DefaultHeartbeatConfig(n.name)
 	hc.LeaseDurationSeconds = r.cfg.NodeLeaseDurationSeconds
 	if r.rnd != nil {
-		hc.Rand = r.rnd.Float64
+		// Each kubelet draws its jitter from a stream of its own, so that
+		// its renewals do not depend on when the others ran.
+		n.rand = jitterStream(r.cfg.Seed, len(r.nodes))
+		hc.Rand = n.rand
 	}
+	r.hbCfg = hc
 	var err error
 	if n.hb, err = lease.NewHeartbeat(hc); err != nil {
 		r.err = err
@@ -802,6 +820,7 @@ func (r *run) loop() {
 		if it.at.After(r.end) {
 			break
 		}
+		r.curSeq = it.seq
 		if r.cfg.Progress != nil && !it.at.Before(nextProgress) {
 			r.cfg.Progress(it.at.Sub(r.cfg.Start), r.cfg.Duration)
 			nextProgress = nextProgress.Add(time.Minute)
@@ -830,6 +849,9 @@ func (r *run) loop() {
 			r.sample(it.at)
 			r.push(it.at.Add(r.cfg.SampleEvery), evSample, 0)
 		}
+	}
+	if r.err == nil {
+		r.flushRenewals(r.end, math.MaxUint64)
 	}
 	if r.cfg.Progress != nil {
 		r.cfg.Progress(r.cfg.Duration, r.cfg.Duration)

@@ -1,0 +1,203 @@
+package sim
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/nodelifecycle"
+)
+
+// Renewals of quiet nodes.
+//
+// A node that no scenario touches (no outage, shutdown, pressure, cloud
+// deletion or condition episode, and no lease cache stall in the run) does
+// nothing after its first round but renew its lease every ten seconds or
+// so: 18 million renewals in 30 minutes at 100,000 nodes, none of which
+// can change anything but the lease's renew time until the controller's
+// next monitor pass reads it. Such a node's later renewals do not go
+// through the event queue and its lease.Heartbeat: they wait in a bucket
+// per second, and are carried out, in bulk, just before the controller
+// next runs (flushRenewals), each as the Heartbeat would have done it at
+// its own time: the renew time written, the next renewal drawn from the
+// node's own jitter stream (lease.HeartbeatConfig.NextRenewInterval), the
+// same sequence number and counts as a queued heartbeat. A run gives the
+// same Result either way (TestQuietRenewalsChangeNothing).
+//
+// The shortcut is exact only while a quiet node's posted Ready stays True,
+// which holds when the controller cannot time its lease out between two
+// renewals: quietAllowed checks the grace period against the longest
+// renewal gap and monitor period, and flushRenewals fails the run should a
+// quiet node's Ready change anyway.
+
+// renewal is a quiet node's next lease renewal: its time (Unix
+// nanoseconds), the sequence number a queued heartbeat would have had, and
+// the node.
+type renewal struct {
+	at  int64
+	seq uint64
+	idx int32
+}
+
+// renewals holds the pending renewals of quiet nodes in one bucket per
+// second since the run's start.
+type renewals struct {
+	start   int64       // the run's start, Unix nanoseconds
+	buckets [][]renewal // by whole seconds since start
+	next    int         // the first bucket that may hold a renewal
+	spare   [][]renewal // emptied buckets, for reuse
+}
+
+// eagerRenewals makes every node renew through the queue, for the tests
+// that compare both ways.
+var eagerRenewals = false
+
+// afterRun, when set (by tests), sees each run as it ends.
+var afterRun func(*run)
+
+// quietAllowed reports whether quiet nodes may renew in bulk in this run:
+// no lease cache stall (the cache must see each renewal as it is written),
+// and a grace period longer than the longest gap between two renewals plus
+// a monitor period, so that no pass can find a quiet node's lease timed
+// out.
+func (r *run) quietAllowed() bool {
+	if eagerRenewals || len(r.cfg.LeaseCacheStalls) > 0 || len(r.nodes) == 0 {
+		return false
+	}
+	every := r.hbCfg.RenewInterval()
+	longest := time.Duration(float64(every) * (1 + r.hbCfg.JitterFactor))
+	lc := r.cfg.Controller
+	// At least 2 s between renewals: a renewal never lands in the bucket
+	// being flushed.
+	return every >= 2*time.Second && lc.NodeMonitorGracePeriod > longest+lc.NodeMonitorPeriod+time.Second
+}
+
+// markQuiet flags the nodes no scenario touches (see above).
+func (r *run) markQuiet() {
+	if !r.quietAllowed() {
+		return
+	}
+	touched := make([]bool, len(r.nodes))
+	mark := func(idx []int) {
+		for _, i := range idx {
+			touched[i] = true
+		}
+	}
+	for _, s := range r.cfg.Shutdowns {
+		mark(r.selectNodes(s.Zone, s.Nodes, s.Names))
+	}
+	for _, d := range r.cfg.CloudDeletions {
+		mark(r.selectNodes(d.Zone, d.Nodes, d.Names))
+	}
+	for _, p := range r.cfg.Pressures {
+		if i, ok := r.index[p.Node]; ok {
+			touched[i] = true
+		}
+	}
+	for _, ep := range r.cfg.ConditionEpisodes {
+		mark(r.episodeNodes(ep))
+	}
+	for i := range r.nodes {
+		n := &r.nodes[i]
+		n.quiet = !touched[i] && len(n.cut) == 0 && !n.off
+	}
+	r.renew = renewals{start: r.cfg.Start.UnixNano(), buckets: make([][]renewal, int(r.cfg.Duration/time.Second)+2)}
+}
+
+// addRenewal queues quiet node i's next renewal at at, numbered as a
+// queued event would be.
+func (r *run) addRenewal(at time.Time, i int) {
+	r.seq++
+	r.res.Totals.QueueEvents++
+	rn := renewal{at: at.UnixNano(), seq: r.seq, idx: int32(i)}
+	b := int((rn.at - r.renew.start) / int64(time.Second))
+	if b >= len(r.renew.buckets) {
+		return // past the end: never run, as a queued event past the end
+	}
+	if r.renew.buckets[b] == nil && len(r.renew.spare) > 0 {
+		last := len(r.renew.spare) - 1
+		r.renew.buckets[b], r.renew.spare = r.renew.spare[last], r.renew.spare[:last]
+	}
+	r.renew.buckets[b] = append(r.renew.buckets[b], rn)
+}
+
+// flushRenewals carries out the quiet nodes' renewals due before the event
+// being handled (time now, sequence number seq): those a queued heartbeat
+// would already have run.
+func (r *run) flushRenewals(now time.Time, seq uint64) {
+	if r.renew.buckets == nil {
+		return
+	}
+	nowNs := now.UnixNano()
+	last := min(int((nowNs-r.renew.start)/int64(time.Second)), len(r.renew.buckets)-1)
+	for ; r.renew.next <= last; r.renew.next++ {
+		b := r.renew.next
+		// Renewals may add to buckets after b (each is 10 s or so ahead),
+		// never to b itself.
+		kept := r.renew.buckets[b][:0]
+		for _, rn := range r.renew.buckets[b] {
+			if rn.at > nowNs || (rn.at == nowNs && rn.seq > seq) {
+				kept = append(kept, rn)
+				continue
+			}
+			r.renewQuiet(rn)
+		}
+		if len(kept) > 0 {
+			r.renew.buckets[b] = kept // due later: the next flush looks again
+			return
+		}
+		r.renew.spare = append(r.renew.spare, r.renew.buckets[b][:0])
+		r.renew.buckets[b] = nil
+	}
+}
+
+// renewQuiet renews quiet node rn.idx at rn.at as its Heartbeat would
+// have: one update, the lease's renew time and resource version written
+// and sent to the controller's lease cache, the next renewal queued.
+func (r *run) renewQuiet(rn renewal) {
+	n := &r.nodes[rn.idx]
+	if readyOf(n.conds) != conditions.True && r.err == nil {
+		r.err = fmt.Errorf("sim: quiet node %s found Ready %q at a renewal", n.name, readyOf(n.conds))
+	}
+	at := time.Unix(0, rn.at).In(r.cfg.Start.Location())
+	r.res.Totals.Heartbeats++
+	r.quietRenewals++
+	*n.lease.RenewTime = at
+	r.leaseRV++
+	n.leaseRV = r.leaseRV
+	r.deliverLease(n)
+	hc := r.hbCfg
+	hc.Rand = n.rand
+	r.addRenewal(at.Add(hc.NextRenewInterval()), int(rn.idx))
+}
+
+// rv is the node's lease resource version as the API server writes it.
+func (n *node) rv() string {
+	if n.rvsOf != n.leaseRV || n.rvs == "" {
+		n.rvs, n.rvsOf = strconv.FormatUint(n.leaseRV, 10), n.leaseRV
+	}
+	return n.rvs
+}
+
+// jitterStream returns node i's stream of jitter draws in [0, 1) for
+// seed: splitmix64 from a state mixing both (a few bytes, where a
+// math/rand source takes five kilobytes).
+func jitterStream(seed int64, i int) func() float64 {
+	state := uint64(seed)*0x9e3779b97f4a7c15 ^ uint64(i)*0xbf58476d1ce4e5b9
+	return func() float64 {
+		state += 0x9e3779b97f4a7c15
+		z := state
+		z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+		z = (z ^ z>>27) * 0x94d049bb133111eb
+		z ^= z >> 31
+		return float64(z>>11) / (1 << 53)
+	}
+}
+
+// deliverLease gives the controller's lease cache the node's lease as
+// last written.
+func (r *run) deliverLease(n *node) {
+	r.ctl.UpsertLease(nodelifecycle.Lease{Node: n.name, RenewTime: *n.lease.RenewTime, ResourceVersion: n.rv()})
+	r.cacheRV = max(r.cacheRV, n.leaseRV)
+}

@@ -1,0 +1,123 @@
+package sim
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+
+	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/nodelifecycle"
+	"github.com/nodelife/nodelife/nodelifetest"
+)
+
+// runBothWays runs cfg with quiet nodes renewing in bulk and with every
+// renewal queued, and returns both results and how many renewals went in
+// bulk.
+func runBothWays(t interface {
+	Helper()
+	Fatal(...any)
+}, cfg Config) (quick, eager Result, bulk int) {
+	t.Helper()
+	var err error
+	afterRun = func(r *run) { bulk = r.quietRenewals }
+	defer func() { afterRun = nil }()
+	if quick, err = Run(cfg); err != nil {
+		t.Fatal(err)
+	}
+	afterRun = nil
+	eagerRenewals = true
+	defer func() { eagerRenewals = false }()
+	if eager, err = Run(cfg); err != nil {
+		t.Fatal(err)
+	}
+	return quick, eager, bulk
+}
+
+// TestQuietRenewalsChangeNothing: renewing the untouched nodes' leases in
+// bulk just before the controller runs gives the result of queueing each
+// renewal, event for event and count for count, on synthetic clusters with
+// jitter and outages of parts of zones, and on drawn explicit clusters
+// with outages and graceful shutdowns; and it does take the bulk path
+// where a node is untouched.
+func TestQuietRenewalsChangeNothing(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var cfg Config
+		if rapid.Bool().Draw(t, "explicit") {
+			s := nodelifetest.Scenarios(nodelifetest.Options{MaxNodes: 6}).Draw(t, "scenario")
+			var c Cluster
+			for _, n := range s.Nodes {
+				c.Nodes = append(c.Nodes, Node{Name: n.Name, Labels: n.Labels, Ready: conditions.True, Created: n.CreationTimestamp})
+			}
+			for _, p := range s.Pods {
+				c.Pods = append(c.Pods, Pod{Namespace: p.Namespace, Name: p.Name, UID: p.UID, Node: p.NodeName, Phase: "Running", Tolerations: p.Tolerations})
+			}
+			cfg = Config{Cluster: &c, Duration: s.Duration, Start: s.Start, Placement: rapid.Bool().Draw(t, "placement")}
+			for _, f := range s.Faults {
+				switch f.Kind {
+				case nodelifetest.FaultOutage:
+					cfg.Outages = append(cfg.Outages, Outage{Names: f.Nodes, From: f.From, To: f.To})
+				case nodelifetest.FaultShutdown:
+					cfg.Shutdowns = append(cfg.Shutdowns, Shutdown{Names: f.Nodes, At: f.From})
+				}
+			}
+		} else {
+			cfg = Config{Zones: rapid.IntRange(1, 3).Draw(t, "zones"), NodesPerZone: rapid.IntRange(1, 8).Draw(t, "perZone"),
+				PodsPerNode: rapid.IntRange(-1, 3).Draw(t, "pods"), Duration: time.Duration(rapid.IntRange(1, 20).Draw(t, "minutes")) * time.Minute}
+			for k := rapid.IntRange(0, 2).Draw(t, "outages"); k > 0; k-- {
+				z := rapid.IntRange(0, cfg.Zones-1).Draw(t, "zone")
+				from := time.Duration(rapid.IntRange(0, 600).Draw(t, "from")) * time.Second
+				o := Outage{Zone: string(rune('a' + z)), Nodes: rapid.IntRange(0, cfg.NodesPerZone).Draw(t, "cut"), From: from}
+				if rapid.Bool().Draw(t, "ends") {
+					o.To = from + time.Duration(rapid.IntRange(1, 600).Draw(t, "length"))*time.Second
+				}
+				cfg.Outages = append(cfg.Outages, o)
+			}
+		}
+		cfg.Seed = rapid.Int64Range(0, 5).Draw(t, "seed")
+		cfg.NodeLeaseDurationSeconds = rapid.SampledFrom([]int32{0, 10, 40, 120}).Draw(t, "leaseSeconds")
+		lc := nodelifecycle.DefaultConfig()
+		lc.NodeMonitorGracePeriod = time.Duration(rapid.SampledFrom([]int{20, 50, 80}).Draw(t, "graceSeconds")) * time.Second
+		lc.LeaseCircuitBreaker = rapid.Bool().Draw(t, "breaker")
+		cfg.Controller = &lc
+		quick, eager, _ := runBothWays(t, cfg)
+		if diff := cmp.Diff(eager, quick); diff != "" {
+			t.Fatalf("bulk renewals change the result (-queued +bulk):\n%s", diff)
+		}
+	})
+
+	// The defaults, one zone out: two of three zones renew in bulk.
+	quick, eager, bulk := runBothWays(t, Config{NodesPerZone: 20, Seed: 3, Outages: []Outage{{Zone: "b", From: time.Minute, To: 8 * time.Minute}}})
+	if diff := cmp.Diff(eager, quick); diff != "" {
+		t.Fatalf("(-queued +bulk):\n%s", diff)
+	}
+	// 40 untouched nodes renew about 6 times a minute for 15 minutes, their
+	// first round queued.
+	if bulk < 40*6*14 || bulk > 40*6*15 {
+		t.Fatalf("%d renewals in bulk, want about %d", bulk, 40*6*15)
+	}
+	if quick.Totals.Heartbeats < 60*6*15-60 {
+		t.Fatalf("%d heartbeats in all", quick.Totals.Heartbeats)
+	}
+}
+
+// TestQuietRenewalsNeedRoom: where the grace period leaves a healthy
+// node's lease no room (20 s of grace against 30 s renewals), no node
+// renews in bulk; nor in a run with a lease cache stall.
+func TestQuietRenewalsNeedRoom(t *testing.T) {
+	lc := nodelifecycle.DefaultConfig()
+	lc.NodeMonitorGracePeriod = 20 * time.Second
+	for _, cfg := range []Config{
+		{NodesPerZone: 3, NodeLeaseDurationSeconds: 120, Controller: &lc},
+		{NodesPerZone: 3, LeaseCacheStalls: []LeaseCacheStall{{From: time.Minute, To: 2 * time.Minute}}},
+	} {
+		quick, eager, bulk := runBothWays(t, cfg)
+		if bulk != 0 {
+			t.Errorf("%d renewals in bulk", bulk)
+		}
+		if diff := cmp.Diff(eager, quick); diff != "" {
+			t.Fatalf("(-queued +bulk):\n%s", diff)
+		}
+	}
+}
