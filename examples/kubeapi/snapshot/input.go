@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"strings"
@@ -14,7 +15,8 @@ import (
 //   - JSON: one List (kubectl get ... -o json), or several top-level
 //     objects one after another, with the pod logs kubectl cluster-info
 //     dump prints between them ("==== START logs for container ...",
-//     through the matching END line) skipped;
+//     through the matching END line) skipped; read as a stream
+//     (readJSON), a List's items decoded a batch at a time;
 //   - anything else is read as YAML: one document or many, "---"
 //     separated (kubectl get ... -o yaml; a file of manifests).
 //
@@ -28,69 +30,8 @@ const (
 	logsEnd   = "==== END logs for container "
 )
 
-// addInput reads one input of any of the shapes above into r's snapshot;
-// data is decompressed already (readInput).
-func (r *reader) addInput(data []byte, source string) error {
-	i := skipSpace(data, 0)
-	if i < len(data) && data[i] == '{' {
-		return r.addJSONStream(data, source)
-	}
-	return r.addYAML(data, source)
-}
-
-// addJSONStream reads top-level JSON objects one after another.
-func (r *reader) addJSONStream(data []byte, source string) error {
-	docs := 0
-	for i := skipSpace(data, 0); i < len(data); i = skipSpace(data, i) {
-		if bytes.HasPrefix(data[i:], []byte(logsStart)) {
-			end, err := skipLogs(data, i)
-			if err != nil {
-				return fmt.Errorf("%w: %s: %v", ErrInvalid, source, err)
-			}
-			i = end
-			continue
-		}
-		end := -1
-		if data[i] == '{' {
-			end = skipValue(data, i)
-		}
-		if end < 0 {
-			if docs == 0 {
-				// not a stream after all: let the List reader name the problem
-				return r.addDocument(data, source)
-			}
-			return fmt.Errorf("%w: %s: offset %d: want another JSON object or kubectl's pod logs after the %d before", ErrInvalid, source, i, docs)
-		}
-		name := source
-		if docs > 0 || skipSpace(data, end) < len(data) {
-			name = fmt.Sprintf("%s (object %d)", source, docs+1)
-		}
-		if err := r.addDocument(data[i:end], name); err != nil {
-			return err
-		}
-		docs++
-		i = end
-	}
-	return nil
-}
-
-// skipLogs returns the offset after the pod logs that start at data[i]:
-// the line after the END line of the same container.
-func skipLogs(data []byte, i int) (int, error) {
-	line, _, _ := bytes.Cut(data[i:], []byte("\n"))
-	end := append([]byte(logsEnd), bytes.TrimPrefix(line, []byte(logsStart))...)
-	j := bytes.Index(data[i:], end)
-	if j < 0 {
-		return 0, fmt.Errorf("offset %d: %s has no END line", i, line)
-	}
-	j += i + len(end)
-	if k := bytes.IndexByte(data[j:], '\n'); k >= 0 {
-		return j + k + 1, nil
-	}
-	return len(data), nil
-}
-
-// addYAML reads "---"-separated YAML documents.
+// addYAML reads "---"-separated YAML documents (held whole: YAML is not
+// read as a stream).
 func (r *reader) addYAML(data []byte, source string) error {
 	docs := splitYAML(data)
 	for n, doc := range docs {
@@ -108,7 +49,7 @@ func (r *reader) addYAML(data []byte, source string) error {
 		if len(docs) > 1 {
 			name = fmt.Sprintf("%s (document %d)", source, n+1)
 		}
-		if err := r.addDocument(j, name); err != nil {
+		if err := r.readDocument(newStream(bufio.NewReader(bytes.NewReader(j))), name); err != nil {
 			return err
 		}
 	}

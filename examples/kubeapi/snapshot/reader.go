@@ -52,7 +52,6 @@ type reader struct {
 	read     int64 // bytes read, after decompression
 	objects  int   // objects kept
 	reported int64 // r.read at the last progress call
-	sizeHint int64 // the size of the file being read, when known
 }
 
 func newReader(o Options) (*reader, error) {
@@ -117,127 +116,86 @@ func (r *reader) progress() {
 	}
 }
 
-// readFile reads a file (readInput).
-func (r *reader) readFile(path string) ([]byte, error) {
+// readFile reads a file (readFrom).
+func (r *reader) readFile(path string) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer f.Close()
-	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
-		r.sizeHint = info.Size()
-	}
-	defer func() { r.sizeHint = 0 }()
-	return r.readInput(f, path)
+	return r.readFrom(f, path)
 }
 
-// readInput reads in whole, decompressed, after a look at its first
-// bytes: an input that cannot be JSON, YAML or gzip (a control byte before
-// anything else, say a file of zeros) is refused without reading the
-// rest, and so is a gzip stream whose first decompressed bytes cannot be
-// JSON or YAML. White space before the first object is dropped as it is
-// read, not kept. More than Options.MaxBytes, after decompression and
-// over every input of the read, is an error wrapping ErrTooLarge, made as
-// soon as the bound is passed.
-func (r *reader) readInput(in io.Reader, name string) ([]byte, error) {
+// readFrom reads one input, after a look at its first bytes: an input that
+// cannot be JSON, YAML or gzip (a control byte before anything else, say
+// a file of zeros) is refused without reading the rest, and so is a gzip
+// stream whose first decompressed bytes cannot be JSON or YAML. JSON is
+// read as a stream (readJSON), never held whole; YAML is read whole, then
+// converted (addYAML). More than Options.MaxBytes, after decompression
+// and over every input of the read, is an error wrapping ErrTooLarge,
+// made as soon as the bound is passed.
+func (r *reader) readFrom(in io.Reader, name string) error {
 	br := bufio.NewReaderSize(in, 64<<10)
 	if err := sniffReader(br); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, name, err)
+		return fmt.Errorf("%w: %s: %v", ErrInvalid, name, err)
 	}
-	src := br
+	var src io.Reader = br
 	if head, _ := br.Peek(len(gzipMagic)); string(head) == string(gzipMagic) {
-		r.sizeHint = 0 // the file's size says nothing of what it expands to
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s: gzip: %v", ErrInvalid, name, err)
+			return fmt.Errorf("%w: %s: gzip: %v", ErrInvalid, name, err)
 		}
 		zb := bufio.NewReaderSize(zr, 64<<10)
 		if _, err := zb.Peek(512); err != nil && err != io.EOF {
-			return nil, gzipErr(name, err)
+			return gzipErr(name, err)
 		}
 		if err := sniffReader(zb); err != nil {
-			return nil, fmt.Errorf("%w: %s: after gzip decompression: %v", ErrInvalid, name, err)
+			return fmt.Errorf("%w: %s: after gzip decompression: %v", ErrInvalid, name, err)
 		}
 		src = zb
 	}
-	return r.readAll(src, name)
+	s := newStream(bufio.NewReaderSize(&bounded{in: src, r: r, name: name}, 1<<20))
+	// A UTF-8 byte order mark, then white space: counted, not kept.
+	if head, _ := s.br.Peek(3); string(head) == "\xef\xbb\xbf" {
+		s.skip(3)
+	}
+	err := s.skipSpace()
+	switch {
+	case err == io.EOF:
+		return nil
+	case err != nil:
+		return gzipErr(name, err)
+	}
+	if c, _ := s.peek(); c == '{' {
+		if err := r.readJSON(s, name); err != nil {
+			return gzipErr(name, err)
+		}
+		return nil
+	}
+	data, err := io.ReadAll(s.br)
+	if err != nil {
+		return gzipErr(name, err)
+	}
+	return r.addYAML(data, name)
 }
 
-// readAll reads src to its end within the bound, dropping the white
-// space before its first other byte.
-func (r *reader) readAll(src *bufio.Reader, name string) ([]byte, error) {
-	tooLarge := func() error {
-		return fmt.Errorf("%w: %s: %w: more than %s after decompression (Options.MaxBytes)", ErrInvalid, name, ErrTooLarge, quantity.Bytes(r.opts.MaxBytes))
+// bounded counts the bytes read from in against Options.MaxBytes, and
+// reports progress.
+type bounded struct {
+	in   io.Reader
+	r    *reader
+	name string
+}
+
+func (b *bounded) Read(p []byte) (int, error) {
+	n, err := b.in.Read(p)
+	r := b.r
+	r.read += int64(n)
+	if r.read > r.opts.MaxBytes {
+		return n, fmt.Errorf("%w: %s: %w: more than %s after decompression (Options.MaxBytes)", ErrInvalid, b.name, ErrTooLarge, quantity.Bytes(r.opts.MaxBytes))
 	}
-	// leading white space: counted, not kept
-	for {
-		c, err := src.ReadByte()
-		if err == io.EOF {
-			return nil, nil
-		}
-		if err != nil {
-			return nil, gzipErr(name, err)
-		}
-		r.read++
-		if r.read > r.opts.MaxBytes {
-			return nil, tooLarge()
-		}
-		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
-			_ = src.UnreadByte()
-			r.read--
-			break
-		}
-	}
-	// A plain file of known size is read into one slice of that size;
-	// anything else (gzip, standard input) in chunks, joined once at the
-	// end: at most twice the input is held, where appending to one slice
-	// would hold up to three times it while it grows.
-	if r.sizeHint > 0 && r.sizeHint <= r.opts.MaxBytes {
-		data := make([]byte, 0, r.sizeHint+1)
-		for {
-			if len(data) == cap(data) {
-				data = append(data, 0)[:len(data)] // the file grew while read
-			}
-			n, err := src.Read(data[len(data):cap(data)])
-			data = data[:len(data)+n]
-			r.read += int64(n)
-			if r.read > r.opts.MaxBytes {
-				return nil, tooLarge()
-			}
-			r.progress()
-			if err == io.EOF {
-				return data, nil
-			}
-			if err != nil {
-				return nil, gzipErr(name, err)
-			}
-		}
-	}
-	var chunks [][]byte
-	total := 0
-	for {
-		chunk := make([]byte, 4<<20)
-		n, err := io.ReadFull(src, chunk)
-		r.read += int64(n)
-		if r.read > r.opts.MaxBytes {
-			return nil, tooLarge()
-		}
-		chunks = append(chunks, chunk[:n])
-		total += n
-		r.progress()
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			break
-		}
-		if err != nil {
-			return nil, gzipErr(name, err)
-		}
-	}
-	data := make([]byte, 0, total)
-	for i, c := range chunks {
-		data = append(data, c...)
-		chunks[i] = nil
-	}
-	return data, nil
+	r.progress()
+	return n, err
 }
 
 // gzipErr names a read error of an input (a cut gzip stream, say).

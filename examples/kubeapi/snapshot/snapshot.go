@@ -9,10 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -107,13 +105,7 @@ type header struct {
 // input without a Node is an error (ErrNoNodes) saying what it held.
 func Decode(data []byte, source string) (*Snapshot, []Warning, error) {
 	r, _ := newReader(Options{}) // the zero Options are valid
-	if bytes.HasPrefix(data, gzipMagic) {
-		var err error
-		if data, err = r.readInput(bytes.NewReader(data), source); err != nil {
-			return nil, r.result(), err
-		}
-	}
-	return r.finish(source, r.addInput(data, source))
+	return r.finish(source, r.readFrom(bytes.NewReader(data), source))
 }
 
 // ErrNoNodes is wrapped (with ErrInvalid) when an input holds no Node: a
@@ -140,86 +132,6 @@ func count(n int, what string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, what)
 }
-
-// typedKinds are the kinds of the typed Lists whose items may lack kind and
-// apiVersion, with the apiVersion an item takes when the List has none.
-var typedKinds = map[string]string{"Node": "v1", "Pod": "v1", "Lease": "coordination.k8s.io/v1", "PriorityClass": "scheduling.k8s.io/v1"}
-
-// addDocument reads one List, or one object of a kind the replay reads.
-func (r *reader) addDocument(data []byte, source string) error {
-	if _, kind, ok := itemKind(data); ok && !strings.HasSuffix(kind, "List") {
-		if _, known := typedKinds[kind]; known {
-			return r.keep(decodeItem(data, source, 0, "", ""), source, 0)
-		}
-	}
-	kind, listVersion, items, err := splitList(data)
-	if err != nil {
-		// Let the whole-document decoder name the problem and its line.
-		var list struct {
-			header
-			Items []json.RawMessage `json:"items"`
-		}
-		if err := json.Unmarshal(data, &list); err != nil {
-			what := "not a List"
-			if se := (*json.SyntaxError)(nil); errors.As(err, &se) {
-				what = "not JSON"
-			}
-			return fmt.Errorf("%w: %s: %s: %s", ErrInvalid, source, what, jsonError(data, err))
-		}
-		// Valid JSON, but not a List's shape (items that are not an
-		// array, say).
-		return fmt.Errorf("%w: %s: %v", ErrInvalid, source, err)
-	}
-	if kind != "List" && !strings.HasSuffix(kind, "List") {
-		return fmt.Errorf("%w: %s: kind %q is not a List; want the output of kubectl get nodes,pods,leases -A -o json", ErrInvalid, source, kind)
-	}
-	// A typed List (NodeList, ...) gives its items their kind; one of a
-	// kind the replay does not read is skipped whole.
-	itemKindDefault, itemVersionDefault := "", ""
-	if k := strings.TrimSuffix(kind, "List"); k != "" {
-		v, known := typedKinds[k]
-		if !known {
-			if len(items) > 0 {
-				r.skipped += len(items)
-				r.warn(Warning{Source: source, Item: -1, Message: fmt.Sprintf("kind %s (%d items) skipped: the replay does not use it", kind, len(items))})
-			}
-			return nil
-		}
-		itemKindDefault, itemVersionDefault = k, cmp.Or(listVersion, v)
-	}
-	// Decoding is most of the time at cluster scale: the items are decoded
-	// on every core, a batch at a time, then merged in input order, so that
-	// the warnings and the first error are those of a sequential read and
-	// what is held at once is a batch's results, not the whole List's.
-	workers := min(runtime.GOMAXPROCS(0), len(items)/256+1)
-	out := make([]decoded, min(len(items), decodeBatch))
-	for first := 0; first < len(items); first += decodeBatch {
-		batch := items[first:min(first+decodeBatch, len(items))]
-		var wg sync.WaitGroup
-		for w := 0; w < workers; w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for i := w; i < len(batch); i += workers {
-					out[i] = decodeItem(batch[i], source, first+i, itemKindDefault, itemVersionDefault)
-					batch[i] = nil
-				}
-			}()
-		}
-		wg.Wait()
-		for i := range batch {
-			err := r.keep(out[i], source, first+i)
-			out[i] = decoded{}
-			if err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// decodeBatch is how many items of a List are decoded at once.
-const decodeBatch = 8192
 
 // keep adds a decoded item's object, or returns its error; a warning about
 // it is counted, and kept among the first MaxWarnings.
@@ -267,6 +179,7 @@ func (r *reader) keep(d decoded, source string, item int) error {
 
 // decoded is one item, decoded: one of the objects, a warning or an error.
 type decoded struct {
+	hold    bool // it needs the List's kind, not yet known
 	node    *corev1.Node
 	pod     *corev1.Pod
 	lease   *coordinationv1.Lease
@@ -275,8 +188,15 @@ type decoded struct {
 	err     error
 }
 
-func decodeItem(raw []byte, source string, i int, defaultKind, defaultVersion string) (d decoded) {
+// decodeItem decodes item i of a List; known says whether defaultKind and
+// defaultVersion, for an item without its own, are known (otherwise such
+// an item is returned as one to hold).
+func decodeItem(raw []byte, source string, i int, defaultKind, defaultVersion string, known bool) (d decoded) {
 	apiVersion, kind, ok := itemKind(raw)
+	if ok && !known && (kind == "" || apiVersion == "") {
+		d.hold = true
+		return d
+	}
 	var h header
 	if !ok {
 		if err := json.Unmarshal(raw, &h); err != nil {
@@ -313,104 +233,6 @@ func decodeItem(raw []byte, source string, i int, defaultKind, defaultVersion st
 		d.err = fmt.Errorf("%w: %s: item %d (%s %s): %s", ErrInvalid, source, i, kind, objectName(h), jsonError(raw, err))
 	}
 	return d
-}
-
-// splitList reads a List's kind and finds its items in one pass over
-// data, without decoding them: the items are sub-slices of data, checked
-// later by their own decoding; everything else is checked here.
-func splitList(data []byte) (kind, apiVersion string, items [][]byte, err error) {
-	bad := func(i int, what string) error { return fmt.Errorf("offset %d: %s", i, what) }
-	i := skipSpace(data, 0)
-	if i >= len(data) || data[i] != '{' {
-		return "", "", nil, bad(i, "not a JSON object")
-	}
-	i = skipSpace(data, i+1)
-	if i < len(data) && data[i] == '}' {
-		i++
-	} else {
-		for {
-			if i >= len(data) || data[i] != '"' {
-				return "", "", nil, bad(i, "want a key")
-			}
-			end := skipValue(data, i)
-			if end < 0 {
-				return "", "", nil, bad(i, "unterminated key")
-			}
-			var key string
-			if err := json.Unmarshal(data[i:end], &key); err != nil {
-				return "", "", nil, err
-			}
-			i = skipSpace(data, end)
-			if i >= len(data) || data[i] != ':' {
-				return "", "", nil, bad(i, "want ':'")
-			}
-			i = skipSpace(data, i+1)
-			if strings.EqualFold(key, "items") && i < len(data) && data[i] == '[' {
-				if i, items, err = splitArray(data, i); err != nil {
-					return "", "", nil, err
-				}
-			} else {
-				end := skipValue(data, i)
-				if end < 0 || !json.Valid(data[i:end]) {
-					return "", "", nil, bad(i, "invalid value of "+key)
-				}
-				if strings.EqualFold(key, "items") && string(data[i:end]) != "null" {
-					return "", "", nil, bad(i, "items is not an array")
-				}
-				if strings.EqualFold(key, "kind") {
-					if err := json.Unmarshal(data[i:end], &kind); err != nil {
-						return "", "", nil, err
-					}
-				}
-				if strings.EqualFold(key, "apiVersion") {
-					if err := json.Unmarshal(data[i:end], &apiVersion); err != nil {
-						return "", "", nil, err
-					}
-				}
-				i = end
-			}
-			i = skipSpace(data, i)
-			if i < len(data) && data[i] == ',' {
-				i = skipSpace(data, i+1)
-				continue
-			}
-			if i < len(data) && data[i] == '}' {
-				i++
-				break
-			}
-			return "", "", nil, bad(i, "want ',' or '}'")
-		}
-	}
-	if i = skipSpace(data, i); i != len(data) {
-		return "", "", nil, bad(i, "data after the List")
-	}
-	return kind, apiVersion, items, nil
-}
-
-// splitArray returns the elements of the array at data[i] and the offset
-// after it.
-func splitArray(data []byte, i int) (int, [][]byte, error) {
-	var items [][]byte
-	i = skipSpace(data, i+1)
-	if i < len(data) && data[i] == ']' {
-		return i + 1, items, nil
-	}
-	for {
-		end := skipValue(data, i)
-		if end < 0 {
-			return 0, nil, fmt.Errorf("offset %d: unterminated item", i)
-		}
-		items = append(items, data[i:end])
-		i = skipSpace(data, end)
-		switch {
-		case i < len(data) && data[i] == ',':
-			i = skipSpace(data, i+1)
-		case i < len(data) && data[i] == ']':
-			return i + 1, items, nil
-		default:
-			return 0, nil, fmt.Errorf("offset %d: want ',' or ']' in items", i)
-		}
-	}
 }
 
 func skipSpace(data []byte, i int) int {
@@ -559,11 +381,7 @@ func LoadWith(path string, o Options) (*Snapshot, []Warning, error) {
 		return nil, nil, err
 	}
 	if path == "-" {
-		data, err := r.readInput(os.Stdin, "standard input")
-		if err != nil {
-			return nil, r.result(), err
-		}
-		return r.finish("standard input", r.addInput(data, "standard input"))
+		return r.finish("standard input", r.readFrom(os.Stdin, "standard input"))
 	}
 	info, err := os.Stat(path)
 	if err != nil {
@@ -579,11 +397,7 @@ func LoadWith(path string, o Options) (*Snapshot, []Warning, error) {
 		}
 	}
 	for _, f := range files {
-		data, err := r.readFile(f)
-		if err != nil {
-			return nil, r.result(), err
-		}
-		if err := r.addInput(data, f); err != nil {
+		if err := r.readFile(f); err != nil {
 			return nil, r.result(), err
 		}
 	}

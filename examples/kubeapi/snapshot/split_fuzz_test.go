@@ -1,19 +1,72 @@
 package snapshot
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"os"
+	"strings"
 	"testing"
 )
 
-// FuzzSplitList checks the one-pass splitter against encoding/json: when
-// it accepts a document, encoding/json accepts it too, with the same kind
-// and the same items, unless an item is invalid (items are checked when
-// they are decoded); when encoding/json accepts an object whose items are
-// an array, so does the splitter; and itemKind agrees with decoding the
-// item's header (for the items that are objects; the others are left to
-// the decoder).
+// splitList reads a List's kind, apiVersion and raw items with the stream
+// reader's parts, as readDocument does (members other than items checked
+// as they are read, items left to their decoding).
+func splitList(data []byte) (kind, apiVersion string, items [][]byte, err error) {
+	s := newStream(bufio.NewReader(bytes.NewReader(data)))
+	sawItems := false
+	err = s.members(func(key string) error {
+		if err := s.skipSpace(); err != nil {
+			return s.readErr(err)
+		}
+		if c, _ := s.peek(); c == '[' && strings.EqualFold(key, "items") {
+			if sawItems {
+				return errors.New("items twice")
+			}
+			sawItems = true
+			return s.elements(func() error {
+				raw, err := s.value(nil)
+				items = append(items, raw)
+				return err
+			})
+		}
+		line := s.line
+		raw, err := s.value(nil)
+		if err != nil {
+			return err
+		}
+		if err := checked(raw, line); err != nil {
+			return err
+		}
+		switch {
+		case strings.EqualFold(key, "items") && string(raw) != "null":
+			return errors.New("items is not an array")
+		case strings.EqualFold(key, "kind"):
+			return json.Unmarshal(raw, &kind)
+		case strings.EqualFold(key, "apiVersion"):
+			return json.Unmarshal(raw, &apiVersion)
+		}
+		return nil
+	})
+	if err == nil {
+		if err = s.skipSpace(); err == io.EOF {
+			err = nil
+		} else if err == nil {
+			err = errors.New("data after the List")
+		}
+	}
+	return kind, apiVersion, items, err
+}
+
+// FuzzSplitList checks the stream reader against encoding/json on whole
+// documents: when it accepts a document, encoding/json accepts it too,
+// with the same kind and the same items, unless an item is invalid (items
+// are checked when they are decoded); when encoding/json accepts an object
+// whose items are an array (once), so does the stream reader; and itemKind
+// agrees with decoding the item's header (for the items that are objects;
+// the others are left to the decoder).
 func FuzzSplitList(f *testing.F) {
 	sample, err := os.ReadFile("testdata/sample.json")
 	if err != nil {
@@ -68,7 +121,7 @@ func FuzzSplitList(f *testing.F) {
 					}
 				}
 			}
-		} else if jerr == nil && list.Items != nil {
+		} else if jerr == nil && list.Items != nil && !strings.Contains(err.Error(), "items twice") {
 			t.Fatalf("splitList refused (%v) what encoding/json accepts: %.300q", err, data)
 		}
 	})
