@@ -474,7 +474,7 @@ func (d *document) keepDecoding() error {
 // checkpoint is what a reader has kept, to go back to when a List read
 // item by item turns out, at its end, to be of a kind not read.
 type checkpoint struct {
-	nodes, pods, replayPods, leases, classes int
+	nodes, pods, replayPods, leases, classes  int
 	refused, objects, skipped, warnings, more int
 }
 
