@@ -83,9 +83,11 @@ func (r *run) heartbeat(now time.Time, i int) {
 		return // powered off: no kubelet any more
 	}
 	cut := r.isCut(i, now)
+	wrote := false // the last request was a write that succeeded
 	s := n.hb.Step(now)
 	for tries := 0; s.Op != lease.OpWait && tries < 16; tries++ {
 		r.res.Totals.Heartbeats++
+		wrote = false
 		switch {
 		case cut:
 			s = n.hb.Done(now, lease.Failed, nil)
@@ -107,6 +109,7 @@ func (r *run) heartbeat(now time.Time, i int) {
 			r.leaseRV++
 			n.leaseRV = r.leaseRV
 			s = n.hb.Done(now, lease.OK, nil)
+			wrote = true
 			if !r.stalled {
 				r.deliverLease(n)
 			}
@@ -132,7 +135,7 @@ func (r *run) heartbeat(now time.Time, i int) {
 		r.step(now)
 	}
 	switch {
-	case s.Op == lease.OpWait && s.Next.After(now) && n.quiet && n.hasLease && readyOf(n.conds) == conditions.True:
+	case s.Op == lease.OpWait && s.Next.After(now) && n.quiet && wrote && !now.Before(n.quietFrom) && readyOf(n.conds) == conditions.True:
 		r.addRenewal(s.Next, i)
 	case s.Op == lease.OpWait && s.Next.After(now):
 		r.push(s.Next, evHeartbeat, i)

@@ -519,10 +519,11 @@ type node struct {
 	hb         *lease.Heartbeat
 	lease      lease.Lease // the node's Lease as last written (hasLease)
 	hasLease   bool
-	leaseRV    uint64         // the resource version of that write
-	rvs        string         // leaseRV formatted (rv), "" before
-	rvsOf      uint64         // the leaseRV rvs is of
-	quiet      bool           // renews through run.renew (renewals.go)
+	leaseRV    uint64 // the resource version of that write
+	rvs        string // leaseRV formatted (rv), "" before
+	rvsOf      uint64 // the leaseRV rvs is of
+	quiet      bool   // renews through run.renew (renewals.go) from quietFrom
+	quietFrom  time.Time
 	rand       func() float64 // its heartbeat's jitter draws (nil: none)
 	conds      []conditions.Condition
 	taints     []taints.Taint
