@@ -18,8 +18,11 @@ import (
 // process whose peak RSS is measured: a gzip file of 1 GiB of zeros (4.7
 // MB compressed) is refused as soon as its first decompressed bytes are
 // seen; one of 1 GiB of spaces is read through, counted and not kept; one
-// that expands past Options.MaxBytes stops at the bound; a List of
-// 1,000,000 kind-less {} items (3 MB) is counted, its warnings capped.
+// that expands past Options.MaxBytes stops at the bound, a few MiB in; a
+// List of 1,000,000 kind-less {} items (3 MB) is counted, its warnings
+// capped, also with the List's kind after the items (each item held until
+// it is read); and 512 MiB of items of a kind not read go through a batch
+// at a time.
 func TestBoundedInputs(t *testing.T) {
 	if c := os.Getenv("NODELIFE_BOUNDED_CHILD"); c != "" {
 		boundedChild(c)
@@ -64,6 +67,31 @@ func TestBoundedInputs(t *testing.T) {
 	if err := os.WriteFile(kindless, []byte(items.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// kubectl's order: the List's kind after its items, so every kind-less
+	// item is held until it is read
+	kindlessLast := filepath.Join(dir, "kindless-last.json")
+	if err := os.WriteFile(kindlessLast, []byte(`{"apiVersion":"v1","items":[{"apiVersion":"v1","kind":"Node","metadata":{"name":"n"}}`+
+		strings.Repeat(`,{}`, 1_000_000)+`],"kind":"List","metadata":{}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// 512 MiB of ConfigMaps of 64 KiB each, plain, kind last: read through
+	// a batch at a time, none kept
+	configMaps := filepath.Join(dir, "configmaps.json")
+	{
+		f, err := os.Create(configMaps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		value := strings.Repeat("x", 64<<10)
+		fmt.Fprint(f, `{"apiVersion":"v1","items":[{"apiVersion":"v1","kind":"Node","metadata":{"name":"n"}}`)
+		for i := 0; i < 8192; i++ {
+			fmt.Fprintf(f, `,{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c%d","namespace":"x"},"data":{"v":"%s"}}`, i, value)
+		}
+		fmt.Fprint(f, `],"kind":"List","metadata":{}}`)
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
 	start := time.Now()
 	cases := []struct {
 		name, path string
@@ -74,8 +102,10 @@ func TestBoundedInputs(t *testing.T) {
 		{"zeros", gz("zeros.json.gz", repeat(0, 1<<30)), 0, "zeros.json.gz: after gzip decompression: not JSON, YAML or gzip: byte 0x00 at offset 0", 64 << 20},
 		{"spaces", gz("spaces.json.gz", repeat(' ', 1<<30)), 0, "spaces.json.gz: no Node in it", 64 << 20},
 		{"past the bound", gz("big.json.gz", text(`{"kind":"List","items":[`), repeat(' ', 1<<30)), 256 << 20,
-			"big.json.gz: larger than the limit: more than 256Mi after decompression (Options.MaxBytes)", 3 * 256 << 20},
+			"big.json.gz: larger than the limit: more than 256Mi after decompression (Options.MaxBytes)", 64 << 20},
 		{"kind-less items", kindless, 0, "and 999980 more warnings", 200 << 20},
+		{"kind-less items, kind last", kindlessLast, 0, "and 999980 more warnings", 200 << 20},
+		{"512 MiB of ConfigMaps", configMaps, 0, "and 8172 more warnings", 192 << 20},
 	}
 	t.Logf("inputs written in %v", time.Since(start).Round(time.Millisecond))
 	for _, c := range cases {

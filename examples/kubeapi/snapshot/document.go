@@ -251,9 +251,6 @@ func (d *document) readItems(s *stream) error {
 			d.skipItems = true
 		}
 	}
-	if d.defaultsKnown() {
-		d.setDefaults()
-	}
 	var scratch []byte
 	return s.elements(func() error {
 		d.items++
@@ -306,7 +303,6 @@ func (d *document) finish() error {
 		return nil
 	}
 	if d.holding {
-		d.setDefaults()
 		d.holding = false
 		for len(d.held.ends) > 0 {
 			// decode the held items a batch at a time
@@ -421,6 +417,9 @@ func (d *document) decode(b *batch) *sync.WaitGroup {
 	b.out = b.out[:n]
 	workers := min(runtime.GOMAXPROCS(0), n/256+1)
 	known := d.defaultsKnown()
+	if known {
+		d.setDefaults() // the List's kind and apiVersion may have come since
+	}
 	wg := &sync.WaitGroup{}
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
