@@ -57,6 +57,9 @@ func (r *run) handle(now time.Time, acts []nodelifecycle.Action) {
 		case nodelifecycle.KindNodeStatus:
 			i := r.index[a.Node]
 			n := &r.nodes[i]
+			if n.bulk && r.err == nil {
+				r.err = bulkStatusError(n)
+			}
 			grace := r.cfg.Controller.NodeMonitorGracePeriod
 			if _, ok := conditions.Find(n.conds, conditions.Ready); !ok {
 				grace = r.cfg.Controller.NodeStartupGracePeriod

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/nodelife/nodelife/conditions"
 	"github.com/nodelife/nodelife/nodelifecycle"
 )
 
@@ -28,8 +27,9 @@ import (
 // The shortcut is exact only while a quiet node's posted Ready stays True,
 // which holds when the controller cannot time its lease out between two
 // renewals: quietAllowed checks the grace period against the longest
-// renewal gap and monitor period, and flushRenewals fails the run should a
-// quiet node's Ready change anyway.
+// renewal gap and monitor period, and the run fails (bulkStatusError)
+// should the controller write the status of a node renewing in bulk
+// anyway.
 
 // renewal is a quiet node's next lease renewal: its time (Unix
 // nanoseconds), the sequence number a queued heartbeat would have had, and
@@ -120,6 +120,7 @@ func (r *run) markQuiet() {
 func (r *run) addRenewal(at time.Time, i int) {
 	r.seq++
 	r.res.Totals.QueueEvents++
+	r.nodes[i].bulk = true
 	rn := renewal{at: at.UnixNano(), seq: r.seq, idx: int32(i)}
 	b := int((rn.at - r.renew.start) / int64(time.Second))
 	if b >= len(r.renew.buckets) {
@@ -167,9 +168,6 @@ func (r *run) flushRenewals(now time.Time, seq uint64) {
 // and sent to the controller's lease cache, the next renewal queued.
 func (r *run) renewQuiet(rn renewal) {
 	n := &r.nodes[rn.idx]
-	if readyOf(n.conds) != conditions.True && r.err == nil {
-		r.err = fmt.Errorf("sim: quiet node %s found Ready %q at a renewal", n.name, readyOf(n.conds))
-	}
 	at := time.Unix(0, rn.at).In(r.cfg.Start.Location())
 	r.res.Totals.Heartbeats++
 	r.quietRenewals++
@@ -180,6 +178,12 @@ func (r *run) renewQuiet(rn renewal) {
 	hc := r.hbCfg
 	hc.Rand = n.rand
 	r.addRenewal(at.Add(hc.NextRenewInterval()), int(rn.idx))
+}
+
+// bulkStatusError is the error of a run in which the controller writes
+// the status of a node renewing in bulk, which quietAllowed rules out.
+func bulkStatusError(n *node) error {
+	return fmt.Errorf("sim: the controller writes the status of %s, which renews in bulk", n.name)
 }
 
 // rv is the node's lease resource version as the API server writes it.

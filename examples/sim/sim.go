@@ -524,6 +524,7 @@ type node struct {
 	rvsOf      uint64 // the leaseRV rvs is of
 	quiet      bool   // renews through run.renew (renewals.go) from quietFrom
 	quietFrom  time.Time
+	bulk       bool           // it renews through run.renew now
 	rand       func() float64 // its heartbeat's jitter draws (nil: none)
 	conds      []conditions.Condition
 	taints     []taints.Taint
