@@ -262,3 +262,35 @@ func ExampleConfigFor() {
 	// 1.36 50s false false
 	// 1.37 50s false true
 }
+
+// A driver renewing many leases looks each node up once: node a renews
+// through its LeaseRef every 10 s, node b never renews after the start.
+// The first monitor pass (+0s) takes both leases as probes; b is past the
+// 50 s grace period at the first pass after +50s, at +55s.
+func ExampleController_RenewLease() {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	c, err := nodelifecycle.New(nodelifecycle.DefaultConfig())
+	if err != nil {
+		panic(err)
+	}
+	for _, name := range []string{"a", "b"} {
+		c.UpsertNode(nodelifecycle.Node{Name: name, CreationTimestamp: start.Add(-time.Hour),
+			Conditions: []conditions.Condition{{Type: conditions.Ready, Status: conditions.True, LastHeartbeatTime: start, LastTransitionTime: start}},
+			Labels:     map[string]string{eviction.LabelTopologyRegion: "r", eviction.LabelTopologyZone: "z"}})
+		c.UpsertLease(nodelifecycle.Lease{Node: name, RenewTime: start})
+	}
+	a, _ := c.LeaseRef("a")
+	for d := time.Duration(0); d <= time.Minute; d += 5 * time.Second {
+		t := start.Add(d)
+		if d > 0 && d%(10*time.Second) == 0 {
+			c.RenewLease(a, t, fmt.Sprint(d/time.Second))
+		}
+		for _, act := range c.Step(t, nil).Actions {
+			if act.Kind == nodelifecycle.KindNodeStatus {
+				fmt.Printf("%+.0fs %s\n", d.Seconds(), act)
+			}
+		}
+	}
+	// Output:
+	// +55s NodeStatus b: no heartbeat for 50s: Ready=Unknown
+}

@@ -40,6 +40,7 @@ func (r *run) stop(now time.Time, pi int, fate, rule, detail string) {
 	p := &r.pods[pi]
 	if p.stoppedAt < 0 {
 		r.stoppedRunning(pi)
+		r.stoppedPods = append(r.stoppedPods, int32(pi))
 	}
 	p.stoppedAt = now.Sub(r.cfg.Start)
 	p.fate, p.rule, p.detail = fate, rule, detail
@@ -123,7 +124,8 @@ func (r *run) sample(now time.Time) {
 	for z := range s.Zones {
 		s.Zones[z] = ZoneSample{Zone: r.zones[z], Evicted: r.evicted[z], State: r.states[z]}
 	}
-	for _, n := range r.nodes {
+	for i := range r.nodes {
+		n := &r.nodes[i]
 		if n.deleted {
 			continue
 		}
@@ -175,17 +177,26 @@ func (r *run) sampleWorkloads(now time.Time) {
 		n := &r.nodes[i]
 		r.serving[i] = !n.deleted && readyOf(n.conds) == conditions.True
 	}
-	for pi := range r.pods {
+	// Only a pod lost at the last sample, stopped, or on a node not
+	// serving can be lost now; the others stay as they were (not lost).
+	r.sampleSeq++
+	next := r.lostPods[len(r.lostPods):]
+	visit := func(pi int32) {
 		p := &r.pods[pi]
+		if p.sampled == r.sampleSeq {
+			return
+		}
+		p.sampled = r.sampleSeq
 		if p.wasLost {
 			p.lost += step
 			if p.wasPending && p.wl >= 0 {
 				r.wls[p.wl].LostForRoom += step
 			}
 		}
-		p.wasLost = r.lostNow(pi, r.serving)
+		p.wasLost = r.lostNow(int(pi), r.serving)
 		p.wasPending = p.wasLost && p.wanted >= 0
 		if p.wasLost {
+			next = append(next, pi)
 			p.affected = true
 			if p.wl >= 0 {
 				r.wlLost[p.wl]++
@@ -195,6 +206,20 @@ func (r *run) sampleWorkloads(now time.Time) {
 			}
 		}
 	}
+	for _, pi := range r.lostPods {
+		visit(pi)
+	}
+	for _, pi := range r.stoppedPods {
+		visit(pi)
+	}
+	for i := range r.nodes {
+		if !r.serving[i] {
+			for _, pi := range r.nodes[i].pods {
+				visit(int32(pi))
+			}
+		}
+	}
+	r.lostPods = append(r.lostPods[:0], next...)
 	for w := range r.wls {
 		wl := &r.wls[w]
 		prev := 0

@@ -210,8 +210,17 @@ func jitterStream(seed int64, i int) func() float64 {
 }
 
 // deliverLease gives the controller's lease cache the node's lease as
-// last written.
+// last written
+// (through the node's LeaseRef, once the controller has the node: no
+// lookup by name per renewal).
 func (r *run) deliverLease(n *node) {
-	r.ctl.UpsertLease(nodelifecycle.Lease{Node: n.name, RenewTime: *n.lease.RenewTime, ResourceVersion: n.rv()})
+	if !n.hasRef {
+		n.ref, n.hasRef = r.ctl.LeaseRef(n.name)
+	}
+	if n.hasRef {
+		r.ctl.RenewLease(n.ref, *n.lease.RenewTime, n.rv())
+	} else {
+		r.ctl.UpsertLease(nodelifecycle.Lease{Node: n.name, RenewTime: *n.lease.RenewTime, ResourceVersion: n.rv()})
+	}
 	r.cacheRV = max(r.cacheRV, n.leaseRV)
 }

@@ -524,7 +524,9 @@ type node struct {
 	rvsOf      uint64 // the leaseRV rvs is of
 	quiet      bool   // renews through run.renew (renewals.go) from quietFrom
 	quietFrom  time.Time
-	bulk       bool           // it renews through run.renew now
+	bulk       bool                   // it renews through run.renew now
+	ref        nodelifecycle.LeaseRef // for deliverLease, when hasRef
+	hasRef     bool
 	rand       func() float64 // its heartbeat's jitter draws (nil: none)
 	conds      []conditions.Condition
 	taints     []taints.Taint
@@ -574,6 +576,7 @@ type pod struct {
 	cancelReason        string
 	fate, rule, detail  string
 	lost                time.Duration
+	sampled             uint32 // the last run.sampleSeq that looked at it
 }
 
 type run struct {
@@ -601,12 +604,16 @@ type run struct {
 	wlIndex       map[string]int
 	wlLost        []int
 	serving       []bool // per node, at the last sample
-	actions       []func(time.Time)
-	podGC         *gc.PodGC
-	gcPods        []gc.Pod
-	gcNodes       []gc.Node
-	ctl           *nodelifecycle.Controller
-	ctlSeq        uint64 // the sequence number of the queued controller step
+	// lostPods are the pods lost at the last sample, stoppedPods those
+	// stopped so far; sampleSeq numbers the samples (pod.sampled).
+	lostPods, stoppedPods []int32
+	sampleSeq             uint32
+	actions               []func(time.Time)
+	podGC                 *gc.PodGC
+	gcPods                []gc.Pod
+	gcNodes               []gc.Node
+	ctl                   *nodelifecycle.Controller
+	ctlSeq                uint64 // the sequence number of the queued controller step
 	// leaseRV is the API server's last lease resource version; cacheRV the
 	// last one the controller's lease cache received; stalled says the
 	// cache receives nothing (a LeaseCacheStall).

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"syscall"
 	"testing"
@@ -35,7 +36,9 @@ import (
 //	cd examples/kubeapi && NODELIFE_SCALE_NODES=10000 go test -count=1 -run TestScale -v ./replay
 //
 // with its budget: under 30 s and 2 GiB on 2 cores, decoding included.
-// NODELIFE_SCALE_FILE=path keeps the generated snapshot at path.
+// NODELIFE_SCALE_FILE=path keeps the generated snapshot at path;
+// NODELIFE_SCALE_CHILD=path runs the child alone on a kept snapshot, and
+// NODELIFE_SCALE_HEAP=path makes it write its live heap at the end there.
 func TestScale(t *testing.T) {
 	if path := os.Getenv("NODELIFE_SCALE_CHILD"); path != "" {
 		scaleChild(t, path)
@@ -111,7 +114,17 @@ func scaleChild(t *testing.T, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := sim.Run(sim.Config{Cluster: c, Duration: 30 * time.Minute, Seed: 1, Outages: []sim.Outage{o}, Placement: true})
+	cfg := sim.Config{Cluster: c, Duration: 30 * time.Minute, Seed: 1, Outages: []sim.Outage{o}, Placement: true}
+	if path := os.Getenv("NODELIFE_SCALE_HEAP"); path != "" {
+		// what is live near the end of the run, when the simulator holds
+		// the most: go tool pprof -sample_index=inuse_space
+		cfg.Progress = func(done, total time.Duration) {
+			if done == total-time.Minute {
+				writeHeapProfile(t, path)
+			}
+		}
+	}
+	res, err := sim.Run(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,6 +145,19 @@ func scaleChild(t *testing.T, path string) {
 	// nodes by +30m, whose Deployment pods (300s) go from +405s.
 	if tot.Tainted == 0 || tot.Evicted == 0 {
 		t.Fatalf("the outage evicted nothing: %+v", tot)
+	}
+}
+
+// writeHeapProfile writes the live heap, after a collection, to path.
+func writeHeapProfile(t *testing.T, path string) {
+	runtime.GC()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		t.Fatal(err)
 	}
 }
 
