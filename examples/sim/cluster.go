@@ -471,6 +471,7 @@ func (r *run) buildCluster() {
 	}
 	r.res.Totals.Refused = r.cfg.Cluster.Refused
 	defaults := &withDefaults{notReady: *r.cfg.NotReadyTolerationSeconds, unreachable: *r.cfg.UnreachableTolerationSeconds, seen: map[tolsKey][]taints.Toleration{}}
+	r.pods = make([]pod, 0, len(pods))
 	for k := range pods {
 		p := &pods[k]
 		ni, bound := r.index[p.Node]

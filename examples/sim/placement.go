@@ -71,15 +71,31 @@ func (r *run) initPlacement() {
 	for w := range pl.zoneCount {
 		pl.zoneCount[w] = make([]int, len(r.zones))
 	}
+	// A pod's room on its node is freed by UID (leftNode): the cluster's
+	// own admission.Pod serves when its UID is unique and cannot be taken
+	// for one the run gives ("<n>", "<n>-replacement"); other pods get a
+	// copy with a UID of the run's (a copy each would double what a
+	// million pods hold).
+	uids := make(map[string]bool, len(r.pods))
+	for pi := range r.pods {
+		if s := r.srcPods[r.pods[pi].src].Spec; s != nil {
+			_, dup := uids[s.UID]
+			uids[s.UID] = dup
+		}
+	}
 	for pi := range r.pods {
 		p := &r.pods[pi]
 		src := &r.srcPods[p.src]
-		ap := &admission.Pod{Namespace: src.Namespace, Name: src.Name, UID: src.UID, Tolerations: src.Tolerations}
-		if src.Spec != nil {
-			cp := *src.Spec
+		ap := src.Spec
+		if ap == nil || ap.UID == "" || ap.UID != src.UID || uids[ap.UID] || strings.HasSuffix(ap.UID, "-replacement") ||
+			strings.Trim(ap.UID, "0123456789") == "" {
+			cp := admission.Pod{Namespace: src.Namespace, Name: src.Name, Tolerations: src.Tolerations}
+			if src.Spec != nil {
+				cp = *src.Spec
+			}
+			cp.UID = fmt.Sprint(pi) // unique within the run
 			ap = &cp
 		}
-		ap.UID = fmt.Sprint(pi) // unique within the run
 		pl.pods[pi] = ap
 		pl.nis[p.node].AddPod(ap)
 		if p.wl >= 0 {
