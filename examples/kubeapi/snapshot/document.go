@@ -126,6 +126,7 @@ type document struct {
 	decodingDone           *sync.WaitGroup
 	defaultKind, defaultAV string
 	keepErr                error // an item's, from keep
+	ended                  bool  // the document is read whole
 }
 
 // readDocument reads the object at s, a List or one object.
@@ -218,9 +219,10 @@ func (d *document) object() []byte {
 }
 
 // defaultsKnown says whether the defaults for kind-less items are known:
-// the List's kind and apiVersion are read, or it is an untyped List.
+// the List's kind and apiVersion are read, or it is an untyped List, or
+// the List is read to its end (what it did not say, it has not).
 func (d *document) defaultsKnown() bool {
-	return d.kindSeen && (d.versionSeen || d.kind == "List")
+	return d.ended || d.kindSeen && (d.versionSeen || d.kind == "List")
 }
 
 // setDefaults takes the items' defaults from the List's kind.
@@ -303,7 +305,7 @@ func (d *document) finish() error {
 		return nil
 	}
 	if d.holding {
-		d.holding = false
+		d.holding, d.ended = false, true
 		for len(d.held.ends) > 0 {
 			// decode the held items a batch at a time
 			n := min(len(d.held.ends), decodeBatch)

@@ -20,6 +20,7 @@ func TestStreamedListShapes(t *testing.T) {
 		warning, err string
 	}{
 		{"kind after kind-less items", `{"apiVersion":"v1","items":[{"metadata":{"name":"n1"}},` + node + `],"kind":"NodeList","metadata":{}}`, 2, 0, "", ""},
+		{"a typed List without apiVersion, its items kind-less", `{"kind":"NodeList","apiVerhion":"v1","items":[{"metadata":{"name":"n"}}]}`, 1, 0, "", ""},
 		{"apiVersion after kind-less items", `{"kind":"PodList","items":[{"metadata":{"name":"p","namespace":"x"}}],"apiVersion":"v1"}` + node, 1, 1, "", ""},
 		{"a List of another kind, its kind last", `{"apiVersion":"v1","items":[` + node + `,{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"x"}}],"kind":"ConfigMapList"}` + node,
 			1, 0, "in.json (object 1): kind ConfigMapList (2 items) skipped: the replay does not use it", ""},
