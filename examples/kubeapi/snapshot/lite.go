@@ -56,8 +56,10 @@ func containers(in []container) []corev1.Container {
 
 // pod is the part of a Pod kept.
 type pod struct {
-	Metadata objectMeta `json:"metadata"`
-	Spec     struct {
+	APIVersion string     `json:"apiVersion"`
+	Kind       string     `json:"kind"`
+	Metadata   objectMeta `json:"metadata"`
+	Spec       struct {
 		NodeName                      string                       `json:"nodeName"`
 		Tolerations                   []corev1.Toleration          `json:"tolerations"`
 		Priority                      *int32                       `json:"priority"`
@@ -79,10 +81,12 @@ type pod struct {
 	} `json:"status"`
 }
 
-func decodePod(raw []byte) (*corev1.Pod, error) {
+// decodePod decodes a Pod, and returns the apiVersion and kind as the
+// item gives them.
+func decodePod(raw []byte) (*corev1.Pod, string, string, error) {
 	var p pod
 	if err := json.Unmarshal(raw, &p); err != nil {
-		return nil, err
+		return nil, "", "", err
 	}
 	out := &corev1.Pod{}
 	out.TypeMeta, out.ObjectMeta = p.Metadata.meta("Pod", "v1")
@@ -92,14 +96,16 @@ func decodePod(raw []byte) (*corev1.Pod, error) {
 		Containers: containers(s.Containers), Overhead: s.Overhead, Resources: s.Resources,
 		NodeSelector: s.NodeSelector, Affinity: s.Affinity, OS: s.OS, SecurityContext: s.SecurityContext}
 	out.Status = corev1.PodStatus{Phase: p.Status.Phase, Reason: p.Status.Reason, QOSClass: p.Status.QOSClass}
-	return out, nil
+	return out, p.APIVersion, p.Kind, nil
 }
 
 // node is the part of a Node kept.
 type node struct {
-	Metadata objectMeta      `json:"metadata"`
-	Spec     corev1.NodeSpec `json:"spec"`
-	Status   struct {
+	APIVersion string          `json:"apiVersion"`
+	Kind       string          `json:"kind"`
+	Metadata   objectMeta      `json:"metadata"`
+	Spec       corev1.NodeSpec `json:"spec"`
+	Status     struct {
 		Capacity    corev1.ResourceList    `json:"capacity"`
 		Allocatable corev1.ResourceList    `json:"allocatable"`
 		Conditions  []corev1.NodeCondition `json:"conditions"`
@@ -107,13 +113,15 @@ type node struct {
 	} `json:"status"`
 }
 
-func decodeNode(raw []byte) (*corev1.Node, error) {
+// decodeNode decodes a Node, and returns the apiVersion and kind as the
+// item gives them.
+func decodeNode(raw []byte) (*corev1.Node, string, string, error) {
 	var n node
 	if err := json.Unmarshal(raw, &n); err != nil {
-		return nil, err
+		return nil, "", "", err
 	}
 	out := &corev1.Node{Spec: n.Spec}
 	out.TypeMeta, out.ObjectMeta = n.Metadata.meta("Node", "v1")
 	out.Status = corev1.NodeStatus{Capacity: n.Status.Capacity, Allocatable: n.Status.Allocatable, Conditions: n.Status.Conditions, Addresses: n.Status.Addresses}
-	return out, nil
+	return out, n.APIVersion, n.Kind, nil
 }

@@ -191,7 +191,36 @@ type decoded struct {
 // decodeItem decodes item i of a List; known says whether defaultKind and
 // defaultVersion, for an item without its own, are known (otherwise such
 // an item is returned as one to hold).
-func decodeItem(raw []byte, source string, i int, defaultKind, defaultVersion string, known bool) (d decoded) {
+func decodeItem(raw []byte, source string, i int, defaultKind, defaultVersion string, known bool) decoded {
+	// Most items start with their apiVersion and kind (kubectl and the API
+	// server print them first): decoded from those, an item whose decoding
+	// confirms them (encoding/json takes a key's last value) is done
+	// without reading its other top-level keys first.
+	if apiVersion, kind, ok := itemKindFirst(raw); ok {
+		var d decoded
+		var gotVersion, gotKind string
+		var err error
+		switch apiVersion + "/" + kind {
+		case "v1/Node":
+			d.node, gotVersion, gotKind, err = decodeNode(raw)
+		case "v1/Pod":
+			d.pod, gotVersion, gotKind, err = decodePod(raw)
+		default:
+			err = errNotFast
+		}
+		if err == nil && gotVersion == apiVersion && gotKind == kind {
+			return d
+		}
+	}
+	return decodeItemFull(raw, source, i, defaultKind, defaultVersion, known)
+}
+
+// errNotFast sends an item to decodeItemFull.
+var errNotFast = errors.New("not a Node or Pod")
+
+// decodeItemFull is decodeItem reading every top-level key of the item
+// for its apiVersion and kind (itemKind).
+func decodeItemFull(raw []byte, source string, i int, defaultKind, defaultVersion string, known bool) (d decoded) {
 	apiVersion, kind, ok := itemKind(raw)
 	if ok && !known && (kind == "" || apiVersion == "") {
 		d.hold = true
@@ -214,9 +243,9 @@ func decodeItem(raw []byte, source string, i int, defaultKind, defaultVersion st
 	var err error
 	switch apiVersion + "/" + kind {
 	case "v1/Node":
-		d.node, err = decodeNode(raw)
+		d.node, _, _, err = decodeNode(raw)
 	case "v1/Pod":
-		d.pod, err = decodePod(raw)
+		d.pod, _, _, err = decodePod(raw)
 	case "coordination.k8s.io/v1/Lease":
 		d.lease, err = decodeInto[coordinationv1.Lease](raw)
 	case "scheduling.k8s.io/v1/PriorityClass":
@@ -289,6 +318,53 @@ func skipValue(data []byte, i int) int {
 		return -1
 	}
 	return j
+}
+
+// itemKindFirst finds an item's first apiVersion and kind keys, reading
+// its top-level keys only until it has both; ok is false when it has not
+// both (non-empty strings) by the end, or the item is not of that shape.
+func itemKindFirst(item []byte) (apiVersion, kind string, ok bool) {
+	i := skipSpace(item, 0)
+	if i >= len(item) || item[i] != '{' {
+		return "", "", false
+	}
+	i = skipSpace(item, i+1)
+	for i < len(item) && item[i] == '"' {
+		end := skipValue(item, i)
+		if end < 0 {
+			return "", "", false
+		}
+		key := item[i+1 : end-1]
+		i = skipSpace(item, end)
+		if i >= len(item) || item[i] != ':' {
+			return "", "", false
+		}
+		i = skipSpace(item, i+1)
+		vend := skipValue(item, i)
+		if vend < 0 {
+			return "", "", false
+		}
+		isKind, isVersion := bytes.EqualFold(key, []byte("kind")), bytes.EqualFold(key, []byte("apiVersion"))
+		if isKind || isVersion {
+			var v string
+			if json.Unmarshal(item[i:vend], &v) != nil {
+				return "", "", false
+			}
+			if isKind {
+				kind = v
+			} else {
+				apiVersion = v
+			}
+			if kind != "" && apiVersion != "" {
+				return apiVersion, kind, true
+			}
+		}
+		i = skipSpace(item, vend)
+		if i < len(item) && item[i] == ',' {
+			i = skipSpace(item, i+1)
+		}
+	}
+	return "", "", false
 }
 
 // itemKind finds an item's apiVersion and kind without decoding the rest

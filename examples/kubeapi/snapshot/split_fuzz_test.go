@@ -5,8 +5,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -123,6 +125,33 @@ func FuzzSplitList(f *testing.F) {
 			}
 		} else if jerr == nil && list.Items != nil && !strings.Contains(err.Error(), "items twice") {
 			t.Fatalf("splitList refused (%v) what encoding/json accepts: %.300q", err, data)
+		}
+	})
+}
+
+// FuzzDecodeItem checks decodeItem's shortcut (an item's first apiVersion
+// and kind, confirmed by its decoding) against reading every top-level key
+// first (decodeItemFull): the same object, warning or error for any item.
+func FuzzDecodeItem(f *testing.F) {
+	for _, seed := range []string{
+		`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"x"},"spec":{"nodeName":"n"}}`,
+		`{"apiVersion":"v1","kind":"Node","metadata":{"name":"n"},"status":{"capacity":{"cpu":"4"}}}`,
+		`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"kind":"Node"}`,
+		`{"kind":"Pod","apiVersion":"v1","kin\u0064":"Node","metadata":{"name":"p"}}`,
+		`{"apiVersion":"v1","kind":"Pod","metadata":{"name":5}}`,
+		`{"apiVersion":"v1","kind":"Pod","spec":{"nodeName":"n"}`,
+		`{"APIVERSION":"v1","Kind":"Node","metadata":{}}`,
+		`{"apiVersion":"v1","kind":"Pod","apiVersion":"v2"}`,
+		`{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"l"}}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		a := decodeItem(raw, "in", 3, "Pod", "v1", true)
+		b := decodeItemFull(raw, "in", 3, "Pod", "v1", true)
+		if fmt.Sprint(a.err) != fmt.Sprint(b.err) || a.warning != b.warning || a.hold != b.hold ||
+			!reflect.DeepEqual(a.node, b.node) || !reflect.DeepEqual(a.pod, b.pod) || !reflect.DeepEqual(a.lease, b.lease) || !reflect.DeepEqual(a.class, b.class) {
+			t.Fatalf("%q:\nshortcut %+v\nfull     %+v", raw, a, b)
 		}
 	})
 }
