@@ -113,16 +113,26 @@ func (b *Backoff) Reset() {
 }
 
 // jittered returns d stretched by r x factor for r drawn from rnd, as
-// apimachinery's wait.Jitter; d itself when rnd is nil, factor is not a
-// positive finite number, or r falls outside [0, 1).
+// apimachinery's wait.Jitter; d itself when rnd is nil or factor is not a
+// positive finite number (nothing drawn then), or r falls outside [0, 1).
 func jittered(d time.Duration, factor float64, rnd func() float64) time.Duration {
 	if !(factor > 0) || math.IsInf(factor, 0) || rnd == nil {
 		return d
 	}
-	if r := rnd(); r > 0 && r < 1 {
-		return clampDuration(float64(d) * (1 + r*factor))
+	return Jitter(d, factor, rnd())
+}
+
+// Jitter returns d stretched by draw x factor, as apimachinery's
+// wait.Jitter does with a draw from its random source: d itself when
+// factor is not a positive finite number or draw falls outside (0, 1).
+// The Heartbeat and Backoff draw from their Rand and call it; a caller
+// with draws of its own (a simulator keeping each kubelet's random state
+// in one array) calls it to time renewals as a Heartbeat would.
+func Jitter(d time.Duration, factor, draw float64) time.Duration {
+	if !(factor > 0) || math.IsInf(factor, 0) || !(draw > 0 && draw < 1) {
+		return d
 	}
-	return d
+	return clampDuration(float64(d) * (1 + draw*factor))
 }
 
 // clampDuration converts f nanoseconds to a Duration, saturating.

@@ -188,3 +188,16 @@ func ExampleHeartbeatConfig_NextRenewInterval() {
 	// 10s
 	// 10.2s
 }
+
+// Jitter stretches an interval by a draw of the caller's: 10 s with the
+// kubelet's factor of 0.04 and a draw of 0.25 is 10.1 s; a draw outside
+// (0, 1) or a factor of 0 leaves it as it is.
+func ExampleJitter() {
+	fmt.Println(lease.Jitter(10*time.Second, lease.DefaultHeartbeatJitter, 0.25))
+	fmt.Println(lease.Jitter(10*time.Second, lease.DefaultHeartbeatJitter, 1))
+	fmt.Println(lease.Jitter(10*time.Second, 0, 0.25))
+	// Output:
+	// 10.1s
+	// 10s
+	// 10s
+}

@@ -459,11 +459,13 @@ func (r *run) buildCluster() {
 		if status == "" {
 			status = conditions.Unknown
 		}
-		nd.conds, _ = conditions.SetKubeletConditions(nil, kubeletReady, r.cfg.Start)
+		conds, _ := conditions.SetKubeletConditions(nil, kubeletReady, r.cfg.Start)
+		nd.setConds(conds)
 		if status != conditions.True {
 			// The kubelet has been silent since before the snapshot.
-			nd.conds, _ = conditions.Set(nd.conds, conditions.Condition{Type: conditions.Ready, Status: status, Reason: "Snapshot",
+			conds, _ := conditions.Set(nd.conds, conditions.Condition{Type: conditions.Ready, Status: status, Reason: "Snapshot",
 				Message: "Ready was " + string(status) + " in the snapshot"}, r.cfg.Start)
+			nd.setConds(conds)
 			nd.off = true
 		}
 		r.addNode(nd)

@@ -71,7 +71,7 @@ func (r *run) handle(now time.Time, acts []nodelifecycle.Action) {
 					break
 				}
 			}
-			n.conds = a.Conditions
+			n.setConds(a.Conditions)
 			r.event(now, "unknown", n.zi, n.name, conditions.ReasonNodeStatusUnknown, "%s: Ready=Unknown, no heartbeat for %v; pods marked NotReady: %v", n.name, grace, marked)
 			if r.evalReadiness(now, i) {
 				// a readiness rule on Ready: the controller hears of its

@@ -119,10 +119,11 @@ func (r *run) heartbeat(now time.Time, i int) {
 	if n.shutting {
 		want, in = conditions.False, kubeletShutting
 	}
-	if before := readyOf(n.conds); !cut && before != want {
+	if before := n.ready; !cut && before != want {
 		// The kubelet's status sync finds the API server's Ready not what
 		// it computes, and posts.
-		n.conds, _ = conditions.SetKubeletConditions(n.conds, in, now)
+		conds, _ := conditions.SetKubeletConditions(n.conds, in, now)
+		n.setConds(conds)
 		r.evalReadiness(now, i)
 		switch {
 		case want == conditions.False:
@@ -135,13 +136,18 @@ func (r *run) heartbeat(now time.Time, i int) {
 		r.step(now)
 	}
 	switch {
-	case s.Op == lease.OpWait && s.Next.After(now) && n.quiet && wrote && !now.Before(n.quietFrom) && readyOf(n.conds) == conditions.True:
+	case s.Op == lease.OpWait && s.Next.After(now) && n.quiet && wrote && !now.Before(n.quietFrom) && n.ready == conditions.True:
 		r.addRenewal(s.Next, i)
 	case s.Op == lease.OpWait && s.Next.After(now):
 		r.push(s.Next, evHeartbeat, i)
 	default:
 		r.push(now.Add(time.Second), evHeartbeat, i)
 	}
+}
+
+// setConds sets the node's conditions and its Ready status with them.
+func (n *node) setConds(conds []conditions.Condition) {
+	n.conds, n.ready = conds, readyOf(conds)
 }
 
 // readyOf is the Ready status of conds, "" when there is none.
@@ -329,7 +335,8 @@ func (r *run) pressureStep(now time.Time, ps *pressureState) {
 	res := ps.m.Step(obs, pods, now)
 	under := slices.Contains(res.Conditions, conditions.MemoryPressure)
 	before := condStatus(n.conds, conditions.MemoryPressure)
-	n.conds, _, _ = conditions.SetPressure(n.conds, conditions.MemoryPressure, under, now)
+	conds, _, _ := conditions.SetPressure(n.conds, conditions.MemoryPressure, under, now)
+	n.setConds(conds)
 	if after := condStatus(n.conds, conditions.MemoryPressure); after != before {
 		r.event(now, "condition", n.zi, n.name, "MemoryPressure", "%s posts MemoryPressure=%s", n.name, after)
 	}
@@ -412,7 +419,7 @@ func (r *run) podGCPass(now time.Time) {
 		if n.deleted {
 			continue
 		}
-		gn := gc.Node{Name: n.name, Ready: string(readyOf(n.conds))}
+		gn := gc.Node{Name: n.name, Ready: string(n.ready)}
 		for _, t := range n.taints {
 			gn.Taints = append(gn.Taints, gc.Taint{Key: t.Key, Value: t.Value, Effect: string(t.Effect)})
 		}

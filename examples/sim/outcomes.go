@@ -130,7 +130,7 @@ func (r *run) sample(now time.Time) {
 			continue
 		}
 		zs := &s.Zones[n.zi]
-		switch readyOf(n.conds) {
+		switch n.ready {
 		case conditions.True:
 			zs.Ready++
 		case conditions.False:
@@ -175,7 +175,7 @@ func (r *run) sampleWorkloads(now time.Time) {
 	}
 	for i := range r.nodes {
 		n := &r.nodes[i]
-		r.serving[i] = !n.deleted && readyOf(n.conds) == conditions.True
+		r.serving[i] = !n.deleted && n.ready == conditions.True
 	}
 	// Only a pod lost at the last sample, stopped, or on a node not
 	// serving can be lost now; the others stay as they were (not lost).

@@ -215,7 +215,7 @@ func feasibleToFind(n int) int {
 // failing filter, in the scheduler's order, or none.
 func (r *run) filter(now time.Time, j int, q *admission.Pod) []string {
 	nd := &r.nodes[j]
-	if readyOf(nd.conds) != conditions.True || r.isCut(j, now) {
+	if nd.ready != conditions.True || r.isCut(j, now) {
 		if untolerated(nd.taints, q.Tolerations) {
 			return []string{"node(s) had untolerated taint(s)"}
 		}

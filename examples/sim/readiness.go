@@ -71,7 +71,7 @@ func (r *run) initReadiness() {
 		for _, c := range start {
 			if _, ok := conditions.Find(n.conds, c.Type); !ok {
 				c.LastTransitionTime, c.LastHeartbeatTime = r.cfg.Start, r.cfg.Start
-				n.conds = append(n.conds, c)
+				n.setConds(append(n.conds, c))
 			}
 		}
 	}
@@ -131,7 +131,8 @@ func (r *run) conditionEpisode(now time.Time, i, e int, start bool) {
 			}
 		}
 	}
-	n.conds, _ = conditions.Set(n.conds, conditions.Condition{Type: ep.Type, Status: status}, now)
+	conds, _ := conditions.Set(n.conds, conditions.Condition{Type: ep.Type, Status: status}, now)
+	n.setConds(conds)
 	r.event(now, "condition", n.zi, n.name, string(ep.Type), "%s posts %s=%s", n.name, ep.Type, status)
 	r.evalReadiness(now, i)
 	r.syncNode(i)

@@ -1,10 +1,13 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
+	"github.com/nodelife/nodelife/lease"
 	"github.com/nodelife/nodelife/nodelifecycle"
 )
 
@@ -145,7 +148,10 @@ func (r *run) flushRenewals(now time.Time, seq uint64) {
 	for ; r.renew.next <= last; r.renew.next++ {
 		b := r.renew.next
 		// Renewals may add to buckets after b (each is 10 s or so ahead),
-		// never to b itself.
+		// never to b itself. In node order, the nodes' states are read
+		// front to back (the order of renewals within a flush changes only
+		// the resource versions they are numbered with).
+		slices.SortFunc(r.renew.buckets[b], func(x, y renewal) int { return cmp.Compare(x.idx, y.idx) })
 		kept := r.renew.buckets[b][:0]
 		for _, rn := range r.renew.buckets[b] {
 			if rn.at > nowNs || (rn.at == nowNs && rn.seq > seq) {
@@ -175,9 +181,23 @@ func (r *run) renewQuiet(rn renewal) {
 	r.leaseRV++
 	n.leaseRV = r.leaseRV
 	r.deliverLease(n)
-	hc := r.hbCfg
-	hc.Rand = n.rand
-	r.addRenewal(at.Add(hc.NextRenewInterval()), int(rn.idx))
+	next := r.every
+	if n.rand != nil {
+		// as the node's Heartbeat would draw it (lease.HeartbeatConfig.NextRenewInterval)
+		next = lease.Jitter(r.every, r.hbCfg.JitterFactor, r.draw(int(rn.idx)))
+	}
+	r.addRenewal(at.Add(next), int(rn.idx))
+}
+
+// draw is node i's next jitter draw in [0, 1): splitmix64 on its state in
+// run.jitter (eight bytes a node, side by side).
+func (r *run) draw(i int) float64 {
+	r.jitter[i] += 0x9e3779b97f4a7c15
+	z := r.jitter[i]
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	z ^= z >> 31
+	return float64(z>>11) / (1 << 53)
 }
 
 // bulkStatusError is the error of a run in which the controller writes
@@ -194,25 +214,14 @@ func (n *node) rv() string {
 	return n.rvs
 }
 
-// jitterStream returns node i's stream of jitter draws in [0, 1) for
-// seed: splitmix64 from a state mixing both (a few bytes, where a
-// math/rand source takes five kilobytes).
-func jitterStream(seed int64, i int) func() float64 {
-	state := uint64(seed)*0x9e3779b97f4a7c15 ^ uint64(i)*0xbf58476d1ce4e5b9
-	return func() float64 {
-		state += 0x9e3779b97f4a7c15
-		z := state
-		z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-		z = (z ^ z>>27) * 0x94d049bb133111eb
-		z ^= z >> 31
-		return float64(z>>11) / (1 << 53)
-	}
+// jitterSeed is node i's first jitter state for seed.
+func jitterSeed(seed int64, i int) uint64 {
+	return uint64(seed)*0x9e3779b97f4a7c15 ^ uint64(i)*0xbf58476d1ce4e5b9
 }
 
 // deliverLease gives the controller's lease cache the node's lease as
-// last written
-// (through the node's LeaseRef, once the controller has the node: no
-// lookup by name per renewal).
+// last written (through the node's LeaseRef, once the controller has the
+// node: no lookup by name per renewal).
 func (r *run) deliverLease(n *node) {
 	if !n.hasRef {
 		n.ref, n.hasRef = r.ctl.LeaseRef(n.name)

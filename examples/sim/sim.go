@@ -527,8 +527,9 @@ type node struct {
 	bulk       bool                   // it renews through run.renew now
 	ref        nodelifecycle.LeaseRef // for deliverLease, when hasRef
 	hasRef     bool
-	rand       func() float64 // its heartbeat's jitter draws (nil: none)
-	conds      []conditions.Condition
+	rand       func() float64         // its heartbeat's jitter draws (nil: none)
+	conds      []conditions.Condition // set through setConds
+	ready      conditions.Status      // the Ready status in conds ("" none)
 	taints     []taints.Taint
 	labels     map[string]string
 	pods       []int
@@ -589,6 +590,8 @@ type run struct {
 	// quietRenewals counts the renewals made in bulk (renewals.go).
 	quietRenewals int
 	hbCfg         lease.HeartbeatConfig // every kubelet's, but for its name and Rand
+	every         time.Duration         // hbCfg.RenewInterval()
+	jitter        []uint64              // per node, its jitter state (draw)
 	nodes         []node
 	pods          []pod
 	index         map[string]int
@@ -785,10 +788,12 @@ func (r *run) addNode(n node) {
 	if r.rnd != nil {
 		// Each kubelet draws its jitter from a stream of its own, so that
 		// its renewals do not depend on when the others ran.
-		n.rand = jitterStream(r.cfg.Seed, len(r.nodes))
+		i := len(r.nodes)
+		r.jitter = append(r.jitter, jitterSeed(r.cfg.Seed, i))
+		n.rand = func() float64 { return r.draw(i) }
 		hc.Rand = n.rand
 	}
-	r.hbCfg = hc
+	r.hbCfg, r.every = hc, hc.RenewInterval()
 	var err error
 	if n.hb, err = lease.NewHeartbeat(hc); err != nil {
 		r.err = err
