@@ -295,7 +295,7 @@ func (d *document) finish() error {
 	}
 	if k := strings.TrimSuffix(d.kind, "List"); k != "" && typedKinds[k] == "" {
 		// A List of a kind the replay does not read: skipped whole.
-		if !d.skipItems {
+		if d.sawItems && !d.skipItems {
 			r.restore(d.before)
 		}
 		if d.items > 0 {

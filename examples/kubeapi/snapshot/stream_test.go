@@ -25,6 +25,8 @@ func TestStreamedListShapes(t *testing.T) {
 		{"a List of another kind, its kind last", `{"apiVersion":"v1","items":[` + node + `,{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"x"}}],"kind":"ConfigMapList"}` + node,
 			1, 0, "in.json (object 1): kind ConfigMapList (2 items) skipped: the replay does not use it", ""},
 		{"a List of another kind, its kind first", `{"kind":"ConfigMapList","items":[{},{},{}]}` + node, 1, 0, "in.json (object 1): kind ConfigMapList (3 items) skipped", ""},
+		{"a List of another kind with items null", node + `{"kind":"EventList","apiVersion":"v1","metadata":{},"items":null}`, 1, 0, "", ""},
+		{"a List of another kind without items", node + `{"kind":"EventList","apiVersion":"v1"}`, 1, 0, "", ""},
 		{"a Pod with items", `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"x"},"items":[` + node + `]}` + node, 1, 1, "", ""},
 		{"a Pod with items before its kind", `{"apiVersion":"v1","items":[` + node + `],"kind":"Pod","metadata":{"name":"p","namespace":"x"}}` + node, 1, 1, "", ""},
 		{"items twice", `{"kind":"List","items":[],"items":[]}`, 0, 0, "", "in.json: offset 34: items appears twice"},
