@@ -123,7 +123,8 @@ func (r *run) handle(now time.Time, acts []nodelifecycle.Action) {
 			p := &r.pods[atoiUID(a.Pod.UID)]
 			r.res.Totals.Cancelled++
 			r.event(now, "cancel", r.nodes[p.node].zi, a.Pod.Key(), a.Reason, "pod %s: scheduled eviction cancelled (%s)", a.Pod.Key(), a.Reason)
-			p.cancelledAt, p.cancelReason = now.Sub(r.cfg.Start), a.Reason
+			p.cancelledAt = now.Sub(r.cfg.Start)
+			p.note().cancelReason = a.Reason
 		case nodelifecycle.KindEvict:
 			pi := atoiUID(a.Pod.UID)
 			p := &r.pods[pi]

@@ -434,7 +434,7 @@ func (r *run) podGCPass(now time.Time) {
 		gp := gc.Pod{Namespace: src.Namespace, Name: src.Name, UID: p.p.UID, NodeName: src.Node, Phase: gc.PodRunning, CreationTimestamp: src.Created}
 		if p.failed {
 			gp.Phase = gc.PodFailed
-			if p.fate == "pressure-evicted" {
+			if p.notesOr().fate == "pressure-evicted" {
 				gp.Reason = pressure.Reason
 			}
 		}

@@ -43,7 +43,8 @@ func (r *run) stop(now time.Time, pi int, fate, rule, detail string) {
 		r.stoppedPods = append(r.stoppedPods, int32(pi))
 	}
 	p.stoppedAt = now.Sub(r.cfg.Start)
-	p.fate, p.rule, p.detail = fate, rule, detail
+	n := p.note()
+	n.fate, n.rule, n.detail = fate, rule, detail
 	p.affected = true
 	r.evicted[r.nodes[p.node].zi]++
 	r.syncPod(pi)
@@ -245,8 +246,9 @@ func (r *run) outcomes() {
 		}
 		n := &r.nodes[p.node]
 		src := &r.srcPods[p.src]
-		o := Outcome{Pod: p.p.Key(), Node: n.name, Zone: r.zones[n.zi], Workload: src.Workload(), Fate: p.fate, At: p.stoppedAt,
-			Rule: p.rule, Detail: p.detail, GoneAt: p.gone, ReplacedAt: p.replaced, Lost: p.lost, Pending: p.pending}
+		nt := p.notesOr()
+		o := Outcome{Pod: p.p.Key(), Node: n.name, Zone: r.zones[n.zi], Workload: src.Workload(), Fate: nt.fate, At: p.stoppedAt,
+			Rule: nt.rule, Detail: nt.detail, GoneAt: p.gone, ReplacedAt: p.replaced, Lost: p.lost, Pending: nt.pending}
 		if p.placedOn >= 0 {
 			o.PlacedOn = r.nodes[p.placedOn].name
 		}
@@ -273,7 +275,7 @@ func (r *run) spared(pi int) (rule, detail string) {
 	n := &r.nodes[p.node]
 	switch {
 	case p.cancelledAt > 0:
-		return "EvictionCancelled", fmt.Sprintf("its eviction, due at %v, was cancelled at %v (%s)", p.scheduledAt, p.cancelledAt, p.cancelReason)
+		return "EvictionCancelled", fmt.Sprintf("its eviction, due at %v, was cancelled at %v (%s)", p.scheduledAt, p.cancelledAt, p.notesOr().cancelReason)
 	case p.scheduledAt > 0:
 		return "EvictionPending", fmt.Sprintf("its eviction is due at %v, after the end of the run", p.scheduledAt)
 	case len(n.noExecute) > 0:

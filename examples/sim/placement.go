@@ -172,8 +172,8 @@ func (r *run) tryPlace(now time.Time, pi int) bool {
 	pl.next = (pl.next + i) % max(n, 1)
 	if len(feasible) == 0 { // every node was looked at
 		msg := unschedulableMessage(total, reasons)
-		if p.pending != msg {
-			p.pending = msg
+		if p.notesOr().pending != msg {
+			p.note().pending = msg
 			r.event(now, "pending", r.nodes[p.node].zi, p.p.Key(), "FailedScheduling", "the replacement of %s: %s", p.p.Key(), msg)
 		}
 		return false
@@ -195,7 +195,10 @@ func (r *run) tryPlace(now time.Time, pi int) bool {
 	if p.wl >= 0 {
 		pl.zoneCount[p.wl][r.nodes[best].zi]++
 	}
-	p.replaced, p.placedOn, p.pending = now.Sub(r.cfg.Start), best, ""
+	p.replaced, p.placedOn = now.Sub(r.cfg.Start), best
+	if p.notes != nil {
+		p.notes.pending = ""
+	}
 	r.event(now, "scheduled", r.nodes[best].zi, p.p.Key(), "Scheduled", "the replacement of %s placed on %s", p.p.Key(), r.nodes[best].name)
 	return true
 }

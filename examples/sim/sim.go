@@ -566,7 +566,6 @@ type pod struct {
 	gone, replaced      time.Duration
 	wanted              time.Duration // when the replacement was created (Placement)
 	placedOn            int           // the node of the placed replacement, -1 none
-	pending             string        // why the replacement waits
 	terminating, failed bool
 	affected, wasLost   bool
 	wasPending          bool          // lost at the last sample with its replacement waiting
@@ -574,10 +573,33 @@ type pod struct {
 	scheduledFrom       time.Duration // when that eviction was planned
 	notReady            bool          // marked NotReady by the controller
 	cancelledAt         time.Duration // when it was cancelled, 0 none
-	cancelReason        string
-	fate, rule, detail  string
 	lost                time.Duration
 	sampled             uint32 // the last run.sampleSeq that looked at it
+	// notes are its outcome's texts, for the pods a scenario touches only
+	// (nil until one is set: most of a million pods never get any).
+	notes *podNotes
+}
+
+// podNotes are the texts of a pod's outcome: its fate, the rule and detail
+// of it, why its eviction was cancelled, why its replacement waits.
+type podNotes struct {
+	fate, rule, detail, cancelReason, pending string
+}
+
+// note returns the pod's notes, for setting one.
+func (p *pod) note() *podNotes {
+	if p.notes == nil {
+		p.notes = &podNotes{}
+	}
+	return p.notes
+}
+
+// notesOr returns the pod's notes, empty when it has none.
+func (p *pod) notesOr() podNotes {
+	if p.notes == nil {
+		return podNotes{}
+	}
+	return *p.notes
 }
 
 type run struct {

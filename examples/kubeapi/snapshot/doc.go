@@ -10,6 +10,17 @@
 // snapshot does not have. The objects convert into nodelife's inputs with
 // package kubeapi (ZoneNode, EvictionPod, ShutdownPod, ...).
 //
+// JSON is read as a stream, never held whole: a List's items are read a
+// batch at a time (8,192 items or 32 MiB) and decoded on every core while
+// the next batch is read, so that what a read holds is what it keeps, not
+// the input's size. A List whose kind comes after its items (kubectl
+// prints apiVersion, items, kind, metadata in that order) holds back only
+// the items that need it (kind-less items of a typed List) until it is
+// read. YAML is read whole, then converted. Options.MaxBytes bounds the
+// bytes read after decompression; Options.ReplayOnly keeps each pod only
+// in the simulator's form (what the replay command reads: about 5 KB of
+// memory a pod at 100,000 pods, the run included).
+//
 // It is the input side of the what-if replay on a user's own cluster:
 // Cluster converts a snapshot into the simulator's explicit cluster
 // (package examples/sim), and package examples/kubeapi/replay and the
