@@ -11,7 +11,7 @@
 // package kubeapi (ZoneNode, EvictionPod, ShutdownPod, ...).
 //
 // JSON is read as a stream, never held whole: a List's items are read a
-// batch at a time (8,192 items or 32 MiB) and decoded on every core while
+// batch at a time (8,192 items or 16 MiB) and decoded on every core while
 // the next batch is read, so that what a read holds is what it keeps, not
 // the input's size. A List whose kind comes after its items (kubectl
 // prints apiVersion, items, kind, metadata in that order) holds back only

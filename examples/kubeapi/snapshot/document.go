@@ -328,7 +328,7 @@ func (d *document) finish() error {
 // decodeBatch and batchBytes bound a batch of items decoded at once.
 const (
 	decodeBatch = 8192
-	batchBytes  = 32 << 20
+	batchBytes  = 16 << 20
 )
 
 // batch is items read, one after another in data, item i ending at

@@ -158,23 +158,38 @@ func (s *stream) value(dst []byte) ([]byte, error) {
 			return dst, s.readErr(err)
 		}
 		end := -1
+		quote := -1 // the next quote in buf at or after i, while in a string
 	scan:
 		for i := 0; i < len(buf); i++ {
 			c := buf[i]
 			if inString {
-				switch {
-				case escaped:
+				// Most of a document's bytes are in strings: jump to the
+				// next quote or backslash (each byte searched once). A raw
+				// newline in a string is invalid JSON, left to the item's
+				// decoding, and not counted.
+				if escaped {
 					escaped = false
-				case c == '\\':
-					escaped = true
-				case c == '"':
-					inString = false
-					if depth == 0 {
-						end = i + 1
-						break scan
+					continue
+				}
+				if quote < i {
+					if k := bytes.IndexByte(buf[i:], '"'); k >= 0 {
+						quote = i + k
+					} else {
+						quote = len(buf)
 					}
-				case c == '\n':
-					s.line++
+				}
+				if k := bytes.IndexByte(buf[i:quote], '\\'); k >= 0 {
+					i += k
+					escaped = true
+					continue
+				}
+				if i = quote; i == len(buf) {
+					break
+				}
+				inString = false
+				if depth == 0 {
+					end = i + 1
+					break scan
 				}
 				continue
 			}
