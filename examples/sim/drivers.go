@@ -485,7 +485,19 @@ func (r *run) leaseCache(now time.Time, stall bool) {
 // LiveLease answers the lease circuit breaker from the simulated API
 // server: the node's lease as last written.
 func (r *run) LiveLease(name string) (string, bool, error) {
-	i, ok := r.index[name]
+	// A pass asks about its timed-out nodes in its node order, by name as
+	// the simulator's is: the node after the last one asked is tried
+	// before the map (a third of the cluster asked at every pass of an
+	// outage of 100,000 nodes).
+	i, ok := r.lastAsked+1, false
+	if i < len(r.nodes) && r.nodes[i].name == name {
+		ok = true
+	} else {
+		i, ok = r.index[name]
+	}
+	if ok {
+		r.lastAsked = i
+	}
 	if !ok || !r.nodes[i].hasLease {
 		return "", false, nil
 	}

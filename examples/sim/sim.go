@@ -608,7 +608,9 @@ type run struct {
 	q      queue
 	seq    uint64
 	curSeq uint64 // the sequence number of the event being handled
-	renew  renewals
+	// lastAsked is the node LiveLease answered last.
+	lastAsked int
+	renew     renewals
 	// quietRenewals counts the renewals made in bulk (renewals.go).
 	quietRenewals int
 	hbCfg         lease.HeartbeatConfig // every kubelet's, but for its name and Rand
