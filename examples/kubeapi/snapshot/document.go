@@ -168,12 +168,8 @@ func (d *document) member(s *stream, key string) error {
 			return d.readItems(s)
 		}
 	}
-	line := s.line
-	raw, err := s.value(nil)
+	raw, err := s.checkedValue()
 	if err != nil {
-		return err
-	}
-	if err := checked(raw, line); err != nil {
 		return err
 	}
 	switch {

@@ -324,39 +324,65 @@ func skipValue(data []byte, i int) int {
 // its top-level keys only until it has both; ok is false when it has not
 // both (non-empty strings) by the end, or the item is not of that shape.
 func itemKindFirst(item []byte) (apiVersion, kind string, ok bool) {
+	topKinds(item, func(isKind bool, v string) bool {
+		if isKind {
+			kind = v
+		} else {
+			apiVersion = v
+		}
+		return apiVersion == "" || kind == ""
+	})
+	return apiVersion, kind, apiVersion != "" && kind != ""
+}
+
+// itemKind finds an item's apiVersion and kind without decoding the rest
+// of it, the last value of each key as encoding/json takes it; ok is false
+// when the item is not an object of that shape (its decoding then reports
+// why).
+func itemKind(item []byte) (apiVersion, kind string, ok bool) {
+	ok = topKinds(item, func(isKind bool, v string) bool {
+		if isKind {
+			kind = v
+		} else {
+			apiVersion = v
+		}
+		return true
+	})
+	return apiVersion, kind, ok
+}
+
+// topKinds walks an item's top-level keys and calls found with the value
+// of each kind key (isKind) or apiVersion key it finds, until found
+// returns false. It reports false when the item is not an object of that
+// shape or such a value is not a string.
+func topKinds(item []byte, found func(isKind bool, v string) bool) bool {
 	i := skipSpace(item, 0)
 	if i >= len(item) || item[i] != '{' {
-		return "", "", false
+		return false
 	}
 	i = skipSpace(item, i+1)
 	for i < len(item) && item[i] == '"' {
 		end := skipValue(item, i)
 		if end < 0 {
-			return "", "", false
+			return false
 		}
 		key := item[i+1 : end-1]
 		i = skipSpace(item, end)
 		if i >= len(item) || item[i] != ':' {
-			return "", "", false
+			return false
 		}
 		i = skipSpace(item, i+1)
 		vend := skipValue(item, i)
 		if vend < 0 {
-			return "", "", false
+			return false
 		}
-		isKind, isVersion := bytes.EqualFold(key, []byte("kind")), bytes.EqualFold(key, []byte("apiVersion"))
-		if isKind || isVersion {
+		if isKind := bytes.EqualFold(key, []byte("kind")); isKind || bytes.EqualFold(key, []byte("apiVersion")) {
 			var v string
 			if json.Unmarshal(item[i:vend], &v) != nil {
-				return "", "", false
+				return false
 			}
-			if isKind {
-				kind = v
-			} else {
-				apiVersion = v
-			}
-			if kind != "" && apiVersion != "" {
-				return apiVersion, kind, true
+			if !found(isKind, v) {
+				return true
 			}
 		}
 		i = skipSpace(item, vend)
@@ -364,50 +390,7 @@ func itemKindFirst(item []byte) (apiVersion, kind string, ok bool) {
 			i = skipSpace(item, i+1)
 		}
 	}
-	return "", "", false
-}
-
-// itemKind finds an item's apiVersion and kind without decoding the rest
-// of it; ok is false when the item is not an object of that shape (its
-// decoding then reports why).
-func itemKind(item []byte) (apiVersion, kind string, ok bool) {
-	i := skipSpace(item, 0)
-	if i >= len(item) || item[i] != '{' {
-		return "", "", false
-	}
-	i = skipSpace(item, i+1)
-	for i < len(item) && item[i] == '"' {
-		end := skipValue(item, i)
-		if end < 0 {
-			return "", "", false
-		}
-		key := string(item[i+1 : end-1])
-		i = skipSpace(item, end)
-		if i >= len(item) || item[i] != ':' {
-			return "", "", false
-		}
-		i = skipSpace(item, i+1)
-		vend := skipValue(item, i)
-		if vend < 0 {
-			return "", "", false
-		}
-		if strings.EqualFold(key, "apiVersion") || strings.EqualFold(key, "kind") {
-			var v string
-			if json.Unmarshal(item[i:vend], &v) != nil {
-				return "", "", false
-			}
-			if strings.EqualFold(key, "kind") {
-				kind = v
-			} else {
-				apiVersion = v
-			}
-		}
-		i = skipSpace(item, vend)
-		if i < len(item) && item[i] == ',' {
-			i = skipSpace(item, i+1)
-		}
-	}
-	return apiVersion, kind, true
+	return true
 }
 
 func decodeInto[T any](raw []byte) (*T, error) {

@@ -34,12 +34,8 @@ func splitList(data []byte) (kind, apiVersion string, items [][]byte, err error)
 				return err
 			})
 		}
-		line := s.line
-		raw, err := s.value(nil)
+		raw, err := s.checkedValue()
 		if err != nil {
-			return err
-		}
-		if err := checked(raw, line); err != nil {
 			return err
 		}
 		switch {

@@ -266,54 +266,37 @@ func (s *stream) key(scratch []byte) (string, error) {
 // members reads an object member by member: member is called with each
 // key and reads the value itself.
 func (s *stream) members(member func(key string) error) error {
-	if err := s.expect('{', "looking for beginning of value"); err != nil {
-		return err
-	}
-	if err := s.skipSpace(); err != nil {
-		return s.readErr(err)
-	}
-	if c, _ := s.peek(); c == '}' {
-		s.skip(1)
-		return nil
-	}
 	var scratch [64]byte
-	for {
+	return s.sequence('{', '}', "object key:value pair", func() error {
 		k, err := s.key(scratch[:0])
 		if err != nil {
 			return err
 		}
-		if err := member(k); err != nil {
-			return err
-		}
-		if err := s.skipSpace(); err != nil {
-			return s.readErr(err)
-		}
-		switch c, _ := s.peek(); c {
-		case ',':
-			s.skip(1)
-		case '}':
-			s.skip(1)
-			return nil
-		default:
-			return s.errAt(fmt.Sprintf("invalid character %s after object key:value pair", quoteChar(c)))
-		}
-	}
+		return member(k)
+	})
 }
 
 // elements reads an array element by element: element reads each.
 func (s *stream) elements(element func() error) error {
-	if err := s.expect('[', "looking for beginning of value"); err != nil {
+	return s.sequence('[', ']', "array element", element)
+}
+
+// sequence reads an object or array (open and close its brackets): each
+// reads one member or element; after says what precedes a separator in
+// the syntax error about a wrong one.
+func (s *stream) sequence(open, close byte, after string, each func() error) error {
+	if err := s.expect(open, "looking for beginning of value"); err != nil {
 		return err
 	}
 	if err := s.skipSpace(); err != nil {
 		return s.readErr(err)
 	}
-	if c, _ := s.peek(); c == ']' {
+	if c, _ := s.peek(); c == close {
 		s.skip(1)
 		return nil
 	}
 	for {
-		if err := element(); err != nil {
+		if err := each(); err != nil {
 			return err
 		}
 		if err := s.skipSpace(); err != nil {
@@ -322,13 +305,24 @@ func (s *stream) elements(element func() error) error {
 		switch c, _ := s.peek(); c {
 		case ',':
 			s.skip(1)
-		case ']':
+		case close:
 			s.skip(1)
 			return nil
 		default:
-			return s.errAt(fmt.Sprintf("invalid character %s after array element", quoteChar(c)))
+			return s.errAt(fmt.Sprintf("invalid character %s after %s", quoteChar(c), after))
 		}
 	}
+}
+
+// checkedValue reads the next value and returns it if it is valid JSON
+// (checked).
+func (s *stream) checkedValue() ([]byte, error) {
+	line := s.line
+	raw, err := s.value(nil)
+	if err != nil {
+		return nil, err
+	}
+	return raw, checked(raw, line)
 }
 
 // checked returns raw, a value read at line, if it is valid JSON, and
