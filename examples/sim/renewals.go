@@ -16,16 +16,18 @@ import (
 // A node that no scenario touches (no shutdown, pressure, cloud deletion
 // or condition episode, and no lease cache stall in the run), from its
 // first round or from the end of its last outage on, does nothing but
-// renew its lease every ten seconds or so: 18 million renewals in 30 minutes at 100,000 nodes, none of which
-// can change anything but the lease's renew time until the controller's
-// next monitor pass reads it. Such a node's later renewals do not go
-// through the event queue and its lease.Heartbeat: they wait in a bucket
-// per second, and are carried out, in bulk, just before the controller
-// next runs (flushRenewals), each as the Heartbeat would have done it at
-// its own time: the renew time written, the next renewal drawn from the
-// node's own jitter stream (lease.HeartbeatConfig.NextRenewInterval), the
-// same sequence number and counts as a queued heartbeat. A run gives the
-// same Result either way (TestQuietRenewalsChangeNothing).
+// renew its lease every ten seconds or so: 18 million renewals in 30
+// minutes at 100,000 nodes, none of which can change anything but the
+// lease's renew time until the controller's next monitor pass reads it.
+// Such a node's later renewals do not go through the event queue and its
+// lease.Heartbeat: they wait in a bucket per second, and are carried out,
+// in bulk and in node order, just before the controller next runs
+// (flushRenewals), each as the Heartbeat would have done it at its own
+// time: the renew time written, the next renewal drawn from the node's
+// own jitter state (run.jitter, the draw the Heartbeat's Rand makes, and
+// lease.Jitter, the interval it computes), the same sequence number and
+// counts as a queued heartbeat. A run gives the same Result either way
+// (TestQuietRenewalsChangeNothing).
 //
 // The shortcut is exact only while a quiet node's posted Ready stays True,
 // which holds when the controller cannot time its lease out between two
