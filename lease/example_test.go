@@ -176,19 +176,6 @@ func ExampleElector() {
 	// a stopped leading
 }
 
-// A healthy kubelet renews its lease a quarter of the lease's 40 s
-// after each round, stretched by up to 4% of jitter: a draw of 0.5 waits
-// 10 s x (1 + 0.5 x 0.04) = 10.2 s.
-func ExampleHeartbeatConfig_NextRenewInterval() {
-	c := lease.DefaultHeartbeatConfig("node-a")
-	fmt.Println(c.NextRenewInterval())
-	c.Rand = func() float64 { return 0.5 }
-	fmt.Println(c.NextRenewInterval())
-	// Output:
-	// 10s
-	// 10.2s
-}
-
 // Jitter stretches an interval by a draw of the caller's: 10 s with the
 // kubelet's factor of 0.04 and a draw of 0.25 is 10.1 s; a draw outside
 // (0, 1) or a factor of 0 leaves it as it is.

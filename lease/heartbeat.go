@@ -96,15 +96,6 @@ func (c HeartbeatConfig) RenewInterval() time.Duration {
 	return clampDuration(c.RenewIntervalFraction * float64(time.Duration(c.LeaseDurationSeconds)*time.Second))
 }
 
-// NextRenewInterval is the wait from the end of a round to the next one:
-// RenewInterval stretched by jitter, drawing once from Rand (as
-// wait.JitterUntil does each period). A caller that renews a lease
-// without a Heartbeat (a simulator renewing healthy nodes in bulk) calls
-// it once per renewal to keep a Heartbeat's timing and draws.
-func (c HeartbeatConfig) NextRenewInterval() time.Duration {
-	return jittered(c.RenewInterval(), c.JitterFactor, c.Rand)
-}
-
 // Validate returns every problem with c, joined, each naming its field.
 // Beyond upstream's check (a positive duration) it requires that a jittered
 // interval ends before the lease does, so that successful writes always
@@ -452,7 +443,9 @@ func (h *Heartbeat) endRound(now time.Time, msg string) HeartbeatStep {
 }
 
 // interval returns the renew interval stretched by jitter.
-func (h *Heartbeat) interval() time.Duration { return h.cfg.NextRenewInterval() }
+func (h *Heartbeat) interval() time.Duration {
+	return jittered(h.cfg.RenewInterval(), h.cfg.JitterFactor, h.cfg.Rand)
+}
 
 // write returns a request to write base held by this node, renewed at now
 // with the configured duration, and owned by the Node under NodeOwner, as

@@ -185,7 +185,7 @@ func (r *run) renewQuiet(rn renewal) {
 	r.deliverLease(n)
 	next := r.every
 	if n.rand != nil {
-		// as the node's Heartbeat would draw it (lease.HeartbeatConfig.NextRenewInterval)
+		// as the node's Heartbeat draws and stretches it
 		next = lease.Jitter(r.every, r.hbCfg.JitterFactor, r.draw(int(rn.idx)))
 	}
 	r.addRenewal(at.Add(next), int(rn.idx))

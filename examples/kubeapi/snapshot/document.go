@@ -302,15 +302,12 @@ func (d *document) finish() error {
 	}
 	if d.holding {
 		d.holding, d.ended = false, true
-		for len(d.held.ends) > 0 {
+		for first := 0; first < len(d.held.ends); first += decodeBatch {
 			// decode the held items a batch at a time
-			n := min(len(d.held.ends), decodeBatch)
-			d.filling.reset(d.held.first)
-			for i := 0; i < n; i++ {
-				d.filling.ends = append(d.filling.ends, len(d.filling.data)+len(d.held.item(i)))
-				d.filling.data = append(d.filling.data, d.held.item(i)...)
+			d.filling.reset(d.held.first + first)
+			for i := first; i < min(first+decodeBatch, len(d.held.ends)); i++ {
+				d.filling.addRaw(d.held.item(i))
 			}
-			d.held.drop(n)
 			if err := d.flush(true); err != nil {
 				d.wait()
 				return err
@@ -358,18 +355,10 @@ func (b *batch) reset(first int) {
 	b.data, b.ends, b.first = b.data[:0], b.ends[:0], first
 }
 
-// drop removes the first n items.
-func (b *batch) drop(n int) {
-	if n == len(b.ends) {
-		b.reset(b.first + n)
-		return
-	}
-	cut := b.ends[n-1]
-	b.data = b.data[:copy(b.data, b.data[cut:])]
-	for i := n; i < len(b.ends); i++ {
-		b.ends[i-n] = b.ends[i] - cut
-	}
-	b.ends, b.first = b.ends[:len(b.ends)-n], b.first+n
+// addRaw appends an item already read.
+func (b *batch) addRaw(item []byte) {
+	b.data = append(b.data, item...)
+	b.ends = append(b.ends, len(b.data))
 }
 
 // flush keeps the batch being decoded, then starts decoding the filled
@@ -383,8 +372,7 @@ func (d *document) flush(last bool) error {
 	if d.holding {
 		// everything read since goes to the held items
 		for i := range d.filling.ends {
-			d.held.ends = append(d.held.ends, len(d.held.data)+len(d.filling.item(i)))
-			d.held.data = append(d.held.data, d.filling.item(i)...)
+			d.held.addRaw(d.filling.item(i))
 		}
 		d.filling.reset(d.filling.first + len(d.filling.ends))
 		return nil
@@ -453,8 +441,7 @@ func (d *document) keepDecoding() error {
 	for i := range b.out {
 		if b.out[i].hold || d.holding {
 			d.holding = true
-			d.held.ends = append(d.held.ends, len(d.held.data)+len(b.item(i)))
-			d.held.data = append(d.held.data, b.item(i)...)
+			d.held.addRaw(b.item(i))
 			if len(d.held.ends) == 1 {
 				d.held.first = b.first + i
 			}
