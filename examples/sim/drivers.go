@@ -3,6 +3,7 @@ package sim
 import (
 	"cmp"
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"strconv"
 	"strings"
@@ -490,9 +491,10 @@ func (r *run) LiveLease(name string) (string, bool, error) {
 	// before the map (a zone of a third of 100,000 nodes, every third
 	// node, asked at every pass of its outage).
 	i, ok := r.lastAsked, false
+	h := maphash.String(r.hashSeed, name)
 	for end := min(i+8, len(r.nodes)-1); i < end && !ok; {
 		i++
-		ok = r.nodes[i].name == name
+		ok = r.nameHash[i] == h && r.nodes[i].name == name
 	}
 	if !ok {
 		i, ok = r.index[name]

@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"math/rand"
 	"slices"
@@ -608,8 +609,13 @@ type run struct {
 	q      queue
 	seq    uint64
 	curSeq uint64 // the sequence number of the event being handled
-	// lastAsked is the node LiveLease answered last.
+	// lastAsked is the node LiveLease answered last; nameHash holds each
+	// node's name hashed with hashSeed, which LiveLease compares before
+	// the names (a node's name is a cache miss away, its hash beside its
+	// neighbours').
 	lastAsked int
+	nameHash  []uint64
+	hashSeed  maphash.Seed
 	renew     renewals
 	// quietRenewals counts the renewals made in bulk (renewals.go).
 	quietRenewals int
@@ -661,7 +667,7 @@ func Run(cfg Config) (Result, error) {
 		return Result{}, err
 	}
 	cfg = cfg.withDefaults()
-	r := &run{cfg: cfg, end: cfg.Start.Add(cfg.Duration), index: map[string]int{}, wlIndex: map[string]int{}}
+	r := &run{cfg: cfg, end: cfg.Start.Add(cfg.Duration), index: map[string]int{}, wlIndex: map[string]int{}, hashSeed: maphash.MakeSeed()}
 	var err error
 	if r.ctl, err = nodelifecycle.New(*cfg.Controller); err != nil {
 		return Result{}, err
@@ -828,6 +834,7 @@ func (r *run) addNode(n node) {
 	idx := len(r.nodes)
 	r.index[n.name] = idx
 	r.nodes = append(r.nodes, n)
+	r.nameHash = append(r.nameHash, maphash.String(r.hashSeed, n.name))
 	start := r.cfg.Start
 	if r.rnd != nil {
 		start = start.Add(time.Duration(r.rnd.Int63n(int64(hc.RenewInterval()))))

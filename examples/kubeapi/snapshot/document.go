@@ -406,13 +406,18 @@ func (d *document) decode(b *batch) *sync.WaitGroup {
 	if known {
 		d.setDefaults() // the List's kind and apiVersion may have come since
 	}
+	for len(d.r.ins) < workers {
+		d.r.ins = append(d.r.ins, newInterner())
+	}
 	wg := &sync.WaitGroup{}
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			in := d.r.ins[w] // this worker's alone while the batch decodes
 			for i := w; i < n; i += workers {
 				b.out[i] = decodeItem(b.item(i), d.name, b.first+i, d.defaultKind, d.defaultAV, known)
+				d.r.check(&b.out[i], in)
 			}
 		}()
 	}

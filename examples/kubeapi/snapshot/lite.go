@@ -85,8 +85,11 @@ type pod struct {
 // item gives them.
 func decodePod(raw []byte) (*corev1.Pod, string, string, error) {
 	var p pod
-	if err := json.Unmarshal(raw, &p); err != nil {
-		return nil, "", "", err
+	if !fastPod(raw, &p) {
+		p = pod{}
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return nil, "", "", err
+		}
 	}
 	out := &corev1.Pod{}
 	out.TypeMeta, out.ObjectMeta = p.Metadata.meta("Pod", "v1")

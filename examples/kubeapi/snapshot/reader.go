@@ -52,6 +52,8 @@ type reader struct {
 	read     int64 // bytes read, after decompression
 	objects  int   // objects kept
 	reported int64 // r.read at the last progress call
+	// ins are the decoding workers' interners, one each (document.decode).
+	ins []*interner
 }
 
 func newReader(o Options) (*reader, error) {

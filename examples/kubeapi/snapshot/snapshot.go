@@ -141,29 +141,28 @@ func (r *reader) keep(d decoded, source string, item int) error {
 		r.skipped++
 		r.warn(Warning{Source: source, Item: item, Message: d.warning})
 	}
+	if !d.checked && (d.node != nil || d.pod != nil) {
+		if s.in == nil {
+			s.in = newInterner()
+		}
+		r.check(&d, s.in)
+	}
 	switch {
 	case d.err != nil:
 		return d.err
+	case len(d.refused) > 0:
+		s.Refused++
+		if d.node != nil {
+			r.warn(Warning{Source: source, Item: item, Message: refusal("node", d.node.Name, d.refused)})
+		} else {
+			r.warn(Warning{Source: source, Item: item, Message: refusal("pod", d.pod.Namespace+"/"+d.pod.Name, d.refused)})
+		}
+		return nil
 	case d.node != nil:
-		if errs := nodeErrors(d.node); len(errs) > 0 {
-			s.Refused++
-			r.warn(Warning{Source: source, Item: item, Message: refusal("node", d.node.Name, errs)})
-			return nil
-		}
 		s.Nodes = append(s.Nodes, d.node)
+	case d.replay:
+		s.replayPods = append(s.replayPods, d.sp)
 	case d.pod != nil:
-		if errs := podErrors(d.pod); len(errs) > 0 {
-			s.Refused++
-			r.warn(Warning{Source: source, Item: item, Message: refusal("pod", d.pod.Namespace+"/"+d.pod.Name, errs)})
-			return nil
-		}
-		if r.opts.ReplayOnly {
-			if s.in == nil {
-				s.in = newInterner()
-			}
-			s.replayPods = append(s.replayPods, s.in.pod(d.pod))
-			break
-		}
 		s.Pods = append(s.Pods, d.pod)
 	case d.lease != nil:
 		s.Leases = append(s.Leases, d.lease)
@@ -177,6 +176,23 @@ func (r *reader) keep(d decoded, source string, item int) error {
 	return nil
 }
 
+// check validates a decoded node or pod (refused), and converts a pod the
+// read keeps in the simulator's form only (Options.ReplayOnly), its values
+// shared through in. The decoding workers check their items, each with an
+// interner of its own, so that this work is spread over the cores too.
+func (r *reader) check(d *decoded, in *interner) {
+	d.checked = true
+	switch {
+	case d.node != nil:
+		d.refused = nodeErrors(d.node)
+	case d.pod != nil:
+		d.refused = podErrors(d.pod)
+		if len(d.refused) == 0 && r.opts.ReplayOnly {
+			d.sp, d.replay, d.pod = in.pod(d.pod), true, nil
+		}
+	}
+}
+
 // decoded is one item, decoded: one of the objects, a warning or an error.
 type decoded struct {
 	hold    bool // it needs the List's kind, not yet known
@@ -186,6 +202,12 @@ type decoded struct {
 	class   *schedulingv1.PriorityClass
 	warning string
 	err     error
+
+	// set by check
+	checked bool
+	refused []string // what the API server would refuse in node or pod
+	replay  bool     // the pod is kept as sp only (Options.ReplayOnly)
+	sp      sim.Pod
 }
 
 // decodeItem decodes item i of a List; known says whether defaultKind and
