@@ -449,9 +449,14 @@ func (r *run) buildCluster() {
 	}
 	r.res.ZoneNodes = make([]int, len(zs))
 	r.res.ZonePods = make([]int, len(zs))
-	for _, n := range nodes {
+	names := make([]string, len(nodes))
+	for i, n := range nodes {
+		names[i] = n.Name
+	}
+	names = packNames(names)
+	for i, n := range nodes {
 		key, _ := zoneOf(n.Labels)
-		nd := node{name: n.Name, zone: key, zi: zoneIdx[key], taints: slices.Clone(n.Taints), created: n.Created, labels: n.Labels}
+		nd := node{name: names[i], zone: key, zi: zoneIdx[key], taints: slices.Clone(n.Taints), created: n.Created, labels: n.Labels}
 		if nd.created.IsZero() {
 			nd.created = r.cfg.Start
 		}

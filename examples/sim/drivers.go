@@ -84,14 +84,21 @@ func (r *run) heartbeat(now time.Time, i int) {
 		return // powered off: no kubelet any more
 	}
 	cut := r.isCut(i, now)
+	if cut {
+		s := r.failRound(now, n)
+		if n.retryAlone && n.cutToEnd(now) {
+			r.retryUntilEnd(nextRound(s, now), i)
+		} else {
+			r.push(nextRound(s, now), evHeartbeat, i)
+		}
+		return
+	}
 	wrote := false // the last request was a write that succeeded
 	s := n.hb.Step(now)
 	for tries := 0; s.Op != lease.OpWait && tries < 16; tries++ {
 		r.res.Totals.Heartbeats++
 		wrote = false
 		switch {
-		case cut:
-			s = n.hb.Done(now, lease.Failed, nil)
 		case s.Op == lease.OpGet && !n.hasLease:
 			s = n.hb.Done(now, lease.NotFound, nil)
 		case s.Op == lease.OpGet:
@@ -120,7 +127,7 @@ func (r *run) heartbeat(now time.Time, i int) {
 	if n.shutting {
 		want, in = conditions.False, kubeletShutting
 	}
-	if before := n.ready; !cut && before != want {
+	if before := n.ready; before != want {
 		// The kubelet's status sync finds the API server's Ready not what
 		// it computes, and posts.
 		conds, _ := conditions.SetKubeletConditions(n.conds, in, now)
@@ -136,13 +143,10 @@ func (r *run) heartbeat(now time.Time, i int) {
 		r.syncNode(i)
 		r.step(now)
 	}
-	switch {
-	case s.Op == lease.OpWait && s.Next.After(now) && n.quiet && wrote && !now.Before(n.quietFrom) && n.ready == conditions.True:
+	if s.Op == lease.OpWait && s.Next.After(now) && n.quiet && wrote && !now.Before(n.quietFrom) && n.ready == conditions.True {
 		r.addRenewal(s.Next, i)
-	case s.Op == lease.OpWait && s.Next.After(now):
-		r.push(s.Next, evHeartbeat, i)
-	default:
-		r.push(now.Add(time.Second), evHeartbeat, i)
+	} else {
+		r.push(nextRound(s, now), evHeartbeat, i)
 	}
 }
 

@@ -54,8 +54,8 @@ type renewals struct {
 	spare   [][]renewal // emptied buckets, for reuse
 }
 
-// eagerRenewals makes every node renew through the queue, for the tests
-// that compare both ways.
+// eagerRenewals makes every node renew and retry through the queue, for
+// the tests that compare both ways.
 var eagerRenewals = false
 
 // afterRun, when set (by tests), sees each run as it ends.
@@ -78,11 +78,9 @@ func (r *run) quietAllowed() bool {
 	return every >= 2*time.Second && lc.NodeMonitorGracePeriod > longest+lc.NodeMonitorPeriod+time.Second
 }
 
-// markQuiet flags the nodes no scenario touches (see above).
-func (r *run) markQuiet() {
-	if !r.quietAllowed() {
-		return
-	}
+// touchedNodes flags the nodes a scenario touches: shutdowns, cloud
+// deletions, pressures and condition episodes.
+func (r *run) touchedNodes() []bool {
 	touched := make([]bool, len(r.nodes))
 	mark := func(idx []int) {
 		for _, i := range idx {
@@ -103,6 +101,22 @@ func (r *run) markQuiet() {
 	for _, ep := range r.cfg.ConditionEpisodes {
 		mark(r.episodeNodes(ep))
 	}
+	return touched
+}
+
+// markQuiet flags the nodes no scenario touches (see above), and those
+// cut off to the end that retry alone (retryUntilEnd).
+func (r *run) markQuiet() {
+	if eagerRenewals {
+		return
+	}
+	touched := r.touchedNodes()
+	for i := range r.nodes {
+		r.nodes[i].retryAlone = !touched[i]
+	}
+	if !r.quietAllowed() {
+		return
+	}
 	for i := range r.nodes {
 		n := &r.nodes[i]
 		// A node cut off for a while renews in bulk once its last outage is
@@ -118,6 +132,65 @@ func (r *run) markQuiet() {
 		}
 	}
 	r.renew = renewals{start: r.cfg.Start.UnixNano(), buckets: make([][]renewal, int(r.cfg.Duration/time.Second)+2)}
+}
+
+// Retries of nodes cut off to the end.
+//
+// A kubelet cut off from the API server for the rest of the run, which no
+// scenario touches (nothing can power it off), does nothing but fail its
+// lease requests and wait its backoff: a third of 100,000 nodes over a
+// zone's outage, each round a queue event and a cache miss or three.
+// Nothing of another node depends on its rounds, nor its rounds on
+// anything but its own lease.Heartbeat (its jitter is its own): its
+// rounds are run one after the other at once, from its first one cut off
+// to the end, each counted (requests, queue events, sequence numbers) as
+// its queued event would have been. TestQuietRenewalsChangeNothing
+// compares whole results with every round queued.
+
+// cutToEnd reports whether node n is cut off from now to the end of the
+// run (an outage without an end has begun).
+func (n *node) cutToEnd(now time.Time) bool {
+	for _, w := range n.cut {
+		if w[1].IsZero() && !now.Before(w[0]) {
+			return true
+		}
+	}
+	return false
+}
+
+// failRound is one heartbeat round of a kubelet cut off: each request
+// fails.
+func (r *run) failRound(now time.Time, n *node) lease.HeartbeatStep {
+	s := n.hb.Step(now)
+	for tries := 0; s.Op != lease.OpWait && tries < 16; tries++ {
+		r.res.Totals.Heartbeats++
+		s = n.hb.Done(now, lease.Failed, nil)
+	}
+	return s
+}
+
+// nextRound is when the heartbeat runs again after a round that ended
+// with s at now.
+func nextRound(s lease.HeartbeatStep, now time.Time) time.Time {
+	if s.Op == lease.OpWait && s.Next.After(now) {
+		return s.Next
+	}
+	return now.Add(time.Second)
+}
+
+// retryUntilEnd runs the rounds of node i's kubelet, cut off to the end,
+// from at on, as the queue would have (see above).
+func (r *run) retryUntilEnd(at time.Time, i int) {
+	n := &r.nodes[i]
+	for {
+		r.seq++ // its event's push
+		r.res.Totals.QueueEvents++
+		if at.After(r.end) {
+			return // pushed, never run
+		}
+		r.retriedAlone++
+		at = nextRound(r.failRound(at, n), at)
+	}
 }
 
 // addRenewal queues quiet node i's next renewal at at, numbered as a

@@ -12,16 +12,26 @@ import (
 	"github.com/nodelife/nodelife/nodelifetest"
 )
 
-// runBothWays runs cfg with quiet nodes renewing in bulk and with every
-// renewal queued, and returns both results and how many renewals went in
-// bulk.
+// runBothWays runs cfg with quiet nodes renewing in bulk (and cut-off
+// kubelets retrying alone) and with every renewal and round queued, and
+// returns both results and how many renewals went in bulk.
 func runBothWays(t interface {
 	Helper()
 	Fatal(...any)
 }, cfg Config) (quick, eager Result, bulk int) {
+	quick, eager, bulk, _ = runBothWaysAlone(t, cfg)
+	return quick, eager, bulk
+}
+
+// runBothWaysAlone is runBothWays, also returning how many rounds of
+// kubelets cut off to the end ran alone.
+func runBothWaysAlone(t interface {
+	Helper()
+	Fatal(...any)
+}, cfg Config) (quick, eager Result, bulk, alone int) {
 	t.Helper()
 	var err error
-	afterRun = func(r *run) { bulk = r.quietRenewals }
+	afterRun = func(r *run) { bulk, alone = r.quietRenewals, r.retriedAlone }
 	defer func() { afterRun = nil }()
 	if quick, err = Run(cfg); err != nil {
 		t.Fatal(err)
@@ -32,12 +42,13 @@ func runBothWays(t interface {
 	if eager, err = Run(cfg); err != nil {
 		t.Fatal(err)
 	}
-	return quick, eager, bulk
+	return quick, eager, bulk, alone
 }
 
 // TestQuietRenewalsChangeNothing: renewing the untouched nodes' leases in
-// bulk just before the controller runs gives the result of queueing each
-// renewal, event for event and count for count, on synthetic clusters with
+// bulk just before the controller runs, and running the rounds of
+// kubelets cut off to the end at once, give the result of queueing each
+// renewal and round, event for event and count for count, on synthetic clusters with
 // jitter and outages of parts of zones, and on drawn explicit clusters
 // with outages and graceful shutdowns; and it does take the bulk path
 // where a node is untouched.
@@ -102,6 +113,19 @@ func TestQuietRenewalsChangeNothing(t *testing.T) {
 	}
 	if quick.Totals.Heartbeats < 60*6*15-60 {
 		t.Fatalf("%d heartbeats in all", quick.Totals.Heartbeats)
+	}
+
+	// Zone b cut off from 1m to the end: its 20 kubelets retry alone from
+	// their first round cut off. Each waits its back-off after a failed
+	// round, 0.2 s doubling to 7 s (12.6 s for the first six), then 7 s:
+	// over the 14 minutes, (840 s - 12.6 s)/7 s + 6 = 124 rounds, give or
+	// take the first (queued) and the start within a renewal interval.
+	quick, eager, _, alone := runBothWaysAlone(t, Config{NodesPerZone: 20, Seed: 3, Outages: []Outage{{Zone: "b", From: time.Minute}}})
+	if diff := cmp.Diff(eager, quick); diff != "" {
+		t.Fatalf("(-queued +alone):\n%s", diff)
+	}
+	if alone < 20*(124-3) || alone > 20*(124+1) {
+		t.Fatalf("%d rounds alone, want %d to %d", alone, 20*(124-3), 20*(124+1))
 	}
 }
 

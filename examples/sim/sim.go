@@ -526,6 +526,7 @@ type node struct {
 	quiet      bool   // renews through run.renew (renewals.go) from quietFrom
 	quietFrom  time.Time
 	bulk       bool                   // it renews through run.renew now
+	retryAlone bool                   // cut off to the end, it retries alone (retryUntilEnd)
 	ref        nodelifecycle.LeaseRef // for deliverLease, when hasRef
 	hasRef     bool
 	rand       func() float64         // its heartbeat's jitter draws (nil: none)
@@ -542,6 +543,30 @@ type node struct {
 	deleted      bool              // the Node object is deleted
 	annotations  map[string]string // metadata.annotations (readiness completions)
 	noExecute    []taints.Taint    // the NoExecute taints it carried at some point
+}
+
+// packNames returns names with their bytes side by side in one string, in
+// order. The nodes are visited in name order at every monitor pass (the
+// lease circuit breaker asks for the timed-out ones by name): names
+// scattered over a heap of gigabytes cost a cache miss each, names packed
+// in that order are read as a stream.
+func packNames(names []string) []string {
+	var b strings.Builder
+	n := 0
+	for _, s := range names {
+		n += len(s)
+	}
+	b.Grow(n)
+	for _, s := range names {
+		b.WriteString(s)
+	}
+	all, out := b.String(), make([]string, len(names))
+	at := 0
+	for i, s := range names {
+		out[i] = all[at : at+len(s)]
+		at += len(s)
+	}
+	return out
 }
 
 // sawNoExecute records a NoExecute taint the node carries.
@@ -617,26 +642,27 @@ type run struct {
 	nameHash  []uint64
 	hashSeed  maphash.Seed
 	renew     renewals
-	// quietRenewals counts the renewals made in bulk (renewals.go).
-	quietRenewals int
-	hbCfg         lease.HeartbeatConfig // every kubelet's, but for its name and Rand
-	every         time.Duration         // hbCfg.RenewInterval()
-	jitter        []uint64              // per node, its jitter state (draw)
-	nodes         []node
-	pods          []pod
-	index         map[string]int
-	zones         []string // names
-	zoneKeys      []string
-	rnd           *rand.Rand
-	explicit      bool
-	srcPods       []Pod  // explicit: the cluster's pods, sorted
-	srcNodes      []Node // explicit: the cluster's nodes, sorted
-	pl            *placement
-	wlRoom        []int
-	wls           []Workload
-	wlIndex       map[string]int
-	wlLost        []int
-	serving       []bool // per node, at the last sample
+	// quietRenewals counts the renewals made in bulk (renewals.go), and
+	// retriedAlone the rounds of kubelets cut off to the end run at once.
+	quietRenewals, retriedAlone int
+	hbCfg                       lease.HeartbeatConfig // every kubelet's, but for its name and Rand
+	every                       time.Duration         // hbCfg.RenewInterval()
+	jitter                      []uint64              // per node, its jitter state (draw)
+	nodes                       []node
+	pods                        []pod
+	index                       map[string]int
+	zones                       []string // names
+	zoneKeys                    []string
+	rnd                         *rand.Rand
+	explicit                    bool
+	srcPods                     []Pod  // explicit: the cluster's pods, sorted
+	srcNodes                    []Node // explicit: the cluster's nodes, sorted
+	pl                          *placement
+	wlRoom                      []int
+	wls                         []Workload
+	wlIndex                     map[string]int
+	wlLost                      []int
+	serving                     []bool // per node, at the last sample
 	// lostPods are the pods lost at the last sample, stoppedPods those
 	// stopped so far; sampleSeq numbers the samples (pod.sampled).
 	lostPods, stoppedPods []int32
@@ -759,12 +785,20 @@ func (r *run) buildSynthetic() {
 	for z, name := range r.zones {
 		zoneLabels[z] = map[string]string{eviction.LabelTopologyRegion: "sim", eviction.LabelTopologyZone: name}
 	}
+	var names []string
+	for z := range r.zones {
+		for i := range cfg.zoneSize(z) {
+			names = append(names, fmt.Sprintf("%s-%0*d", r.zones[z], width, i))
+		}
+	}
+	names = packNames(names)
+	next := 0
 	for z := range r.zones {
 		size := cfg.zoneSize(z)
 		r.res.ZoneNodes = append(r.res.ZoneNodes, size)
 		r.res.ZonePods = append(r.res.ZonePods, size*cfg.PodsPerNode)
 		for i := 0; i < size; i++ {
-			n := node{name: fmt.Sprintf("%s-%0*d", r.zones[z], width, i), zone: r.zoneKeys[z], zi: z, created: cfg.Start, labels: zoneLabels[z]}
+			n := node{name: names[next], zone: r.zoneKeys[z], zi: z, created: cfg.Start, labels: zoneLabels[z]}
 			idx := len(r.nodes)
 			for k := 0; k < cfg.PodsPerNode; k++ {
 				pi := len(r.pods)
@@ -776,6 +810,7 @@ func (r *run) buildSynthetic() {
 					n.cut = append(n.cut, window(cfg.Start, o))
 				}
 			}
+			next++
 			r.addNode(n)
 		}
 	}
