@@ -14,13 +14,13 @@ import (
 // A million pods are most of a large snapshot's decoding, and
 // encoding/json reads each twice (once to check its syntax, once to
 // decode) and skips the fields not kept through its general machinery.
-// fastPod decodes the kept fields of a Pod (the pod type) in one pass, as
-// encoding/json would, for the inputs it knows; on anything else (an
+// fastPod (and fastNode) decodes the kept fields of a Pod (the pod type) in
+// one pass, as encoding/json would, for the inputs it knows; on anything else (an
 // error, a type mismatch, a key repeated or spelled in another case, a
 // string with invalid UTF-8 or a surrogate escape, a null where
 // encoding/json would call a method) it gives up and the item goes to
-// encoding/json, which decodes it or words its error. FuzzFastPod holds
-// the two to the same result.
+// encoding/json, which decodes it or words its error. FuzzFastPod and
+// FuzzFastNode hold the two to the same result.
 
 // lexer reads JSON values from data; a failed read sets bad, and every
 // read after it fails too.
@@ -556,7 +556,7 @@ func (l *lexer) into(v any) {
 }
 
 var (
-	podNames        = []string{"apiVersion", "kind", "metadata", "spec", "status"}
+	objectNames     = []string{"apiVersion", "kind", "metadata", "spec", "status"}
 	metaNames       = []string{"name", "namespace", "uid", "resourceVersion", "creationTimestamp", "deletionTimestamp", "labels", "annotations", "ownerReferences"}
 	ownerNames      = []string{"apiVersion", "kind", "name", "uid", "controller", "blockOwnerDeletion"}
 	specNames       = []string{"nodeName", "tolerations", "priority", "priorityClassName", "terminationGracePeriodSeconds", "initContainers", "containers", "overhead", "resources", "nodeSelector", "affinity", "os", "securityContext"}
@@ -564,6 +564,9 @@ var (
 	tolerationNames = []string{"key", "operator", "value", "effect", "tolerationSeconds"}
 	containerNames  = []string{"name", "resources", "restartPolicy", "ports"}
 	resourcesNames  = []string{"limits", "requests", "claims"}
+	nodeStatusNames = []string{"capacity", "allocatable", "conditions", "addresses"}
+	conditionNames  = []string{"type", "status", "lastHeartbeatTime", "lastTransitionTime", "reason", "message"}
+	addressNames    = []string{"type", "address"}
 	portNames       = []string{"name", "hostPort", "containerPort", "protocol", "hostIP"}
 )
 
@@ -571,7 +574,7 @@ var (
 // (then p is partly written and must be dropped).
 func fastPod(raw []byte, p *pod) bool {
 	l := &lexer{data: raw}
-	l.decodeObject(podNames, func(n int) {
+	l.decodeObject(objectNames, func(n int) {
 		switch n {
 		case 0:
 			l.str(&p.APIVersion)
@@ -591,6 +594,78 @@ func fastPod(raw []byte, p *pod) bool {
 					l.str(&s.Reason)
 				case 2:
 					l.str((*string)(&s.QOSClass))
+				}
+			})
+		}
+	})
+	l.ws()
+	return !l.bad && l.i == len(raw)
+}
+
+// fastNode decodes raw into n as encoding/json would, or returns false
+// (then n is partly written and must be dropped). The spec, small, is left
+// to encoding/json; the status's images and the managed fields, most of a
+// node's text, are skipped.
+func fastNode(raw []byte, n *node) bool {
+	l := &lexer{data: raw}
+	l.decodeObject(objectNames, func(k int) {
+		switch k {
+		case 0:
+			l.str(&n.APIVersion)
+		case 1:
+			l.str(&n.Kind)
+		case 2:
+			l.meta(&n.Metadata)
+		case 3:
+			l.into(&n.Spec)
+		case 4:
+			s := &n.Status
+			l.decodeObject(nodeStatusNames, func(k int) {
+				switch k {
+				case 0:
+					l.resourceList(&s.Capacity)
+				case 1:
+					l.resourceList(&s.Allocatable)
+				case 2:
+					conds := []corev1.NodeCondition{}
+					if l.array(func() {
+						var c corev1.NodeCondition
+						l.decodeObject(conditionNames, func(k int) {
+							switch k {
+							case 0:
+								l.str((*string)(&c.Type))
+							case 1:
+								l.str((*string)(&c.Status))
+							case 2:
+								l.time(&c.LastHeartbeatTime)
+							case 3:
+								l.time(&c.LastTransitionTime)
+							case 4:
+								l.str(&c.Reason)
+							case 5:
+								l.str(&c.Message)
+							}
+						})
+						conds = append(conds, c)
+					}) {
+						s.Conditions = conds
+					}
+				case 3:
+					addrs := []corev1.NodeAddress{}
+					if l.array(func() {
+						var a corev1.NodeAddress
+						l.decodeObject(addressNames, func(k int) {
+							switch k {
+							case 0:
+								l.str((*string)(&a.Type))
+							case 1:
+								l.str(&a.Address)
+							}
+						})
+						addrs = append(addrs, a)
+					}) {
+						s.Addresses = addrs
+					}
 				}
 			})
 		}

@@ -201,3 +201,119 @@ func TestFastPodDeclines(t *testing.T) {
 		}
 	}
 }
+
+// kubectlNode is a node as `kubectl get nodes -o json` prints one.
+const kubectlNode = `{
+  "apiVersion": "v1",
+  "kind": "Node",
+  "metadata": {
+    "annotations": {"node.alpha.kubernetes.io/ttl": "0", "volumes.kubernetes.io/controller-managed-attach-detach": "true"},
+    "creationTimestamp": "2026-01-05T08:00:00Z",
+    "labels": {"kubernetes.io/hostname": "node-7", "topology.kubernetes.io/zone": "zone-b", "node.kubernetes.io/instance-type": "m6i.2xlarge"},
+    "managedFields": [{"manager": "kubelet", "operation": "Update", "apiVersion": "v1", "time": "2026-01-05T08:00:00Z",
+      "fieldsType": "FieldsV1", "fieldsV1": {"f:status": {"f:conditions": {"k:{\"type\":\"Ready\"}": {".": {}}}}}, "subresource": "status"}],
+    "name": "node-7",
+    "resourceVersion": "987",
+    "uid": "6f0e0000-0000-4000-8000-000000000007"
+  },
+  "spec": {"podCIDR": "10.0.7.0/24", "podCIDRs": ["10.0.7.0/24"], "providerID": "aws:///zone-b/i-07",
+    "taints": [{"effect": "NoSchedule", "key": "dedicated", "value": "gpu"}, {"effect": "NoExecute", "key": "node.kubernetes.io/unreachable", "timeAdded": "2026-01-05T09:00:00Z"}]},
+  "status": {
+    "addresses": [{"address": "10.1.0.7", "type": "InternalIP"}, {"address": "node-7", "type": "Hostname"}],
+    "allocatable": {"cpu": "7910m", "ephemeral-storage": "95491281146", "hugepages-1Gi": "0", "memory": "31709300Ki", "pods": "110"},
+    "capacity": {"cpu": "8", "ephemeral-storage": "104845292Ki", "hugepages-1Gi": "0", "memory": "32323700Ki", "pods": "110"},
+    "conditions": [
+      {"lastHeartbeatTime": "2026-01-05T09:00:00Z", "lastTransitionTime": "2026-01-05T08:00:00Z", "message": "kubelet has sufficient memory available", "reason": "KubeletHasSufficientMemory", "status": "False", "type": "MemoryPressure"},
+      {"lastHeartbeatTime": "2026-01-05T09:00:00Z", "lastTransitionTime": "2026-01-05T08:01:00Z", "message": "kubelet is posting ready status", "reason": "KubeletReady", "status": "True", "type": "Ready"}],
+    "daemonEndpoints": {"kubeletEndpoint": {"Port": 10250}},
+    "images": [{"names": ["registry.example.com/web@sha256:0123", "registry.example.com/web:1.0"], "sizeBytes": 123456789}],
+    "nodeInfo": {"architecture": "amd64", "kubeletVersion": "v1.37.0", "osImage": "Linux"}
+  }
+}`
+
+var fastNodeSeeds = []string{
+	kubectlNode,
+	`{"kind":"Node","status":{"conditions":[{"type":"Ready","lastHeartbeatTime":null}]}}`,
+	`{"kind":"Node","status":{"Conditions":[]}}`,
+	`{"kind":"Node","status":{"capacity":{"cpu":"4","cpu":"8"},"addresses":null}}`,
+	`{"kind":"Node","spec":{"unschedulable":true,"taints":[{"key":"k","effect":"NoSchedule","timeAdded":null}]},"status":{"conditions":null}}`,
+	`{"kind":"Node","spec":{"taints":5}}`,
+	`{"kind":"Node","status":{"allocatable":{"memory":"1Gi "},"images":[{"names":[1,]}]}}`,
+	`{"kind":"Node","status":{"conditions":[],"conditions":[{"type":"Ready"}]}}`,
+}
+
+// viaJSONNode decodes raw into a node with encoding/json.
+func viaJSONNode(raw []byte) (node, error) {
+	var n node
+	err := json.Unmarshal(raw, &n)
+	return n, err
+}
+
+// TestFastNodeTakesCommonNodes: kubectl's nodes and the sample's take the
+// one-pass decoding, with encoding/json's result.
+func TestFastNodeTakesCommonNodes(t *testing.T) {
+	raws := [][]byte{[]byte(kubectlNode)}
+	sample, err := os.ReadFile("testdata/sample.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, items, err := splitList(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range items {
+		if v, k, _ := itemKind(it); v == "v1" && k == "Node" {
+			raws = append(raws, it)
+		}
+	}
+	if len(raws) < 3 {
+		t.Fatalf("only %d nodes", len(raws))
+	}
+	for i, raw := range raws {
+		var got node
+		if !fastNode(raw, &got) {
+			t.Fatalf("node %d: fastNode declined %.200s", i, raw)
+		}
+		want, err := viaJSONNode(raw)
+		if err != nil {
+			t.Fatalf("node %d: %v", i, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("node %d:\nfast %+v\njson %+v", i, got, want)
+		}
+	}
+	var n node
+	fastNode([]byte(kubectlNode), &n)
+	if len(n.Status.Conditions) != 2 || n.Status.Conditions[1].Reason != "KubeletReady" || n.Status.Allocatable.Cpu().MilliValue() != 7910 ||
+		len(n.Spec.Taints) != 2 || n.Spec.Taints[1].TimeAdded == nil || n.Status.Addresses[1].Address != "node-7" {
+		t.Errorf("node %+v", n)
+	}
+	// a repeated field is left to encoding/json (which merges or keeps
+	// the last); a repeated map key is not (the last is kept either way)
+	if fastNode([]byte(fastNodeSeeds[7]), &node{}) {
+		t.Errorf("fastNode accepted %s", fastNodeSeeds[7])
+	}
+	if n := (node{}); !fastNode([]byte(fastNodeSeeds[3]), &n) || n.Status.Capacity.Cpu().Value() != 8 {
+		t.Errorf("fastNode on %s: %+v", fastNodeSeeds[3], n.Status)
+	}
+}
+
+// FuzzFastNode holds fastNode to encoding/json.
+func FuzzFastNode(f *testing.F) {
+	for _, s := range append(fastNodeSeeds, fastPodSeeds...) {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var got node
+		if !fastNode(raw, &got) {
+			return
+		}
+		want, err := viaJSONNode(raw)
+		if err != nil {
+			t.Fatalf("fastNode accepted what encoding/json refuses (%v): %q", err, raw)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q:\nfast %+v\njson %+v", raw, got, want)
+		}
+	})
+}

@@ -120,8 +120,11 @@ type node struct {
 // item gives them.
 func decodeNode(raw []byte) (*corev1.Node, string, string, error) {
 	var n node
-	if err := json.Unmarshal(raw, &n); err != nil {
-		return nil, "", "", err
+	if !fastNode(raw, &n) {
+		n = node{}
+		if err := json.Unmarshal(raw, &n); err != nil {
+			return nil, "", "", err
+		}
 	}
 	out := &corev1.Node{Spec: n.Spec}
 	out.TypeMeta, out.ObjectMeta = n.Metadata.meta("Node", "v1")
