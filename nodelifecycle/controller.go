@@ -125,6 +125,11 @@ type nodeState struct {
 	rec     conditions.HealthRecord
 	seen    bool // a monitor pass has seen it (upstream's knownNodeSet)
 	left    bool // DeleteNode took it out of the view (LeaseRef)
+	// held is set, with heldMsg, when the node's quiet pass asked the
+	// lease circuit breaker and was told to hold: the full path that
+	// follows takes that answer instead of asking again.
+	held    bool
+	heldMsg string
 	// queuedMaybe is false when the node is surely out of its zone's tainting
 	// queue and dedupe set (the tainter last took it out), so that a
 	// pass can skip asking the queue.

@@ -228,7 +228,8 @@ func (ns *nodeState) healthNode() conditions.Node {
 // probe), without the rest. It reports false when a True or False Ready
 // times out: the pass must then take the full path, which finds the
 // record as Observe would have left it. (An Unknown Ready stays as it is,
-// timed out or not, unless breaking: the lease circuit breaker can trip.)
+// timed out or not; breaking, the lease circuit breaker is asked about a
+// timed-out one, and a hold takes the full path.)
 // nowNs is now in Unix nanoseconds.
 func (c *Controller) quietPass(ns *nodeState, now time.Time, nowNs int64, breaking bool) bool {
 	rec := &ns.rec
@@ -243,11 +244,22 @@ func (c *Controller) quietPass(ns *nodeState, now time.Time, nowNs int64, breaki
 		ns.deadline = now.Add(c.cfg.NodeMonitorGracePeriod).UnixNano()
 	}
 	ns.leaseNew = false
-	if nowNs > ns.deadline && (ns.ready != conditions.Unknown || breaking) {
-		// A True or False Ready times out: the full path rewrites it. With
-		// the lease circuit breaker, an Unknown one too: upstream reads
-		// the live lease of every node past its grace period, each pass.
-		return false
+	if nowNs > ns.deadline {
+		switch {
+		case ns.ready != conditions.Unknown:
+			// A True or False Ready times out: the full path rewrites it.
+			return false
+		case breaking:
+			// With the lease circuit breaker, upstream reads the live lease
+			// of every node past its grace period, each pass. Its record
+			// is as the full path would find it (no newer lease, or it
+			// would not be past its deadline): the breaker is asked here,
+			// and only a hold takes the full path, with this answer.
+			if hold, msg := c.checkLease(ns.node.Name, rec.LeaseResourceVersion); hold {
+				ns.held, ns.heldMsg = true, msg
+				return false
+			}
+		}
 	}
 	// LastObserved is left behind: it only clamps a now earlier than one
 	// already seen, and Step never passes one.
@@ -389,9 +401,15 @@ func (c *Controller) monitorPass(now time.Time) {
 			continue
 		}
 		ns.leaseNew = false
+		held, heldMsg := ns.held, ns.heldMsg
+		ns.held, ns.heldMsg = false, ""
 		h := c.mon.Observe(ns.rec, ns.healthNode(), now)
 		if h.TimedOut && breaking {
-			if hold, msg := c.checkLease(ns.node.Name, h.Record.LeaseResourceVersion); hold {
+			hold, msg := held, heldMsg
+			if !held {
+				hold, msg = c.checkLease(ns.node.Name, h.Record.LeaseResourceVersion)
+			}
+			if hold {
 				// Upstream keeps the pass's probes, not the rewrite, and
 				// skips the rest; a pending retry of the pods' marking
 				// stays pending.

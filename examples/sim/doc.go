@@ -22,7 +22,10 @@
 // drivers.go (outages, kubelets, shutdowns, pressure, the cloud, the pod
 // GC), cluster.go (explicit clusters and their scenarios), outcomes.go
 // (pod fates, samples, lost replicas), placement.go (where replacements go,
-// with Config.Placement) and svg.go (the picture).
+// with Config.Placement), renewals.go (the shortcuts that keep 100,000
+// nodes cheap: quiet nodes' renewals in bulk, the rounds of kubelets cut
+// off to the end at once, both giving the result of queueing every one)
+// and svg.go (the picture).
 //
 // With Config.Placement, a replacement pod of an explicit cluster is
 // placed, roughly as kube-scheduler would, on a node whose kubelet would

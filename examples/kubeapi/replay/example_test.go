@@ -3,6 +3,7 @@ package replay_test
 import (
 	"fmt"
 	"os"
+	"runtime/debug"
 	"time"
 
 	"github.com/nodelife/nodelife/examples/kubeapi/replay"
@@ -69,4 +70,17 @@ func ExampleSelect() {
 	// eu-1a 2 [] <nil>
 	//  0 [w-1b1 w-1c2] <nil>
 	//  0 [] "w-9" is neither a zone (eu-1/eu-1a, eu-1/eu-1b, eu-1/eu-1c) nor a node of the snapshot
+}
+
+// A replay command's main sets the collector's target before reading a
+// large snapshot (here with GOGC unset, as it usually is).
+func ExampleTuneCollector() {
+	old, had := os.LookupEnv("GOGC")
+	os.Unsetenv("GOGC")
+	replay.TuneCollector()
+	fmt.Println(debug.SetGCPercent(100)) // the target it set; put back
+	if had {
+		os.Setenv("GOGC", old)
+	}
+	// Output: 50
 }

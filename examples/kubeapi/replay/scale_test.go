@@ -109,6 +109,7 @@ func scaleBudget(nodes int) (time.Duration, int64) {
 // scaleChild decodes the snapshot and runs the outage, as the replay
 // command does (pods kept only in the simulator's form).
 func scaleChild(t *testing.T, path string) {
+	TuneCollector() // as the replay command's main does
 	start := time.Now()
 	snap, ws, err := snapshot.LoadWith(path, snapshot.Options{ReplayOnly: true})
 	if err != nil || len(ws) > 0 {

@@ -78,63 +78,41 @@ func (l *lexer) null() bool { return l.literal("null") }
 // is written (escapes undecoded); it returns false on null (nothing read).
 // member must read the value.
 func (l *lexer) object(member func(key []byte)) bool {
-	if l.null() {
-		return false
-	}
-	if l.peek() != '{' {
-		l.fail()
-		return false
-	}
-	l.i++
-	if l.peek() == '}' {
-		l.i++
-		return true
-	}
-	for !l.bad {
+	return l.sequence('{', '}', func() {
 		key, ok := l.rawString()
-		if !ok {
+		if !ok || l.peek() != ':' {
 			l.fail()
-			return false
-		}
-		if l.peek() != ':' {
-			l.fail()
-			return false
+			return
 		}
 		l.i++
 		member(key)
-		switch l.peek() {
-		case ',':
-			l.i++
-		case '}':
-			l.i++
-			return !l.bad
-		default:
-			l.fail()
-		}
-	}
-	return false
+	})
 }
 
 // array reads an array's elements with elem; it returns false on null.
-func (l *lexer) array(elem func()) bool {
+func (l *lexer) array(elem func()) bool { return l.sequence('[', ']', elem) }
+
+// sequence reads what open and close enclose, each member or element
+// with each; it returns false on null.
+func (l *lexer) sequence(open, close byte, each func()) bool {
 	if l.null() {
 		return false
 	}
-	if l.peek() != '[' {
+	if l.peek() != open {
 		l.fail()
 		return false
 	}
 	l.i++
-	if l.peek() == ']' {
+	if l.peek() == close {
 		l.i++
 		return true
 	}
 	for !l.bad {
-		elem()
+		each()
 		switch l.peek() {
 		case ',':
 			l.i++
-		case ']':
+		case close:
 			l.i++
 			return !l.bad
 		default:
@@ -281,28 +259,30 @@ func (l *lexer) number() []byte {
 	l.ws()
 	start, i := l.i, l.i
 	d := l.data
-	if i < len(d) && d[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(d) && d[i] == '0':
-		i++
-	case i < len(d) && '1' <= d[i] && d[i] <= '9':
+	// digits moves i past one or more digits, or reports there are none.
+	digits := func() bool {
+		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+			return false
+		}
 		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
 			i++
 		}
-	default:
+		return true
+	}
+	if i < len(d) && d[i] == '-' {
+		i++
+	}
+	if i < len(d) && d[i] == '0' {
+		i++ // no leading zeros
+	} else if !digits() {
 		l.fail()
 		return nil
 	}
 	if i < len(d) && d[i] == '.' {
 		i++
-		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+		if !digits() {
 			l.fail()
 			return nil
-		}
-		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
-			i++
 		}
 	}
 	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
@@ -310,12 +290,9 @@ func (l *lexer) number() []byte {
 		if i < len(d) && (d[i] == '+' || d[i] == '-') {
 			i++
 		}
-		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+		if !digits() {
 			l.fail()
 			return nil
-		}
-		for i < len(d) && '0' <= d[i] && d[i] <= '9' {
-			i++
 		}
 	}
 	l.i = i
@@ -369,22 +346,17 @@ func (l *lexer) boolPtr(into **bool) {
 	}
 }
 
-// skip reads any value, checking its syntax.
+// skip reads any value, checking its syntax. Most of an item is skipped
+// (managed fields, statuses, volumes): objects and arrays are walked here
+// without the closures of object and array.
 func (l *lexer) skip() {
 	switch c := l.peek(); {
-	case c == '{':
+	case c == '{' || c == '[':
 		if l.depth++; l.depth > maxSkipDepth {
 			l.fail()
 			return
 		}
-		l.object(func([]byte) { l.skip() })
-		l.depth--
-	case c == '[':
-		if l.depth++; l.depth > maxSkipDepth {
-			l.fail()
-			return
-		}
-		l.array(l.skip)
+		l.skipIn(c)
 		l.depth--
 	case c == '"':
 		if _, ok := l.rawString(); !ok {
@@ -403,6 +375,39 @@ func (l *lexer) skip() {
 	}
 }
 
+// skipIn skips the members or elements of the object or array open
+// begins, and its end.
+func (l *lexer) skipIn(open byte) {
+	end := byte(']')
+	if open == '{' {
+		end = '}'
+	}
+	l.i++
+	if l.peek() == end {
+		l.i++
+		return
+	}
+	for !l.bad {
+		if open == '{' {
+			if _, ok := l.rawString(); !ok || l.peek() != ':' {
+				l.fail()
+				return
+			}
+			l.i++
+		}
+		l.skip()
+		switch l.peek() {
+		case ',':
+			l.i++
+		case end:
+			l.i++
+			return
+		default:
+			l.fail()
+		}
+	}
+}
+
 // raw skips a value and returns its text.
 func (l *lexer) raw() []byte {
 	l.ws()
@@ -411,41 +416,65 @@ func (l *lexer) raw() []byte {
 	return l.data[start:l.i]
 }
 
-// fields tracks which of an object's kept keys were read: a key read
-// twice (encoding/json merges or overwrites) or a key matching a kept one
-// only without regard to case (encoding/json takes it) fails.
-type fields struct {
-	l     *lexer
-	names []string
-	seen  uint64
+// kept is a kept field of a T: its JSON name, and how its value is read
+// into a T.
+type kept[T any] struct {
+	name string
+	read func(l *lexer, v *T)
 }
 
-// first reports whether key, the kept field n, is read for the first time.
-func (f *fields) first(n int) bool {
-	if f.seen&(1<<n) != 0 {
-		f.l.fail()
-		return false
-	}
-	f.seen |= 1 << n
-	return true
+// readObject reads an object into v, its kept fields through fs (null
+// leaves v as it is). A kept field read twice (encoding/json merges or
+// overwrites) fails, and so does a key that matches a kept field's name
+// only without regard to case, or might once unescaped (encoding/json
+// takes it); other keys are skipped.
+func readObject[T any](l *lexer, v *T, fs []kept[T]) {
+	var seen uint64
+	l.object(func(key []byte) {
+		for n := range fs {
+			if string(key) == fs[n].name {
+				if seen&(1<<n) != 0 {
+					l.fail()
+					return
+				}
+				seen |= 1 << n
+				fs[n].read(l, v)
+				return
+			}
+		}
+		for _, c := range key {
+			if c >= utf8.RuneSelf || c == '\\' {
+				l.fail()
+				return
+			}
+		}
+		for n := range fs {
+			if equalFoldASCII(key, fs[n].name) {
+				l.fail()
+				return
+			}
+		}
+		l.skip()
+	})
 }
 
-// other skips the value of key, no kept field's exact name; a key that
-// may fold or unescape to a kept field's name fails.
-func (f *fields) other(key []byte) {
-	for _, c := range key {
-		if c >= utf8.RuneSelf || c == '\\' {
-			f.l.fail()
-			return
-		}
+// objectOf returns the reader of objects with the kept fields fs.
+func objectOf[T any](fs []kept[T]) func(*lexer, *T) {
+	return func(l *lexer, v *T) { readObject(l, v, fs) }
+}
+
+// readList reads an array into *into, each element through elem (null
+// leaves *into as it is; [] makes it empty, not nil, as encoding/json
+// does).
+func readList[T any](l *lexer, into *[]T, elem func(*lexer, *T)) {
+	out := []T{}
+	if l.array(func() {
+		var zero T
+		out = append(out, zero)
+		elem(l, &out[len(out)-1]) // in place: a local would escape
+	}) {
+		*into = out
 	}
-	for _, n := range f.names {
-		if equalFoldASCII(key, n) {
-			f.l.fail()
-			return
-		}
-	}
-	f.l.skip()
 }
 
 func equalFoldASCII(a []byte, b string) bool {
@@ -465,27 +494,6 @@ func equalFoldASCII(a []byte, b string) bool {
 		}
 	}
 	return true
-}
-
-// member dispatches key to the kept field of that exact name (its index
-// in names), or to other.
-func (f *fields) member(key []byte, read func(n int)) {
-	for n, name := range f.names {
-		if string(key) == name {
-			if f.first(n) {
-				read(n)
-			}
-			return
-		}
-	}
-	f.other(key)
-}
-
-// decodeObject reads an object whose kept keys are names, calling read
-// with a kept key's index.
-func (l *lexer) decodeObject(names []string, read func(n int)) bool {
-	f := fields{l: l, names: names}
-	return l.object(func(key []byte) { f.member(key, read) })
 }
 
 // stringMap reads a map of strings (labels, annotations, selectors).
@@ -555,285 +563,142 @@ func (l *lexer) into(v any) {
 	}
 }
 
-var (
-	objectNames     = []string{"apiVersion", "kind", "metadata", "spec", "status"}
-	metaNames       = []string{"name", "namespace", "uid", "resourceVersion", "creationTimestamp", "deletionTimestamp", "labels", "annotations", "ownerReferences"}
-	ownerNames      = []string{"apiVersion", "kind", "name", "uid", "controller", "blockOwnerDeletion"}
-	specNames       = []string{"nodeName", "tolerations", "priority", "priorityClassName", "terminationGracePeriodSeconds", "initContainers", "containers", "overhead", "resources", "nodeSelector", "affinity", "os", "securityContext"}
-	statusNames     = []string{"phase", "reason", "qosClass"}
-	tolerationNames = []string{"key", "operator", "value", "effect", "tolerationSeconds"}
-	containerNames  = []string{"name", "resources", "restartPolicy", "ports"}
-	resourcesNames  = []string{"limits", "requests", "claims"}
-	nodeStatusNames = []string{"capacity", "allocatable", "conditions", "addresses"}
-	conditionNames  = []string{"type", "status", "lastHeartbeatTime", "lastTransitionTime", "reason", "message"}
-	addressNames    = []string{"type", "address"}
-	portNames       = []string{"name", "hostPort", "containerPort", "protocol", "hostIP"}
-)
+// The kept fields of each type, as lite.go names them.
+
+var metaFields = []kept[objectMeta]{
+	{"name", func(l *lexer, m *objectMeta) { l.str(&m.Name) }},
+	{"namespace", func(l *lexer, m *objectMeta) { l.str(&m.Namespace) }},
+	{"uid", func(l *lexer, m *objectMeta) { l.str((*string)(&m.UID)) }},
+	{"resourceVersion", func(l *lexer, m *objectMeta) { l.str(&m.ResourceVersion) }},
+	{"creationTimestamp", func(l *lexer, m *objectMeta) { l.time(&m.CreationTimestamp) }},
+	{"deletionTimestamp", func(l *lexer, m *objectMeta) {
+		var t metav1.Time
+		l.time(&t)
+		m.DeletionTimestamp = &t
+	}},
+	{"labels", func(l *lexer, m *objectMeta) { l.stringMap(&m.Labels) }},
+	{"annotations", func(l *lexer, m *objectMeta) { l.stringMap(&m.Annotations) }},
+	{"ownerReferences", func(l *lexer, m *objectMeta) { readList(l, &m.OwnerReferences, readOwner) }},
+}
+
+var readOwner = objectOf([]kept[metav1.OwnerReference]{
+	{"apiVersion", func(l *lexer, o *metav1.OwnerReference) { l.str(&o.APIVersion) }},
+	{"kind", func(l *lexer, o *metav1.OwnerReference) { l.str(&o.Kind) }},
+	{"name", func(l *lexer, o *metav1.OwnerReference) { l.str(&o.Name) }},
+	{"uid", func(l *lexer, o *metav1.OwnerReference) { l.str((*string)(&o.UID)) }},
+	{"controller", func(l *lexer, o *metav1.OwnerReference) { l.boolPtr(&o.Controller) }},
+	{"blockOwnerDeletion", func(l *lexer, o *metav1.OwnerReference) { l.boolPtr(&o.BlockOwnerDeletion) }},
+})
+
+var podFields = []kept[pod]{
+	{"apiVersion", func(l *lexer, p *pod) { l.str(&p.APIVersion) }},
+	{"kind", func(l *lexer, p *pod) { l.str(&p.Kind) }},
+	{"metadata", func(l *lexer, p *pod) { readObject(l, &p.Metadata, metaFields) }},
+	{"spec", func(l *lexer, p *pod) { readObject(l, &p.Spec, podSpecFields) }},
+	{"status", func(l *lexer, p *pod) { readObject(l, &p.Status, podStatusFields) }},
+}
+
+var podSpecFields = []kept[podSpec]{
+	{"nodeName", func(l *lexer, s *podSpec) { l.str(&s.NodeName) }},
+	{"tolerations", func(l *lexer, s *podSpec) { readList(l, &s.Tolerations, readToleration) }},
+	{"priority", func(l *lexer, s *podSpec) { l.int32Ptr(&s.Priority) }},
+	{"priorityClassName", func(l *lexer, s *podSpec) { l.str(&s.PriorityClassName) }},
+	{"terminationGracePeriodSeconds", func(l *lexer, s *podSpec) { l.int64Ptr(&s.TerminationGracePeriodSeconds) }},
+	{"initContainers", func(l *lexer, s *podSpec) { readList(l, &s.InitContainers, readContainer) }},
+	{"containers", func(l *lexer, s *podSpec) { readList(l, &s.Containers, readContainer) }},
+	{"overhead", func(l *lexer, s *podSpec) { l.resourceList(&s.Overhead) }},
+	{"resources", func(l *lexer, s *podSpec) { l.into(&s.Resources) }},
+	{"nodeSelector", func(l *lexer, s *podSpec) { l.stringMap(&s.NodeSelector) }},
+	{"affinity", func(l *lexer, s *podSpec) { l.into(&s.Affinity) }},
+	{"os", func(l *lexer, s *podSpec) { l.into(&s.OS) }},
+	{"securityContext", func(l *lexer, s *podSpec) { l.into(&s.SecurityContext) }},
+}
+
+var readToleration = objectOf([]kept[corev1.Toleration]{
+	{"key", func(l *lexer, t *corev1.Toleration) { l.str(&t.Key) }},
+	{"operator", func(l *lexer, t *corev1.Toleration) { l.str((*string)(&t.Operator)) }},
+	{"value", func(l *lexer, t *corev1.Toleration) { l.str(&t.Value) }},
+	{"effect", func(l *lexer, t *corev1.Toleration) { l.str((*string)(&t.Effect)) }},
+	{"tolerationSeconds", func(l *lexer, t *corev1.Toleration) { l.int64Ptr(&t.TolerationSeconds) }},
+})
+
+var readContainer = objectOf([]kept[container]{
+	{"name", func(l *lexer, c *container) { l.str(&c.Name) }},
+	{"resources", func(l *lexer, c *container) { readObject(l, &c.Resources, resourcesFields) }},
+	{"restartPolicy", func(l *lexer, c *container) {
+		if !l.null() {
+			var v string
+			l.str(&v)
+			p := corev1.ContainerRestartPolicy(v)
+			c.RestartPolicy = &p
+		}
+	}},
+	{"ports", func(l *lexer, c *container) { readList(l, &c.Ports, readPort) }},
+})
+
+var resourcesFields = []kept[corev1.ResourceRequirements]{
+	{"limits", func(l *lexer, r *corev1.ResourceRequirements) { l.resourceList(&r.Limits) }},
+	{"requests", func(l *lexer, r *corev1.ResourceRequirements) { l.resourceList(&r.Requests) }},
+	{"claims", func(l *lexer, r *corev1.ResourceRequirements) { l.into(&r.Claims) }},
+}
+
+var readPort = objectOf([]kept[corev1.ContainerPort]{
+	{"name", func(l *lexer, p *corev1.ContainerPort) { l.str(&p.Name) }},
+	{"hostPort", func(l *lexer, p *corev1.ContainerPort) { l.int32(&p.HostPort) }},
+	{"containerPort", func(l *lexer, p *corev1.ContainerPort) { l.int32(&p.ContainerPort) }},
+	{"protocol", func(l *lexer, p *corev1.ContainerPort) { l.str((*string)(&p.Protocol)) }},
+	{"hostIP", func(l *lexer, p *corev1.ContainerPort) { l.str(&p.HostIP) }},
+})
+
+var podStatusFields = []kept[podStatus]{
+	{"phase", func(l *lexer, s *podStatus) { l.str((*string)(&s.Phase)) }},
+	{"reason", func(l *lexer, s *podStatus) { l.str(&s.Reason) }},
+	{"qosClass", func(l *lexer, s *podStatus) { l.str((*string)(&s.QOSClass)) }},
+}
+
+// The spec of a node, small, is left to encoding/json; its status's
+// images and its managed fields, most of a node's text, are skipped.
+var nodeFields = []kept[node]{
+	{"apiVersion", func(l *lexer, n *node) { l.str(&n.APIVersion) }},
+	{"kind", func(l *lexer, n *node) { l.str(&n.Kind) }},
+	{"metadata", func(l *lexer, n *node) { readObject(l, &n.Metadata, metaFields) }},
+	{"spec", func(l *lexer, n *node) { l.into(&n.Spec) }},
+	{"status", func(l *lexer, n *node) { readObject(l, &n.Status, nodeStatusFields) }},
+}
+
+var nodeStatusFields = []kept[nodeStatus]{
+	{"capacity", func(l *lexer, s *nodeStatus) { l.resourceList(&s.Capacity) }},
+	{"allocatable", func(l *lexer, s *nodeStatus) { l.resourceList(&s.Allocatable) }},
+	{"conditions", func(l *lexer, s *nodeStatus) { readList(l, &s.Conditions, readCondition) }},
+	{"addresses", func(l *lexer, s *nodeStatus) { readList(l, &s.Addresses, readAddress) }},
+}
+
+var readCondition = objectOf([]kept[corev1.NodeCondition]{
+	{"type", func(l *lexer, c *corev1.NodeCondition) { l.str((*string)(&c.Type)) }},
+	{"status", func(l *lexer, c *corev1.NodeCondition) { l.str((*string)(&c.Status)) }},
+	{"lastHeartbeatTime", func(l *lexer, c *corev1.NodeCondition) { l.time(&c.LastHeartbeatTime) }},
+	{"lastTransitionTime", func(l *lexer, c *corev1.NodeCondition) { l.time(&c.LastTransitionTime) }},
+	{"reason", func(l *lexer, c *corev1.NodeCondition) { l.str(&c.Reason) }},
+	{"message", func(l *lexer, c *corev1.NodeCondition) { l.str(&c.Message) }},
+})
+
+var readAddress = objectOf([]kept[corev1.NodeAddress]{
+	{"type", func(l *lexer, a *corev1.NodeAddress) { l.str((*string)(&a.Type)) }},
+	{"address", func(l *lexer, a *corev1.NodeAddress) { l.str(&a.Address) }},
+})
 
 // fastPod decodes raw into p as encoding/json would, or returns false
 // (then p is partly written and must be dropped).
-func fastPod(raw []byte, p *pod) bool {
-	l := &lexer{data: raw}
-	l.decodeObject(objectNames, func(n int) {
-		switch n {
-		case 0:
-			l.str(&p.APIVersion)
-		case 1:
-			l.str(&p.Kind)
-		case 2:
-			l.meta(&p.Metadata)
-		case 3:
-			l.podSpec(p)
-		case 4:
-			s := &p.Status
-			l.decodeObject(statusNames, func(n int) {
-				switch n {
-				case 0:
-					l.str((*string)(&s.Phase))
-				case 1:
-					l.str(&s.Reason)
-				case 2:
-					l.str((*string)(&s.QOSClass))
-				}
-			})
-		}
-	})
-	l.ws()
-	return !l.bad && l.i == len(raw)
-}
+func fastPod(raw []byte, p *pod) bool { return readWhole(raw, p, podFields) }
 
 // fastNode decodes raw into n as encoding/json would, or returns false
-// (then n is partly written and must be dropped). The spec, small, is left
-// to encoding/json; the status's images and the managed fields, most of a
-// node's text, are skipped.
-func fastNode(raw []byte, n *node) bool {
+// (then n is partly written and must be dropped).
+func fastNode(raw []byte, n *node) bool { return readWhole(raw, n, nodeFields) }
+
+// readWhole reads raw, one object and nothing after it, into v.
+func readWhole[T any](raw []byte, v *T, fs []kept[T]) bool {
 	l := &lexer{data: raw}
-	l.decodeObject(objectNames, func(k int) {
-		switch k {
-		case 0:
-			l.str(&n.APIVersion)
-		case 1:
-			l.str(&n.Kind)
-		case 2:
-			l.meta(&n.Metadata)
-		case 3:
-			l.into(&n.Spec)
-		case 4:
-			s := &n.Status
-			l.decodeObject(nodeStatusNames, func(k int) {
-				switch k {
-				case 0:
-					l.resourceList(&s.Capacity)
-				case 1:
-					l.resourceList(&s.Allocatable)
-				case 2:
-					conds := []corev1.NodeCondition{}
-					if l.array(func() {
-						var c corev1.NodeCondition
-						l.decodeObject(conditionNames, func(k int) {
-							switch k {
-							case 0:
-								l.str((*string)(&c.Type))
-							case 1:
-								l.str((*string)(&c.Status))
-							case 2:
-								l.time(&c.LastHeartbeatTime)
-							case 3:
-								l.time(&c.LastTransitionTime)
-							case 4:
-								l.str(&c.Reason)
-							case 5:
-								l.str(&c.Message)
-							}
-						})
-						conds = append(conds, c)
-					}) {
-						s.Conditions = conds
-					}
-				case 3:
-					addrs := []corev1.NodeAddress{}
-					if l.array(func() {
-						var a corev1.NodeAddress
-						l.decodeObject(addressNames, func(k int) {
-							switch k {
-							case 0:
-								l.str((*string)(&a.Type))
-							case 1:
-								l.str(&a.Address)
-							}
-						})
-						addrs = append(addrs, a)
-					}) {
-						s.Addresses = addrs
-					}
-				}
-			})
-		}
-	})
+	readObject(l, v, fs)
 	l.ws()
 	return !l.bad && l.i == len(raw)
-}
-
-func (l *lexer) meta(m *objectMeta) {
-	l.decodeObject(metaNames, func(n int) {
-		switch n {
-		case 0:
-			l.str(&m.Name)
-		case 1:
-			l.str(&m.Namespace)
-		case 2:
-			l.str((*string)(&m.UID))
-		case 3:
-			l.str(&m.ResourceVersion)
-		case 4:
-			l.time(&m.CreationTimestamp)
-		case 5:
-			var t metav1.Time
-			l.time(&t)
-			m.DeletionTimestamp = &t
-		case 6:
-			l.stringMap(&m.Labels)
-		case 7:
-			l.stringMap(&m.Annotations)
-		case 8:
-			refs := []metav1.OwnerReference{}
-			if l.array(func() {
-				var o metav1.OwnerReference
-				l.decodeObject(ownerNames, func(n int) {
-					switch n {
-					case 0:
-						l.str(&o.APIVersion)
-					case 1:
-						l.str(&o.Kind)
-					case 2:
-						l.str(&o.Name)
-					case 3:
-						l.str((*string)(&o.UID))
-					case 4:
-						l.boolPtr(&o.Controller)
-					case 5:
-						l.boolPtr(&o.BlockOwnerDeletion)
-					}
-				})
-				refs = append(refs, o)
-			}) {
-				m.OwnerReferences = refs
-			}
-		}
-	})
-}
-
-func (l *lexer) podSpec(p *pod) {
-	s := &p.Spec
-	l.decodeObject(specNames, func(n int) {
-		switch n {
-		case 0:
-			l.str(&s.NodeName)
-		case 1:
-			tols := []corev1.Toleration{}
-			if l.array(func() {
-				var t corev1.Toleration
-				l.decodeObject(tolerationNames, func(n int) {
-					switch n {
-					case 0:
-						l.str(&t.Key)
-					case 1:
-						l.str((*string)(&t.Operator))
-					case 2:
-						l.str(&t.Value)
-					case 3:
-						l.str((*string)(&t.Effect))
-					case 4:
-						l.int64Ptr(&t.TolerationSeconds)
-					}
-				})
-				tols = append(tols, t)
-			}) {
-				s.Tolerations = tols
-			}
-		case 2:
-			l.int32Ptr(&s.Priority)
-		case 3:
-			l.str(&s.PriorityClassName)
-		case 4:
-			l.int64Ptr(&s.TerminationGracePeriodSeconds)
-		case 5:
-			l.containers(&s.InitContainers)
-		case 6:
-			l.containers(&s.Containers)
-		case 7:
-			l.resourceList(&s.Overhead)
-		case 8:
-			l.into(&s.Resources)
-		case 9:
-			l.stringMap(&s.NodeSelector)
-		case 10:
-			l.into(&s.Affinity)
-		case 11:
-			l.into(&s.OS)
-		case 12:
-			l.into(&s.SecurityContext)
-		}
-	})
-}
-
-func (l *lexer) containers(into *[]container) {
-	cs := []container{}
-	if !l.array(func() {
-		var c container
-		l.decodeObject(containerNames, func(n int) {
-			switch n {
-			case 0:
-				l.str(&c.Name)
-			case 1:
-				l.resources(&c.Resources)
-			case 2:
-				if !l.null() {
-					var v string
-					l.str(&v)
-					p := corev1.ContainerRestartPolicy(v)
-					c.RestartPolicy = &p
-				}
-			case 3:
-				ports := []corev1.ContainerPort{}
-				if l.array(func() {
-					var p corev1.ContainerPort
-					l.decodeObject(portNames, func(n int) {
-						switch n {
-						case 0:
-							l.str(&p.Name)
-						case 1:
-							l.int32(&p.HostPort)
-						case 2:
-							l.int32(&p.ContainerPort)
-						case 3:
-							l.str((*string)(&p.Protocol))
-						case 4:
-							l.str(&p.HostIP)
-						}
-					})
-					ports = append(ports, p)
-				}) {
-					c.Ports = ports
-				}
-			}
-		})
-		cs = append(cs, c)
-	}) {
-		return
-	}
-	*into = cs
-}
-
-func (l *lexer) resources(r *corev1.ResourceRequirements) {
-	l.decodeObject(resourcesNames, func(n int) {
-		switch n {
-		case 0:
-			l.resourceList(&r.Limits)
-		case 1:
-			l.resourceList(&r.Requests)
-		case 2:
-			l.into(&r.Claims)
-		}
-	})
 }

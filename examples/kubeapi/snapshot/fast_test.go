@@ -74,36 +74,7 @@ func viaJSON(raw []byte) (pod, error) {
 // sample take the one-pass decoding (else the speed is not had), with
 // encoding/json's result.
 func TestFastPodTakesCommonPods(t *testing.T) {
-	raws := [][]byte{[]byte(kubectlPod)}
-	sample, err := os.ReadFile("testdata/sample.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _, items, err := splitList(sample)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, it := range items {
-		if v, k, _ := itemKind(it); v == "v1" && k == "Pod" {
-			raws = append(raws, it)
-		}
-	}
-	if len(raws) < 3 {
-		t.Fatalf("only %d pods", len(raws))
-	}
-	for i, raw := range raws {
-		var got pod
-		if !fastPod(raw, &got) {
-			t.Fatalf("pod %d: fastPod declined %.200s", i, raw)
-		}
-		want, err := viaJSON(raw)
-		if err != nil {
-			t.Fatalf("pod %d: %v", i, err)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("pod %d:\nfast %+v\njson %+v", i, got, want)
-		}
-	}
+	takesCommon(t, "Pod", kubectlPod, fastPod, viaJSON)
 	// spot checks of the kubectl pod, worked out from its text
 	var p pod
 	fastPod([]byte(kubectlPod), &p)
@@ -117,6 +88,43 @@ func TestFastPodTakesCommonPods(t *testing.T) {
 	if *p.Spec.Priority != -5 || *p.Spec.Tolerations[0].TolerationSeconds != 300 || *p.Spec.InitContainers[0].RestartPolicy != "Always" ||
 		p.Spec.Affinity == nil || *p.Spec.SecurityContext.RunAsUser != 1000 || p.Status.QOSClass != "Burstable" {
 		t.Errorf("spec %+v", p.Spec)
+	}
+}
+
+// takesCommon checks that kubectl's object of kind (literal) and the
+// sample's take the one-pass decoding fast, with encoding/json's result
+// (viaJSON).
+func takesCommon[T any](t *testing.T, kind, literal string, fast func([]byte, *T) bool, viaJSON func([]byte) (T, error)) {
+	t.Helper()
+	raws := [][]byte{[]byte(literal)}
+	sample, err := os.ReadFile("testdata/sample.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, items, err := splitList(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range items {
+		if v, k, _ := itemKind(it); v == "v1" && k == kind {
+			raws = append(raws, it)
+		}
+	}
+	if len(raws) < 3 {
+		t.Fatalf("only %d %ss", len(raws), kind)
+	}
+	for i, raw := range raws {
+		var got T
+		if !fast(raw, &got) {
+			t.Fatalf("%s %d: declined %.200s", kind, i, raw)
+		}
+		want, err := viaJSON(raw)
+		if err != nil {
+			t.Fatalf("%s %d: %v", kind, i, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s %d:\nfast %+v\njson %+v", kind, i, got, want)
+		}
 	}
 }
 
@@ -165,19 +173,23 @@ func FuzzFastPod(f *testing.F) {
 	for _, s := range fastPodSeeds {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		var got pod
-		if !fastPod(raw, &got) {
-			return
-		}
-		want, err := viaJSON(raw)
-		if err != nil {
-			t.Fatalf("fastPod accepted what encoding/json refuses (%v): %q", err, raw)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("%q:\nfast %+v\njson %+v", raw, got, want)
-		}
-	})
+	f.Fuzz(func(t *testing.T, raw []byte) { sameAsJSON(t, raw, fastPod, viaJSON) })
+}
+
+// sameAsJSON fails when fast accepts raw and encoding/json (viaJSON)
+// refuses it or decodes another value.
+func sameAsJSON[T any](t *testing.T, raw []byte, fast func([]byte, *T) bool, viaJSON func([]byte) (T, error)) {
+	var got T
+	if !fast(raw, &got) {
+		return
+	}
+	want, err := viaJSON(raw)
+	if err != nil {
+		t.Fatalf("the one pass accepted what encoding/json refuses (%v): %q", err, raw)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%q:\nfast %+v\njson %+v", raw, got, want)
+	}
 }
 
 // TestFastPodDeclines: the inputs where encoding/json would do something
@@ -252,36 +264,7 @@ func viaJSONNode(raw []byte) (node, error) {
 // TestFastNodeTakesCommonNodes: kubectl's nodes and the sample's take the
 // one-pass decoding, with encoding/json's result.
 func TestFastNodeTakesCommonNodes(t *testing.T) {
-	raws := [][]byte{[]byte(kubectlNode)}
-	sample, err := os.ReadFile("testdata/sample.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _, items, err := splitList(sample)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, it := range items {
-		if v, k, _ := itemKind(it); v == "v1" && k == "Node" {
-			raws = append(raws, it)
-		}
-	}
-	if len(raws) < 3 {
-		t.Fatalf("only %d nodes", len(raws))
-	}
-	for i, raw := range raws {
-		var got node
-		if !fastNode(raw, &got) {
-			t.Fatalf("node %d: fastNode declined %.200s", i, raw)
-		}
-		want, err := viaJSONNode(raw)
-		if err != nil {
-			t.Fatalf("node %d: %v", i, err)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("node %d:\nfast %+v\njson %+v", i, got, want)
-		}
-	}
+	takesCommon(t, "Node", kubectlNode, fastNode, viaJSONNode)
 	var n node
 	fastNode([]byte(kubectlNode), &n)
 	if len(n.Status.Conditions) != 2 || n.Status.Conditions[1].Reason != "KubeletReady" || n.Status.Allocatable.Cpu().MilliValue() != 7910 ||
@@ -303,17 +286,5 @@ func FuzzFastNode(f *testing.F) {
 	for _, s := range append(fastNodeSeeds, fastPodSeeds...) {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		var got node
-		if !fastNode(raw, &got) {
-			return
-		}
-		want, err := viaJSONNode(raw)
-		if err != nil {
-			t.Fatalf("fastNode accepted what encoding/json refuses (%v): %q", err, raw)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("%q:\nfast %+v\njson %+v", raw, got, want)
-		}
-	})
+	f.Fuzz(func(t *testing.T, raw []byte) { sameAsJSON(t, raw, fastNode, viaJSONNode) })
 }

@@ -59,26 +59,32 @@ type pod struct {
 	APIVersion string     `json:"apiVersion"`
 	Kind       string     `json:"kind"`
 	Metadata   objectMeta `json:"metadata"`
-	Spec       struct {
-		NodeName                      string                       `json:"nodeName"`
-		Tolerations                   []corev1.Toleration          `json:"tolerations"`
-		Priority                      *int32                       `json:"priority"`
-		PriorityClassName             string                       `json:"priorityClassName"`
-		TerminationGracePeriodSeconds *int64                       `json:"terminationGracePeriodSeconds"`
-		InitContainers                []container                  `json:"initContainers"`
-		Containers                    []container                  `json:"containers"`
-		Overhead                      corev1.ResourceList          `json:"overhead"`
-		Resources                     *corev1.ResourceRequirements `json:"resources"`
-		NodeSelector                  map[string]string            `json:"nodeSelector"`
-		Affinity                      *corev1.Affinity             `json:"affinity"`
-		OS                            *corev1.PodOS                `json:"os"`
-		SecurityContext               *corev1.PodSecurityContext   `json:"securityContext"`
-	} `json:"spec"`
-	Status struct {
-		Phase    corev1.PodPhase    `json:"phase"`
-		Reason   string             `json:"reason"`
-		QOSClass corev1.PodQOSClass `json:"qosClass"`
-	} `json:"status"`
+	Spec       podSpec    `json:"spec"`
+	Status     podStatus  `json:"status"`
+}
+
+// podSpec is the part of a PodSpec kept.
+type podSpec struct {
+	NodeName                      string                       `json:"nodeName"`
+	Tolerations                   []corev1.Toleration          `json:"tolerations"`
+	Priority                      *int32                       `json:"priority"`
+	PriorityClassName             string                       `json:"priorityClassName"`
+	TerminationGracePeriodSeconds *int64                       `json:"terminationGracePeriodSeconds"`
+	InitContainers                []container                  `json:"initContainers"`
+	Containers                    []container                  `json:"containers"`
+	Overhead                      corev1.ResourceList          `json:"overhead"`
+	Resources                     *corev1.ResourceRequirements `json:"resources"`
+	NodeSelector                  map[string]string            `json:"nodeSelector"`
+	Affinity                      *corev1.Affinity             `json:"affinity"`
+	OS                            *corev1.PodOS                `json:"os"`
+	SecurityContext               *corev1.PodSecurityContext   `json:"securityContext"`
+}
+
+// podStatus is the part of a PodStatus kept.
+type podStatus struct {
+	Phase    corev1.PodPhase    `json:"phase"`
+	Reason   string             `json:"reason"`
+	QOSClass corev1.PodQOSClass `json:"qosClass"`
 }
 
 // decodePod decodes a Pod, and returns the apiVersion and kind as the
@@ -108,12 +114,15 @@ type node struct {
 	Kind       string          `json:"kind"`
 	Metadata   objectMeta      `json:"metadata"`
 	Spec       corev1.NodeSpec `json:"spec"`
-	Status     struct {
-		Capacity    corev1.ResourceList    `json:"capacity"`
-		Allocatable corev1.ResourceList    `json:"allocatable"`
-		Conditions  []corev1.NodeCondition `json:"conditions"`
-		Addresses   []corev1.NodeAddress   `json:"addresses"`
-	} `json:"status"`
+	Status     nodeStatus      `json:"status"`
+}
+
+// nodeStatus is the part of a NodeStatus kept.
+type nodeStatus struct {
+	Capacity    corev1.ResourceList    `json:"capacity"`
+	Allocatable corev1.ResourceList    `json:"allocatable"`
+	Conditions  []corev1.NodeCondition `json:"conditions"`
+	Addresses   []corev1.NodeAddress   `json:"addresses"`
 }
 
 // decodeNode decodes a Node, and returns the apiVersion and kind as the

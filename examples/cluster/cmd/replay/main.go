@@ -10,8 +10,10 @@ import (
 	"os"
 
 	"github.com/nodelife/nodelife/examples/cluster/replaycmd"
+	"github.com/nodelife/nodelife/examples/kubeapi/replay"
 )
 
 func main() {
+	replay.TuneCollector()
 	os.Exit(replaycmd.Main(os.Args[1:], os.Stdout, os.Stderr))
 }
