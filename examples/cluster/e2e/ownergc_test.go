@@ -273,7 +273,9 @@ func TestOwnerGCCustomResource(t *testing.T) {
 	}}
 	_, err := e.dyn.Resource(crds).Create(e.ctx, crd, metav1.CreateOptions{})
 	require.NoError(t, err)
-	t.Cleanup(func() { _ = e.dyn.Resource(crds).Delete(context.Background(), "widgets.gc.example.com", metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = e.dyn.Resource(crds).Delete(context.Background(), "widgets.gc.example.com", metav1.DeleteOptions{})
+	})
 	widgets := schema.GroupVersionResource{Group: "gc.example.com", Version: "v1", Resource: "widgets"}
 	widget := func(name string, owners ...metav1.OwnerReference) *unstructured.Unstructured {
 		u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "gc.example.com/v1", "kind": "Widget",
