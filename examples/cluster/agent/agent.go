@@ -54,6 +54,13 @@ type Options struct {
 	// RunPods makes the agent report its Pending pods Running and Ready at
 	// each status update, standing in for the kubelet's pod workers.
 	RunPods bool
+	// FinishDeletions (with RunPods) makes the agent finish, at each status
+	// update, the deletion of its pods that are being deleted: a delete
+	// with grace period 0, conditional on the pod's UID, as the kubelet's
+	// status manager does once a pod's containers have stopped (the
+	// agent's pods have none). Without it such a pod stays, as on a node
+	// whose kubelet is gone.
+	FinishDeletions bool
 	// Record, when set, receives the agent's events.
 	Record func(Event)
 }
@@ -324,7 +331,8 @@ func (a *Agent) pods(ctx context.Context) ([]corev1.Pod, error) {
 	return list.Items, nil
 }
 
-// runPods reports the node's Pending pods Running and Ready.
+// runPods reports the node's Pending pods Running and Ready, and finishes
+// the deletion of those being deleted with Options.FinishDeletions.
 func (a *Agent) runPods(ctx context.Context, now time.Time) {
 	if a.mgr.ShutdownStatus() != nil {
 		return
@@ -336,6 +344,15 @@ func (a *Agent) runPods(ctx context.Context, now time.Time) {
 	}
 	for i := range pods {
 		p := &pods[i]
+		if p.DeletionTimestamp != nil && a.opts.FinishDeletions {
+			grace := int64(0)
+			err := a.client.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: &grace,
+				Preconditions: &metav1.Preconditions{UID: &p.UID}})
+			if err != nil && !apierrors.IsNotFound(err) {
+				a.event("PodDeleteFailed", err, "pod %s/%s", p.Namespace, p.Name)
+			}
+			continue
+		}
 		if p.DeletionTimestamp != nil || (p.Status.Phase != "" && p.Status.Phase != corev1.PodPending) {
 			continue
 		}
