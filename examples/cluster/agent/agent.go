@@ -61,6 +61,11 @@ type Options struct {
 	// agent's pods have none). Without it such a pod stays, as on a node
 	// whose kubelet is gone.
 	FinishDeletions bool
+	// Capacity, when set, is the node's capacity and allocatable (cpu,
+	// memory, pods, ...), written at registration and with each status
+	// post, as the kubelet reports its machine: a scheduler places pods
+	// only on nodes with room.
+	Capacity corev1.ResourceList
 	// Record, when set, receives the agent's events.
 	Record func(Event)
 }
@@ -225,6 +230,7 @@ func (a *Agent) register(ctx context.Context) error {
 	}
 	node.Labels[corev1.LabelHostname] = a.opts.NodeName
 	node.Labels[corev1.LabelOSStable], node.Labels[corev1.LabelArchStable] = "linux", "amd64"
+	a.setCapacity(node)
 	got, err := a.client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
 	if apierrors.IsAlreadyExists(err) {
 		got, err = a.client.CoreV1().Nodes().Get(ctx, a.opts.NodeName, metav1.GetOptions{})
@@ -312,6 +318,7 @@ func (a *Agent) status(ctx context.Context) {
 	}
 	n = n.DeepCopy()
 	n.Status.Conditions = kubeapi.FromConditions(conds)
+	a.setCapacity(n)
 	if _, err := nodes.UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
 		// A conflict too is retried a second later, on a fresh read.
 		a.event("StatusFailed", err, "posting node status")
@@ -320,6 +327,13 @@ func (a *Agent) status(ctx context.Context) {
 	}
 	a.forcePost = false
 	a.reporter.Reported(now)
+}
+
+// setCapacity writes Options.Capacity, when set, into n's status.
+func (a *Agent) setCapacity(n *corev1.Node) {
+	if a.opts.Capacity != nil {
+		n.Status.Capacity, n.Status.Allocatable = a.opts.Capacity.DeepCopy(), a.opts.Capacity.DeepCopy()
+	}
 }
 
 // pods lists the pods bound to the node.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,11 +18,16 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/metadata"
 	kcmtesting "k8s.io/kubernetes/cmd/kube-controller-manager/app/testing"
-	_ "k8s.io/kubernetes/test/e2e/apimachinery" // the Garbage collector specs
+	schedtesting "k8s.io/kubernetes/cmd/kube-scheduler/app/testing"
+	_ "k8s.io/kubernetes/test/e2e/apimachinery" // Garbage collector
+	_ "k8s.io/kubernetes/test/e2e/common/node"  // NodeLease
 	"k8s.io/kubernetes/test/e2e/framework"
+	_ "k8s.io/kubernetes/test/e2e/node" // NoExecuteTaintManager, Pod garbage collector
 
 	"github.com/nodelife/nodelife/examples/cluster/agent"
 	"github.com/nodelife/nodelife/examples/cluster/controller"
@@ -55,41 +61,55 @@ const (
 // programs replace on the nodelife side (their names in v1.37).
 var replaced = []string{"garbage-collector-controller", "pod-garbage-collector-controller", "node-lifecycle-controller", "taint-eviction-controller"}
 
-// focus is what runs: the garbage collector's specs.
-const focus = `\[sig-api-machinery\] Garbage collector`
+// shards are what runs, as ginkgo focus regexps: the specs of the
+// controllers nodelife replaces, in shards of a few minutes each, each
+// shard in a process (and a control plane) of its own on each side, all
+// at once (the [Serial] specs taint nodes: never two in one cluster).
+// The pod garbage collector's spec (1,000 pods, 7 minutes by design)
+// runs with NODELIFE_LONG=1.
+func shards() []string {
+	s := []string{
+		`\[sig-api-machinery\] Garbage collector|\[sig-node\] NodeLease`,
+		`\[sig-node\] NoExecuteTaintManager Single Pod`,
+		`\[sig-node\] NoExecuteTaintManager Multiple Pods`,
+	}
+	if os.Getenv("NODELIFE_LONG") == "1" {
+		s = append(s, `\[sig-node\] Pod garbage collector`)
+	}
+	return s
+}
 
-// TestUpstreamSpecs runs upstream's specs in two child processes, each
-// with a control plane of its own: kube-controller-manager with nodelife's
-// programs in place of the controllers they replace, and (the control
-// run) kube-controller-manager whole. Every spec that passes in the
+// terminatedPodThreshold is the pod GC's threshold on both sides: the
+// pod garbage collector's spec needs --terminated-pod-gc-threshold=100.
+const terminatedPodThreshold = 100
+
+// TestUpstreamSpecs runs upstream's specs in child processes, each with a
+// control plane of its own, one per shard and side: kube-controller-manager
+// with nodelife's programs in place of the controllers they replace, and
+// (the control run) kube-controller-manager whole. Every spec that passes in the
 // control run must pass on nodelife's side.
 func TestUpstreamSpecs(t *testing.T) {
 	if os.Getenv(envSide) != "" {
 		t.Skip("a child runs TestUpstreamChild")
 	}
-	dir := t.TempDir()
-	results := map[string]map[string]string{}
+	dir := os.Getenv("NODELIFE_UPSTREAM_LOGS") // keeps each side's report and log
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	results := map[string]map[string]string{"nodelife": {}, "control": {}}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for _, side := range []string{"nodelife", "control"} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			report := filepath.Join(dir, side+".json")
-			cmd := exec.Command(os.Args[0], "-test.run", "^TestUpstreamChild$", "-test.v", "-test.timeout", "30m")
-			cmd.Env = append(os.Environ(), envSide+"="+side, envReport+"="+report, envFocus+"="+focus)
-			out, err := cmd.CombinedOutput()
-			if err != nil {
-				t.Logf("%s side: %v; its output ends:\n%s", side, err, tail(out, 60))
-			}
-			got, rerr := readReport(report)
-			if rerr != nil {
-				t.Errorf("%s side: %v; its output ends:\n%s", side, rerr, tail(out, 60))
-			}
-			mu.Lock()
-			results[side] = got
-			mu.Unlock()
-		}()
+		for k, focus := range shards() {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				got := runSide(t, dir, side, k, focus)
+				mu.Lock()
+				maps.Copy(results[side], got)
+				mu.Unlock()
+			}()
+		}
 	}
 	wg.Wait()
 	var specs []string
@@ -128,6 +148,33 @@ func TestUpstreamSpecs(t *testing.T) {
 	}
 }
 
+// runSide runs shard k (focus) of one side in a child process and
+// returns each spec's state.
+func runSide(t *testing.T, dir, side string, k int, focus string) map[string]string {
+	name := fmt.Sprintf("%s-%d", side, k)
+	report := filepath.Join(dir, name+".json")
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestUpstreamChild$", "-test.v", "-test.timeout", "30m")
+	cmd.Env = append(os.Environ(), envSide+"="+side, envReport+"="+report, envFocus+"="+focus)
+	logPath := filepath.Join(dir, name+".log")
+	log, err := os.Create(logPath)
+	if err != nil {
+		t.Error(err)
+		return nil
+	}
+	cmd.Stdout, cmd.Stderr = log, log
+	err = cmd.Run()
+	log.Close()
+	out, _ := os.ReadFile(logPath)
+	if err != nil {
+		t.Logf("%s: %v; its output ends:\n%s", name, err, tail(out, 60))
+	}
+	got, rerr := readReport(report)
+	if rerr != nil {
+		t.Errorf("%s: %v; its output ends:\n%s", name, rerr, tail(out, 60))
+	}
+	return got
+}
+
 func or(s, def string) string {
 	if s == "" {
 		return def
@@ -164,8 +211,9 @@ func readReport(path string) (map[string]string, error) {
 	return out, nil
 }
 
-// TestUpstreamChild is one side of TestUpstreamSpecs: the control plane,
-// then the specs.
+// TestUpstreamChild is one side of TestUpstreamSpecs: the control plane
+// (kube-apiserver and etcd from TestMain, kube-controller-manager and
+// kube-scheduler, the nodes), then the specs.
 func TestUpstreamChild(t *testing.T) {
 	side := os.Getenv(envSide)
 	if side == "" {
@@ -182,11 +230,17 @@ func TestUpstreamChild(t *testing.T) {
 	if side == "nodelife" {
 		controllers += ",-" + strings.Join(replaced, ",-")
 	}
-	kcm, err := kcmtesting.StartTestServer(t, ctx, []string{"--kubeconfig=" + kubeconfig, "--leader-elect=false", "--controllers=" + controllers})
+	kcm, err := kcmtesting.StartTestServer(t, ctx, []string{"--kubeconfig=" + kubeconfig, "--leader-elect=false", "--controllers=" + controllers,
+		fmt.Sprintf("--terminated-pod-gc-threshold=%d", terminatedPodThreshold)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer kcm.TearDownFn()
+	sched, err := schedtesting.StartTestServer(t, ctx, []string{"--kubeconfig=" + kubeconfig, "--leader-elect=false"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sched.TearDownFn()
 	if side == "nodelife" {
 		startNodelife(ctx, t, s)
 	}
@@ -212,18 +266,37 @@ func TestUpstreamChild(t *testing.T) {
 // workloads by the cluster need ready, schedulable nodes.
 const nodes = 3
 
+// capacity is each node's machine.
+var capacity = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("8"), corev1.ResourceMemory: resource.MustParse("32Gi"),
+	corev1.ResourcePods: resource.MustParse("110"), corev1.ResourceEphemeralStorage: resource.MustParse("100Gi")}
+
 // startNodes registers the nodes and keeps them Ready until ctx ends:
-// nodelife's kubelet agents (lease renewals, status updates, a bound
-// pod reported Running), on both sides, as the kubelets of a cluster are
-// the same whichever controllers run.
+// nodelife's kubelet agents (lease renewals, status updates, a bound pod
+// reported Running, a pod's deletion finished), on both sides, as the
+// kubelets of a cluster are the same whichever controllers run.
 func startNodes(ctx context.Context, t *testing.T, s *testcluster.Server) {
 	for i := range nodes {
-		a, err := agent.New(s.Client, agent.Options{NodeName: fmt.Sprintf("node-%d", i), RunPods: true,
+		a, err := agent.New(s.Client, agent.Options{NodeName: fmt.Sprintf("node-%d", i), RunPods: true, FinishDeletions: true, Capacity: capacity,
 			Labels: map[string]string{"topology.kubernetes.io/zone": "zone-a", "kubernetes.io/os": "linux"}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		go func() { _ = a.Run(ctx) }()
+	}
+	// The per-node system pods the framework waits for on every
+	// schedulable node before a spec (kube-proxy, the log shipper, the node
+	// problem detector: WaitForTotalHealthy), as a cluster's DaemonSets
+	// place them: bound to each node, tolerating every taint; the agents
+	// report them Running.
+	for i := range nodes {
+		for _, name := range []string{"kube-proxy", "fluentd-elasticsearch", "node-problem-detector"} {
+			p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: metav1.NamespaceSystem, Name: fmt.Sprintf("%s-node-%d", name, i)},
+				Spec: corev1.PodSpec{NodeName: fmt.Sprintf("node-%d", i), Tolerations: []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
+					Containers: []corev1.Container{{Name: name, Image: "registry.k8s.io/" + name + ":e2e"}}}}
+			if _, err := s.Client.CoreV1().Pods(metav1.NamespaceSystem).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	deadline := time.Now().Add(time.Minute)
 	for {
@@ -270,7 +343,9 @@ func startNodelife(ctx context.Context, t *testing.T, s *testcluster.Server) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pods, err := podgc.New(s.Client, gc.DefaultPodGCConfig(), podgc.Options{})
+	cfg := gc.DefaultPodGCConfig()
+	cfg.TerminatedPodThreshold = terminatedPodThreshold
+	pods, err := podgc.New(s.Client, cfg, podgc.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
