@@ -23,8 +23,7 @@ func TestAgentFinishesDeletions(t *testing.T) {
 	s := testcluster.Shared(t)
 	ctx := context.Background()
 	ns := "agent-finish"
-	_, err := s.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
-	require.NoError(t, err)
+	newNamespace(t, s, ns)
 	for _, finish := range []bool{true, false} {
 		node := map[bool]string{true: "finish-0", false: "finish-1"}[finish]
 		clk := testingclock.NewFakeClock(time.Now())

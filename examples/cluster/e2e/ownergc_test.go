@@ -41,10 +41,8 @@ func newGCEnv(t *testing.T, ns string) *gcEnv {
 	require.NoError(t, err)
 	c, err := ownergc.New(s.Client.Discovery(), meta, s.Client.CoreV1(), ownergc.Options{})
 	require.NoError(t, err)
-	ctx := context.Background()
-	_, err = s.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
-	require.NoError(t, err)
-	return &gcEnv{t: t, ctx: ctx, client: s.Client, dyn: dyn, ns: ns, c: c}
+	newNamespace(t, s, ns)
+	return &gcEnv{t: t, ctx: context.Background(), client: s.Client, dyn: dyn, ns: ns, c: c}
 }
 
 func ref(kind, name string, uid types.UID, block bool) metav1.OwnerReference {
@@ -62,11 +60,23 @@ func (e *gcEnv) configMap(name string, finalizers []string, owners ...metav1.Own
 // get returns the ConfigMap, nil when it is gone.
 func (e *gcEnv) get(name string) *corev1.ConfigMap {
 	cm, err := e.client.CoreV1().ConfigMaps(e.ns).Get(e.ctx, name, metav1.GetOptions{})
+	return orGone(e.t, cm, err)
+}
+
+// orGone returns what a GET read, nil when the object is gone (any other
+// error fails t).
+func orGone[T any](t *testing.T, v *T, err error) *T {
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
-	require.NoError(e.t, err)
-	return cm
+	require.NoError(t, err)
+	return v
+}
+
+// newNamespace creates namespace ns on the shared API server.
+func newNamespace(t *testing.T, s *testcluster.Server, ns string) {
+	_, err := s.Client.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+	require.NoError(t, err)
 }
 
 func (e *gcEnv) delete(name string, policy metav1.DeletionPropagation) {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	testingclock "k8s.io/utils/clock/testing"
@@ -31,8 +30,7 @@ type podGCEnv struct {
 func newPodGCEnv(t *testing.T, ns string, threshold int) *podGCEnv {
 	s := testcluster.Shared(t)
 	ctx := context.Background()
-	_, err := s.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
-	require.NoError(t, err)
+	newNamespace(t, s, ns)
 	clk := testingclock.NewFakeClock(time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC))
 	cfg := gc.DefaultPodGCConfig()
 	cfg.TerminatedPodThreshold = threshold
@@ -57,11 +55,7 @@ func (e *podGCEnv) pod(name, node string, phase corev1.PodPhase, reason string, 
 // get returns the pod, nil when it is gone.
 func (e *podGCEnv) get(name string) *corev1.Pod {
 	p, err := e.client.CoreV1().Pods(e.ns).Get(e.ctx, name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	require.NoError(e.t, err)
-	return p
+	return orGone(e.t, p, err)
 }
 
 func (e *podGCEnv) sync() podgc.Result {
