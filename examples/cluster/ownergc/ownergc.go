@@ -85,7 +85,6 @@ type resource struct {
 	gvr        schema.GroupVersionResource
 	apiVersion string
 	kind       string
-	namespaced bool
 }
 
 // discover returns the deletable resources (of their groups' preferred
@@ -117,7 +116,7 @@ func (c *Collector) discover() ([]resource, gc.KindScopes, error) {
 			scopes[gc.GroupVersionKind{Group: gv.Group, Version: gv.Version, Kind: r.Kind}] = s
 			gr := schema.GroupResource{Group: gv.Group, Resource: r.Name}
 			if preferred[list.GroupVersion] && !c.ignored(gr) && hasVerbs(r.Verbs, "list", "watch", "delete") {
-				out = append(out, resource{gvr: gv.WithResource(r.Name), apiVersion: gv.String(), kind: r.Kind, namespaced: r.Namespaced})
+				out = append(out, resource{gvr: gv.WithResource(r.Name), apiVersion: gv.String(), kind: r.Kind})
 			}
 		}
 	}
