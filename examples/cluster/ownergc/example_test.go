@@ -14,8 +14,8 @@ import (
 	"github.com/nodelife/nodelife/examples/cluster/ownergc"
 )
 
-// A ConfigMap whose owner is gone (no object has its UID) is collected;
-// its sibling, whose owner is there, is not. Fake clients stand in for the
+// A ConfigMap whose owner is gone (no object has its UID, which a live
+// read confirms) is collected; its sibling, whose owner is there, is not. Fake clients stand in for the
 // API server here; examples/cluster/e2e runs the collector against a real
 // one.
 func ExampleCollector_Sync() {
@@ -31,13 +31,14 @@ func ExampleCollector_Sync() {
 		cm("settings", "u-settings"), cm("kept", "u-kept", owner), cm("orphaned", "u-orphaned", gone))
 	disc := &fakediscovery.FakeDiscovery{Fake: &clienttesting.Fake{}}
 	disc.Resources = []*metav1.APIResourceList{{GroupVersion: "v1", APIResources: []metav1.APIResource{
-		{Name: "configmaps", Namespaced: true, Kind: "ConfigMap", Verbs: metav1.Verbs{"list", "watch", "delete", "patch"}},
+		{Name: "configmaps", Namespaced: true, Kind: "ConfigMap", Verbs: metav1.Verbs{"get", "list", "watch", "delete", "patch"}},
 	}}}
 	c, err := ownergc.New(disc, meta, nil, ownergc.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
+	defer c.Close() // stops the informers Sync started
 	res, err := c.Sync(context.Background())
 	if err != nil {
 		fmt.Println(err)

@@ -341,7 +341,7 @@ func startNodelife(ctx context.Context, t *testing.T, s *testcluster.Server) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	owners, err := ownergc.New(s.Client.Discovery(), meta, s.Client.CoreV1(), ownergc.Options{Interval: 500 * time.Millisecond})
+	owners, err := ownergc.New(s.Client.Discovery(), meta, s.Client.CoreV1(), ownergc.Options{Interval: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
