@@ -19,11 +19,15 @@
 // removals, deletions, events. Two rules keep a cache's lag from
 // deleting anything that should stay:
 //
-//   - no pass plans while an informer is still listing, and an owner the
-//     graph finds missing is read live from the API server before any
-//     write acts on its absence (an informer may see a dependent before
-//     another sees its owner), as upstream's collector reads an owner
-//     before it deletes a dependent;
+//   - no pass plans while an informer is still listing: an orphaning
+//     owner's finalizer would go before a dependent nobody has seen yet
+//     lost its reference to it, and that dependent would then be
+//     collected instead of orphaned. A resource that cannot be listed
+//     holds the collector back; Result.Unsynced names it;
+//   - an owner the graph finds missing is read live from the API server
+//     before any write acts on its absence (an informer may see a
+//     dependent before another sees its owner), as upstream's collector
+//     reads an owner before it deletes a dependent;
 //   - every write is conditional, as upstream's are: deletes carry the UID
 //     and resource version the cache holds, patches and finalizer removals
 //     carry the object's UID and resource version, so a write never lands
