@@ -2,8 +2,10 @@ package ownergc_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -217,6 +219,7 @@ func TestNewRejects(t *testing.T) {
 	}{
 		{ownergc.Options{Interval: -1}, "ownergc: Options.Interval -1ns is negative"},
 		{ownergc.Options{Rediscover: -1}, "ownergc: Options.Rediscover -1ns is negative"},
+		{ownergc.Options{SyncTimeout: -time.Second}, "ownergc: Options.SyncTimeout -1s is negative"},
 	} {
 		if _, err := ownergc.New(disc, meta, nil, tc.opts); err == nil || err.Error() != tc.want {
 			t.Errorf("New(%+v) = %v, want %q", tc.opts, err, tc.want)
@@ -224,5 +227,62 @@ func TestNewRejects(t *testing.T) {
 	}
 	if _, err := ownergc.New(nil, meta, nil, ownergc.Options{}); err == nil {
 		t.Error("New without discovery: no error")
+	}
+}
+
+// A resource whose informer cannot list (widgets here: every list fails,
+// a CRD with a broken conversion webhook, say) holds passes back for
+// Options.SyncTimeout; after it, passes go on without its objects, as
+// upstream's collector does. With WaitForSync they never do.
+func TestUnlistableResource(t *testing.T) {
+	objs := []runtime.Object{object("v1", "ConfigMap", "lost", "u-lost", owner("v1", "ConfigMap", "never", "u-never"))}
+	broken := func(meta *metadatafake.FakeMetadataClient) {
+		meta.PrependReactor("list", "widgets", func(clienttesting.Action) (bool, runtime.Object, error) {
+			return true, nil, errors.New("conversion webhook for example.com/v1, Kind=Widget failed")
+		})
+	}
+
+	disc, meta := fakes(true, objs...)
+	broken(meta)
+	c := newCollector(t, disc, meta, ownergc.Options{SyncTimeout: 300 * time.Millisecond})
+	if err := c.Discover(); err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Pass(context.Background())
+	if err != nil || !res.Waiting || len(res.Deleted) != 0 {
+		t.Fatalf("at once: waiting %v, deleted %v, err %v; want waiting, nothing deleted", res.Waiting, res.Deleted, err)
+	}
+	res = sync(t, c) // waits out the timeout
+	if res.Waiting || len(res.Unsynced) != 1 || res.Unsynced[0] != widgets {
+		t.Fatalf("after the timeout: waiting %v, unsynced %v; want not waiting, widgets unsynced", res.Waiting, res.Unsynced)
+	}
+	equal(t, "deleted after the timeout", refNames(res.Deleted), []string{"lost"})
+
+	disc, meta = fakes(true, objs...)
+	broken(meta)
+	c = newCollector(t, disc, meta, ownergc.Options{SyncTimeout: time.Millisecond, WaitForSync: true})
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if _, err := c.Sync(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("WaitForSync: Sync = %v, want the context's deadline", err)
+	}
+	if res, _ := c.Pass(context.Background()); !res.Waiting || len(res.Deleted) != 0 {
+		t.Fatalf("WaitForSync: waiting %v, deleted %v; want waiting, nothing deleted", res.Waiting, res.Deleted)
+	}
+}
+
+// A discovery that finds no deletable resource changes nothing (upstream
+// skips it, kubernetes#61201): the informers keep running.
+func TestEmptyDiscoveryChangesNothing(t *testing.T) {
+	disc, meta := fakes(false, object("v1", "ConfigMap", "a", "u-a"))
+	c := newCollector(t, disc, meta, ownergc.Options{})
+	sync(t, c)
+	disc.Resources = nil
+	if err := c.Discover(); err == nil || err.Error() != "ownergc: discovery found no deletable resource; still watching 2" {
+		t.Fatalf("Discover = %v", err)
+	}
+	res, err := c.Pass(context.Background())
+	if err != nil || res.Resources != 2 || res.Objects != 1 {
+		t.Fatalf("after an empty discovery: %d resources, %d objects, %v; want 2, 1", res.Resources, res.Objects, err)
 	}
 }

@@ -16,14 +16,16 @@
 //
 // A pass plans from what the informers hold and carries the plan out in
 // the order gc.OwnerPlan gives: owner-reference patches, finalizer
-// removals, deletions, events. Two rules keep a cache's lag from
+// removals, deletions, events. Three rules keep a cache's lag from
 // deleting anything that should stay:
 //
-//   - no pass plans while an informer is still listing: an orphaning
-//     owner's finalizer would go before a dependent nobody has seen yet
-//     lost its reference to it, and that dependent would then be
-//     collected instead of orphaned. A resource that cannot be listed
-//     holds the collector back; Result.Unsynced names it;
+//   - no pass plans while an informer is still listing, for at most
+//     Options.SyncTimeout (30 s, as upstream since kubernetes#125796):
+//     after it a resource that cannot be listed no longer stops all
+//     collection, at the cost upstream accepts (its objects unknown: one
+//     that depends on an orphaning owner is collected instead of
+//     orphaned). Options.WaitForSync waits for ever instead;
+//     Result.Unsynced names such resources;
 //   - an owner the graph finds missing is read live from the API server
 //     before any write acts on its absence (an informer may see a
 //     dependent before another sees its owner), as upstream's collector

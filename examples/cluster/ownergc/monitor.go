@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -26,15 +27,19 @@ type resource struct {
 
 // monitor is a running metadata informer on one resource.
 type monitor struct {
-	res  resource
-	inf  cache.SharedIndexInformer
-	stop chan struct{}
+	res     resource
+	inf     cache.SharedIndexInformer
+	stop    chan struct{}
+	started time.Time
 }
 
 // served is what discovery said of one group version.
 type served struct {
 	list      *metav1.APIResourceList
 	preferred bool
+	// kept: discovery of the group version failed; this is what the
+	// discovery before found.
+	kept bool
 }
 
 // located is where the objects of one kind are read: its resource and
@@ -48,9 +53,12 @@ type located struct {
 // metadata informer on each new one and stops the informer of each that
 // is no longer served (a custom resource whose definition went). When
 // discovery fails for some group versions, what the last discovery found
-// for them is kept, informers included, as upstream's collector keeps its
-// monitors: a transient failure must not make their objects look gone.
-// Only an error of discovery as a whole is returned.
+// for them is kept, with the informers that had listed, as upstream's
+// collector keeps its monitors (kubernetes#117992): a transient failure
+// must not make their objects look gone. When discovery finds no
+// deletable resource at all, nothing changes and Discover says so in its
+// error, as upstream skips such a discovery (kubernetes#61201). Otherwise
+// only an error of discovery as a whole is returned.
 func (c *Collector) Discover() error {
 	groups, lists, err := c.disc.ServerGroupsAndResources()
 	var failed map[schema.GroupVersion]error
@@ -73,13 +81,13 @@ func (c *Collector) Discover() error {
 	}
 	for gv := range failed {
 		if old, ok := c.served[gv.String()]; ok {
+			old.kept = true
 			now[gv.String()] = old
 		}
 	}
-	c.served = now
 
-	c.scopes = gc.KindScopes{}
-	c.where = map[gc.GroupVersionKind]located{}
+	scopes := gc.KindScopes{}
+	where := map[gc.GroupVersionKind]located{}
 	want := map[schema.GroupVersionResource]resource{}
 	for _, s := range now {
 		gv, perr := schema.ParseGroupVersion(s.list.GroupVersion)
@@ -91,19 +99,27 @@ func (c *Collector) Discover() error {
 				continue // a subresource
 			}
 			gvk := gc.GroupVersionKind{Group: gv.Group, Version: gv.Version, Kind: r.Kind}
-			c.scopes[gvk] = gc.ScopeCluster
+			scopes[gvk] = gc.ScopeCluster
 			if r.Namespaced {
-				c.scopes[gvk] = gc.ScopeNamespaced
+				scopes[gvk] = gc.ScopeNamespaced
 			}
+			gvr := gv.WithResource(r.Name)
 			if hasVerbs(r.Verbs, "get") {
-				c.where[gvk] = located{gvr: gv.WithResource(r.Name), namespaced: r.Namespaced}
+				where[gvk] = located{gvr: gvr, namespaced: r.Namespaced}
 			}
-			gr := schema.GroupResource{Group: gv.Group, Resource: r.Name}
-			if s.preferred && !c.ignored(gr) && hasVerbs(r.Verbs, "list", "watch", "delete") {
-				want[gv.WithResource(r.Name)] = resource{gvr: gv.WithResource(r.Name), apiVersion: gv.String(), kind: r.Kind}
+			if !s.preferred || c.ignored(gvr.GroupResource()) || !hasVerbs(r.Verbs, "list", "watch", "delete") {
+				continue
 			}
+			if m, ok := c.monitors[gvr]; s.kept && (!ok || !m.inf.HasSynced()) {
+				continue // kept only with an informer that had listed
+			}
+			want[gvr] = resource{gvr: gvr, apiVersion: gv.String(), kind: r.Kind}
 		}
 	}
+	if len(want) == 0 {
+		return fmt.Errorf("ownergc: discovery found no deletable resource; still watching %d", len(c.monitors))
+	}
+	c.served, c.scopes, c.where = now, scopes, where
 	for gvr, m := range c.monitors {
 		if _, ok := want[gvr]; !ok {
 			close(m.stop)
@@ -138,7 +154,7 @@ func (c *Collector) watch(r resource) error {
 	if err != nil {
 		return fmt.Errorf("ownergc: informer on %s: %w", r.gvr, err)
 	}
-	m := &monitor{res: r, inf: inf, stop: make(chan struct{})}
+	m := &monitor{res: r, inf: inf, stop: make(chan struct{}), started: time.Now()}
 	c.monitors[r.gvr] = m
 	go inf.Run(m.stop)
 	return nil
@@ -175,16 +191,18 @@ func sameGraphInput(old, cur any) bool {
 		slices.Equal(a.Finalizers, b.Finalizers) && apiequality.Semantic.DeepEqual(a.OwnerReferences, b.OwnerReferences)
 }
 
-// unsynced returns the resources whose informers have not listed yet.
-func (c *Collector) unsynced() []schema.GroupVersionResource {
-	var out []schema.GroupVersionResource
+// unsynced returns the resources whose informers have not listed yet,
+// and whether one of them holds passes back: it started less than
+// Options.SyncTimeout ago, or Options.WaitForSync is set.
+func (c *Collector) unsynced(now time.Time) (out []schema.GroupVersionResource, wait bool) {
 	for gvr, m := range c.monitors {
 		if !m.inf.HasSynced() {
 			out = append(out, gvr)
+			wait = wait || c.opts.WaitForSync || now.Sub(m.started) < c.opts.SyncTimeout
 		}
 	}
 	slices.SortFunc(out, func(a, b schema.GroupVersionResource) int { return strings.Compare(a.String(), b.String()) })
-	return out
+	return out, wait
 }
 
 // watched returns the running monitors in resource order.

@@ -12,7 +12,6 @@ import (
 	"k8s.io/client-go/discovery"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/metadata"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/nodelife/nodelife/gc"
 )
@@ -31,6 +30,20 @@ type Options struct {
 	// custom resources that came or went; 0 means 30 seconds, the period
 	// kube-controller-manager gives its collector.
 	Rediscover time.Duration
+	// SyncTimeout is how long a resource whose informer has not listed
+	// yet holds every pass back; after it, passes go on without that
+	// resource's objects, as upstream's collector goes on since
+	// kubernetes#125796 (one CRD with a broken conversion webhook had
+	// stopped all collection, kubernetes#101078). Its objects are then
+	// unknown to the graph: a dependent of theirs that blocks a foreground
+	// deletion does not hold it, one of an orphaning owner is not patched
+	// and is collected once the owner is gone. 0 means 30 seconds,
+	// kube-controller-manager's.
+	SyncTimeout time.Duration
+	// WaitForSync makes an informer that has not listed hold every pass
+	// back however long it takes: no collection at all while a resource
+	// cannot be listed, but no dependent ever missed.
+	WaitForSync bool
 	// Ignored are resources never watched nor collected, besides events
 	// (core and events.k8s.io), which are always left out.
 	Ignored []schema.GroupResource
@@ -68,12 +81,17 @@ func New(disc discovery.DiscoveryInterface, meta metadata.Interface, events type
 		return nil, fmt.Errorf("ownergc: Options.Interval %v is negative", opts.Interval)
 	case opts.Rediscover < 0:
 		return nil, fmt.Errorf("ownergc: Options.Rediscover %v is negative", opts.Rediscover)
+	case opts.SyncTimeout < 0:
+		return nil, fmt.Errorf("ownergc: Options.SyncTimeout %v is negative", opts.SyncTimeout)
 	}
 	if opts.Interval == 0 {
 		opts.Interval = time.Second
 	}
 	if opts.Rediscover == 0 {
 		opts.Rediscover = 30 * time.Second
+	}
+	if opts.SyncTimeout == 0 {
+		opts.SyncTimeout = 30 * time.Second
 	}
 	if opts.Component == "" {
 		opts.Component = gc.OwnerGCComponent
@@ -87,9 +105,11 @@ func New(disc discovery.DiscoveryInterface, meta metadata.Interface, events type
 type Result struct {
 	// Resources and Objects count what the informers hold.
 	Resources, Objects int
-	// Unsynced lists the resources whose informers were still listing:
-	// the pass planned nothing (an owner might look gone).
+	// Unsynced lists the resources whose informers had not listed yet.
 	Unsynced []schema.GroupVersionResource
+	// Waiting: one of them was within Options.SyncTimeout (or
+	// Options.WaitForSync is set), so the pass planned nothing.
+	Waiting bool
 	// Plan is the plan the pass carried out (as far as Unconfirmed,
 	// Conflicts and Errors allowed).
 	Plan gc.OwnerPlan
@@ -113,7 +133,7 @@ type Result struct {
 
 // unfinished reports whether the pass left work for a later pass.
 func (r *Result) unfinished() bool {
-	return len(r.Unsynced)+len(r.Unconfirmed)+len(r.Conflicts)+len(r.Errors) > 0
+	return r.Waiting || len(r.Unconfirmed)+len(r.Conflicts)+len(r.Errors) > 0
 }
 
 // entry is a cached object with the resource it was read from.
@@ -123,7 +143,8 @@ type entry struct {
 }
 
 // Sync discovers the resources (starting their informers the first
-// time), waits until every informer has listed, and runs one pass. A
+// time), waits until no informer holds passes back (see
+// Options.SyncTimeout) or ctx ends, and runs one pass. A
 // Sync right after a write may not see it yet: an informer learns of a
 // change a moment after it is made, so callers that wait for an effect
 // Sync until they see it (or use Run, which passes on every change).
@@ -131,18 +152,23 @@ func (c *Collector) Sync(ctx context.Context) (Result, error) {
 	if err := c.Discover(); err != nil {
 		return Result{}, err
 	}
-	var synced []cache.InformerSynced
-	for _, m := range c.monitors {
-		synced = append(synced, m.inf.HasSynced)
-	}
-	if !cache.WaitForCacheSync(ctx.Done(), synced...) {
-		return Result{}, fmt.Errorf("ownergc: informers not synced: %w", ctx.Err())
+	for {
+		unsynced, wait := c.unsynced(time.Now())
+		if !wait {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return Result{}, fmt.Errorf("ownergc: informers of %v have not listed: %w", unsynced, ctx.Err())
+		case <-time.After(10 * time.Millisecond):
+		}
 	}
 	return c.Pass(ctx)
 }
 
-// Pass plans from what the informers hold and carries out the plan:
-// every object's metadata, the scopes discovery found, gc.NewOwnerGraph
+// Pass plans from what the informers hold and carries out the plan (or,
+// while an informer within Options.SyncTimeout has not listed, only
+// reports Waiting): every object's metadata, the scopes discovery found, gc.NewOwnerGraph
 // and OwnerGraph.Plan. Before a plan entry acts on a reference the graph
 // found dangling, a live read of the owner confirms it is gone (an
 // informer may lag behind another: a dependent seen before its owner),
@@ -151,8 +177,8 @@ func (c *Collector) Sync(ctx context.Context) (Result, error) {
 // writes, in the order gc.OwnerPlan gives: patches, finalizer removals,
 // deletions, events.
 func (c *Collector) Pass(ctx context.Context) (Result, error) {
-	res := Result{Resources: len(c.monitors), Unsynced: c.unsynced()}
-	if len(res.Unsynced) > 0 {
+	res := Result{Resources: len(c.monitors)}
+	if res.Unsynced, res.Waiting = c.unsynced(time.Now()); res.Waiting {
 		return res, nil
 	}
 	byUID := map[types.UID]entry{}
