@@ -65,18 +65,13 @@ var replaced = []string{"garbage-collector-controller", "pod-garbage-collector-c
 // controllers nodelife replaces, in shards of a few minutes each, each
 // shard in a process (and a control plane) of its own on each side, all
 // at once (the [Serial] specs taint nodes: never two in one cluster).
-// The pod garbage collector's spec (1,000 pods, 7 minutes by design)
-// runs with NODELIFE_LONG=1.
 func shards() []string {
-	s := []string{ // about 3.5, 3.5 and 4.5 minutes
+	return []string{ // about 4-5, 3.5, 4 and 2.5 minutes
 		`\[sig-api-machinery\] Garbage collector`,
 		`\[sig-node\] NodeLease|\[sig-node\] NoExecuteTaintManager Multiple Pods`,
 		`\[sig-node\] NoExecuteTaintManager Single Pod`,
+		`\[sig-node\] Pod garbage collector`,
 	}
-	if os.Getenv("NODELIFE_LONG") == "1" {
-		s = append(s, `\[sig-node\] Pod garbage collector`)
-	}
-	return s
 }
 
 // terminatedPodThreshold is the pod GC's threshold on both sides: the
