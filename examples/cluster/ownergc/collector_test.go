@@ -20,10 +20,9 @@ import (
 )
 
 var (
-	configMaps = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
-	secrets    = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
-	widgets    = schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "widgets"}
-	verbs      = metav1.Verbs{"get", "list", "watch", "delete", "patch"}
+	secrets = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
+	widgets = schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "widgets"}
+	verbs   = metav1.Verbs{"get", "list", "watch", "delete", "patch"}
 )
 
 func object(apiVersion, kind, name, uid string, owners ...metav1.OwnerReference) *metav1.PartialObjectMetadata {
