@@ -74,12 +74,25 @@ func sync(t *testing.T, c *ownergc.Collector) ownergc.Result {
 	return res
 }
 
-func refNames(refs []gc.ObjectRef) []string {
+// namesOf returns the names of the objects of xs, each found by obj.
+func namesOf[T any](xs []T, obj func(*T) gc.ObjectRef) []string {
 	var out []string
-	for _, r := range refs {
-		out = append(out, r.Name)
+	for i := range xs {
+		out = append(out, obj(&xs[i]).Name)
 	}
 	return out
+}
+
+func refNames(refs []gc.ObjectRef) []string {
+	return namesOf(refs, func(r *gc.ObjectRef) gc.ObjectRef { return *r })
+}
+
+func deletionNames(p gc.OwnerPlan) []string {
+	return namesOf(p.Deletions, func(d *gc.OwnerDeletion) gc.ObjectRef { return d.Object })
+}
+
+func heldNames(p gc.OwnerPlan) []string {
+	return namesOf(p.Held, func(h *gc.OwnerHold) gc.ObjectRef { return h.Object })
 }
 
 func equal(t *testing.T, what string, got, want []string) {
@@ -122,7 +135,7 @@ func TestOwnerReadLiveBeforeDelete(t *testing.T) {
 	if res.Resources != 1 || res.Objects != 2 {
 		t.Fatalf("watched %d resources, %d objects; want 1 (configmaps), 2", res.Resources, res.Objects)
 	}
-	equal(t, "planned", refNamesOfDeletions(res.Plan), []string{"lost", "uses-key"})
+	equal(t, "planned", deletionNames(res.Plan), []string{"lost", "uses-key"})
 	equal(t, "unconfirmed", refNames(res.Unconfirmed), []string{"uses-key"})
 	equal(t, "deleted", refNames(res.Deleted), []string{"lost"})
 	if n := gets(meta, secrets); n != 2 {
@@ -150,12 +163,13 @@ func TestOwnerReadLiveBeforeDelete(t *testing.T) {
 	}
 }
 
-func refNamesOfDeletions(p gc.OwnerPlan) []string {
-	var out []string
-	for _, d := range p.Deletions {
-		out = append(out, d.Object.Name)
-	}
-	return out
+// widgetAndDependent serves widgets, with a Widget owning a ConfigMap,
+// to a new collector.
+func widgetAndDependent(t *testing.T) (*fakediscovery.FakeDiscovery, *ownergc.Collector) {
+	disc, meta := fakes(true,
+		object("example.com/v1", "Widget", "w", "u-w"),
+		object("v1", "ConfigMap", "of-widget", "u-of-widget", owner("example.com/v1", "Widget", "w", "u-w")))
+	return disc, newCollector(t, disc, meta, ownergc.Options{})
 }
 
 // A custom resource that stops being served (its definition deleted) is
@@ -163,10 +177,7 @@ func refNamesOfDeletions(p gc.OwnerPlan) []string {
 // graph, and references to its kind are pinned (an unknown kind), not
 // dangling.
 func TestRediscoverDropsGoneResources(t *testing.T) {
-	disc, meta := fakes(true,
-		object("example.com/v1", "Widget", "w", "u-w"),
-		object("v1", "ConfigMap", "of-widget", "u-of-widget", owner("example.com/v1", "Widget", "w", "u-w")))
-	c := newCollector(t, disc, meta, ownergc.Options{})
+	disc, c := widgetAndDependent(t)
 	res := sync(t, c)
 	if res.Resources != 3 || res.Objects != 2 || len(res.Plan.Deletions) != 0 {
 		t.Fatalf("with widgets: %d resources, %d objects, %d deletions; want 3, 2, 0", res.Resources, res.Objects, len(res.Plan.Deletions))
@@ -179,24 +190,13 @@ func TestRediscoverDropsGoneResources(t *testing.T) {
 	equal(t, "held", heldNames(res.Plan), []string{"of-widget"})
 }
 
-func heldNames(p gc.OwnerPlan) []string {
-	var out []string
-	for _, h := range p.Held {
-		out = append(out, h.Object.Name)
-	}
-	return out
-}
-
 // When discovery fails for one group version, what the last discovery
 // found for it stays: its informer keeps running and its objects keep
 // their dependents. Had the widgets been dropped, of-widget would be
 // pinned (unknown kind) and the widget's own dependent would lose its
 // owner's scope.
 func TestPartialDiscoveryKeepsWhatWasFound(t *testing.T) {
-	disc, meta := fakes(true,
-		object("example.com/v1", "Widget", "w", "u-w"),
-		object("v1", "ConfigMap", "of-widget", "u-of-widget", owner("example.com/v1", "Widget", "w", "u-w")))
-	c := newCollector(t, disc, meta, ownergc.Options{})
+	disc, c := widgetAndDependent(t)
 	sync(t, c)
 	disc.Resources = disc.Resources[:1]
 	disc.PrependReactor("get", "resource", func(clienttesting.Action) (bool, runtime.Object, error) {
