@@ -168,8 +168,8 @@ func (c *Collector) Sync(ctx context.Context) (Result, error) {
 
 // Pass plans from what the informers hold and carries out the plan (or,
 // while an informer within Options.SyncTimeout has not listed, only
-// reports Waiting): every object's metadata, the scopes discovery found, gc.NewOwnerGraph
-// and OwnerGraph.Plan. Before a plan entry acts on a reference the graph
+// reports Waiting): every object's metadata, the scopes discovery found,
+// gc.NewOwnerGraph and OwnerGraph.Plan. Before a plan entry acts on a reference the graph
 // found dangling, a live read of the owner confirms it is gone (an
 // informer may lag behind another: a dependent seen before its owner),
 // as upstream's collector reads an owner before it deletes a dependent;
