@@ -14,6 +14,7 @@ import (
 	fakediscovery "k8s.io/client-go/discovery/fake"
 	metadatafake "k8s.io/client-go/metadata/fake"
 	clienttesting "k8s.io/client-go/testing"
+	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/nodelife/nodelife/examples/cluster/ownergc"
 	"github.com/nodelife/nodelife/gc"
@@ -243,15 +244,33 @@ func TestUnlistableResource(t *testing.T) {
 
 	disc, meta := fakes(true, objs...)
 	broken(meta)
-	c := newCollector(t, disc, meta, ownergc.Options{SyncTimeout: 300 * time.Millisecond})
+	clk := testingclock.NewFakeClock(time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC))
+	c := newCollector(t, disc, meta, ownergc.Options{Clock: clk}) // SyncTimeout 30 s
 	if err := c.Discover(); err != nil {
 		t.Fatal(err)
 	}
-	res, err := c.Pass(context.Background())
-	if err != nil || !res.Waiting || len(res.Deleted) != 0 {
-		t.Fatalf("at once: waiting %v, deleted %v, err %v; want waiting, nothing deleted", res.Waiting, res.Deleted, err)
+	// The other two informers list at once (on the network's time); the
+	// widgets' never does. Until the timeout, every pass waits.
+	var res ownergc.Result
+	for i := 0; i < 500; i++ {
+		var err error
+		if res, err = c.Pass(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Unsynced) == 1 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
-	res = sync(t, c) // waits out the timeout
+	if !res.Waiting || len(res.Unsynced) != 1 || res.Unsynced[0] != widgets || len(res.Deleted) != 0 {
+		t.Fatalf("before the timeout: waiting %v, unsynced %v, deleted %v; want waiting on widgets, nothing deleted", res.Waiting, res.Unsynced, res.Deleted)
+	}
+	clk.Step(29 * time.Second)
+	if res, _ = c.Pass(context.Background()); !res.Waiting {
+		t.Fatal("29 s after the informer started: not waiting any more, want waiting")
+	}
+	clk.Step(time.Second)
+	res = sync(t, c)
 	if res.Waiting || len(res.Unsynced) != 1 || res.Unsynced[0] != widgets {
 		t.Fatalf("after the timeout: waiting %v, unsynced %v; want not waiting, widgets unsynced", res.Waiting, res.Unsynced)
 	}

@@ -154,7 +154,7 @@ func (c *Collector) watch(r resource) error {
 	if err != nil {
 		return fmt.Errorf("ownergc: informer on %s: %w", r.gvr, err)
 	}
-	m := &monitor{res: r, inf: inf, stop: make(chan struct{}), started: time.Now()}
+	m := &monitor{res: r, inf: inf, stop: make(chan struct{}), started: c.opts.Clock.Now()}
 	c.monitors[r.gvr] = m
 	go inf.Run(m.stop)
 	return nil
@@ -201,15 +201,17 @@ func (c *Collector) unsynced(now time.Time) (out []schema.GroupVersionResource, 
 			wait = wait || c.opts.WaitForSync || now.Sub(m.started) < c.opts.SyncTimeout
 		}
 	}
-	slices.SortFunc(out, func(a, b schema.GroupVersionResource) int { return strings.Compare(a.String(), b.String()) })
+	slices.SortFunc(out, compareGVR)
 	return out, wait
 }
 
+// compareGVR orders resources by their string form, for a deterministic
+// order of passes and reports.
+func compareGVR(a, b schema.GroupVersionResource) int { return strings.Compare(a.String(), b.String()) }
+
 // watched returns the running monitors in resource order.
 func (c *Collector) watched() []*monitor {
-	keys := slices.SortedFunc(maps.Keys(c.monitors), func(a, b schema.GroupVersionResource) int {
-		return strings.Compare(a.String(), b.String())
-	})
+	keys := slices.SortedFunc(maps.Keys(c.monitors), compareGVR)
 	out := make([]*monitor, len(keys))
 	for i, k := range keys {
 		out[i] = c.monitors[k]

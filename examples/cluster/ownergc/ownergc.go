@@ -12,12 +12,16 @@ import (
 	"k8s.io/client-go/discovery"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/metadata"
+	"k8s.io/utils/clock"
 
 	"github.com/nodelife/nodelife/gc"
 )
 
 // Options configure a Collector.
 type Options struct {
+	// Clock is the collector's time (Run's intervals, SyncTimeout, the
+	// events' timestamps); nil means the real clock.
+	Clock clock.Clock
 	// Owner are the planner's options (ForegroundBlockingOnly, say); its
 	// Scopes is replaced by what discovery finds.
 	Owner gc.OwnerOptions
@@ -84,6 +88,9 @@ func New(disc discovery.DiscoveryInterface, meta metadata.Interface, events type
 	case opts.SyncTimeout < 0:
 		return nil, fmt.Errorf("ownergc: Options.SyncTimeout %v is negative", opts.SyncTimeout)
 	}
+	if opts.Clock == nil {
+		opts.Clock = clock.RealClock{}
+	}
 	if opts.Interval == 0 {
 		opts.Interval = time.Second
 	}
@@ -144,23 +151,23 @@ type entry struct {
 
 // Sync discovers the resources (starting their informers the first
 // time), waits until no informer holds passes back (see
-// Options.SyncTimeout) or ctx ends, and runs one pass. A
-// Sync right after a write may not see it yet: an informer learns of a
-// change a moment after it is made, so callers that wait for an effect
-// Sync until they see it (or use Run, which passes on every change).
+// Options.SyncTimeout) or ctx ends, and runs one pass. A Sync right after
+// a write may not see it yet: an informer learns of a change a moment
+// after it is made, so callers that wait for an effect Sync until they
+// see it (or use Run, which passes on every change).
 func (c *Collector) Sync(ctx context.Context) (Result, error) {
 	if err := c.Discover(); err != nil {
 		return Result{}, err
 	}
 	for {
-		unsynced, wait := c.unsynced(time.Now())
+		unsynced, wait := c.unsynced(c.opts.Clock.Now())
 		if !wait {
 			break
 		}
 		select {
 		case <-ctx.Done():
 			return Result{}, fmt.Errorf("ownergc: informers of %v have not listed: %w", unsynced, ctx.Err())
-		case <-time.After(10 * time.Millisecond):
+		case <-time.After(10 * time.Millisecond): // polled in real time: informers list on the network's time, not the clock's
 		}
 	}
 	return c.Pass(ctx)
@@ -169,16 +176,16 @@ func (c *Collector) Sync(ctx context.Context) (Result, error) {
 // Pass plans from what the informers hold and carries out the plan (or,
 // while an informer within Options.SyncTimeout has not listed, only
 // reports Waiting): every object's metadata, the scopes discovery found,
-// gc.NewOwnerGraph and OwnerGraph.Plan. Before a plan entry acts on a reference the graph
-// found dangling, a live read of the owner confirms it is gone (an
-// informer may lag behind another: a dependent seen before its owner),
-// as upstream's collector reads an owner before it deletes a dependent;
-// owners confirmed gone are remembered (a UID never comes back). Then the
-// writes, in the order gc.OwnerPlan gives: patches, finalizer removals,
-// deletions, events.
+// gc.NewOwnerGraph and OwnerGraph.Plan. Before a plan entry acts on a
+// reference the graph found dangling, a live read of the owner confirms
+// it is gone (an informer may lag behind another: a dependent seen
+// before its owner), as upstream's collector reads an owner before it
+// deletes a dependent; owners confirmed gone are remembered (a UID never
+// comes back). Then the writes, in the order gc.OwnerPlan gives: patches,
+// finalizer removals, deletions, events.
 func (c *Collector) Pass(ctx context.Context) (Result, error) {
 	res := Result{Resources: len(c.monitors)}
-	if res.Unsynced, res.Waiting = c.unsynced(time.Now()); res.Waiting {
+	if res.Unsynced, res.Waiting = c.unsynced(c.opts.Clock.Now()); res.Waiting {
 		return res, nil
 	}
 	byUID := map[types.UID]entry{}
@@ -232,27 +239,28 @@ func (c *Collector) Run(ctx context.Context, onError func(error)) error {
 			onError(err)
 		}
 	}
-	rediscover := time.NewTicker(c.opts.Rediscover)
-	defer rediscover.Stop()
+	clk := c.opts.Clock
+	var rediscover <-chan time.Time
 	discover := true
 	var next time.Time
 	for {
 		if discover {
 			report(c.Discover())
 			discover = false
+			rediscover = clk.After(c.opts.Rediscover)
 		}
-		if wait := time.Until(next); wait > 0 {
+		if wait := next.Sub(clk.Now()); wait > 0 {
 			select {
 			case <-ctx.Done():
 				return ctx.Err()
-			case <-time.After(wait):
+			case <-clk.After(wait):
 			}
 		}
 		select { // this pass sees the change that asked for it
 		case <-c.changed:
 		default:
 		}
-		next = time.Now().Add(c.opts.Interval)
+		next = clk.Now().Add(c.opts.Interval)
 		res, err := c.Pass(ctx)
 		report(err)
 		for _, e := range res.Errors {
@@ -260,14 +268,14 @@ func (c *Collector) Run(ctx context.Context, onError func(error)) error {
 		}
 		var retry <-chan time.Time
 		if err != nil || res.unfinished() {
-			retry = time.After(c.opts.Interval)
+			retry = clk.After(c.opts.Interval)
 		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-c.changed:
 		case <-retry:
-		case <-rediscover.C:
+		case <-rediscover:
 			discover = true
 		}
 	}

@@ -135,7 +135,7 @@ func (c *Collector) post(ctx context.Context, e gc.ObjectEvent) error {
 	if ns == "" {
 		ns = metav1.NamespaceDefault
 	}
-	now := metav1.Now()
+	now := metav1.NewTime(c.opts.Clock.Now())
 	ev := &corev1.Event{
 		ObjectMeta: metav1.ObjectMeta{GenerateName: e.Object.Name + ".", Namespace: ns},
 		InvolvedObject: corev1.ObjectReference{APIVersion: e.Object.APIVersion, Kind: e.Object.Kind, Namespace: e.Object.Namespace,
