@@ -11,7 +11,8 @@
 // resources included; events left out, as upstream's collector leaves
 // them) and keeps a metadata informer on each: started when a resource
 // appears, stopped when it goes (a CustomResourceDefinition deleted),
-// kept when discovery of its group fails for a moment. The informers hold
+// kept (if it had listed) when discovery of its group fails for a
+// moment. The informers hold
 // only what the graph reads (no managed fields, labels or annotations).
 //
 // A pass plans from what the informers hold and carries the plan out in
@@ -48,11 +49,11 @@
 // callers that drive the collector themselves (tests, a one-shot run).
 //
 // Unlike upstream's collector, whose graph is updated event by event, a
-// pass builds the graph again from the caches: its CPU time grows with the
-// number of objects watched (the planner builds and plans a graph of a
-// million objects in 0.13-0.18 s, BENCHMARKS.md), while the API server sees only
-// the informers' watches, the live reads of missing owners and the
-// writes.
+// pass builds the graph again from the caches: its CPU time grows with
+// the number of objects watched (the planner builds and plans a graph of
+// a million objects in 0.13-0.18 s, BENCHMARKS.md), while the API server
+// sees only the informers' watches, the live reads of missing owners and
+// the writes.
 //
 //	c, err := ownergc.New(client.Discovery(), metadata.NewForConfigOrDie(cfg), client.CoreV1(), ownergc.Options{})
 //	err = c.Run(ctx, func(err error) { log.Print(err) })
