@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,7 +23,9 @@ import (
 // List of 1,000,000 kind-less {} items (3 MB) is counted, its warnings
 // capped, also with the List's kind after the items (each item held until
 // it is read); and 512 MiB of items of a kind not read go through a batch
-// at a time.
+// at a time. The same for YAML (issue 63): 1 GiB and 4 GiB of comment
+// lines, compressed, read through without being kept, also inside an
+// item; and 1 GiB of ConfigMaps read an item at a time.
 func TestBoundedInputs(t *testing.T) {
 	if c := os.Getenv("NODELIFE_BOUNDED_CHILD"); c != "" {
 		boundedChild(c)
@@ -92,6 +95,58 @@ func TestBoundedInputs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// YAML: gzip members one after another (a gzip reader reads them as
+	// one stream), so that a body of 64 MiB compressed once stands for
+	// gigabytes: a List's header, then 1 GiB or 4 GiB of comment lines;
+	// the same inside a node's entry; and 1 GiB of ConfigMaps of 64 KiB.
+	members := func(name string, parts ...[]byte) string {
+		path := filepath.Join(dir, name)
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range parts {
+			if _, err := f.Write(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	// A member is written a line at a time: the parent's peak RSS is the
+	// children's floor (a child counts its parent's high-water mark until
+	// it execs), so no input is ever whole in the parent's memory.
+	member := func(write func(w io.Writer)) []byte {
+		var b bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
+		write(zw)
+		_ = zw.Close()
+		return b.Bytes()
+	}
+	plain := func(s string) []byte {
+		return member(func(w io.Writer) { _, _ = io.WriteString(w, s) })
+	}
+	lines := func(line string, n int) []byte {
+		return member(func(w io.Writer) {
+			for i := 0; i < n; i++ {
+				_, _ = io.WriteString(w, line)
+			}
+		})
+	}
+	times := func(b []byte, n int) []byte { return bytes.Repeat(b, n) }
+	comments := lines("# a comment line of the bomb: sixty-four bytes with its break..\n", 1<<20) // 64 MiB
+	indented := lines("    # an indented comment line, sixty-four bytes with its break\n", 1<<20) // 64 MiB
+	value := strings.Repeat("x", 64<<10)
+	configMapsYAML := member(func(w io.Writer) { // 64 MiB and a little
+		for i := 0; i < 1024; i++ {
+			fmt.Fprintf(w, "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c%d\n    namespace: x\n  data:\n    v: %s\n", i, value)
+		}
+	})
+	listHead := plain("apiVersion: v1\nkind: List\nitems:\n")
+	nodeHead := plain("apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata:\n    name: node-1\n") // not "n": YAML 1.1's false
+	listTail := plain("kind: List\nmetadata:\n  resourceVersion: \"\"\n")
 	start := time.Now()
 	cases := []struct {
 		name, path string
@@ -106,6 +161,10 @@ func TestBoundedInputs(t *testing.T) {
 		{"kind-less items", kindless, 0, "and 999980 more warnings", 200 << 20},
 		{"kind-less items, kind last", kindlessLast, 0, "and 999980 more warnings", 200 << 20},
 		{"512 MiB of ConfigMaps", configMaps, 0, "and 8172 more warnings", 192 << 20},
+		{"YAML, 1 GiB of comments", members("comments.yaml.gz", listHead, times(comments, 16)), 0, "comments.yaml.gz: no Node in it", 64 << 20},
+		{"YAML, 4 GiB of comments", members("comments4.yaml.gz", listHead, times(comments, 64)), 0, "comments4.yaml.gz: no Node in it", 64 << 20},
+		{"YAML, 1 GiB of comments in an item", members("item.yaml.gz", nodeHead, times(indented, 16), listTail), 0, "no warnings", 64 << 20},
+		{"YAML, 1 GiB of ConfigMaps", members("configmaps.yaml.gz", nodeHead, times(configMapsYAML, 16), listTail), 0, "and 16364 more warnings", 192 << 20},
 	}
 	t.Logf("inputs written in %v", time.Since(start).Round(time.Millisecond))
 	for _, c := range cases {

@@ -285,7 +285,10 @@ func (d *document) finish() error {
 		if d.sawItems {
 			r.restore(d.before)
 		}
-		return r.keep(decodeItem(d.object(), d.name, 0, "", "", true), d.name, 0)
+		raw := d.object()
+		item := decodeItem(raw, d.name, 0, "", "", true)
+		item.raw = raw
+		return r.keep(item, d.name, 0)
 	case !isList(d.kind):
 		return d.notListKind()
 	}
@@ -417,6 +420,7 @@ func (d *document) decode(b *batch) *sync.WaitGroup {
 			in := d.r.ins[w] // this worker's alone while the batch decodes
 			for i := w; i < n; i += workers {
 				b.out[i] = decodeItem(b.item(i), d.name, b.first+i, d.defaultKind, d.defaultAV, known)
+				b.out[i].raw = b.item(i)
 				d.r.check(&b.out[i], in)
 			}
 		}()

@@ -54,6 +54,8 @@ type reader struct {
 	reported int64 // r.read at the last progress call
 	// ins are the decoding workers' interners, one each (document.decode).
 	ins []*interner
+	// uids finds the object kept with a UID, to leave out another with it.
+	uids uidIndex
 }
 
 func newReader(o Options) (*reader, error) {
@@ -63,7 +65,7 @@ func newReader(o Options) (*reader, error) {
 	case o.MaxBytes == 0:
 		o.MaxBytes = DefaultMaxBytes
 	}
-	return &reader{s: &Snapshot{}, opts: o}, nil
+	return &reader{s: &Snapshot{}, opts: o, uids: uidIndex{}}, nil
 }
 
 // ErrInvalidOptions is wrapped when LoadWith's Options cannot be used.
@@ -132,10 +134,11 @@ func (r *reader) readFile(path string) error {
 // cannot be JSON, YAML or gzip (a control byte before anything else, say
 // a file of zeros) is refused without reading the rest, and so is a gzip
 // stream whose first decompressed bytes cannot be JSON or YAML. JSON is
-// read as a stream (readJSON), never held whole; YAML is read whole, then
-// converted (addYAML). More than Options.MaxBytes, after decompression
-// and over every input of the read, is an error wrapping ErrTooLarge,
-// made as soon as the bound is passed.
+// read as a stream (readJSON), never held whole, and so is YAML
+// (readYAML), a document at a time and a List's items one by one. More
+// than Options.MaxBytes, after decompression and over every input of the
+// read, is an error wrapping ErrTooLarge, made as soon as the bound is
+// passed.
 func (r *reader) readFrom(in io.Reader, name string) error {
 	br := bufio.NewReaderSize(in, 64<<10)
 	if err := sniffReader(br); err != nil {
@@ -174,11 +177,7 @@ func (r *reader) readFrom(in io.Reader, name string) error {
 		}
 		return nil
 	}
-	data, err := io.ReadAll(s.br)
-	if err != nil {
-		return gzipErr(name, err)
-	}
-	return r.addYAML(data, name)
+	return r.readYAML(s, name)
 }
 
 // bounded counts the bytes read from in against Options.MaxBytes, and

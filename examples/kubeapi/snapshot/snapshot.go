@@ -141,31 +141,44 @@ func (r *reader) keep(d decoded, source string, item int) error {
 		r.skipped++
 		r.warn(Warning{Source: source, Item: item, Message: d.warning})
 	}
-	if !d.checked && (d.node != nil || d.pod != nil) {
+	if !d.checked && (d.node != nil || d.pod != nil || d.lease != nil) {
 		if s.in == nil {
 			s.in = newInterner()
 		}
 		r.check(&d, s.in)
 	}
-	switch {
-	case d.err != nil:
+	if d.err != nil {
 		return d.err
-	case len(d.refused) > 0:
+	}
+	kind, name, uid := d.identity()
+	if len(d.refused) > 0 {
 		s.Refused++
-		if d.node != nil {
-			r.warn(Warning{Source: source, Item: item, Message: refusal("node", d.node.Name, d.refused)})
-		} else {
-			r.warn(Warning{Source: source, Item: item, Message: refusal("pod", d.pod.Namespace+"/"+d.pod.Name, d.refused)})
-		}
+		r.warn(Warning{Source: source, Item: item, Message: refusal(kind, name, d.refused)})
 		return nil
+	}
+	if uid != "" {
+		if first := r.uids.first(s, uid); first != "" {
+			s.Refused++
+			r.warn(Warning{Source: source, Item: item, Message: fmt.Sprintf("%s %s left out: its metadata.uid %q is also %s's, and the API server gives every object a UID of its own", kind, name, uid, first)})
+			return nil
+		}
+	}
+	for _, note := range d.notes {
+		r.warn(Warning{Source: source, Item: item, Message: note})
+	}
+	switch {
 	case d.node != nil:
 		s.Nodes = append(s.Nodes, d.node)
+		r.uids.add(uid, uidNode, len(s.Nodes)-1)
 	case d.replay:
 		s.replayPods = append(s.replayPods, d.sp)
+		r.uids.add(uid, uidReplayPod, len(s.replayPods)-1)
 	case d.pod != nil:
 		s.Pods = append(s.Pods, d.pod)
+		r.uids.add(uid, uidPod, len(s.Pods)-1)
 	case d.lease != nil:
 		s.Leases = append(s.Leases, d.lease)
+		r.uids.add(uid, uidLease, len(s.Leases)-1)
 	case d.class != nil:
 		s.PriorityClasses = append(s.PriorityClasses, d.class)
 	default:
@@ -176,19 +189,91 @@ func (r *reader) keep(d decoded, source string, item int) error {
 	return nil
 }
 
-// check validates a decoded node or pod (refused), and converts a pod the
-// read keeps in the simulator's form only (Options.ReplayOnly), its values
-// shared through in. The decoding workers check their items, each with an
+// identity is the kind, the name (namespace/name when namespaced) and the
+// UID of the node, pod or lease d holds.
+func (d *decoded) identity() (kind, name, uid string) {
+	switch {
+	case d.node != nil:
+		return "node", d.node.Name, string(d.node.UID)
+	case d.replay:
+		return "pod", d.sp.Namespace + "/" + d.sp.Name, d.sp.UID
+	case d.pod != nil:
+		return "pod", d.pod.Namespace + "/" + d.pod.Name, string(d.pod.UID)
+	case d.lease != nil:
+		return "lease", d.lease.Namespace + "/" + d.lease.Name, string(d.lease.UID)
+	}
+	return "", "", ""
+}
+
+// uidIndex finds the node, pod or lease kept with a UID: a hash of the UID
+// to where the first object with it is kept (8 bytes an object, not the
+// UIDs' 36), the UID itself compared there.
+type uidIndex map[uint64]uidRef
+
+type uidRef struct {
+	kind  uint8 // uidNode, ...
+	index int32
+}
+
+const (
+	uidNode = iota + 1
+	uidPod
+	uidReplayPod
+	uidLease
+)
+
+func uidHash(uid string) uint64 {
+	h := uint64(14695981039346656037) // FNV-1a
+	for i := 0; i < len(uid); i++ {
+		h = (h ^ uint64(uid[i])) * 1099511628211
+	}
+	return h
+}
+
+// first names the object kept in s with uid ("pod shop/a"), or is "".
+func (x uidIndex) first(s *Snapshot, uid string) string {
+	ref, ok := x[uidHash(uid)]
+	if !ok {
+		return ""
+	}
+	i := int(ref.index)
+	switch {
+	case ref.kind == uidNode && i < len(s.Nodes) && string(s.Nodes[i].UID) == uid:
+		return "node " + s.Nodes[i].Name
+	case ref.kind == uidPod && i < len(s.Pods) && string(s.Pods[i].UID) == uid:
+		return "pod " + s.Pods[i].Namespace + "/" + s.Pods[i].Name
+	case ref.kind == uidReplayPod && i < len(s.replayPods) && s.replayPods[i].UID == uid:
+		return "pod " + s.replayPods[i].Namespace + "/" + s.replayPods[i].Name
+	case ref.kind == uidLease && i < len(s.Leases) && string(s.Leases[i].UID) == uid:
+		return "lease " + s.Leases[i].Namespace + "/" + s.Leases[i].Name
+	}
+	return "" // another UID of the same hash, or an object a restore dropped
+}
+
+// add records where the object with uid is kept.
+func (x uidIndex) add(uid string, kind uint8, index int) {
+	if uid != "" {
+		x[uidHash(uid)] = uidRef{kind, int32(index)}
+	}
+}
+
+// check validates a decoded node, pod or lease (refused; notes for a
+// lease kept), and converts a pod the read keeps in the simulator's form
+// only (Options.ReplayOnly), its values shared through in. The decoding workers check their items, each with an
 // interner of its own, so that this work is spread over the cores too.
 func (r *reader) check(d *decoded, in *interner) {
 	d.checked = true
 	switch {
 	case d.node != nil:
-		d.refused = nodeErrors(d.node)
+		d.refused = nodeErrors(d.node, d.raw)
 	case d.pod != nil:
-		d.refused = podErrors(d.pod)
+		d.refused = podErrors(d.pod, d.raw)
 		if len(d.refused) == 0 && r.opts.ReplayOnly {
 			d.sp, d.replay, d.pod = in.pod(d.pod), true, nil
+		}
+	case d.lease != nil:
+		if d.refused = leaseErrors(d.lease); len(d.refused) == 0 {
+			d.notes = leaseNotes(d.lease, d.raw)
 		}
 	}
 }
@@ -203,9 +288,12 @@ type decoded struct {
 	warning string
 	err     error
 
+	raw []byte // the item's JSON, while its batch is read
+
 	// set by check
 	checked bool
-	refused []string // what the API server would refuse in node or pod
+	refused []string // what the API server would refuse in node, pod or lease
+	notes   []string // warnings about a lease kept
 	replay  bool     // the pod is kept as sp only (Options.ReplayOnly)
 	sp      sim.Pod
 }
@@ -277,13 +365,53 @@ func decodeItemFull(raw []byte, source string, i int, defaultKind, defaultVersio
 			d.err = fmt.Errorf("%w: %s: item %d: %s", ErrInvalid, source, i, jsonError(raw, herr))
 			return d
 		}
-		d.warning = fmt.Sprintf("kind %s (apiVersion %q) %s skipped: the replay does not use it", h.Kind, h.APIVersion, objectName(h))
+		d.warning = skippedItem(h, raw)
 	}
 	if err != nil {
 		_ = json.Unmarshal(raw, &h) // for the name in the message, as far as it decodes
-		d.err = fmt.Errorf("%w: %s: item %d (%s %s): %s", ErrInvalid, source, i, kind, objectName(h), jsonError(raw, err))
+		what := kind
+		if name := itemName(h, raw); name != "" {
+			what += " " + name
+		}
+		d.err = fmt.Errorf("%w: %s: item %d (%s): %s", ErrInvalid, source, i, what, jsonError(raw, err))
 	}
 	return d
+}
+
+// skippedItem is the warning about an item of a kind the replay does not
+// read: "kind ConfigMap (apiVersion "v1") shop/settings skipped: ...",
+// each part as the item wrote it, or said missing.
+func skippedItem(h header, raw []byte) string {
+	var b strings.Builder
+	if h.Kind == "" {
+		b.WriteString("an item with no kind")
+	} else {
+		b.WriteString("kind " + h.Kind)
+	}
+	if h.APIVersion == "" {
+		b.WriteString(" (no apiVersion)")
+	} else {
+		fmt.Fprintf(&b, " (apiVersion %q)", h.APIVersion)
+	}
+	if name := itemName(h, raw); name != "" {
+		b.WriteString(" " + name)
+	}
+	b.WriteString(" skipped: the replay does not use it")
+	return b.String()
+}
+
+// itemName is an item's namespace/name (objectName), found without
+// decoding the item when it does not decode (nested too deep, say); "" if
+// it has none.
+func itemName(h header, raw []byte) string {
+	if name := objectName(h); name != "" {
+		return name
+	}
+	name := asWritten(jsonAt(raw, "metadata", "name"), "")
+	if ns := asWritten(jsonAt(raw, "metadata", "namespace"), ""); ns != "" {
+		return ns + "/" + name
+	}
+	return name
 }
 
 func skipSpace(data []byte, i int) int {

@@ -37,7 +37,7 @@ func TestStreamedListShapes(t *testing.T) {
 		{"not JSON after the items", "{\"kind\":\"List\",\"items\":[" + node + "]\n\n\"x\":1}", 0, 0, "",
 			`in.json: not JSON: line 3: invalid character '"' after object key:value pair`},
 		{"a bad item before bad JSON", `{"kind":"List","items":[{"apiVersion":"v1","kind":"Node","metadata":{"name":5}}, oops]}`, 0, 0, "",
-			"in.json: item 0 (Node ): field metadata.name: cannot use JSON number as string"},
+			"in.json: item 0 (Node 5): field metadata.name: cannot use JSON number as string"},
 		{"the end in the items", `{"kind":"List","items":[` + node, 0, 0, "", "in.json: not JSON: line 1: unexpected end of JSON input"},
 	} {
 		s, ws, err := Decode([]byte(tc.data), "in.json")
