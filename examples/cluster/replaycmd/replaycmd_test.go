@@ -271,7 +271,7 @@ func TestReplayRefusesInvalidObjects(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
 	for _, want := range []string{
-		"replay: warning: " + path + `: item 1: node n-bad left out, as the API server would refuse it: status.capacity[cpu]: Invalid value: "10e999"`,
+		"replay: warning: " + path + `: item 1: node n-bad left out, as the API server would refuse it: status.capacity[cpu]: Invalid value: "1e1000": must be less than 2^63-1 bytes (millicores for cpu): too large to compute with`,
 		`status.allocatable[cpu]: Invalid value: "-4": must be greater than or equal to 0`,
 		"item 3: pod shop/web-2 left out",
 		`spec.containers[0].resources.requests[memory]: Invalid value: "-1Gi": must be greater than or equal to 0`,

@@ -144,6 +144,13 @@ func TestBoundedInputs(t *testing.T) {
 			fmt.Fprintf(w, "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c%d\n    namespace: x\n  data:\n    v: %s\n", i, value)
 		}
 	})
+	// 1 GiB of valid pods, each with 64 KiB of managed fields, which the
+	// replay does not keep: what is kept is 16,384 small pods.
+	podsYAML := member(func(w io.Writer) { // 64 MiB and a little
+		for i := 0; i < 1024; i++ {
+			fmt.Fprintf(w, "- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: p%d\n    namespace: x\n    managedFields:\n    - manager: m\n      operation: Update\n      fieldsType: FieldsV1\n      fieldsV1:\n        f:v: %s\n  spec:\n    nodeName: node-1\n    containers:\n    - name: c\n      image: i\n", i, value)
+		}
+	})
 	listHead := plain("apiVersion: v1\nkind: List\nitems:\n")
 	nodeHead := plain("apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata:\n    name: node-1\n") // not "n": YAML 1.1's false
 	listTail := plain("kind: List\nmetadata:\n  resourceVersion: \"\"\n")
@@ -164,6 +171,7 @@ func TestBoundedInputs(t *testing.T) {
 		{"YAML, 1 GiB of comments", members("comments.yaml.gz", listHead, times(comments, 16)), 0, "comments.yaml.gz: no Node in it", 64 << 20},
 		{"YAML, 4 GiB of comments", members("comments4.yaml.gz", listHead, times(comments, 64)), 0, "comments4.yaml.gz: no Node in it", 64 << 20},
 		{"YAML, 1 GiB of comments in an item", members("item.yaml.gz", nodeHead, times(indented, 16), listTail), 0, "no warnings", 64 << 20},
+		{"YAML, 1 GiB of pods", members("pods.yaml.gz", nodeHead, times(podsYAML, 16), listTail), 0, "1 nodes, 16384 pods kept", 192 << 20},
 		{"YAML, 1 GiB of ConfigMaps", members("configmaps.yaml.gz", nodeHead, times(configMapsYAML, 16), listTail), 0, "and 16364 more warnings", 192 << 20},
 	}
 	t.Logf("inputs written in %v", time.Since(start).Round(time.Millisecond))
@@ -188,12 +196,15 @@ func TestBoundedInputs(t *testing.T) {
 }
 
 // boundedChild loads the file named in arg ("path|maxBytes") and prints
-// the error, or the last warning.
+// the error, or what was kept and the last warning.
 func boundedChild(arg string) {
 	path, limit, _ := strings.Cut(arg, "|")
 	var max int64
 	fmt.Sscan(limit, &max)
-	_, ws, err := LoadWith(path, Options{MaxBytes: max})
+	s, ws, err := LoadWith(path, Options{MaxBytes: max})
+	if err == nil {
+		fmt.Printf("%d nodes, %d pods kept; ", len(s.Nodes), s.PodCount())
+	}
 	switch {
 	case err != nil:
 		fmt.Println("error:", err, errors.Is(err, ErrInvalid))
