@@ -502,6 +502,11 @@ func (d *yamlDocument) fill() error {
 	if l.indent > 0 {
 		return fmt.Errorf("%w: %s: not JSON or YAML: line %d: a line indented by %d where the document's next top-level key belongs", ErrInvalid, d.name, l.num, l.indent)
 	}
+	if t := bytes.TrimLeft(l.text, " \t"); len(t) > 0 && (t[0] == '{' || t[0] == '[') {
+		// a flow collection at the margin of a block mapping is no key the
+		// conversion takes (a complex key at best)
+		return fmt.Errorf("%w: %s: not JSON or YAML: line %d: a flow collection where the document's next top-level key belongs", ErrInvalid, d.name, l.num)
+	}
 	key, rest, plain := plainKey(l.text)
 	if plain {
 		if at, seen := d.keys[key]; seen {
@@ -555,9 +560,11 @@ func (d *yamlDocument) member(first int, piece []byte) error {
 	}
 	j = bytes.TrimSpace(j)
 	switch {
-	case string(j) == "null" || string(j) == "{}":
+	case len(bytes.TrimSpace(piece)) == 0:
 		return nil
-	case len(j) < 2 || j[0] != '{':
+	case len(j) < 2 || j[0] != '{' || string(j) == "{}":
+		// a line at the document's margin that is no key ("{}", "~"): the
+		// whole document would not convert either
 		return fmt.Errorf("%w: %s: not JSON or YAML: line %d: not a key of the document's mapping", ErrInvalid, d.name, first)
 	}
 	d.out = append(d.comma(d.out), j[1:len(j)-1]...)
