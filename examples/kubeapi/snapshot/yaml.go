@@ -542,25 +542,12 @@ func (d *yamlDocument) comma(dst []byte) []byte {
 // member converts the top-level key whose first line, at line first, is in
 // piece, with the lines that continue it, and appends it as members.
 func (d *yamlDocument) member(first int, piece []byte) error {
-	for {
-		l, err := d.sc.peek()
-		if err != nil && err != io.EOF {
-			return gzipErr(d.name, err)
-		}
-		if err == io.EOF || l.sep || l.indent == 0 && !l.cont && !l.isEntry() {
-			break
-		}
-		piece = appendLine(appendBlanks(piece, l.blanks), l, 0)
-		d.sc.next()
-	}
-	d.piece = piece
-	j, err := yaml.YAMLToJSON(piece)
+	j, err := d.convert(piece, first, 0, func(l *yamlLine) bool { return l.indent == 0 && !l.cont && !l.isEntry() })
 	if err != nil {
-		return yamlErr(d.name, err, first)
+		return err
 	}
-	j = bytes.TrimSpace(j)
 	switch {
-	case len(bytes.TrimSpace(piece)) == 0:
+	case len(bytes.TrimSpace(d.piece)) == 0:
 		return nil
 	case len(j) < 2 || j[0] != '{' || string(j) == "{}":
 		// a line at the document's margin that is no key ("{}", "~"): the
@@ -577,23 +564,10 @@ func (d *yamlDocument) item(l *yamlLine) error {
 	first := l.num
 	piece := appendLine(d.piece[:0], l, d.entry)
 	d.sc.next()
-	for {
-		l, err := d.sc.peek()
-		if err != nil && err != io.EOF {
-			return gzipErr(d.name, err)
-		}
-		if err == io.EOF || l.sep || l.indent <= d.entry && !l.cont {
-			break
-		}
-		piece = appendLine(appendBlanks(piece, l.blanks), l, d.entry)
-		d.sc.next()
-	}
-	d.piece = piece
-	j, err := yaml.YAMLToJSON(piece)
+	j, err := d.convert(piece, first, d.entry, func(l *yamlLine) bool { return l.indent <= d.entry && !l.cont })
 	if err != nil {
-		return yamlErr(d.name, err, first)
+		return err
 	}
-	j = bytes.TrimSpace(j)
 	if len(j) < 2 || j[0] != '[' || j[len(j)-1] != ']' {
 		return fmt.Errorf("%w: %s: not JSON or YAML: line %d: an entry of items that is not one element", ErrInvalid, d.name, first)
 	}
@@ -602,4 +576,28 @@ func (d *yamlDocument) item(l *yamlLine) error {
 	}
 	d.out = append(d.out, j[1:len(j)-1]...)
 	return nil
+}
+
+// convert appends to piece, which starts at line first, the lines that
+// continue it (dedented by dedent) up to the first that ends it, the next
+// separator or the end, and converts the whole to JSON (trimmed). The
+// piece is d.piece until the next call.
+func (d *yamlDocument) convert(piece []byte, first, dedent int, ends func(*yamlLine) bool) ([]byte, error) {
+	for {
+		l, err := d.sc.peek()
+		if err != nil && err != io.EOF {
+			return nil, gzipErr(d.name, err)
+		}
+		if err == io.EOF || l.sep || ends(l) {
+			break
+		}
+		piece = appendLine(appendBlanks(piece, l.blanks), l, dedent)
+		d.sc.next()
+	}
+	d.piece = piece
+	j, err := yaml.YAMLToJSON(piece)
+	if err != nil {
+		return nil, yamlErr(d.name, err, first)
+	}
+	return bytes.TrimSpace(j), nil
 }
