@@ -199,9 +199,14 @@ func (b *bounded) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// gzipErr names a read error of an input (a cut gzip stream, say).
+// gzipErr names a read error of an input (a cut gzip stream, say, or a
+// comment of a YAML stream that the YAML reader refuses).
 func gzipErr(name string, err error) error {
 	var corrupt flate.CorruptInputError
+	var chars *yamlCharError
+	if errors.As(err, &chars) {
+		return fmt.Errorf("%w: %s: not JSON or YAML: %v", ErrInvalid, name, err)
+	}
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) || errors.As(err, &corrupt) {
 		return fmt.Errorf("%w: %s: gzip: %v", ErrInvalid, name, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"sigs.k8s.io/yaml"
 )
@@ -40,8 +41,16 @@ type yamlLine struct {
 	text   []byte // the rest, without the line break
 	num    int    // its line in the input (after decompression)
 	blanks int    // the blank lines skipped just before it
-	sep    bool   // a document separator ("---", "--- ...")
-	cont   bool   // it starts inside a block or quoted scalar: it continues the node before
+	// comment is where comment lines were dropped just before it: -1 for
+	// none, else how many of its blanks came before the first of them. A
+	// comment ends a plain scalar, so a piece keeps one "#" line in
+	// their place: what follows reads as it would in the whole document,
+	// and a gigabyte of comments costs two bytes. (The scanner drops a
+	// comment line only where it is no scalar's content, and there its
+	// indentation means nothing: the "#" is at the margin.)
+	comment int
+	sep     bool // a document separator ("---", "--- ...")
+	cont    bool // it starts inside a block or quoted scalar: it continues the node before
 }
 
 // isBlank reports whether the line holds white space only.
@@ -65,6 +74,7 @@ type yamlScanner struct {
 	peeked bool
 	err    error // the error that ended the input (io.EOF at its end)
 	buf    []byte
+	carry  []byte // the start of a character a dropped comment's chunk cut
 }
 
 func newYAMLScanner(br *bufio.Reader, line int) *yamlScanner {
@@ -77,20 +87,23 @@ func (sc *yamlScanner) peek() (*yamlLine, error) {
 	if sc.peeked {
 		return &sc.cur, nil
 	}
-	blanks := 0
+	blanks, comment := 0, -1
 	for sc.err == nil {
 		indent, text, kept := sc.readLine()
 		if !kept {
+			if indent >= 0 && comment < 0 {
+				comment = blanks // the first comment line since the last line kept
+			}
 			continue // a comment line, or nothing before the end
 		}
 		l := &sc.cur
-		*l = yamlLine{indent: indent, text: text, num: sc.num - 1, blanks: blanks}
+		*l = yamlLine{indent: indent, text: text, num: sc.num - 1, blanks: blanks, comment: comment}
 		switch {
 		case indent == 0 && (string(text) == "---" || bytes.HasPrefix(text, []byte("--- "))):
 			// a separator ends every scalar (the YAML spec forbids one
 			// inside a quoted scalar; this reader ends the document there)
 			sc.block, sc.quote = -1, 0
-			l.sep, l.blanks = true, 0
+			l.sep, l.blanks, l.comment = true, 0, -1
 		case l.isBlank() && (sc.block >= 0 || sc.quote != 0):
 			l.text, l.cont = l.text[:0], true // a line of the scalar
 		case l.isBlank():
@@ -114,7 +127,9 @@ func (sc *yamlScanner) next() { sc.peeked = false }
 
 // readLine reads one line: the spaces it starts with are counted, not
 // kept; a comment line outside a scalar is read through without being
-// kept (kept false), however long. The text is valid until the next call.
+// kept (kept false, its indentation returned), however long. At the end
+// of the input, with nothing read, kept is false and indent -1. The text
+// is valid until the next call.
 func (sc *yamlScanner) readLine() (indent int, text []byte, kept bool) {
 	sc.buf = sc.buf[:0]
 	started := false // past the leading spaces
@@ -142,6 +157,10 @@ func (sc *yamlScanner) readLine() (indent int, text []byte, kept bool) {
 		}
 		if !dropping {
 			sc.buf = append(sc.buf, chunk...)
+		} else if !sc.commentChars(chunk, err == bufio.ErrBufferFull) {
+			sc.num++
+			sc.err = &yamlCharError{line: sc.num - 1}
+			return 0, nil, false
 		}
 		if err == bufio.ErrBufferFull {
 			continue
@@ -149,18 +168,81 @@ func (sc *yamlScanner) readLine() (indent int, text []byte, kept bool) {
 		if err != nil {
 			sc.err = err // io.EOF at the end of the input
 			if !read {
-				return 0, nil, false
+				return -1, nil, false
 			}
 		}
 		break
 	}
 	sc.num++
 	if dropping {
-		return 0, nil, false
+		return indent, nil, false
 	}
 	text = bytes.TrimSuffix(sc.buf, []byte("\n"))
 	text = bytes.TrimSuffix(text, []byte("\r"))
 	return indent, text, true
+}
+
+// yamlCharError is a comment line holding a character the YAML reader
+// refuses anywhere in a stream (invalid UTF-8, a control character): the
+// scanner drops the comment, but the whole document would not convert.
+type yamlCharError struct{ line int }
+
+func (e *yamlCharError) Error() string {
+	return fmt.Sprintf("line %d: a comment holds a character YAML does not allow (invalid UTF-8 or a control character)", e.line)
+}
+
+// commentChars checks the characters of a chunk of a dropped comment line
+// as the YAML reader checks every character of a stream; more is true when
+// the line goes on in the next chunk, so that a character the chunk's end
+// cuts is carried over and checked whole.
+func (sc *yamlScanner) commentChars(chunk []byte, more bool) bool {
+	if len(sc.carry) > 0 {
+		k := min(len(chunk), utf8.UTFMax-len(sc.carry))
+		start := append(sc.carry, chunk[:k]...)
+		if !utf8.FullRune(start) {
+			sc.carry = start
+			return more
+		}
+		r, n := utf8.DecodeRune(start)
+		if !yamlChar(r, n) {
+			return false
+		}
+		chunk = chunk[n-len(sc.carry):]
+		sc.carry = sc.carry[:0]
+	}
+	for i := 0; i < len(chunk); {
+		if c := chunk[i]; c < utf8.RuneSelf {
+			if !yamlChar(rune(c), 1) {
+				return false
+			}
+			i++
+			continue
+		}
+		if !utf8.FullRune(chunk[i:]) {
+			sc.carry = append(sc.carry[:0], chunk[i:]...)
+			return more
+		}
+		r, n := utf8.DecodeRune(chunk[i:])
+		if !yamlChar(r, n) {
+			return false
+		}
+		i += n
+	}
+	return true
+}
+
+// yamlChar reports whether the YAML reader allows the character r, decoded
+// from size bytes: tab, the line breaks, the printable ASCII characters,
+// NEL and the rest of Unicode but the surrogates, U+FFFE and U+FFFF.
+func yamlChar(r rune, size int) bool {
+	switch {
+	case r == utf8.RuneError && size == 1: // invalid UTF-8
+		return false
+	case r == '\t', r == '\n', r == '\r', r >= 0x20 && r <= 0x7e, r == 0x85,
+		r >= 0xa0 && r <= 0xd7ff, r >= 0xe000 && r <= 0xfffd, r >= 0x10000 && r <= utf8.MaxRune:
+		return true
+	}
+	return false
 }
 
 // scan follows a line kept outside a block scalar: whether it opens or
@@ -370,7 +452,7 @@ func (r *reader) wholeYAML(sc *yamlScanner, name string) error {
 		if first == 0 {
 			first = l.num
 		} else {
-			doc = appendBlanks(doc, l.blanks)
+			doc = appendGap(doc, l)
 		}
 		doc = appendLine(doc, l, 0)
 		sc.next()
@@ -397,9 +479,18 @@ func appendLine(dst []byte, l *yamlLine, dedent int) []byte {
 	return append(append(dst, l.text...), '\n')
 }
 
-func appendBlanks(dst []byte, n int) []byte {
-	for ; n > 0; n-- {
+// appendGap appends what the scanner dropped just before l and a piece
+// must keep: its blank lines and, in the place of the first comment line
+// among them, one "#" line.
+func appendGap(dst []byte, l *yamlLine) []byte {
+	for i := 0; i < l.blanks; i++ {
+		if i == l.comment {
+			dst = append(dst, '#', '\n')
+		}
 		dst = append(dst, '\n')
+	}
+	if l.comment == l.blanks {
+		dst = append(dst, '#', '\n')
 	}
 	return dst
 }
@@ -591,7 +682,7 @@ func (d *yamlDocument) convert(piece []byte, first, dedent int, ends func(*yamlL
 		if err == io.EOF || l.sep || ends(l) {
 			break
 		}
-		piece = appendLine(appendBlanks(piece, l.blanks), l, dedent)
+		piece = appendLine(appendGap(piece, l), l, dedent)
 		d.sc.next()
 	}
 	d.piece = piece

@@ -129,10 +129,19 @@ func TestYAMLStream(t *testing.T) {
 	}
 	docs := "---\n# leading comment\n---\napiVersion: v1\nkind: Node\nmetadata:\n  name: a\n---   \n--- # a comment\n" +
 		"apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  namespace: x\nspec:\n  nodeName: a\n---\n"
+	// comment lines between a key and what it holds, inside an item, and
+	// one inside a block scalar (its content, not a comment)
+	comments := "kind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata:\n  # c1\n\n    name: a\n    labels:\n      # c2\n      x: \"y\"\n" +
+		"    annotations:\n      a: |\n        text\n        # not a comment\n      b: plain\n        continued\n# c3\n\n" +
+		"- apiVersion: v1\n  kind: Pod\n  metadata: {name: p, namespace: d}\n  # c4\n  spec: {nodeName: a}\n"
 	for _, c := range []struct{ name, data string }{
 		{"kubectl -o yaml", string(sample)},
 		{"by hand", handYAML},
 		{"documents", docs},
+		{"comments", comments},
+		// a comment longer than the reader's buffer (1 MiB), its characters cut
+		// between chunks: checked whole, allowed
+		{"a long comment", "#" + strings.Repeat("\u20ac\u00e9", 500000) + "\n" + comments},
 	} {
 		for _, crlf := range []bool{false, true} {
 			data := c.data
@@ -195,6 +204,17 @@ func TestYAMLStreamErrors(t *testing.T) {
 		{"items twice", "items:\n- kind: Node\n  metadata: {name: a}\nitems:\n- {}\n", "bad.yaml: not JSON or YAML: line 4: key \"items\" again (first at line 1)"},
 		{"indentation", "kind: List\nitems:\n  - kind: Node\n metadata: {}\n", "bad.yaml: not JSON or YAML: line 4: a line indented by 1 where the document's next top-level key belongs"},
 		{"second document", "kind: Node\nmetadata: {name: a}\n---\nkind: Node\nmetadata: {name: [\n", "bad.yaml (document 2): not JSON or YAML: yaml: line 5: did not find expected node content"},
+		// a comment ends a plain scalar: the indented line after it
+		// continues nothing, though it would without the comment (the
+		// line numbers are those the whole conversion gives)
+		{"comment in a key's value", "kind: List\nitems: []\nx:y: 0\n# c\n\n 1\n", "bad.yaml: not JSON or YAML: yaml: line 5: did not find expected key"},
+		{"comment in an item", "kind: List\nitems:\n- kind: Node\n  metadata:\n    name: a\n\n    # c\n   b\n", "bad.yaml: not JSON or YAML: yaml: line 7: did not find expected key"},
+		// the YAML reader refuses these characters anywhere, a dropped
+		// comment's included
+		{"invalid UTF-8 in a comment", "kind: List\nitems:\n  # n\x99\n- kind: Node\n", "bad.yaml: not JSON or YAML: line 3: a comment holds a character YAML does not allow (invalid UTF-8 or a control character)"},
+		{"a control character in a comment", "# \x01\nkind: List\n", "bad.yaml: not JSON or YAML: line 1: a comment holds a character YAML does not allow"},
+		{"a character cut at a comment's end", "kind: List\n#" + strings.Repeat("\u20ac", 700000) + "\xe2\x82\nitems: []\n", "bad.yaml: not JSON or YAML: line 2: a comment holds a character YAML does not allow"},
+		{"a surrogate in a comment", "kind: List\n# \xed\xa0\x80\n", "bad.yaml: not JSON or YAML: line 2: a comment holds"},
 	} {
 		_, _, err := Decode([]byte(c.data), "bad.yaml")
 		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.want) {
