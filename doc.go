@@ -35,6 +35,13 @@
 //
 // # Packages
 //
+// core: the object model. The one Pod, Node and PodPhase type the
+// planners read, with core/v1's names and values flattened out of
+// metadata, spec and status; a caller converts an API object once
+// (examples/kubeapi's Pod and Node) and hands the result to every package
+// that takes it. The pod GC and the shutdown planners read it today; the
+// other packages' pod and node types move onto it package by package.
+//
 // taints: node taints and pod tolerations. Matching with upstream's
 // Equal/Exists rules and the opt-in Lt/Gt operators of KEP-5471, the
 // `kubectl taint` and --register-with-taints grammars, API validation, set

@@ -3,6 +3,7 @@ package admission
 import (
 	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction/pressure"
 	"github.com/nodelife/nodelife/shutdown"
 	"github.com/nodelife/nodelife/topology"
@@ -98,7 +99,7 @@ func PressureHandler(conds []conditions.Type, opts Options) Handler {
 // is refused while m shuts the node down.
 func ShutdownHandler(m *shutdown.Manager) Handler {
 	return HandlerFunc(func(p *Pod) Result {
-		a := m.Admit(shutdown.Pod{Namespace: p.Namespace, Name: p.Name, UID: p.UID, Priority: p.Priority, PriorityClassName: p.PriorityClassName})
+		a := m.Admit(core.Pod{Namespace: p.Namespace, Name: p.Name, UID: p.UID, Priority: p.Priority, PriorityClassName: p.PriorityClassName})
 		return Result{Admit: a.Admit, Reason: a.Reason, Message: a.Message}
 	})
 }

@@ -5,6 +5,10 @@ import (
 	"math/rand"
 	"testing"
 	"time"
+
+	"github.com/nodelife/nodelife/core"
+	"github.com/nodelife/nodelife/internal/coretest"
+	"github.com/nodelife/nodelife/taints"
 )
 
 var sizes = []int{1000, 10000, 100000}
@@ -113,17 +117,17 @@ func BenchmarkPlanContainers(b *testing.B) {
 func BenchmarkPodGCStep(b *testing.B) {
 	for _, n := range sizes {
 		rng := rand.New(rand.NewSource(3))
-		nodes := make([]Node, max(n/30, 2))
+		nodes := make([]core.Node, max(n/30, 2))
 		for i := range nodes {
-			nodes[i] = Node{Name: fmt.Sprintf("node-%05d", i), Ready: "True"}
+			nodes[i] = core.Node{Name: fmt.Sprintf("node-%05d", i), Conditions: coretest.Ready("True")}
 		}
-		nodes[0].Ready, nodes[0].Taints = "False", []Taint{{Key: TaintNodeOutOfService, Effect: "NoExecute"}}
-		pods := make([]Pod, n)
+		nodes[0].Conditions, nodes[0].Taints = coretest.Ready("False"), []taints.Taint{{Key: taints.TaintNodeOutOfService, Effect: "NoExecute"}}
+		pods := make([]core.Pod, n)
 		for i := range pods {
-			p := Pod{Namespace: "ns", Name: fmt.Sprintf("pod-%07d", i), UID: fmt.Sprint(i), Phase: PodRunning,
+			p := core.Pod{Namespace: "ns", Name: fmt.Sprintf("pod-%07d", i), UID: fmt.Sprint(i), Phase: core.PodRunning,
 				NodeName: nodes[rng.Intn(len(nodes))].Name, CreationTimestamp: ago(time.Duration(rng.Intn(1e6)) * time.Second)}
 			if i%2 == 0 {
-				p.Phase = PodSucceeded
+				p.Phase = core.PodSucceeded
 			}
 			if i%50 == 0 {
 				p.DeletionTimestamp = &t0

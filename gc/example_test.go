@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/gc"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -124,8 +126,8 @@ func ExampleContainerDeathPlan() {
 func ExamplePodGC_Step() {
 	g, _ := gc.NewPodGC(gc.DefaultPodGCConfig())
 	in := gc.PodGCInput{
-		Pods:  []gc.Pod{{Namespace: "default", Name: "web", NodeName: "node-b", Phase: gc.PodRunning}},
-		Nodes: []gc.Node{{Name: "node-a", Ready: "True"}},
+		Pods:  []core.Pod{{Namespace: "default", Name: "web", NodeName: "node-b", Phase: core.PodRunning}},
+		Nodes: []core.Node{{Name: "node-a", Conditions: []conditions.Condition{{Type: conditions.Ready, Status: conditions.True}}}},
 	}
 	plan, _ := g.Step(now, in)
 	fmt.Println("t=0s  quarantined", plan.Quarantined, "until", plan.Next.Sub(now))
@@ -261,10 +263,10 @@ func ExampleNewPodGC() {
 	if err != nil {
 		panic(err)
 	}
-	plan, _ := g.Step(now, gc.PodGCInput{Pods: []gc.Pod{
-		{Namespace: "ns", Name: "old", Phase: gc.PodSucceeded, CreationTimestamp: now.Add(-2 * time.Hour)},
-		{Namespace: "ns", Name: "new", Phase: gc.PodSucceeded, CreationTimestamp: now.Add(-time.Hour)},
-		{Namespace: "ns", Name: "evicted", Phase: gc.PodFailed, Reason: "Evicted", CreationTimestamp: now},
+	plan, _ := g.Step(now, gc.PodGCInput{Pods: []core.Pod{
+		{Namespace: "ns", Name: "old", Phase: core.PodSucceeded, CreationTimestamp: now.Add(-2 * time.Hour)},
+		{Namespace: "ns", Name: "new", Phase: core.PodSucceeded, CreationTimestamp: now.Add(-time.Hour)},
+		{Namespace: "ns", Name: "evicted", Phase: core.PodFailed, Reason: "Evicted", CreationTimestamp: now},
 	}})
 	for _, d := range plan.Deletions {
 		fmt.Println(d.Pod.Name, d.Reason)

@@ -1,6 +1,9 @@
 package gc
 
-import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+import (
+	"github.com/nodelife/nodelife/core"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
 
 // What the external property tests (which draw from nodelifetest) need of
 // the internal tests' helpers and naive references.
@@ -31,4 +34,4 @@ var (
 )
 
 // Terminated reports whether the pod GC counts p as terminated.
-func Terminated(p *Pod) bool { return p.terminated() }
+func Terminated(p *core.Pod) bool { return terminated(p) }

@@ -5,6 +5,11 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
+	"github.com/nodelife/nodelife/internal/coretest"
+	"github.com/nodelife/nodelife/taints"
 )
 
 // byteReader hands out fuzz bytes as small values; zeros once exhausted.
@@ -127,16 +132,16 @@ func FuzzPodGC(f *testing.F) {
 			return
 		}
 		r := &byteReader{data}
-		phases := []PodPhase{"", PodPending, PodRunning, PodSucceeded, PodFailed, PodUnknown, "Bogus"}
+		phases := []core.PodPhase{"", core.PodPending, core.PodRunning, core.PodSucceeded, core.PodFailed, core.PodUnknown, "Bogus"}
 		var in PodGCInput
 		for i := 0; len(r.b) > 0 && i < 64; i++ {
 			b := r.next()
 			if b%7 == 0 {
-				in.Nodes = append(in.Nodes, Node{Name: fmt.Sprintf("n%d", r.next()%4), Ready: []string{"", "True", "False"}[r.next()%3],
-					Taints: []Taint{{Key: []string{TaintNodeOutOfService, "other"}[r.next()%2]}}})
+				in.Nodes = append(in.Nodes, core.Node{Name: fmt.Sprintf("n%d", r.next()%4), Conditions: coretest.Ready([]conditions.Status{"", "True", "False"}[r.next()%3]),
+					Taints: []taints.Taint{{Key: []string{taints.TaintNodeOutOfService, "other"}[r.next()%2]}}})
 				continue
 			}
-			p := Pod{Namespace: "ns", Name: fmt.Sprintf("p%d", r.next()), NodeName: []string{"", "n0", "n1", "n2", "n3"}[r.next()%5],
+			p := core.Pod{Namespace: "ns", Name: fmt.Sprintf("p%d", r.next()), NodeName: []string{"", "n0", "n1", "n2", "n3"}[r.next()%5],
 				Phase: phases[r.next()%7], Reason: []string{"", "Evicted"}[r.next()%2], CreationTimestamp: t0.Add(time.Duration(int8(r.next())) * time.Second)}
 			if b&1 != 0 {
 				p.DeletionTimestamp = &t0

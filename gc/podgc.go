@@ -6,8 +6,10 @@ import (
 	"slices"
 	"time"
 
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/internal/clock"
 	"github.com/nodelife/nodelife/internal/podorder"
+	"github.com/nodelife/nodelife/taints"
 )
 
 // Pod GC controller defaults (kube-controller-manager).
@@ -19,72 +21,18 @@ const (
 	DefaultQuarantine = 40 * time.Second
 	// PodGCPeriod is how often the controller runs.
 	PodGCPeriod = 20 * time.Second
-	// TaintNodeOutOfService is the taint key of non-graceful node shutdown.
-	TaintNodeOutOfService = "node.kubernetes.io/out-of-service"
 )
-
-// PodPhase is a pod's status.phase, with core/v1's values.
-type PodPhase string
-
-// The pod phases.
-const (
-	PodPending   PodPhase = "Pending"
-	PodRunning   PodPhase = "Running"
-	PodSucceeded PodPhase = "Succeeded"
-	PodFailed    PodPhase = "Failed"
-	PodUnknown   PodPhase = "Unknown"
-)
-
-// Pod is what the pod GC controller looks at in a pod.
-type Pod struct {
-	// Namespace, Name and UID identify the pod.
-	Namespace, Name, UID string
-	// NodeName is spec.nodeName; "" for an unscheduled pod.
-	NodeName string
-	// Phase is status.phase.
-	Phase PodPhase
-	// Reason is status.reason ("Evicted" for a pod the kubelet evicted).
-	Reason string
-	// CreationTimestamp is metadata.creationTimestamp.
-	CreationTimestamp time.Time
-	// DeletionTimestamp is metadata.deletionTimestamp; nil when the pod is
-	// not being deleted.
-	DeletionTimestamp *time.Time
-}
 
 // terminated reports upstream's isPodTerminated: any phase but Pending,
 // Running and Unknown, so an empty phase counts.
-func (p *Pod) terminated() bool {
-	return p.Phase != PodPending && p.Phase != PodRunning && p.Phase != PodUnknown
-}
-
-// evicted reports phase Failed with reason Evicted.
-func (p *Pod) evicted() bool { return p.Phase == PodFailed && p.Reason == "Evicted" }
-
-// Taint is a node taint, as core/v1.
-type Taint struct {
-	// Key, Value and Effect are the taint's fields.
-	Key, Value, Effect string
-}
-
-// Node is what the pod GC controller looks at in a node.
-type Node struct {
-	// Name is the node's name.
-	Name string
-	// Ready is the status of the Ready condition: "True", "False",
-	// "Unknown", or "" when there is none; only "True" is ready.
-	Ready string
-	// Taints is spec.taints.
-	Taints []Taint
+func terminated(p *core.Pod) bool {
+	return p.Phase != core.PodPending && p.Phase != core.PodRunning && p.Phase != core.PodUnknown
 }
 
 // outOfService reports whether the node is not ready and has the
 // out-of-service taint key (any value or effect).
-func (n *Node) outOfService() bool {
-	if n.Ready == "True" {
-		return false
-	}
-	return slices.ContainsFunc(n.Taints, func(t Taint) bool { return t.Key == TaintNodeOutOfService })
+func outOfService(n *core.Node) bool {
+	return !n.Ready() && n.HasTaintKey(taints.TaintNodeOutOfService)
 }
 
 // PodGCConfig configures the pod GC controller.
@@ -141,7 +89,7 @@ type PodCondition struct {
 // PodDeletion is one pod to force delete.
 type PodDeletion struct {
 	// Pod is the pod.
-	Pod Pod
+	Pod core.Pod
 	// Reason is the step that deletes it.
 	Reason PodGCReason
 	// SetFailed asks to patch status.phase to Failed first: the phase is
@@ -160,9 +108,9 @@ const GracePeriodSeconds = 0
 // PodGCInput is what one pod GC run sees.
 type PodGCInput struct {
 	// Pods are all pods (the pod lister's content).
-	Pods []Pod
+	Pods []core.Pod
 	// Nodes are all nodes (the node lister's content).
-	Nodes []Node
+	Nodes []core.Node
 	// NodeExists, when not nil, is the live GET of a node that the node
 	// list lacks after its quarantine: only a node it reports absent
 	// orphans its pods; an error keeps them for the next run. Nil trusts
@@ -230,7 +178,7 @@ func NewPodGC(cfg PodGCConfig) (*PodGC, error) {
 // return an error and change nothing.
 func (g *PodGC) Step(now time.Time, in PodGCInput) (PodGCPlan, error) {
 	var plan PodGCPlan
-	nodes := make(map[string]*Node, len(in.Nodes))
+	nodes := make(map[string]*core.Node, len(in.Nodes))
 	for i := range in.Nodes {
 		if _, dup := nodes[in.Nodes[i].Name]; dup {
 			return plan, wrap(ErrInvalidInput, fmt.Sprintf("duplicate node %q", in.Nodes[i].Name))
@@ -266,7 +214,7 @@ func (g *PodGC) Step(now time.Time, in PodGCInput) (PodGCPlan, error) {
 	if t := g.cfg.TerminatedPodThreshold; t > 0 {
 		var idx []int
 		for i := range in.Pods {
-			if in.Pods[i].terminated() {
+			if terminated(&in.Pods[i]) {
 				idx = append(idx, i)
 			}
 		}
@@ -281,12 +229,12 @@ func (g *PodGC) Step(now time.Time, in PodGCInput) (PodGCPlan, error) {
 	var idx []int
 	for i := range in.Pods {
 		p := &in.Pods[i]
-		if n, ok := nodes[p.NodeName]; ok && p.DeletionTimestamp != nil && n.outOfService() {
+		if n, ok := nodes[p.NodeName]; ok && p.Deleting() && outOfService(n) {
 			idx = append(idx, i)
 		}
 	}
 	sortForDeletion(in.Pods, idx)
-	add(idx, PodGCOutOfService, nil, "terminating on a node that is not ready and has the "+TaintNodeOutOfService+" taint")
+	add(idx, PodGCOutOfService, nil, "terminating on a node that is not ready and has the "+taints.TaintNodeOutOfService+" taint")
 
 	// 3. Orphaned pods.
 	deleted := g.discoverDeleted(now, in, nodes)
@@ -306,7 +254,7 @@ func (g *PodGC) Step(now time.Time, in PodGCInput) (PodGCPlan, error) {
 	// 4. Unscheduled terminating pods.
 	idx = idx[:0]
 	for i := range in.Pods {
-		if p := &in.Pods[i]; p.DeletionTimestamp != nil && p.NodeName == "" {
+		if p := &in.Pods[i]; p.Deleting() && p.NodeName == "" {
 			idx = append(idx, i)
 		}
 	}
@@ -318,7 +266,7 @@ func (g *PodGC) Step(now time.Time, in PodGCInput) (PodGCPlan, error) {
 		for k, pk := range picks {
 			p := &in.Pods[pk.i]
 			d := PodDeletion{Pod: *p, Reason: pk.reason, Message: pk.msg}
-			if p.Phase != PodSucceeded && p.Phase != PodFailed {
+			if !p.Phase.Terminated() {
 				d.SetFailed, d.Condition = true, pk.cond
 			}
 			plan.Deletions[k] = d
@@ -338,7 +286,7 @@ func (g *PodGC) Step(now time.Time, in PodGCInput) (PodGCPlan, error) {
 // lacks, and returns, sorted, those whose quarantine is over and that are
 // still missing. A node whose quarantine is over leaves the quarantine
 // either way: if it goes missing again, a new quarantine starts.
-func (g *PodGC) discoverDeleted(now time.Time, in PodGCInput, nodes map[string]*Node) []string {
+func (g *PodGC) discoverDeleted(now time.Time, in PodGCInput, nodes map[string]*core.Node) []string {
 	for i := range in.Pods {
 		name := in.Pods[i].NodeName
 		if _, ok := nodes[name]; name == "" || ok {
@@ -374,7 +322,7 @@ func (g *PodGC) discoverDeleted(now time.Time, in PodGCInput, nodes map[string]*
 // sortForDeletion sorts idx, indices into pods, by comparePodsForDeletion,
 // comparing extracted keys (evicted, creation time) first so that a large
 // sort does not chase pointers.
-func sortForDeletion(pods []Pod, idx []int) {
+func sortForDeletion(pods []core.Pod, idx []int) {
 	if len(idx) < 2 {
 		return
 	}
@@ -385,7 +333,7 @@ func sortForDeletion(pods []Pod, idx []int) {
 	}
 	keys := make([]key, len(idx))
 	for k, i := range idx {
-		keys[k] = key{pods[i].evicted(), at(pods[i].CreationTimestamp), i}
+		keys[k] = key{pods[i].Evicted(), at(pods[i].CreationTimestamp), i}
 	}
 	slices.SortFunc(keys, func(a, b key) int {
 		if a.evicted != b.evicted {
@@ -406,14 +354,14 @@ func sortForDeletion(pods []Pod, idx []int) {
 
 // comparePodsForDeletion is upstream's byEvictionAndCreationTimestamp
 // (see internal/podorder).
-func comparePodsForDeletion(a, b *Pod) int {
+func comparePodsForDeletion(a, b *core.Pod) int {
 	return podorder.Compare(
-		podorder.Key{Evicted: a.evicted(), Created: a.CreationTimestamp, Name: a.Name, Namespace: a.Namespace, UID: a.UID},
-		podorder.Key{Evicted: b.evicted(), Created: b.CreationTimestamp, Name: b.Name, Namespace: b.Namespace, UID: b.UID})
+		podorder.Key{Evicted: a.Evicted(), Created: a.CreationTimestamp, Name: a.Name, Namespace: a.Namespace, UID: a.UID},
+		podorder.Key{Evicted: b.Evicted(), Created: b.CreationTimestamp, Name: b.Name, Namespace: b.Namespace, UID: b.UID})
 }
 
 // checkPods rejects two pods with one namespace and name.
-func checkPods(pods []Pod) error {
+func checkPods(pods []core.Pod) error {
 	type key struct{ ns, name string }
 	seen := make(map[key]struct{}, len(pods))
 	for i := range pods {

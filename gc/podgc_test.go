@@ -7,14 +7,17 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/nodelife/nodelife/core"
+	"github.com/nodelife/nodelife/internal/coretest"
+	"github.com/nodelife/nodelife/taints"
 )
 
 // gcPod returns a pod created d before t0.
-func gcPod(name string, phase PodPhase, node string, d time.Duration) Pod {
-	return Pod{Namespace: "ns", Name: name, UID: "uid-" + name, NodeName: node, Phase: phase, CreationTimestamp: ago(d)}
+func gcPod(name string, phase core.PodPhase, node string, d time.Duration) core.Pod {
+	return core.Pod{Namespace: "ns", Name: name, UID: "uid-" + name, NodeName: node, Phase: phase, CreationTimestamp: ago(d)}
 }
 
-func terminating(p Pod) Pod {
+func terminating(p core.Pod) core.Pod {
 	p.DeletionTimestamp = ptr(ago(time.Second))
 	return p
 }
@@ -44,19 +47,19 @@ func newPodGC(t *testing.T, threshold int) *PodGC {
 }
 
 func TestPodGCTerminatedThreshold(t *testing.T) {
-	evicted := gcPod("evicted-young", PodFailed, "n", time.Minute)
+	evicted := gcPod("evicted-young", core.PodFailed, "n", time.Minute)
 	evicted.Reason = "Evicted"
-	pods := []Pod{
-		gcPod("running", PodRunning, "n", 10*time.Hour),
-		gcPod("pending", PodPending, "n", 10*time.Hour),
-		gcPod("unknown", PodUnknown, "n", 10*time.Hour),
-		gcPod("succeeded-b", PodSucceeded, "n", 5*time.Hour),
-		gcPod("succeeded-a", PodSucceeded, "n", 5*time.Hour), // same age: by name
-		gcPod("no-phase", "", "n", 4*time.Hour),              // an empty phase counts as terminated
-		gcPod("failed-young", PodFailed, "n", 2*time.Minute),
+	pods := []core.Pod{
+		gcPod("running", core.PodRunning, "n", 10*time.Hour),
+		gcPod("pending", core.PodPending, "n", 10*time.Hour),
+		gcPod("unknown", core.PodUnknown, "n", 10*time.Hour),
+		gcPod("succeeded-b", core.PodSucceeded, "n", 5*time.Hour),
+		gcPod("succeeded-a", core.PodSucceeded, "n", 5*time.Hour), // same age: by name
+		gcPod("no-phase", "", "n", 4*time.Hour),                   // an empty phase counts as terminated
+		gcPod("failed-young", core.PodFailed, "n", 2*time.Minute),
 		evicted,
 	}
-	nodes := []Node{{Name: "n", Ready: "True"}}
+	nodes := []core.Node{{Name: "n", Conditions: coretest.Ready("True")}}
 
 	// 5 terminated, threshold 3: exactly 3 survive; the evicted pod goes
 	// first though youngest, then the oldest, then by name.
@@ -85,12 +88,12 @@ func TestPodGCTerminatedThreshold(t *testing.T) {
 }
 
 func TestPodGCThresholdZeroDisablesOnlyThatStep(t *testing.T) {
-	pods := []Pod{
-		gcPod("done", PodSucceeded, "n", time.Hour),
-		terminating(gcPod("unscheduled", PodPending, "", time.Hour)),
+	pods := []core.Pod{
+		gcPod("done", core.PodSucceeded, "n", time.Hour),
+		terminating(gcPod("unscheduled", core.PodPending, "", time.Hour)),
 	}
 	for _, threshold := range []int{0, -1} {
-		plan, err := newPodGC(t, threshold).Step(t0, PodGCInput{Pods: pods, Nodes: []Node{{Name: "n", Ready: "True"}}})
+		plan, err := newPodGC(t, threshold).Step(t0, PodGCInput{Pods: pods, Nodes: []core.Node{{Name: "n", Conditions: coretest.Ready("True")}}})
 		mustNil(t, err)
 		want := []podDel{{"unscheduled", PodGCUnscheduled, true, false}}
 		if d := cmp.Diff(want, podDels(plan)); d != "" {
@@ -100,23 +103,23 @@ func TestPodGCThresholdZeroDisablesOnlyThatStep(t *testing.T) {
 }
 
 func TestPodGCOutOfService(t *testing.T) {
-	oos := Taint{Key: TaintNodeOutOfService, Value: "nodeshutdown", Effect: "NoExecute"}
-	nodes := []Node{
-		{Name: "down", Ready: "False", Taints: []Taint{oos}},
-		{Name: "down-noexec-other", Ready: "Unknown", Taints: []Taint{{Key: TaintNodeOutOfService, Effect: "NoSchedule"}}},
-		{Name: "ready-tainted", Ready: "True", Taints: []Taint{oos}},
-		{Name: "down-untainted", Ready: "False"},
-		{Name: "no-condition", Taints: []Taint{oos}},
+	oos := taints.Taint{Key: taints.TaintNodeOutOfService, Value: "nodeshutdown", Effect: "NoExecute"}
+	nodes := []core.Node{
+		{Name: "down", Conditions: coretest.Ready("False"), Taints: []taints.Taint{oos}},
+		{Name: "down-noexec-other", Conditions: coretest.Ready("Unknown"), Taints: []taints.Taint{{Key: taints.TaintNodeOutOfService, Effect: "NoSchedule"}}},
+		{Name: "ready-tainted", Conditions: coretest.Ready("True"), Taints: []taints.Taint{oos}},
+		{Name: "down-untainted", Conditions: coretest.Ready("False")},
+		{Name: "no-condition", Taints: []taints.Taint{oos}},
 	}
-	pods := []Pod{
-		terminating(gcPod("on-down", PodRunning, "down", time.Hour)),
-		terminating(gcPod("on-down-succeeded", PodSucceeded, "down", 2*time.Hour)),
-		terminating(gcPod("other-effect", PodRunning, "down-noexec-other", time.Hour)),
-		terminating(gcPod("no-condition", PodRunning, "no-condition", time.Hour)),
-		gcPod("not-terminating", PodRunning, "down", time.Hour),
-		terminating(gcPod("ready-node", PodRunning, "ready-tainted", time.Hour)),
-		terminating(gcPod("untainted", PodRunning, "down-untainted", time.Hour)),
-		terminating(gcPod("missing-node", PodRunning, "missing", time.Hour)),
+	pods := []core.Pod{
+		terminating(gcPod("on-down", core.PodRunning, "down", time.Hour)),
+		terminating(gcPod("on-down-succeeded", core.PodSucceeded, "down", 2*time.Hour)),
+		terminating(gcPod("other-effect", core.PodRunning, "down-noexec-other", time.Hour)),
+		terminating(gcPod("no-condition", core.PodRunning, "no-condition", time.Hour)),
+		gcPod("not-terminating", core.PodRunning, "down", time.Hour),
+		terminating(gcPod("ready-node", core.PodRunning, "ready-tainted", time.Hour)),
+		terminating(gcPod("untainted", core.PodRunning, "down-untainted", time.Hour)),
+		terminating(gcPod("missing-node", core.PodRunning, "missing", time.Hour)),
 	}
 	plan, err := newPodGC(t, 0).Step(t0, PodGCInput{Pods: pods, Nodes: nodes})
 	mustNil(t, err)
@@ -133,12 +136,12 @@ func TestPodGCOutOfService(t *testing.T) {
 
 func TestPodGCOrphanQuarantineTimeline(t *testing.T) {
 	g := newPodGC(t, 0)
-	pods := []Pod{
-		gcPod("running", PodRunning, "gone", time.Hour),
-		gcPod("succeeded", PodSucceeded, "gone", 2*time.Hour),
-		gcPod("elsewhere", PodRunning, "n", time.Hour),
+	pods := []core.Pod{
+		gcPod("running", core.PodRunning, "gone", time.Hour),
+		gcPod("succeeded", core.PodSucceeded, "gone", 2*time.Hour),
+		gcPod("elsewhere", core.PodRunning, "n", time.Hour),
 	}
-	nodes := []Node{{Name: "n", Ready: "True"}}
+	nodes := []core.Node{{Name: "n", Conditions: coretest.Ready("True")}}
 	in := PodGCInput{Pods: pods, Nodes: nodes}
 
 	// t0: first seen missing, quarantined until t0+40s.
@@ -181,16 +184,16 @@ func TestPodGCQuarantineKeepsFirstSighting(t *testing.T) {
 	// The node is missing at t0, back at t0+20s, missing again at t0+30s:
 	// upstream's delaying queue keeps the t0 entry, so the pods go at t0+40s.
 	g := newPodGC(t, 0)
-	pods := []Pod{gcPod("p", PodRunning, "flaky", time.Hour)}
+	pods := []core.Pod{gcPod("p", core.PodRunning, "flaky", time.Hour)}
 	steps := []struct {
 		at      time.Duration
 		present bool
 		deleted bool
 	}{{0, false, false}, {20 * time.Second, true, false}, {30 * time.Second, false, false}, {40 * time.Second, false, true}}
 	for _, s := range steps {
-		var nodes []Node
+		var nodes []core.Node
 		if s.present {
-			nodes = []Node{{Name: "flaky", Ready: "True"}}
+			nodes = []core.Node{{Name: "flaky", Conditions: coretest.Ready("True")}}
 		}
 		plan, err := g.Step(t0.Add(s.at), PodGCInput{Pods: pods, Nodes: nodes})
 		mustNil(t, err)
@@ -202,7 +205,7 @@ func TestPodGCQuarantineKeepsFirstSighting(t *testing.T) {
 	// later starts over.
 	g = newPodGC(t, 0)
 	mustNil(t, func() error { _, err := g.Step(t0, PodGCInput{Pods: pods}); return err }())
-	plan, err := g.Step(t0.Add(40*time.Second), PodGCInput{Pods: pods, Nodes: []Node{{Name: "flaky"}}})
+	plan, err := g.Step(t0.Add(40*time.Second), PodGCInput{Pods: pods, Nodes: []core.Node{{Name: "flaky"}}})
 	mustNil(t, err)
 	if len(plan.Deletions) != 0 || len(plan.Quarantined) != 0 {
 		t.Errorf("present at the end: %+v", plan)
@@ -210,7 +213,7 @@ func TestPodGCQuarantineKeepsFirstSighting(t *testing.T) {
 }
 
 func TestPodGCNodeExistsCheck(t *testing.T) {
-	pods := []Pod{gcPod("p", PodRunning, "gone", time.Hour)}
+	pods := []core.Pod{gcPod("p", core.PodRunning, "gone", time.Hour)}
 	for _, c := range []struct {
 		name    string
 		exists  func(string) (bool, error)
@@ -238,10 +241,10 @@ func TestPodGCNodeExistsCheck(t *testing.T) {
 func TestPodGCEachPodOnceFirstStepWins(t *testing.T) {
 	// A terminated pod beyond the threshold, terminating, on a deleted node:
 	// one deletion, under step 1.
-	p := terminating(gcPod("p", PodSucceeded, "gone", time.Hour))
+	p := terminating(gcPod("p", core.PodSucceeded, "gone", time.Hour))
 	g := newPodGC(t, 1)
-	pods := []Pod{p, gcPod("q", PodSucceeded, "n", time.Minute)}
-	nodes := []Node{{Name: "n", Ready: "True"}}
+	pods := []core.Pod{p, gcPod("q", core.PodSucceeded, "n", time.Minute)}
+	nodes := []core.Node{{Name: "n", Conditions: coretest.Ready("True")}}
 	_, err := g.Step(t0, PodGCInput{Pods: pods, Nodes: nodes})
 	mustNil(t, err)
 	plan, err := g.Step(t0.Add(time.Minute), PodGCInput{Pods: pods, Nodes: nodes})
@@ -254,8 +257,8 @@ func TestPodGCEachPodOnceFirstStepWins(t *testing.T) {
 
 func TestPodGCClockBackwards(t *testing.T) {
 	g := newPodGC(t, 0)
-	pods := []Pod{gcPod("p", PodRunning, "gone", time.Hour)}
-	_, err := g.Step(t0.Add(40*time.Second), PodGCInput{Pods: []Pod{gcPod("x", PodRunning, "other", time.Hour)}})
+	pods := []core.Pod{gcPod("p", core.PodRunning, "gone", time.Hour)}
+	_, err := g.Step(t0.Add(40*time.Second), PodGCInput{Pods: []core.Pod{gcPod("x", core.PodRunning, "other", time.Hour)}})
 	mustNil(t, err)
 	// A step at t0 counts as t0+40s: the quarantine of "gone" starts there.
 	plan, err := g.Step(t0, PodGCInput{Pods: pods})
@@ -267,11 +270,11 @@ func TestPodGCClockBackwards(t *testing.T) {
 
 func TestPodGCBadInput(t *testing.T) {
 	g := newPodGC(t, 1)
-	if _, err := g.Step(t0, PodGCInput{Nodes: []Node{{Name: "n"}, {Name: "n"}}}); !errors.Is(err, ErrInvalidInput) || !strings.Contains(err.Error(), `duplicate node "n"`) {
+	if _, err := g.Step(t0, PodGCInput{Nodes: []core.Node{{Name: "n"}, {Name: "n"}}}); !errors.Is(err, ErrInvalidInput) || !strings.Contains(err.Error(), `duplicate node "n"`) {
 		t.Errorf("duplicate node: %v", err)
 	}
-	p := gcPod("p", PodRunning, "n", 0)
-	if _, err := g.Step(t0, PodGCInput{Pods: []Pod{p, p}}); !errors.Is(err, ErrInvalidInput) || !strings.Contains(err.Error(), "duplicate pod ns/p") {
+	p := gcPod("p", core.PodRunning, "n", 0)
+	if _, err := g.Step(t0, PodGCInput{Pods: []core.Pod{p, p}}); !errors.Is(err, ErrInvalidInput) || !strings.Contains(err.Error(), "duplicate pod ns/p") {
 		t.Errorf("duplicate pod: %v", err)
 	}
 	if _, err := NewPodGC(PodGCConfig{Quarantine: -time.Second}); !errors.Is(err, ErrInvalidPolicy) {
@@ -280,7 +283,7 @@ func TestPodGCBadInput(t *testing.T) {
 	// The zero config: threshold 0 (step off), quarantine 40s.
 	g, err := NewPodGC(PodGCConfig{})
 	mustNil(t, err)
-	plan, err := g.Step(t0, PodGCInput{Pods: []Pod{gcPod("p", PodRunning, "gone", 0)}})
+	plan, err := g.Step(t0, PodGCInput{Pods: []core.Pod{gcPod("p", core.PodRunning, "gone", 0)}})
 	mustNil(t, err)
 	if !plan.Next.Equal(t0.Add(DefaultQuarantine)) {
 		t.Errorf("zero config next %v", plan.Next)

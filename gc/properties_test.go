@@ -6,8 +6,11 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/gc"
+	"github.com/nodelife/nodelife/internal/coretest"
 	"github.com/nodelife/nodelife/nodelifetest"
+	"github.com/nodelife/nodelife/taints"
 	"pgregory.net/rapid"
 )
 
@@ -320,7 +323,7 @@ func TestPropertyContainerPlan(t *testing.T) {
 func TestPropertyPodGC(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		threshold := rapid.IntRange(-1, 10).Draw(t, "threshold")
-		nodes := []gc.Node{{Name: "ready", Ready: "True"}, {Name: "oos", Ready: "False", Taints: []gc.Taint{{Key: gc.TaintNodeOutOfService}}}}
+		nodes := []core.Node{{Name: "ready", Conditions: coretest.Ready("True")}, {Name: "oos", Conditions: coretest.Ready("False"), Taints: []taints.Taint{{Key: taints.TaintNodeOutOfService}}}}
 		pods := nodelifetest.GCPods(nodelifetest.Options{Now: gc.T0}, []string{"ready", "oos", "gone"}).Draw(t, "pods")
 		terminated := 0
 		for i := range pods {
@@ -328,7 +331,7 @@ func TestPropertyPodGC(t *testing.T) {
 				terminated++
 			}
 		}
-		run := func(pods []gc.Pod) gc.PodGCPlan {
+		run := func(pods []core.Pod) gc.PodGCPlan {
 			g, err := gc.NewPodGC(gc.PodGCConfig{TerminatedPodThreshold: threshold})
 			if err != nil {
 				t.Fatal(err)
@@ -351,7 +354,7 @@ func TestPropertyPodGC(t *testing.T) {
 			}
 			seen[d.Pod.Name] = true
 			byReason[d.Reason]++
-			if d.SetFailed != (d.Pod.Phase != gc.PodSucceeded && d.Pod.Phase != gc.PodFailed) {
+			if d.SetFailed != (d.Pod.Phase != core.PodSucceeded && d.Pod.Phase != core.PodFailed) {
 				t.Fatalf("SetFailed wrong: %+v", d)
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction/pressure"
 	"github.com/nodelife/nodelife/gc"
 	"github.com/nodelife/nodelife/shutdown"
@@ -96,7 +97,7 @@ func boolInt(b bool) int {
 // pod below them all), killed with a grace period no longer than the
 // phase's (when the phase has one) or its own; and Total is the sum of
 // the periods of the phases with pods.
-func CheckShutdownPlan(cfg shutdown.Config, pods []shutdown.Pod, p shutdown.Plan) error {
+func CheckShutdownPlan(cfg shutdown.Config, pods []core.Pod, p shutdown.Plan) error {
 	phases := cfg.Phases()
 	if len(p.Phases) != len(phases) {
 		return checkErr("plan has %d phases, config %d", len(p.Phases), len(phases))
@@ -136,7 +137,7 @@ func CheckShutdownPlan(cfg shutdown.Config, pods []shutdown.Pod, p shutdown.Plan
 		if len(phases) == 0 {
 			break // graceful shutdown is off: no pod is planned
 		}
-		if pod.Phase != shutdown.PodRunning && pod.Phase != "" {
+		if pod.Phase != core.PodRunning && pod.Phase != "" {
 			continue
 		}
 		i, ok := where[pod.Key()]

@@ -13,7 +13,7 @@
 //	rapid.Check(t, func(t *rapid.T) {
 //		pods := nodelifetest.Pods(nodelifetest.Options{}).Draw(t, "pods")
 //		cfg := nodelifetest.ShutdownConfigs(nodelifetest.Options{Valid: true}).Draw(t, "config")
-//		var ps []shutdown.Pod
+//		var ps []core.Pod
 //		for _, p := range pods {
 //			ps = append(ps, p.Shutdown())
 //		}

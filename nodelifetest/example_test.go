@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/topology/checkpoint"
 	"github.com/nodelife/nodelife/topology/cpu"
 
@@ -40,7 +41,7 @@ func Example_kubeletConfig() {
 	// Claim 1: every production pod is killed in a phase of 30 s.
 	shutdownHolds := true
 	for seed := 0; seed < 2000; seed++ {
-		var ps []shutdown.Pod
+		var ps []core.Pod
 		for _, p := range pods.Example(seed) {
 			ps = append(ps, p.Shutdown())
 		}
@@ -220,7 +221,8 @@ func ExampleOnePod() {
 	p := nodelifetest.OnePod(nodelifetest.Options{MaxPods: 1}).Example(7)
 	fmt.Println(p.Key(), p.QOSClass(), "critical:", p.Critical())
 	fmt.Println("as the node lifecycle controller takes it:", p.Lifecycle().Key(), len(p.Lifecycle().Tolerations), "tolerations")
-	fmt.Println("as graceful shutdown takes it:", p.Shutdown().Key(), p.Shutdown().Phase)
+	sp := p.Shutdown()
+	fmt.Println("as graceful shutdown takes it:", sp.Key(), sp.Phase)
 	// Output:
 	// a/p0 Burstable critical: false
 	// as the node lifecycle controller takes it: a/p0 2 tolerations
@@ -235,7 +237,7 @@ func ExampleCheckShutdownPlan() {
 	cfg := shutdown.Config{ShutdownGracePeriodByPodPriority: []shutdown.PhaseConfig{
 		{Priority: 0, ShutdownGracePeriodSeconds: 10}, {Priority: 1000, ShutdownGracePeriodSeconds: 30}}}
 	prio := int32(1000)
-	pods := []shutdown.Pod{{Namespace: "shop", Name: "db", Priority: &prio, Phase: shutdown.PodRunning}, {Namespace: "shop", Name: "web", Phase: shutdown.PodRunning}}
+	pods := []core.Pod{{Namespace: "shop", Name: "db", Priority: &prio, Phase: core.PodRunning}, {Namespace: "shop", Name: "web", Phase: core.PodRunning}}
 	plan, _ := cfg.Plan(pods)
 	fmt.Println(nodelifetest.CheckShutdownPlan(cfg, pods, plan))
 	plan.Phases[0].Pods = append(plan.Phases[0].Pods, plan.Phases[1].Pods...)

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"pgregory.net/rapid"
 
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/gc"
 )
 
@@ -187,19 +188,19 @@ func drawOwnerObjects(t *rapid.T, plain bool) []gc.Object {
 // any phase (empty included), created up to five minutes before o.Now or,
 // about once in twenty, at a time far from it (the zero time and years
 // UnixNano cannot hold), Failed ones evicted, half of them terminating.
-func GCPods(o Options, nodes []string) *rapid.Generator[[]gc.Pod] {
-	return rapid.Custom(func(t *rapid.T) []gc.Pod {
+func GCPods(o Options, nodes []string) *rapid.Generator[[]core.Pod] {
+	return rapid.Custom(func(t *rapid.T) []core.Pod {
 		now := o.now()
-		var pods []gc.Pod
+		var pods []core.Pod
 		for i, n := 0, rapid.IntRange(0, 30).Draw(t, "pods"); i < n; i++ {
-			p := gc.Pod{Namespace: "ns", Name: fmt.Sprintf("p%02d", i), UID: fmt.Sprint(i),
+			p := core.Pod{Namespace: "ns", Name: fmt.Sprintf("p%02d", i), UID: fmt.Sprint(i),
 				NodeName:          rapid.SampledFrom(append([]string{""}, nodes...)).Draw(t, "node"),
-				Phase:             rapid.SampledFrom([]gc.PodPhase{"", gc.PodPending, gc.PodRunning, gc.PodSucceeded, gc.PodFailed, gc.PodUnknown}).Draw(t, "phase"),
+				Phase:             rapid.SampledFrom([]core.PodPhase{"", core.PodPending, core.PodRunning, core.PodSucceeded, core.PodFailed, core.PodUnknown}).Draw(t, "phase"),
 				CreationTimestamp: ago(t, now, 5*60, "createdAgo")}
 			if rare(t, 20, "farCreated") {
 				p.CreationTimestamp = time.Time{}.AddDate(rapid.IntRange(0, 1500).Draw(t, "year"), 0, 0)
 			}
-			if p.Phase == gc.PodFailed && rapid.Bool().Draw(t, "evicted") {
+			if p.Phase == core.PodFailed && rapid.Bool().Draw(t, "evicted") {
 				p.Reason = "Evicted"
 			}
 			if rapid.Bool().Draw(t, "terminating") {

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/eviction/pressure"
 	"github.com/nodelife/nodelife/gc"
@@ -249,7 +250,7 @@ func TestPropertyPressureChecksHoldOnLibrary(t *testing.T) {
 func TestCheckShutdownPlanPlanted(t *testing.T) {
 	cfg := shutdown.Config{ShutdownGracePeriodByPodPriority: []shutdown.PhaseConfig{{Priority: 0, ShutdownGracePeriodSeconds: 20}, {Priority: 1000, ShutdownGracePeriodSeconds: 30}}}
 	prio := int32(1000)
-	pods := []shutdown.Pod{{Namespace: "a", Name: "db", Priority: &prio, Phase: shutdown.PodRunning}, {Namespace: "a", Name: "web", Phase: shutdown.PodRunning}}
+	pods := []core.Pod{{Namespace: "a", Name: "db", Priority: &prio, Phase: core.PodRunning}, {Namespace: "a", Name: "web", Phase: core.PodRunning}}
 	p, err := cfg.Plan(pods)
 	if err != nil {
 		t.Fatal(err)
@@ -279,7 +280,7 @@ func TestPropertyShutdownChecksHoldOnLibrary(t *testing.T) {
 	cfgs, pods := nodelifetest.ShutdownConfigs(nodelifetest.Options{Valid: true}), nodelifetest.Pods(nodelifetest.Options{})
 	for seed := 0; seed < ownOutputCases(); seed++ {
 		cfg := cfgs.Example(seed)
-		var ps []shutdown.Pod
+		var ps []core.Pod
 		for _, p := range pods.Example(seed) {
 			ps = append(ps, p.Shutdown())
 		}

@@ -9,10 +9,10 @@ import (
 
 	"github.com/nodelife/nodelife/admission"
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/eviction/pressure"
 	"github.com/nodelife/nodelife/nodelifecycle"
-	"github.com/nodelife/nodelife/shutdown"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -126,9 +126,9 @@ func pressureResources(l cgroup.ResourceList) pressure.Resources {
 }
 
 // Shutdown returns the pod as graceful node shutdown takes it, running.
-func (p Pod) Shutdown() shutdown.Pod {
-	return shutdown.Pod{Namespace: p.Namespace, Name: p.Name, UID: p.UID, Priority: p.Priority, PriorityClassName: p.PriorityClassName,
-		TerminationGracePeriodSeconds: p.TerminationGracePeriodSeconds, Phase: shutdown.PodRunning, Tolerations: p.Tolerations}
+func (p Pod) Shutdown() core.Pod {
+	return core.Pod{Namespace: p.Namespace, Name: p.Name, UID: p.UID, Priority: p.Priority, PriorityClassName: p.PriorityClassName,
+		TerminationGracePeriodSeconds: p.TerminationGracePeriodSeconds, Phase: core.PodRunning, Tolerations: p.Tolerations}
 }
 
 // Eviction returns the pod as the NoExecute taint-eviction planner takes

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
+	"github.com/nodelife/nodelife/internal/coretest"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -22,10 +24,10 @@ func benchConfig() Config {
 
 // benchPods returns n pods spread over the 10 phases, a third without a
 // priority and a third with their own grace period.
-func benchPods(n int) []Pod {
-	pods := make([]Pod, n)
+func benchPods(n int) []core.Pod {
+	pods := make([]core.Pod, n)
 	for i := range pods {
-		pods[i] = Pod{Namespace: fmt.Sprintf("ns-%03d", i%500), Name: fmt.Sprintf("pod-%06d", i), UID: fmt.Sprint(i), Phase: PodRunning}
+		pods[i] = core.Pod{Namespace: fmt.Sprintf("ns-%03d", i%500), Name: fmt.Sprintf("pod-%06d", i), UID: fmt.Sprint(i), Phase: core.PodRunning}
 		if i%3 != 0 {
 			p := int32(i%10000) + 500
 			pods[i].Priority = &p
@@ -94,7 +96,7 @@ func BenchmarkManagerShutdown(b *testing.B) {
 // BenchmarkOutOfService: force deletion order and volume decisions for n
 // terminating pods, each with one volume.
 func BenchmarkOutOfService(b *testing.B) {
-	node := Node{Ready: conditions.Unknown, Taints: []taints.Taint{{Key: taints.TaintNodeOutOfService, Effect: taints.TaintEffectNoExecute}}}
+	node := core.Node{Conditions: coretest.Ready(conditions.Unknown), Taints: []taints.Taint{{Key: taints.TaintNodeOutOfService, Effect: taints.TaintEffectNoExecute}}}
 	for _, n := range benchSizes {
 		pods := benchPods(n)
 		vols := make([]AttachedVolume, n)

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
+	"github.com/nodelife/nodelife/internal/coretest"
 	"github.com/nodelife/nodelife/shutdown"
 	"github.com/nodelife/nodelife/taints"
 )
@@ -22,7 +24,7 @@ func ExampleConfig_Plan() {
 		{Priority: 1000, ShutdownGracePeriodSeconds: 120},
 		{Priority: 0, ShutdownGracePeriodSeconds: 60},
 	}}
-	pods := []shutdown.Pod{
+	pods := []core.Pod{
 		{Namespace: "prod", Name: "class-a", Priority: prio(100000)},
 		{Namespace: "prod", Name: "class-b", Priority: prio(10000)},
 		{Namespace: "prod", Name: "class-c", Priority: prio(1000)},
@@ -117,7 +119,7 @@ func ExampleConfig_Warnings() {
 // Static pods have no spec.priority (kubernetes#113940); the option reads
 // their priority class instead.
 func ExampleConfig_PodPriority() {
-	static := shutdown.Pod{Namespace: "kube-system", Name: "etcd-node1", PriorityClassName: "system-node-critical"}
+	static := core.Pod{Namespace: "kube-system", Name: "etcd-node1", PriorityClassName: "system-node-critical"}
 	fmt.Println(shutdown.Config{}.PodPriority(static))
 	fmt.Println(shutdown.Config{ResolvePriorityClass: true}.PodPriority(static))
 	// Output:
@@ -127,9 +129,9 @@ func ExampleConfig_PodPriority() {
 
 func ExamplePodGracePeriod() {
 	own := int64(30)
-	fmt.Println(shutdown.PodGracePeriod(shutdown.Pod{TerminationGracePeriodSeconds: &own}, 60))
-	fmt.Println(shutdown.PodGracePeriod(shutdown.Pod{TerminationGracePeriodSeconds: &own}, 10))
-	fmt.Println(shutdown.PodGracePeriod(shutdown.Pod{}, 10))
+	fmt.Println(shutdown.PodGracePeriod(core.Pod{TerminationGracePeriodSeconds: &own}, 60))
+	fmt.Println(shutdown.PodGracePeriod(core.Pod{TerminationGracePeriodSeconds: &own}, 10))
+	fmt.Println(shutdown.PodGracePeriod(core.Pod{}, 10))
 	// Output:
 	// 30
 	// 10
@@ -147,7 +149,7 @@ func ExampleRequiredInhibitDelay() {
 }
 
 func ExampleConfig_TerminatedStatus() {
-	s := shutdown.Config{}.TerminatedStatus(shutdown.Pod{Phase: shutdown.PodRunning})
+	s := shutdown.Config{}.TerminatedStatus(core.Pod{Phase: core.PodRunning})
 	fmt.Println(s.Phase, s.Reason, s.Message)
 	fmt.Println(s.Condition.Type, s.Condition.Status, s.Condition.Reason)
 	// Output:
@@ -182,11 +184,11 @@ func ExampleManager() {
 		}
 	}
 	fmt.Println("shutdown:")
-	show(m.Start(t0, []shutdown.Pod{
+	show(m.Start(t0, []core.Pod{
 		{Namespace: "default", Name: "web"},
 		{Namespace: "kube-system", Name: "coredns", Priority: prio(2000000000)},
 	}))
-	fmt.Println("admit:", m.Admit(shutdown.Pod{}).Message, "| ready:", m.ShutdownStatus())
+	fmt.Println("admit:", m.Admit(core.Pod{}).Message, "| ready:", m.ShutdownStatus())
 	fmt.Println("web terminated at +4s:")
 	show(m.PodTerminated(t0.Add(4*time.Second), "default/web"))
 	fmt.Println("tick at +14s:")
@@ -225,11 +227,11 @@ func ExampleNewManager() {
 func ExampleManager_Cancel() {
 	m, _ := shutdown.NewManager(shutdown.Config{ShutdownGracePeriod: 20 * time.Second})
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	m.Start(t0, []shutdown.Pod{{Namespace: "default", Name: "web"}})
+	m.Start(t0, []core.Pod{{Namespace: "default", Name: "web"}})
 	s := m.Cancel(t0.Add(5 * time.Second))
 	fmt.Println(s.State, "pending:", s.CancelPending)
 	s = m.Step(t0.Add(20 * time.Second))
-	fmt.Println(s.State, s.Events[0].Message, "acquire:", s.AcquireInhibitor, "admit:", m.Admit(shutdown.Pod{}).Admit)
+	fmt.Println(s.State, s.Events[0].Message, "acquire:", s.AcquireInhibitor, "admit:", m.Admit(core.Pod{}).Admit)
 	// Output:
 	// ShuttingDown pending: true
 	// Idle Shutdown manager detected shutdown cancellation acquire: true admit: true
@@ -285,13 +287,13 @@ func ExampleAddToPreshutdownOrder() {
 func ExampleOutOfServiceConfig_Plan() {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	deleting := t0.Add(-time.Minute)
-	node := shutdown.Node{Name: "node1", Ready: conditions.Unknown, Taints: []taints.Taint{
+	node := core.Node{Name: "node1", Conditions: coretest.Ready(conditions.Unknown), Taints: []taints.Taint{
 		{Key: "node.kubernetes.io/out-of-service", Value: "nodeshutdown", Effect: taints.TaintEffectNoExecute},
 	}}
-	pods := []shutdown.Pod{
-		{Namespace: "db", Name: "pg-1", Phase: shutdown.PodRunning, DeletionTimestamp: &deleting, CreationTimestamp: t0.Add(-2 * time.Hour)},
-		{Namespace: "db", Name: "pg-0", Phase: shutdown.PodRunning, DeletionTimestamp: &deleting, CreationTimestamp: t0.Add(-3 * time.Hour)},
-		{Namespace: "web", Name: "cache", Phase: shutdown.PodRunning},
+	pods := []core.Pod{
+		{Namespace: "db", Name: "pg-1", Phase: core.PodRunning, DeletionTimestamp: &deleting, CreationTimestamp: t0.Add(-2 * time.Hour)},
+		{Namespace: "db", Name: "pg-0", Phase: core.PodRunning, DeletionTimestamp: &deleting, CreationTimestamp: t0.Add(-3 * time.Hour)},
+		{Namespace: "web", Name: "cache", Phase: core.PodRunning},
 	}
 	vols := []shutdown.AttachedVolume{
 		{Name: "pvc-pg-0", MountedByNode: true, Pods: []string{"db/pg-0"}},
@@ -311,13 +313,8 @@ func ExampleOutOfServiceConfig_Plan() {
 	// pvc-cache Keep VolumeInUse
 }
 
-func ExampleNode_OutOfService() {
-	n := shutdown.Node{Taints: []taints.Taint{{Key: "node.kubernetes.io/out-of-service", Effect: taints.TaintEffectNoSchedule}}}
-	fmt.Println(n.OutOfService())
-	// Output: true
-}
-
-func ExampleIsEvicted() {
-	fmt.Println(shutdown.IsEvicted(&shutdown.Pod{Phase: shutdown.PodFailed, Reason: "Evicted"}))
+func ExampleOutOfService() {
+	n := core.Node{Taints: []taints.Taint{{Key: "node.kubernetes.io/out-of-service", Effect: taints.TaintEffectNoSchedule}}}
+	fmt.Println(shutdown.OutOfService(&n))
 	// Output: true
 }

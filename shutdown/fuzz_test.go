@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
+	"github.com/nodelife/nodelife/internal/coretest"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -35,9 +37,9 @@ func FuzzManager(f *testing.F) {
 		if err != nil {
 			return
 		}
-		var pods []Pod
+		var pods []core.Pod
 		for i, b := range ops {
-			p := Pod{Namespace: "ns", Name: string(rune('a' + i%26)), PriorityClassName: []string{"", SystemNodeCritical, SystemClusterCritical, "x"}[b&3]}
+			p := core.Pod{Namespace: "ns", Name: string(rune('a' + i%26)), PriorityClassName: []string{"", SystemNodeCritical, SystemClusterCritical, "x"}[b&3]}
 			if b&4 != 0 {
 				v := int32(b) << 24
 				p.Priority = &v
@@ -70,7 +72,7 @@ func FuzzManager(f *testing.F) {
 					t.Fatalf("kill %+v, want phase %d (%+v)", k, j, phases[j])
 				}
 			}
-			_ = m.Admit(Pod{})
+			_ = m.Admit(core.Pod{})
 		}
 	})
 }
@@ -126,14 +128,14 @@ func FuzzOutOfService(f *testing.F) {
 	f.Add(byte(0), []byte{}, []byte{255})
 	f.Fuzz(func(t *testing.T, nodeByte byte, podBytes, volBytes []byte) {
 		statuses := []conditions.Status{conditions.True, conditions.False, conditions.Unknown, ""}
-		node := Node{Ready: statuses[nodeByte&3]}
+		node := core.Node{Conditions: coretest.Ready(statuses[nodeByte&3])}
 		if nodeByte&4 != 0 {
 			node.Taints = append(node.Taints, taints.Taint{Key: taints.TaintNodeOutOfService, Effect: taints.TaintEffectNoExecute})
 		}
-		var pods []Pod
+		var pods []core.Pod
 		for i, b := range podBytes {
-			p := Pod{Namespace: "ns", Name: string(rune('a' + i%7)), CreationTimestamp: at(float64(b >> 4)),
-				Phase: []PodPhase{PodRunning, PodFailed, PodSucceeded, PodPending}[b&3]}
+			p := core.Pod{Namespace: "ns", Name: string(rune('a' + i%7)), CreationTimestamp: at(float64(b >> 4)),
+				Phase: []core.PodPhase{core.PodRunning, core.PodFailed, core.PodSucceeded, core.PodPending}[b&3]}
 			if b&4 != 0 {
 				d := at(100)
 				p.DeletionTimestamp = &d
@@ -150,7 +152,7 @@ func FuzzOutOfService(f *testing.F) {
 		}
 		c := OutOfServiceConfig{SkipTolerating: nodeByte&8 != 0, DisableForceDetachOnTimeout: nodeByte&16 != 0}
 		p := c.Plan(node, pods, vols, at(0))
-		if len(p.ForceDelete) > 0 && (!node.OutOfService() || node.Ready == conditions.True) {
+		if len(p.ForceDelete) > 0 && (!OutOfService(&node) || node.Ready()) {
 			t.Fatalf("force deletions on node %+v", node)
 		}
 		for i, fd := range p.ForceDelete {

@@ -1,6 +1,10 @@
 package shutdown
 
-import "time"
+import (
+	"time"
+
+	"github.com/nodelife/nodelife/core"
+)
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
@@ -12,8 +16,8 @@ func i64(v int64) *int64 { return &v }
 
 // pod returns a running pod in namespace "ns" with the given priority
 // (nil when prio is nil) and termination grace period.
-func pod(name string, prio *int32, grace *int64) Pod {
-	return Pod{Namespace: "ns", Name: name, UID: "uid-" + name, Priority: prio, TerminationGracePeriodSeconds: grace, Phase: PodRunning}
+func pod(name string, prio *int32, grace *int64) core.Pod {
+	return core.Pod{Namespace: "ns", Name: name, UID: "uid-" + name, Priority: prio, TerminationGracePeriodSeconds: grace, Phase: core.PodRunning}
 }
 
 // names returns the pod names of a phase.

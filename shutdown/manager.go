@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/internal/clock"
 	"github.com/nodelife/nodelife/internal/enum"
 )
@@ -66,7 +67,7 @@ type PodCondition struct {
 // PodStatus is the part of a pod's status the shutdown manager writes.
 type PodStatus struct {
 	// Phase is Failed, or Succeeded for a pod that had already succeeded.
-	Phase PodPhase
+	Phase core.PodPhase
 	// Reason and Message are TerminatedReason and TerminatedMessage.
 	Reason, Message string
 	// Condition is the DisruptionTarget condition to set, nil under
@@ -79,10 +80,10 @@ type PodStatus struct {
 // Terminated, the shutdown message, and condition DisruptionTarget True /
 // TerminationByKubelet. Kubelet 1.22 left the phase alone
 // (kubernetes#104531, fixed in 1.23).
-func (c Config) TerminatedStatus(p Pod) PodStatus {
-	s := PodStatus{Phase: PodFailed, Reason: TerminatedReason, Message: TerminatedMessage}
-	if p.Phase == PodSucceeded {
-		s.Phase = PodSucceeded
+func (c Config) TerminatedStatus(p core.Pod) PodStatus {
+	s := PodStatus{Phase: core.PodFailed, Reason: TerminatedReason, Message: TerminatedMessage}
+	if p.Phase == core.PodSucceeded {
+		s.Phase = core.PodSucceeded
 	}
 	if !c.OmitDisruptionCondition {
 		s.Condition = &PodCondition{Type: DisruptionTarget, Status: "True", Reason: TerminationByKubeletReason, Message: TerminatedMessage}
@@ -101,7 +102,7 @@ type Admission struct {
 // Kill asks the caller to kill one pod.
 type Kill struct {
 	// Pod is the pod to kill.
-	Pod Pod
+	Pod core.Pod
 	// Phase is the index of its phase in the Plan.
 	Phase int
 	// GracePeriodSeconds overrides the pod's grace period for the kill.
@@ -245,7 +246,7 @@ func (m *Manager) ShutdownStatus() error {
 // Admit decides whether a pod may start on the node: rejected with reason
 // NodeShutdown and AdmissionRejectedMessage while the node shuts down, even
 // when the pod tolerates the not-ready taint; admitted otherwise.
-func (m *Manager) Admit(Pod) Admission {
+func (m *Manager) Admit(core.Pod) Admission {
 	if m.state == StateIdle {
 		return Admission{Admit: true}
 	}
@@ -261,7 +262,7 @@ func (m *Manager) clamp(now time.Time) time.Time { return clock.Clamp(&m.last, n
 // An event during the phases is not acted on (a pending cancellation is
 // dropped, since the node is shutting down after all); after the phases,
 // a new event runs them again on the pods given, as upstream does.
-func (m *Manager) Start(now time.Time, pods []Pod) Step {
+func (m *Manager) Start(now time.Time, pods []core.Pod) Step {
 	now = m.clamp(now)
 	var s Step
 	if !m.Enabled() {

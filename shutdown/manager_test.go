@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/nodelife/nodelife/core"
 )
 
 var shutdownEvent = NodeEvent{"NodeShutdown", "Shutdown manager detected shutdown event"}
@@ -13,7 +14,7 @@ var cancelEvent = NodeEvent{"NodeShutdown", "Shutdown manager detected shutdown 
 
 // kill returns the Kill the manager should ask for: status Failed,
 // Terminated, with the DisruptionTarget condition.
-func kill(p Pod, phase int, grace int64) Kill {
+func kill(p core.Pod, phase int, grace int64) Kill {
 	return Kill{Pod: p, Phase: phase, GracePeriodSeconds: grace, Status: Config{}.TerminatedStatus(p)}
 }
 
@@ -31,7 +32,7 @@ func TestManagerTimeline(t *testing.T) {
 	a, b := pod("a", nil, i64(5)), pod("b", i32(0), nil)
 	c, d := pod("c", i32(10000), nil), pod("d", i32(2000000000), i64(30))
 	done := pod("done", i32(0), nil)
-	done.Phase = PodSucceeded
+	done.Phase = core.PodSucceeded
 
 	if m.State() != StateIdle || !m.Admit(a).Admit || m.ShutdownStatus() != nil || m.InhibitDelay() != 100*time.Second {
 		t.Fatalf("idle manager: state %v admit %v status %v delay %v", m.State(), m.Admit(a), m.ShutdownStatus(), m.InhibitDelay())
@@ -43,11 +44,11 @@ func TestManagerTimeline(t *testing.T) {
 		want Step
 	}
 	doneKill := kill(done, 0, 20)
-	if doneKill.Status.Phase != PodSucceeded {
+	if doneKill.Status.Phase != core.PodSucceeded {
 		t.Fatalf("succeeded pod's kill status %v", doneKill.Status.Phase)
 	}
 	script := []call{
-		{"t=0 shutdown detected: phase 0 starts", func() Step { return m.Start(at(0), []Pod{a, b, c, d, done}) }, Step{
+		{"t=0 shutdown detected: phase 0 starts", func() Step { return m.Start(at(0), []core.Pod{a, b, c, d, done}) }, Step{
 			State: StateShuttingDown, Events: []NodeEvent{shutdownEvent}, ReadyChanged: true,
 			Phases: []PhaseEvent{{0, 0, PhaseStarted, at(0)}},
 			Kills:  []Kill{kill(a, 0, 5), kill(b, 0, 20), doneKill},
@@ -119,7 +120,7 @@ func TestManagerCancelImmediately(t *testing.T) {
 		t.Fatal(err)
 	}
 	regular, critical := pod("web", nil, nil), pod("dns", i32(2000000000), nil)
-	s := m.Start(at(0), []Pod{regular, critical})
+	s := m.Start(at(0), []core.Pod{regular, critical})
 	if diff := cmp.Diff([]Kill{kill(regular, 0, 20)}, s.Kills); diff != "" || s.Next != at(20) {
 		t.Fatalf("start: kills (-want +got):\n%s next %v", diff, s.Next)
 	}
@@ -155,10 +156,10 @@ func TestManagerAfterPhases(t *testing.T) {
 	if diff := cmp.Diff(want, s); diff != "" {
 		t.Fatalf("start with no pods (-want +got):\n%s", diff)
 	}
-	if m.Admit(Pod{}).Admit || m.ShutdownStatus() == nil {
+	if m.Admit(core.Pod{}).Admit || m.ShutdownStatus() == nil {
 		t.Errorf("shut down node admits pods or reports Ready")
 	}
-	s = m.Start(at(5), []Pod{pod("late", nil, i64(3))})
+	s = m.Start(at(5), []core.Pod{pod("late", nil, i64(3))})
 	want = Step{
 		State: StateShuttingDown, Events: []NodeEvent{shutdownEvent},
 		Phases: []PhaseEvent{{0, 0, PhaseStarted, at(5)}},
@@ -198,7 +199,7 @@ func TestManagerZeroPhase(t *testing.T) {
 		t.Fatal(err)
 	}
 	web, dns := pod("web", nil, nil), pod("dns", i32(2000000000), nil)
-	s := m.Start(at(0), []Pod{web, dns})
+	s := m.Start(at(0), []core.Pod{web, dns})
 	want := Step{
 		State: StateShuttingDown, Events: []NodeEvent{shutdownEvent}, ReadyChanged: true,
 		Phases: []PhaseEvent{{0, 0, PhaseStarted, at(0)}, {0, 0, PhaseTimedOut, at(0)}, {1, 2000000000, PhaseStarted, at(0)}},
@@ -217,7 +218,7 @@ func TestManagerLateTermination(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.Start(at(0), []Pod{pod("x", nil, nil), pod("y", i32(5), nil)})
+	m.Start(at(0), []core.Pod{pod("x", nil, nil), pod("y", i32(5), nil)})
 	s := m.PodTerminated(at(12), "ns/x")
 	want := []PhaseEvent{{0, 0, PhaseTimedOut, at(10)}, {1, 5, PhaseStarted, at(10)}}
 	if diff := cmp.Diff(want, s.Phases); diff != "" || s.Next != at(20) {
@@ -233,10 +234,10 @@ func TestManagerDisabled(t *testing.T) {
 	if m.Enabled() || m.InhibitDelay() != 0 {
 		t.Errorf("zero config enabled")
 	}
-	if s := m.Start(at(0), []Pod{pod("a", nil, nil)}); s.State != StateIdle || len(s.Kills)+len(s.Events) != 0 {
+	if s := m.Start(at(0), []core.Pod{pod("a", nil, nil)}); s.State != StateIdle || len(s.Kills)+len(s.Events) != 0 {
 		t.Errorf("disabled manager acted on a shutdown: %+v", s)
 	}
-	if !m.Admit(Pod{}).Admit || m.ShutdownStatus() != nil {
+	if !m.Admit(core.Pod{}).Admit || m.ShutdownStatus() != nil {
 		t.Errorf("disabled manager rejects pods")
 	}
 	if s := m.Cancel(at(1)); len(s.Events) != 0 || s.AcquireInhibitor {
@@ -249,7 +250,7 @@ func TestManagerDisabled(t *testing.T) {
 
 func TestAdmissionRejection(t *testing.T) {
 	m, _ := NewManager(Config{ShutdownGracePeriod: 10 * time.Second})
-	m.Start(at(0), []Pod{pod("a", nil, nil)})
+	m.Start(at(0), []core.Pod{pod("a", nil, nil)})
 	want := Admission{Admit: false, Reason: "NodeShutdown", Message: "Pod was rejected as the node is shutting down."}
 	if diff := cmp.Diff(want, m.Admit(pod("new", nil, nil))); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/internal/enum"
 	"github.com/nodelife/nodelife/internal/podorder"
 	"github.com/nodelife/nodelife/taints"
@@ -17,31 +17,13 @@ import (
 // force (reconcilerMaxWaitForUnmountDuration, 6 minutes).
 const DefaultMaxWaitForUnmount = 6 * time.Minute
 
-// Node is what the out-of-service planner needs to know about a node.
-type Node struct {
-	// Name is the node's name.
-	Name string
-	// Ready is the status of its Ready condition; "" when it has none,
-	// which counts as not Ready.
-	Ready conditions.Status
-	// Taints are spec.taints.
-	Taints []taints.Taint
-}
-
 // OutOfService reports whether the node carries the out-of-service taint:
 // only the key node.kubernetes.io/out-of-service counts, whatever its value
 // and effect, as upstream.
-func (n Node) OutOfService() bool {
-	for i := range n.Taints {
-		if n.Taints[i].Key == taints.TaintNodeOutOfService {
-			return true
-		}
-	}
-	return false
-}
+func OutOfService(n *core.Node) bool { return n.HasTaintKey(taints.TaintNodeOutOfService) }
 
 // outOfServiceTaint returns the node's first out-of-service taint.
-func (n Node) outOfServiceTaint() taints.Taint {
+func outOfServiceTaint(n *core.Node) taints.Taint {
 	for _, t := range n.Taints {
 		if t.Key == taints.TaintNodeOutOfService {
 			return t
@@ -112,7 +94,7 @@ type VolumeDecision struct {
 // ForceDeletion is a pod to delete with grace period 0.
 type ForceDeletion struct {
 	// Pod is the pod.
-	Pod Pod
+	Pod core.Pod
 	// SetFailed asks to patch status.phase to Failed before deleting, done
 	// for pods neither Succeeded nor Failed (no condition is added on this
 	// path, unlike the pod GC's orphan deletions).
@@ -169,16 +151,16 @@ type OutOfServicePlan struct {
 // does not mount it; otherwise, on a node that is not Ready, after
 // MaxWaitForUnmount from UnneededSince; on a Ready node, only once
 // unmounted.
-func (c OutOfServiceConfig) Plan(node Node, pods []Pod, volumes []AttachedVolume, now time.Time) OutOfServicePlan {
-	p := OutOfServicePlan{OutOfService: node.OutOfService(), NotReady: node.Ready != conditions.True}
+func (c OutOfServiceConfig) Plan(node core.Node, pods []core.Pod, volumes []AttachedVolume, now time.Time) OutOfServicePlan {
+	p := OutOfServicePlan{OutOfService: OutOfService(&node), NotReady: !node.Ready()}
 	var oos taints.Taint
 	if p.OutOfService {
-		oos = node.outOfServiceTaint()
+		oos = outOfServiceTaint(&node)
 	}
 	var picked []int
 	if p.OutOfService && p.NotReady {
 		for i := range pods {
-			if pods[i].DeletionTimestamp == nil {
+			if !pods[i].Deleting() {
 				continue
 			}
 			if c.SkipTolerating && taints.TolerationsTolerateTaint(pods[i].Tolerations, &oos) {
@@ -191,7 +173,7 @@ func (c OutOfServiceConfig) Plan(node Node, pods []Pod, volumes []AttachedVolume
 		slices.SortStableFunc(picked, func(a, b int) int { return compareForDeletion(&pods[a], &pods[b]) })
 		p.ForceDelete = make([]ForceDeletion, len(picked))
 		for k, i := range picked {
-			p.ForceDelete[k] = ForceDeletion{Pod: pods[i], SetFailed: pods[i].Phase != PodSucceeded && pods[i].Phase != PodFailed}
+			p.ForceDelete[k] = ForceDeletion{Pod: pods[i], SetFailed: !pods[i].Phase.Terminated()}
 		}
 	}
 	if len(volumes) == 0 {
@@ -252,14 +234,10 @@ func (c OutOfServiceConfig) decideVolume(v AttachedVolume, p OutOfServicePlan, n
 	return d
 }
 
-// IsEvicted reports whether p was evicted: phase Failed with reason
-// "Evicted".
-func IsEvicted(p *Pod) bool { return p.Phase == PodFailed && p.Reason == "Evicted" }
-
 // compareForDeletion orders pods as upstream's byEvictionAndCreationTimestamp
 // (see internal/podorder).
-func compareForDeletion(a, b *Pod) int {
+func compareForDeletion(a, b *core.Pod) int {
 	return podorder.Compare(
-		podorder.Key{Evicted: IsEvicted(a), Created: a.CreationTimestamp, Name: a.Name, Namespace: a.Namespace, UID: a.UID},
-		podorder.Key{Evicted: IsEvicted(b), Created: b.CreationTimestamp, Name: b.Name, Namespace: b.Namespace, UID: b.UID})
+		podorder.Key{Evicted: a.Evicted(), Created: a.CreationTimestamp, Name: a.Name, Namespace: a.Namespace, UID: a.UID},
+		podorder.Key{Evicted: b.Evicted(), Created: b.CreationTimestamp, Name: b.Name, Namespace: b.Namespace, UID: b.UID})
 }

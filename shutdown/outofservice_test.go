@@ -7,11 +7,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
+	"github.com/nodelife/nodelife/internal/coretest"
 	"github.com/nodelife/nodelife/taints"
 )
 
-func oosPod(name string, created float64, deleting bool, phase PodPhase) Pod {
-	p := Pod{Namespace: "ns", Name: name, UID: "uid-" + name, Phase: phase, CreationTimestamp: at(created)}
+func oosPod(name string, created float64, deleting bool, phase core.PodPhase) core.Pod {
+	p := core.Pod{Namespace: "ns", Name: name, UID: "uid-" + name, Phase: phase, CreationTimestamp: at(created)}
 	if deleting {
 		del := at(1000)
 		p.DeletionTimestamp = &del
@@ -30,28 +32,28 @@ func forceNames(fs []ForceDeletion) []string {
 }
 
 func TestOutOfServiceForceDelete(t *testing.T) {
-	evicted := oosPod("evicted", 50, true, PodFailed)
+	evicted := oosPod("evicted", 50, true, core.PodFailed)
 	evicted.Reason = "Evicted"
-	pods := []Pod{
-		oosPod("young", 30, true, PodRunning),
-		oosPod("old", 10, true, PodRunning),
-		oosPod("alive", 5, false, PodRunning), // not terminating: left to the taint eviction controller
+	pods := []core.Pod{
+		oosPod("young", 30, true, core.PodRunning),
+		oosPod("old", 10, true, core.PodRunning),
+		oosPod("alive", 5, false, core.PodRunning), // not terminating: left to the taint eviction controller
 		evicted,
-		oosPod("b-same-age", 20, true, PodSucceeded),
-		oosPod("a-same-age", 20, true, PodFailed),
+		oosPod("b-same-age", 20, true, core.PodSucceeded),
+		oosPod("a-same-age", 20, true, core.PodFailed),
 	}
-	down := Node{Name: "n1", Ready: conditions.Unknown, Taints: []taints.Taint{oosTaint}}
+	down := core.Node{Name: "n1", Conditions: coretest.Ready(conditions.Unknown), Taints: []taints.Taint{oosTaint}}
 	tests := []struct {
 		name string
-		node Node
+		node core.Node
 		want []string
 	}{
 		{"upstream order: evicted, then oldest, then name", down, []string{"evicted", "old", "a-same-age", "b-same-age", "young"}},
-		{"NotReady False counts", Node{Ready: conditions.False, Taints: []taints.Taint{oosTaint}}, []string{"evicted", "old", "a-same-age", "b-same-age", "young"}},
-		{"no Ready condition counts as not ready", Node{Taints: []taints.Taint{oosTaint}}, []string{"evicted", "old", "a-same-age", "b-same-age", "young"}},
-		{"only the key counts: NoSchedule, other value", Node{Ready: conditions.Unknown, Taints: []taints.Taint{{Key: "node.kubernetes.io/out-of-service", Effect: taints.TaintEffectNoSchedule}}}, []string{"evicted", "old", "a-same-age", "b-same-age", "young"}},
-		{"Ready node: nothing", Node{Ready: conditions.True, Taints: []taints.Taint{oosTaint}}, nil},
-		{"no taint: nothing", Node{Ready: conditions.Unknown, Taints: []taints.Taint{{Key: "node.kubernetes.io/unreachable", Effect: taints.TaintEffectNoExecute}}}, nil},
+		{"NotReady False counts", core.Node{Conditions: coretest.Ready(conditions.False), Taints: []taints.Taint{oosTaint}}, []string{"evicted", "old", "a-same-age", "b-same-age", "young"}},
+		{"no Ready condition counts as not ready", core.Node{Taints: []taints.Taint{oosTaint}}, []string{"evicted", "old", "a-same-age", "b-same-age", "young"}},
+		{"only the key counts: NoSchedule, other value", core.Node{Conditions: coretest.Ready(conditions.Unknown), Taints: []taints.Taint{{Key: "node.kubernetes.io/out-of-service", Effect: taints.TaintEffectNoSchedule}}}, []string{"evicted", "old", "a-same-age", "b-same-age", "young"}},
+		{"Ready node: nothing", core.Node{Conditions: coretest.Ready(conditions.True), Taints: []taints.Taint{oosTaint}}, nil},
+		{"no taint: nothing", core.Node{Conditions: coretest.Ready(conditions.Unknown), Taints: []taints.Taint{{Key: "node.kubernetes.io/unreachable", Effect: taints.TaintEffectNoExecute}}}, nil},
 	}
 	for _, tt := range tests {
 		p := OutOfServiceConfig{}.Plan(tt.node, pods, nil, at(2000))
@@ -76,20 +78,20 @@ func TestOutOfServiceForceDelete(t *testing.T) {
 // The seed: pods are force deleted "if there are no matching tolerations";
 // upstream's pod GC ignores tolerations. SkipTolerating follows the seed.
 func TestOutOfServiceTolerations(t *testing.T) {
-	tol := oosPod("tolerates", 1, true, PodRunning)
+	tol := oosPod("tolerates", 1, true, core.PodRunning)
 	tol.Tolerations = []taints.Toleration{{Key: "node.kubernetes.io/out-of-service", Operator: taints.TolerationOpExists}}
-	other := oosPod("other", 2, true, PodRunning)
-	node := Node{Ready: conditions.Unknown, Taints: []taints.Taint{oosTaint}}
-	if got := forceNames(OutOfServiceConfig{}.Plan(node, []Pod{tol, other}, nil, at(0)).ForceDelete); !cmp.Equal(got, []string{"tolerates", "other"}) {
+	other := oosPod("other", 2, true, core.PodRunning)
+	node := core.Node{Conditions: coretest.Ready(conditions.Unknown), Taints: []taints.Taint{oosTaint}}
+	if got := forceNames(OutOfServiceConfig{}.Plan(node, []core.Pod{tol, other}, nil, at(0)).ForceDelete); !cmp.Equal(got, []string{"tolerates", "other"}) {
 		t.Errorf("upstream: %v, want both", got)
 	}
-	if got := forceNames(OutOfServiceConfig{SkipTolerating: true}.Plan(node, []Pod{tol, other}, nil, at(0)).ForceDelete); !cmp.Equal(got, []string{"other"}) {
+	if got := forceNames(OutOfServiceConfig{SkipTolerating: true}.Plan(node, []core.Pod{tol, other}, nil, at(0)).ForceDelete); !cmp.Equal(got, []string{"other"}) {
 		t.Errorf("SkipTolerating: %v, want [other]", got)
 	}
 }
 
 func TestOutOfServiceVolumes(t *testing.T) {
-	pods := []Pod{oosPod("db", 1, true, PodRunning), oosPod("web", 2, false, PodRunning)}
+	pods := []core.Pod{oosPod("db", 1, true, core.PodRunning), oosPod("web", 2, false, core.PodRunning)}
 	vols := []AttachedVolume{
 		{Name: "db-data", MountedByNode: true, Pods: []string{"ns/db"}},
 		{Name: "web-data", MountedByNode: true, Pods: []string{"ns/web"}},
@@ -99,14 +101,14 @@ func TestOutOfServiceVolumes(t *testing.T) {
 		{Name: "gone-mounted-exactly-6m", MountedByNode: true, Pods: []string{"ns/gone"}, UnneededSince: at(-360)},
 		{Name: "shared", MountedByNode: true, Pods: []string{"ns/db", "ns/web"}},
 	}
-	oos := Node{Ready: conditions.Unknown, Taints: []taints.Taint{oosTaint}}
-	unhealthy := Node{Ready: conditions.Unknown}
-	healthy := Node{Ready: conditions.True}
+	oos := core.Node{Conditions: coretest.Ready(conditions.Unknown), Taints: []taints.Taint{oosTaint}}
+	unhealthy := core.Node{Conditions: coretest.Ready(conditions.Unknown)}
+	healthy := core.Node{Conditions: coretest.Ready(conditions.True)}
 	now := at(0)
 	tests := []struct {
 		name string
 		cfg  OutOfServiceConfig
-		node Node
+		node core.Node
 		want []VolumeDecision
 	}{
 		{"out of service: detach at once", OutOfServiceConfig{}, oos, []VolumeDecision{

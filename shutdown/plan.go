@@ -5,59 +5,14 @@ import (
 	"sort"
 	"time"
 
-	"github.com/nodelife/nodelife/taints"
+	"github.com/nodelife/nodelife/core"
 )
-
-// PodPhase is a pod's status.phase, with the string values of
-// k8s.io/api/core/v1.
-type PodPhase string
-
-// The pod phases.
-const (
-	PodPending   PodPhase = "Pending"
-	PodRunning   PodPhase = "Running"
-	PodSucceeded PodPhase = "Succeeded"
-	PodFailed    PodPhase = "Failed"
-	PodUnknown   PodPhase = "Unknown"
-)
-
-// Pod is what the shutdown manager needs to know about a pod on the node.
-// Field names follow k8s.io/api/core/v1.Pod.
-type Pod struct {
-	// Namespace, Name and UID identify the pod.
-	Namespace, Name, UID string
-	// Priority is spec.priority; nil counts as 0, as upstream.
-	Priority *int32
-	// PriorityClassName is spec.priorityClassName, read only under
-	// Config.ResolvePriorityClass.
-	PriorityClassName string
-	// TerminationGracePeriodSeconds is spec.terminationGracePeriodSeconds;
-	// nil means the phase's period.
-	TerminationGracePeriodSeconds *int64
-	// Phase is status.phase; a Succeeded pod stays Succeeded when killed.
-	Phase PodPhase
-	// DeletionTimestamp is metadata.deletionTimestamp, read by the
-	// non-graceful (out-of-service) planner.
-	DeletionTimestamp *time.Time
-	// CreationTimestamp is metadata.creationTimestamp, which orders
-	// out-of-service force deletions.
-	CreationTimestamp time.Time
-	// Reason is status.reason; a Failed pod with reason "Evicted" is force
-	// deleted before others.
-	Reason string
-	// Tolerations are spec.tolerations, read by the out-of-service planner
-	// under OutOfServiceConfig.SkipTolerating.
-	Tolerations []taints.Toleration
-}
-
-// Key returns "namespace/name".
-func (p Pod) Key() string { return p.Namespace + "/" + p.Name }
 
 // PodPriority returns the priority that places p in a phase: spec.priority,
 // or 0 when it is nil. Under ResolvePriorityClass a nil priority is
 // replaced by the value of the pod's priorityClassName when that is known;
 // fromClass reports that.
-func (c Config) PodPriority(p Pod) (priority int32, fromClass bool) {
+func (c Config) PodPriority(p core.Pod) (priority int32, fromClass bool) {
 	if p.Priority != nil {
 		return *p.Priority, false
 	}
@@ -99,7 +54,7 @@ func PhaseIndex(phases []PhaseConfig, priority int32) int {
 // PodGracePeriod returns the grace period, in seconds, a pod gets in a
 // phase of phaseSeconds: its own terminationGracePeriodSeconds when set and
 // not longer, else the phase's.
-func PodGracePeriod(p Pod, phaseSeconds int64) int64 {
+func PodGracePeriod(p core.Pod, phaseSeconds int64) int64 {
 	if t := p.TerminationGracePeriodSeconds; t != nil && *t <= phaseSeconds {
 		return *t
 	}
@@ -127,7 +82,7 @@ func KillTimeout(gracePeriodSeconds int64) time.Duration {
 // PlannedPod is one pod of a phase.
 type PlannedPod struct {
 	// Pod is the pod.
-	Pod Pod
+	Pod core.Pod
 	// Priority is the priority that placed it (Config.PodPriority).
 	Priority int32
 	// PriorityFromClass reports that Priority came from the pod's
@@ -181,7 +136,7 @@ func (p Plan) Enabled() bool { return len(p.Phases) > 0 }
 // phase PhaseIndex picks for its Config.PodPriority, with the grace period
 // PodGracePeriod gives. With graceful shutdown off (no phases) the plan is
 // empty. pods is not modified.
-func (c Config) Plan(pods []Pod) (Plan, error) {
+func (c Config) Plan(pods []core.Pod) (Plan, error) {
 	if err := c.Validate(); err != nil {
 		return Plan{}, err
 	}
@@ -189,7 +144,7 @@ func (c Config) Plan(pods []Pod) (Plan, error) {
 }
 
 // plan does Plan's work for phases already validated and sorted.
-func (c Config) plan(phases []PhaseConfig, pods []Pod) Plan {
+func (c Config) plan(phases []PhaseConfig, pods []core.Pod) Plan {
 	p := Plan{InhibitDelay: RequiredInhibitDelay(phases)}
 	if len(phases) == 0 {
 		return p

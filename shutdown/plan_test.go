@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/nodelife/nodelife/core"
 )
 
 // Upstream's groupByPriority case: config {1:10, 2:20, 3:30, 4:40} and pods
@@ -12,7 +13,7 @@ import (
 // lowest phase goes to the lowest, above the highest to the highest.
 func TestPlanGroupByPriorityUpstreamCase(t *testing.T) {
 	c := Config{ShutdownGracePeriodByPodPriority: []PhaseConfig{{1, 10}, {2, 20}, {3, 30}, {4, 40}}}
-	var pods []Pod
+	var pods []core.Pod
 	for p := int32(0); p <= 5; p++ {
 		pods = append(pods, pod(string(rune('0'+p)), i32(p), nil))
 	}
@@ -78,7 +79,7 @@ func TestPodGracePeriod(t *testing.T) {
 		{"negative phase is passed on", i64(30), -5, -5},
 	}
 	for _, tt := range tests {
-		if got := PodGracePeriod(Pod{TerminationGracePeriodSeconds: tt.grace}, tt.phase); got != tt.want {
+		if got := PodGracePeriod(core.Pod{TerminationGracePeriodSeconds: tt.grace}, tt.phase); got != tt.want {
 			t.Errorf("%s: got %d, want %d", tt.name, got, tt.want)
 		}
 	}
@@ -113,7 +114,7 @@ func TestPlanSeedPriorityTable(t *testing.T) {
 		{Priority: 1000, ShutdownGracePeriodSeconds: 120},
 		{Priority: 0, ShutdownGracePeriodSeconds: 60},
 	}}
-	pods := []Pod{
+	pods := []core.Pod{
 		pod("a", i32(100000), nil),
 		pod("a-plus", i32(150000), i64(30)), // >= 100000: 10s, its 30s cut
 		pod("b", i32(10000), i64(30)),       // 30s < 180s: keeps 30
@@ -161,7 +162,7 @@ func TestPlanSeedPriorityTable(t *testing.T) {
 // is skipped: it takes no time, though the inhibitor delay still counts it.
 func TestPlanSeedSharedBucketAndSkippedPhase(t *testing.T) {
 	c := Config{ShutdownGracePeriodByPodPriority: []PhaseConfig{{100000, 300}, {1000, 120}, {0, 60}}}
-	pods := []Pod{pod("a", i32(100000), nil), pod("b", i32(10000), nil), pod("c", i32(1000), nil)}
+	pods := []core.Pod{pod("a", i32(100000), nil), pod("b", i32(10000), nil), pod("c", i32(1000), nil)}
 	plan, err := c.Plan(pods)
 	if err != nil {
 		t.Fatal(err)
@@ -194,7 +195,7 @@ func TestPlanStaticPodPriorityClass(t *testing.T) {
 	custom.PriorityClassName = "node-agent"
 	api := pod("api", i32(5), nil)
 	api.PriorityClassName = SystemNodeCritical // spec.priority set: wins
-	pods := []Pod{static, custom, api}
+	pods := []core.Pod{static, custom, api}
 	base := Config{ShutdownGracePeriod: 30 * time.Second, ShutdownGracePeriodCriticalPods: 10 * time.Second}
 
 	plan, err := base.Plan(pods)
@@ -226,7 +227,7 @@ func TestPlanStaticPodPriorityClass(t *testing.T) {
 
 func TestPlanOverruns(t *testing.T) {
 	c := Config{ShutdownGracePeriodByPodPriority: []PhaseConfig{{0, 10}, {100, 60}}}
-	pods := []Pod{
+	pods := []core.Pod{
 		pod("short", i32(0), i64(5)),    // kill may block 10s: not over a 10s phase
 		pod("full", i32(0), nil),        // 10s grace: 15s > 10s
 		pod("roomy", i32(100), i64(30)), // 45s <= 60s
@@ -249,7 +250,7 @@ func TestPlanOverruns(t *testing.T) {
 }
 
 func TestPlanDisabledAndInvalid(t *testing.T) {
-	plan, err := Config{}.Plan([]Pod{pod("a", nil, nil)})
+	plan, err := Config{}.Plan([]core.Pod{pod("a", nil, nil)})
 	if err != nil || plan.Enabled() || plan.Total != 0 || plan.InhibitDelay != 0 {
 		t.Errorf("disabled: plan %+v err %v, want empty", plan, err)
 	}
@@ -264,20 +265,20 @@ func TestTerminatedStatus(t *testing.T) {
 	tests := []struct {
 		name  string
 		cfg   Config
-		phase PodPhase
+		phase core.PodPhase
 		want  PodStatus
 	}{
-		{"running pod fails", Config{}, PodRunning,
+		{"running pod fails", Config{}, core.PodRunning,
 			PodStatus{"Failed", "Terminated", "Pod was terminated in response to imminent node shutdown.", cond}},
-		{"succeeded pod stays succeeded", Config{}, PodSucceeded,
+		{"succeeded pod stays succeeded", Config{}, core.PodSucceeded,
 			PodStatus{"Succeeded", "Terminated", "Pod was terminated in response to imminent node shutdown.", cond}},
-		{"pending pod fails", Config{}, PodPending,
+		{"pending pod fails", Config{}, core.PodPending,
 			PodStatus{"Failed", "Terminated", "Pod was terminated in response to imminent node shutdown.", cond}},
-		{"without DisruptionTarget", Config{OmitDisruptionCondition: true}, PodRunning,
+		{"without DisruptionTarget", Config{OmitDisruptionCondition: true}, core.PodRunning,
 			PodStatus{"Failed", "Terminated", "Pod was terminated in response to imminent node shutdown.", nil}},
 	}
 	for _, tt := range tests {
-		if diff := cmp.Diff(tt.want, tt.cfg.TerminatedStatus(Pod{Phase: tt.phase})); diff != "" {
+		if diff := cmp.Diff(tt.want, tt.cfg.TerminatedStatus(core.Pod{Phase: tt.phase})); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/nodelifetest"
 	"github.com/nodelife/nodelife/shutdown"
 	"pgregory.net/rapid"
@@ -48,8 +49,8 @@ func naivePhaseIndex(phases []shutdown.PhaseConfig, prio int32) int {
 // drawPods draws up to max running pods as graceful shutdown takes them:
 // unique names, priorities from -3000 to 13000 or none, grace periods or
 // none.
-func drawPods(t *rapid.T, max int) []shutdown.Pod {
-	var pods []shutdown.Pod
+func drawPods(t *rapid.T, max int) []core.Pod {
+	var pods []core.Pod
 	for _, p := range nodelifetest.Pods(nodelifetest.Options{MaxPods: max, MinPriority: -3000, MaxPriority: 13000}).Draw(t, "pods") {
 		pods = append(pods, p.Shutdown())
 	}
@@ -157,7 +158,7 @@ func TestPropertyManager(t *testing.T) {
 		var killed map[string]int
 		terminated := map[string]bool{}
 		startedAt := map[int]time.Time{}
-		var runPods []shutdown.Pod
+		var runPods []core.Pod
 		var runStart time.Time
 		lastPhase := -1
 		check := func(op string, s shutdown.Step) {
@@ -167,7 +168,7 @@ func TestPropertyManager(t *testing.T) {
 			if (s.State == shutdown.StateShuttingDown) != !s.Next.IsZero() || (!s.Next.IsZero() && s.Next.Before(now)) {
 				t.Fatalf("%s: state %v next %v now %v", op, s.State, s.Next, now)
 			}
-			if (m.ShutdownStatus() == nil) != (s.State == shutdown.StateIdle) || m.Admit(shutdown.Pod{}).Admit != (s.State == shutdown.StateIdle) {
+			if (m.ShutdownStatus() == nil) != (s.State == shutdown.StateIdle) || m.Admit(core.Pod{}).Admit != (s.State == shutdown.StateIdle) {
 				t.Fatalf("%s: state %v status %v", op, s.State, m.ShutdownStatus())
 			}
 			for _, ev := range s.Phases {

@@ -10,11 +10,11 @@ import (
 
 	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/gc"
 	"github.com/nodelife/nodelife/lease"
 	"github.com/nodelife/nodelife/nodelifecycle"
-	"github.com/nodelife/nodelife/shutdown"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -167,18 +167,31 @@ func EvictionPod(p *corev1.Pod) eviction.Pod {
 	return eviction.Pod{Namespace: p.Namespace, Name: p.Name, UID: string(p.UID), Tolerations: Tolerations(p.Spec.Tolerations)}
 }
 
-// ShutdownPod is what the graceful and non-graceful shutdown planners read
-// of a pod.
-func ShutdownPod(p *corev1.Pod) shutdown.Pod {
-	out := shutdown.Pod{Namespace: p.Namespace, Name: p.Name, UID: string(p.UID), PriorityClassName: p.Spec.PriorityClassName,
-		Phase: shutdown.PodPhase(p.Status.Phase), CreationTimestamp: p.CreationTimestamp.Time, Reason: p.Status.Reason,
-		Tolerations: Tolerations(p.Spec.Tolerations), TerminationGracePeriodSeconds: copyInt64(p.Spec.TerminationGracePeriodSeconds)}
+// Pod converts a pod into the library's one pod type, which the pod GC,
+// the shutdown planners and every migrated planner read: metadata (names,
+// labels and annotations shared with p, not copied; timestamps), the
+// spec's node name, priority, priority class, grace period and
+// tolerations, and the status's phase and reason.
+func Pod(p *corev1.Pod) core.Pod {
+	out := core.Pod{Namespace: p.Namespace, Name: p.Name, UID: string(p.UID), Labels: p.Labels, Annotations: p.Annotations,
+		CreationTimestamp: p.CreationTimestamp.Time, DeletionTimestamp: timePtr(p.DeletionTimestamp),
+		NodeName: p.Spec.NodeName, PriorityClassName: p.Spec.PriorityClassName,
+		TerminationGracePeriodSeconds: copyInt64(p.Spec.TerminationGracePeriodSeconds), Tolerations: Tolerations(p.Spec.Tolerations),
+		Phase: core.PodPhase(p.Status.Phase), Reason: p.Status.Reason}
 	if p.Spec.Priority != nil {
 		v := *p.Spec.Priority
 		out.Priority = &v
 	}
-	out.DeletionTimestamp = timePtr(p.DeletionTimestamp)
 	return out
+}
+
+// Node converts a node into the library's one node type: metadata (names,
+// labels and annotations shared with n, not copied; timestamps), the
+// spec's taints and unschedulable, and the status's conditions.
+func Node(n *corev1.Node) core.Node {
+	return core.Node{Name: n.Name, UID: string(n.UID), Labels: n.Labels, Annotations: n.Annotations,
+		CreationTimestamp: n.CreationTimestamp.Time, DeletionTimestamp: timePtr(n.DeletionTimestamp),
+		Taints: Taints(n.Spec.Taints), Unschedulable: n.Spec.Unschedulable, Conditions: Conditions(n.Status.Conditions)}
 }
 
 // CgroupPod is what the cgroup decisions read of a pod: requests, limits,

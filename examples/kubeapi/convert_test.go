@@ -16,10 +16,10 @@ import (
 
 	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/gc"
 	"github.com/nodelife/nodelife/lease"
-	"github.com/nodelife/nodelife/shutdown"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -176,9 +176,9 @@ func TestDaemonSetPod(t *testing.T) {
 		t.Errorf("decision %+v", d)
 	}
 	// system-node-critical: the shutdown manager puts it in the last phase.
-	sp := ShutdownPod(p)
+	sp := Pod(p)
 	if *sp.Priority != 2000001000 || sp.PriorityClassName != "system-node-critical" || *sp.TerminationGracePeriodSeconds != 30 ||
-		sp.Phase != shutdown.PodPhase("Running") || sp.Key() != "logging/fluent-bit-7xk2p" {
+		sp.Phase != core.PodRunning || sp.Key() != "logging/fluent-bit-7xk2p" {
 		t.Errorf("shutdown pod %+v", sp)
 	}
 	cp := CgroupPod(p)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/shutdown"
 )
 
@@ -31,7 +32,7 @@ func Shutdown(Options) (Report, error) {
 	r.fact("inhibit", "logind", "", "inhibit delay %v: logind allows %v, write %s (%s)", d.Required, d.Current, d.Path, strings.TrimSpace(strings.Split(d.DropIn, "\n")[2]))
 	prio := func(v int32) *int32 { return &v }
 	grace := func(v int64) *int64 { return &v }
-	pods := []shutdown.Pod{
+	pods := []core.Pod{
 		{Namespace: "shop", Name: "web"},
 		{Namespace: "shop", Name: "cron", TerminationGracePeriodSeconds: grace(10)},
 		{Namespace: "shop", Name: "batch", Priority: prio(1000)},
@@ -62,7 +63,7 @@ func Shutdown(Options) (Report, error) {
 		}
 	}
 	st := m.Start(at(0), pods)
-	r.at(0, "node", "", m.Admit(shutdown.Pod{}).Reason, "Ready=False %q; new pods rejected: %s", m.ShutdownStatus(), m.Admit(shutdown.Pod{}).Reason)
+	r.at(0, "node", "", m.Admit(core.Pod{}).Reason, "Ready=False %q; new pods rejected: %s", m.ShutdownStatus(), m.Admit(core.Pod{}).Reason)
 	show(st)
 	// When each pod is gone; batch ignores SIGTERM and runs out its phase.
 	gone := []struct {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nodelife/nodelife/cloud"
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction/pressure"
 	"github.com/nodelife/nodelife/gc"
 	"github.com/nodelife/nodelife/lease"
@@ -207,13 +208,13 @@ func (r *run) startShutdown(now time.Time, i int, s Shutdown) {
 	if n.off || n.shutting {
 		return
 	}
-	var sp []shutdown.Pod
+	var sp []core.Pod
 	for _, pi := range n.pods {
 		if p := &r.pods[pi]; p.stoppedAt < 0 {
 			src := &r.srcPods[p.src]
-			sp = append(sp, shutdown.Pod{Namespace: src.Namespace, Name: src.Name, UID: p.p.UID, Priority: src.Priority,
+			sp = append(sp, core.Pod{Namespace: src.Namespace, Name: src.Name, UID: p.p.UID, Priority: src.Priority,
 				PriorityClassName: src.PriorityClassName, TerminationGracePeriodSeconds: src.TerminationGracePeriodSeconds,
-				Phase: shutdown.PodRunning, CreationTimestamp: src.Created, Tolerations: src.Tolerations})
+				Phase: core.PodRunning, CreationTimestamp: src.Created, Tolerations: src.Tolerations})
 		}
 	}
 	plan, err := s.Graceful.Plan(sp)
@@ -419,14 +420,18 @@ func (r *run) podGCPass(now time.Time) {
 		}
 	}
 	in := gc.PodGCInput{Pods: r.gcPods[:0], Nodes: r.gcNodes[:0]}
+	r.gcConds = r.gcConds[:0]
 	for i := range r.nodes {
 		n := &r.nodes[i]
 		if n.deleted {
 			continue
 		}
-		gn := gc.Node{Name: n.name, Ready: string(n.ready)}
-		for _, t := range n.taints {
-			gn.Taints = append(gn.Taints, gc.Taint{Key: t.Key, Value: t.Value, Effect: string(t.Effect)})
+		gn := core.Node{Name: n.name, Taints: n.taints}
+		if n.ready != "" {
+			// One Ready condition per node, kept in one array across runs.
+			k := len(r.gcConds)
+			r.gcConds = append(r.gcConds, conditions.Condition{Type: conditions.Ready, Status: n.ready})
+			gn.Conditions = r.gcConds[k : k+1 : k+1]
 		}
 		in.Nodes = append(in.Nodes, gn)
 	}
@@ -436,9 +441,9 @@ func (r *run) podGCPass(now time.Time) {
 			continue
 		}
 		src := &r.srcPods[p.src]
-		gp := gc.Pod{Namespace: src.Namespace, Name: src.Name, UID: p.p.UID, NodeName: src.Node, Phase: gc.PodRunning, CreationTimestamp: src.Created}
+		gp := core.Pod{Namespace: src.Namespace, Name: src.Name, UID: p.p.UID, NodeName: src.Node, Phase: core.PodRunning, CreationTimestamp: src.Created}
 		if p.failed {
-			gp.Phase = gc.PodFailed
+			gp.Phase = core.PodFailed
 			if p.notesOr().fate == "pressure-evicted" {
 				gp.Reason = pressure.Reason
 			}

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/gc"
 	"github.com/nodelife/nodelife/lease"
@@ -669,8 +670,9 @@ type run struct {
 	sampleSeq             uint32
 	actions               []func(time.Time)
 	podGC                 *gc.PodGC
-	gcPods                []gc.Pod
-	gcNodes               []gc.Node
+	gcPods                []core.Pod
+	gcNodes               []core.Node
+	gcConds               []conditions.Condition
 	ctl                   *nodelifecycle.Controller
 	ctlSeq                uint64 // the sequence number of the queued controller step
 	// leaseRV is the API server's last lease resource version; cacheRV the

@@ -17,6 +17,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/cri"
 	"github.com/nodelife/nodelife/examples/cluster/internal/apiutil"
 	"github.com/nodelife/nodelife/examples/kubeapi"
@@ -399,14 +400,14 @@ func (a *Agent) Shutdown(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("agent: list pods of node %s: %w", a.opts.NodeName, err)
 	}
-	var in []shutdown.Pod
+	var in []core.Pod
 	byKey := map[string]*corev1.Pod{}
 	for i := range pods {
 		p := &pods[i]
 		if p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded {
 			continue
 		}
-		sp := kubeapi.ShutdownPod(p)
+		sp := kubeapi.Pod(p)
 		in = append(in, sp)
 		byKey[sp.Key()] = p
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/nodelife/nodelife/examples/cluster/e2e/internal/testcluster"
 	"github.com/nodelife/nodelife/examples/cluster/podgc"
 	"github.com/nodelife/nodelife/gc"
+	"github.com/nodelife/nodelife/taints"
 )
 
 // podGCEnv is one pod GC test: a namespace of its own and a collector
@@ -132,8 +133,8 @@ func TestPodGCOutOfService(t *testing.T) {
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = e.client.CoreV1().Nodes().Delete(context.Background(), name, metav1.DeleteOptions{}) })
 	}
-	node("podgc-oos", corev1.ConditionFalse, corev1.Taint{Key: gc.TaintNodeOutOfService, Value: "nodeshutdown", Effect: corev1.TaintEffectNoExecute})
-	node("podgc-ready", corev1.ConditionTrue, corev1.Taint{Key: gc.TaintNodeOutOfService, Effect: corev1.TaintEffectNoExecute})
+	node("podgc-oos", corev1.ConditionFalse, corev1.Taint{Key: taints.TaintNodeOutOfService, Value: "nodeshutdown", Effect: corev1.TaintEffectNoExecute})
+	node("podgc-ready", corev1.ConditionTrue, corev1.Taint{Key: taints.TaintNodeOutOfService, Effect: corev1.TaintEffectNoExecute})
 	e.pod("stuck", "podgc-oos", corev1.PodRunning, "", "example.com/keep")
 	e.pod("waiting", "podgc-ready", corev1.PodRunning, "")
 	for _, name := range []string{"stuck", "waiting"} {

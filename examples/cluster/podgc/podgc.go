@@ -83,27 +83,16 @@ func (c *Collector) Sync(ctx context.Context) (Result, error) {
 		return true, nil
 	}}
 	for i := range pods.Items {
-		p := &pods.Items[i]
-		gp := gc.Pod{Namespace: p.Namespace, Name: p.Name, UID: string(p.UID), NodeName: p.Spec.NodeName,
-			Phase: gc.PodPhase(p.Status.Phase), Reason: p.Status.Reason, CreationTimestamp: p.CreationTimestamp.Time}
-		if t := p.DeletionTimestamp; t != nil {
-			gp.DeletionTimestamp = &t.Time
-		}
-		in.Pods = append(in.Pods, gp)
+		in.Pods = append(in.Pods, kubeapi.Pod(&pods.Items[i]))
 	}
 	for i := range nodes.Items {
-		n := &nodes.Items[i]
-		gn := gc.Node{Name: n.Name, Ready: string(kubeapi.ReadyStatus(n))}
-		for _, t := range n.Spec.Taints {
-			gn.Taints = append(gn.Taints, gc.Taint{Key: t.Key, Value: t.Value, Effect: string(t.Effect)})
-		}
-		in.Nodes = append(in.Nodes, gn)
+		in.Nodes = append(in.Nodes, kubeapi.Node(&nodes.Items[i]))
 	}
 	if res.Plan, err = c.g.Step(c.opts.Clock.Now(), in); err != nil {
 		return res, fmt.Errorf("podgc: %w", err)
 	}
 	for _, d := range res.Plan.Deletions {
-		key := d.Pod.Namespace + "/" + d.Pod.Name
+		key := d.Pod.Key()
 		if d.SetFailed {
 			if err := c.setFailed(ctx, d); err != nil {
 				if !apierrors.IsNotFound(err) {

@@ -1,0 +1,82 @@
+package core
+
+import (
+	"testing"
+	"time"
+
+	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/taints"
+)
+
+// The first Ready condition counts, as upstream's GetNodeCondition finds
+// it; the statuses other than True are all not ready (IsNodeReady).
+func TestNodeReady(t *testing.T) {
+	ready := func(s conditions.Status) conditions.Condition {
+		return conditions.Condition{Type: conditions.Ready, Status: s}
+	}
+	for _, tc := range []struct {
+		name   string
+		conds  []conditions.Condition
+		status conditions.Status
+		ready  bool
+	}{
+		{"none", nil, "", false},
+		{"other types only", []conditions.Condition{{Type: conditions.MemoryPressure, Status: conditions.True}}, "", false},
+		{"True", []conditions.Condition{ready(conditions.True)}, conditions.True, true},
+		{"False", []conditions.Condition{ready(conditions.False)}, conditions.False, false},
+		{"Unknown", []conditions.Condition{ready(conditions.Unknown)}, conditions.Unknown, false},
+		{"a status the API does not know", []conditions.Condition{ready("Maybe")}, "Maybe", false},
+		{"first of two counts", []conditions.Condition{{Type: conditions.DiskPressure, Status: conditions.False}, ready(conditions.False), ready(conditions.True)}, conditions.False, false},
+	} {
+		n := Node{Conditions: tc.conds}
+		if got := n.ReadyStatus(); got != tc.status {
+			t.Errorf("%s: ReadyStatus %q, want %q", tc.name, got, tc.status)
+		}
+		if got := n.Ready(); got != tc.ready {
+			t.Errorf("%s: Ready %v, want %v", tc.name, got, tc.ready)
+		}
+	}
+}
+
+func TestNodeHasTaintKey(t *testing.T) {
+	n := Node{Taints: []taints.Taint{{Key: "a", Effect: taints.TaintEffectNoExecute}, {Key: "b", Value: "v", Effect: taints.TaintEffectNoSchedule}}}
+	for key, want := range map[string]bool{"a": true, "b": true, "v": false, "": false, "A": false} {
+		if got := n.HasTaintKey(key); got != want {
+			t.Errorf("HasTaintKey(%q) = %v, want %v", key, got, want)
+		}
+	}
+	if (&Node{}).HasTaintKey("") {
+		t.Error("a node without taints has the empty key")
+	}
+}
+
+func TestPod(t *testing.T) {
+	del := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		pod                      Pod
+		key                      string
+		deleting, evicted, ended bool
+	}{
+		{Pod{}, "/", false, false, false},
+		{Pod{Namespace: "ns", Name: "p", Phase: PodRunning, DeletionTimestamp: &del}, "ns/p", true, false, false},
+		{Pod{Namespace: "ns", Name: "p", Phase: PodFailed, Reason: "Evicted"}, "ns/p", false, true, true},
+		{Pod{Namespace: "ns", Name: "p", Phase: PodFailed, Reason: "evicted"}, "ns/p", false, false, true},
+		{Pod{Namespace: "ns", Name: "p", Phase: PodSucceeded, Reason: "Evicted"}, "ns/p", false, false, true},
+		{Pod{Namespace: "ns", Name: "p", Phase: PodUnknown}, "ns/p", false, false, false},
+		{Pod{Namespace: "ns", Name: "p", Phase: ""}, "ns/p", false, false, false},
+	} {
+		p := tc.pod
+		if got := p.Key(); got != tc.key {
+			t.Errorf("%+v: Key %q, want %q", p, got, tc.key)
+		}
+		if got := p.Deleting(); got != tc.deleting {
+			t.Errorf("%+v: Deleting %v", p, got)
+		}
+		if got := p.Evicted(); got != tc.evicted {
+			t.Errorf("%+v: Evicted %v", p, got)
+		}
+		if got := p.Phase.Terminated(); got != tc.ended {
+			t.Errorf("%+v: Terminated %v", p, got)
+		}
+	}
+}

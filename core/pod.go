@@ -1,0 +1,84 @@
+package core
+
+import (
+	"time"
+
+	"github.com/nodelife/nodelife/taints"
+)
+
+// PodPhase is a pod's status.phase, with core/v1's values.
+type PodPhase string
+
+// The pod phases.
+const (
+	// PodPending: accepted, not all containers started yet.
+	PodPending PodPhase = "Pending"
+	// PodRunning: bound to a node, every container created, one at least
+	// running or restarting.
+	PodRunning PodPhase = "Running"
+	// PodSucceeded: every container ended with success and none restarts.
+	PodSucceeded PodPhase = "Succeeded"
+	// PodFailed: every container ended, one at least in failure.
+	PodFailed PodPhase = "Failed"
+	// PodUnknown: the pod's state could not be obtained (deprecated
+	// upstream since v1.21, still accepted).
+	PodUnknown PodPhase = "Unknown"
+)
+
+// Terminated reports whether the phase is Succeeded or Failed: the pod has
+// ended and none of its containers runs again.
+func (p PodPhase) Terminated() bool { return p == PodSucceeded || p == PodFailed }
+
+// Pod is a pod, the fields of k8s.io/api/core/v1.Pod that the library's
+// planners read, flattened out of metadata, spec and status. A planner's
+// doc says which fields it reads; the others may be left zero.
+//
+// The zero value is a pod with no name, no containers and no phase: every
+// planner accepts it, and none finds a reason to act on it.
+type Pod struct {
+	// Namespace, Name and UID are metadata.namespace, metadata.name and
+	// metadata.uid: they identify the pod in actions, and order pods that
+	// tie on everything else.
+	Namespace, Name, UID string
+	// Labels and Annotations are metadata.labels and metadata.annotations.
+	Labels, Annotations map[string]string
+	// CreationTimestamp is metadata.creationTimestamp.
+	CreationTimestamp time.Time
+	// DeletionTimestamp is metadata.deletionTimestamp; nil while the pod
+	// is not being deleted.
+	DeletionTimestamp *time.Time
+
+	// NodeName is spec.nodeName; "" while the pod is not scheduled.
+	NodeName string
+	// Priority is spec.priority; nil counts as 0.
+	Priority *int32
+	// PriorityClassName is spec.priorityClassName.
+	PriorityClassName string
+	// TerminationGracePeriodSeconds is spec.terminationGracePeriodSeconds;
+	// nil is the API default, 30 s.
+	TerminationGracePeriodSeconds *int64
+	// Tolerations are spec.tolerations, in spec order (order matters to
+	// the taint eviction controller).
+	Tolerations []taints.Toleration
+
+	// Phase is status.phase.
+	Phase PodPhase
+	// Reason is status.reason ("Evicted" for a pod the kubelet evicted,
+	// "Terminated" for one its shutdown manager killed).
+	Reason string
+}
+
+// Deleting reports whether metadata.deletionTimestamp is set.
+func (p *Pod) Deleting() bool { return p.DeletionTimestamp != nil }
+
+// Key returns "namespace/name", the pod's key in the API's caches.
+func (p *Pod) Key() string { return p.Namespace + "/" + p.Name }
+
+// PodReasonEvicted is the status.reason the kubelet writes on a pod it
+// evicted (node pressure) and that the pod GC and the non-graceful shutdown
+// planners delete first.
+const PodReasonEvicted = "Evicted"
+
+// Evicted reports whether the pod's status records an eviction, as
+// upstream's PodIsEvicted: phase Failed with reason Evicted.
+func (p *Pod) Evicted() bool { return p.Phase == PodFailed && p.Reason == PodReasonEvicted }
