@@ -97,7 +97,7 @@ type DisruptionPlan struct {
 	Transition Transition
 	// StripNoExecuteTaints asks the caller to remove the not-ready and
 	// unreachable NoExecute taints from every node passed in, and to take
-	// each out of its zone's tainting queue (NoExecuteTainter.Reachable).
+	// each out of its zone's tainting queue (NoExecuteTainter.MarkReachable).
 	// Set when entering full disruption.
 	StripNoExecuteTaints bool
 	// ResetProbes asks the caller to set every node's probe and ready

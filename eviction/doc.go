@@ -2,7 +2,7 @@
 // the taint eviction controller's decisions, as pure planners and small
 // synchronous state machines:
 //
-//   - zones: ZoneKey (topology.GetZoneKey), ComputeZoneState, and the
+//   - zones: ZoneKey (upstream's topology.GetZoneKey), ComputeZoneState, and the
 //     disruption planner (Config.PlanDisruption, upstream's
 //     handleDisruption) that picks each zone's tainting rate and enters and
 //     leaves "full disruption" mode;
@@ -98,7 +98,7 @@
 // Callbacks. RateLimitedQueue.Try's fn and NoExecuteTainter.Step's ready
 // may call any method of the value running them: Try applies fn's answer to
 // whatever is then queued under the item's name, as upstream's queue does
-// by value (nothing to do if fn removed it); a Try or a Pass nested inside
+// by value (nothing to do if fn removed it); a Try or a Step nested inside
 // them skips the queue being processed; a pass covers the zones there were
 // when it started.
 //

@@ -92,9 +92,9 @@ type TaintUpdate struct {
 // controller and decides, from each node's observed Ready status, which
 // NoExecute taints to add, swap and remove. It is a synchronous state
 // machine: call Observe for each node in every monitor pass, ApplyPlan with
-// the pass's DisruptionPlan, and Pass every NodeTaintPassPeriod. It never
-// writes anything; callers apply the returned actions and updates. Not safe
-// for concurrent use.
+// the pass's DisruptionPlan, and Step every NodeTaintPassPeriod (or at the
+// time Next gives). It never writes anything; callers apply the returned
+// actions and updates. Not safe for concurrent use.
 //
 // There is no zero value: use NewNoExecuteTainter.
 type NoExecuteTainter struct {

@@ -9,7 +9,7 @@ import (
 	"github.com/nodelife/nodelife/conditions"
 )
 
-// topology.GetZoneKey: beta labels win by presence, region and zone are
+// Upstream's topology.GetZoneKey: beta labels win by presence, region and zone are
 // chosen separately, and no labels means zone "".
 func TestZoneKey(t *testing.T) {
 	for _, tc := range []struct {

@@ -212,7 +212,7 @@ const (
 )
 
 // Heartbeat is the node lease controller as a synchronous state machine:
-// Next and Done say what request to make and when, the caller makes it.
+// Step and Done say what request to make and when, the caller makes it.
 // Not safe for concurrent use.
 type Heartbeat struct {
 	cfg      HeartbeatConfig

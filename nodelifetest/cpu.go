@@ -80,7 +80,7 @@ func CPUTopologies() *rapid.Generator[cpu.Topology] {
 	})
 }
 
-// CPUOptions draws static policy options that pass Options.Validate,
+// CPUOptions draws static policy options that pass cpu.Options.Validate,
 // each option about one time in four.
 func CPUOptions() *rapid.Generator[cpu.Options] {
 	return rapid.Custom(func(t *rapid.T) cpu.Options {

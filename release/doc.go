@@ -5,7 +5,7 @@
 // nodelife reproduces the current release, v1.37, by default: every
 // DefaultXxx function and zero-valued option gives what that release does.
 // A package whose rules changed between releases also offers a preset
-// taking a Version (nodelifecycle.ConfigFor, cgroup.QOSRulesFor, ...) that
+// taking a Version (nodelifecycle.ConfigFor, cgroup.QOSOptionsFor, ...) that
 // returns the defaults, gates included, of the release named:
 //
 //	cfg := nodelifecycle.ConfigFor(release.V1_36) // kube-controller-manager v1.36

@@ -32,7 +32,7 @@ type Ranked struct {
 	Request int64
 	// Excess is Usage minus the request the last comparator subtracts;
 	// larger goes first. For inode signals upstream subtracts the
-	// ephemeral-storage byte request (see Config.InodeExcessIgnoresByteRequest).
+	// ephemeral-storage byte request (see RankOptions.InodeExcessIgnoresByteRequest).
 	Excess int64
 	// Parts are the filesystem parts counted for a disk signal.
 	Parts FsParts

@@ -15,7 +15,7 @@
 //
 //	node := informerNode.DeepCopy()
 //	mon := kubeapi.MonitorNode(node, lease)                 // conditions.Monitor input
-//	zone := kubeapi.ZoneNode(node)                          // eviction.PlanDisruption input
+//	zone := kubeapi.ZoneNode(node)                          // eviction.Config.PlanDisruption input
 //	plan := eviction.NoExecuteConfig{}.Plan(kubeapi.Taints(node.Spec.Taints),
 //		kubeapi.EvictionPod(pod), nil, now)
 //	node.Status.Conditions = kubeapi.FromConditions(newConds) // write back
