@@ -6,15 +6,15 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/taints"
 )
 
 func benchPod(name string, cpu, memMi int64) *Pod {
 	return &Pod{Namespace: "ns", Name: name, UID: name,
-		Containers: []cgroup.Container{{Name: "c", Resources: cgroup.Resources{Requests: cgroup.ResourceList{
-			cgroup.ResourceCPU:    *resource.NewMilliQuantity(cpu, resource.DecimalSI),
-			cgroup.ResourceMemory: *resource.NewQuantity(memMi<<20, resource.BinarySI),
+		Containers: []core.Container{{Name: "c", Resources: core.ResourceRequirements{Requests: core.ResourceList{
+			core.ResourceCPU:    *resource.NewMilliQuantity(cpu, resource.DecimalSI),
+			core.ResourceMemory: *resource.NewQuantity(memMi<<20, resource.BinarySI),
 		}}}},
 		Tolerations: []taints.Toleration{{Key: "dedicated", Operator: taints.TolerationOpEqual, Value: "web", Effect: taints.TaintEffectNoExecute}},
 	}
@@ -24,10 +24,10 @@ func benchNode(name string) Node {
 	return Node{Name: name,
 		Labels: map[string]string{"kubernetes.io/os": "linux", "disk": "ssd"},
 		Taints: []taints.Taint{{Key: "dedicated", Value: "web", Effect: taints.TaintEffectNoExecute}},
-		Allocatable: cgroup.ResourceList{
-			cgroup.ResourceCPU:    resource.MustParse("32"),
-			cgroup.ResourceMemory: resource.MustParse("128Gi"),
-			cgroup.ResourcePods:   resource.MustParse("111"),
+		Allocatable: core.ResourceList{
+			core.ResourceCPU:    resource.MustParse("32"),
+			core.ResourceMemory: resource.MustParse("128Gi"),
+			core.ResourcePods:   resource.MustParse("111"),
 		}}
 }
 

@@ -6,29 +6,29 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/nodelife/nodelife/admission"
-	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/taints"
 )
 
 // pod returns a pod whose one container requests cpu and memory.
 func pod(name, cpu, memory string) *admission.Pod {
-	req := cgroup.ResourceList{}
+	req := core.ResourceList{}
 	if cpu != "" {
-		req[cgroup.ResourceCPU] = resource.MustParse(cpu)
+		req[core.ResourceCPU] = resource.MustParse(cpu)
 	}
 	if memory != "" {
-		req[cgroup.ResourceMemory] = resource.MustParse(memory)
+		req[core.ResourceMemory] = resource.MustParse(memory)
 	}
 	return &admission.Pod{Namespace: "default", Name: name, UID: name,
-		Containers: []cgroup.Container{{Name: "c", Resources: cgroup.Resources{Requests: req}}}}
+		Containers: []core.Container{{Name: "c", Resources: core.ResourceRequirements{Requests: req}}}}
 }
 
 func node4x8() admission.Node {
-	return admission.Node{Name: "n1", UID: "node-uid", Allocatable: cgroup.ResourceList{
-		cgroup.ResourceCPU:    resource.MustParse("4"),
-		cgroup.ResourceMemory: resource.MustParse("8Gi"),
-		cgroup.ResourcePods:   resource.MustParse("110"),
+	return admission.Node{Name: "n1", UID: "node-uid", Allocatable: core.ResourceList{
+		core.ResourceCPU:    resource.MustParse("4"),
+		core.ResourceMemory: resource.MustParse("8Gi"),
+		core.ResourcePods:   resource.MustParse("110"),
 	}}
 }
 
@@ -132,10 +132,10 @@ func ExamplePreempt() {
 	prio := int32(2000000000)
 	critical.Priority = &prio
 	running := []*admission.Pod{pod("a", "100m", ""), pod("b", "300m", ""), pod("c", "100m", "")}
-	victims, err := admission.Preempt(critical, running, []admission.Need{{Resource: cgroup.ResourceCPU, Amount: 150}}, admission.Options{})
+	victims, err := admission.Preempt(critical, running, []admission.Need{{Resource: core.ResourceCPU, Amount: 150}}, admission.Options{})
 	fmt.Println(len(victims), victims[0].Name, err)
 
-	_, err = admission.Preempt(critical, running, []admission.Need{{Resource: cgroup.ResourceCPU, Amount: 1000}}, admission.Options{})
+	_, err = admission.Preempt(critical, running, []admission.Need{{Resource: core.ResourceCPU, Amount: 1000}}, admission.Options{})
 	fmt.Println(err)
 	// Output:
 	// 1 b <nil>
@@ -161,7 +161,7 @@ func ExamplePreempt_priorityPlaysNoPart() {
 		withPriority(pod("payments", "500m", ""), 1000),
 		withPriority(pod("logs", "200m", ""), 0),
 	}
-	victims, err := admission.Preempt(critical, running, []admission.Need{{Resource: cgroup.ResourceCPU, Amount: 500}}, admission.Options{})
+	victims, err := admission.Preempt(critical, running, []admission.Need{{Resource: core.ResourceCPU, Amount: 500}}, admission.Options{})
 	for _, v := range victims {
 		fmt.Println(v.Name, "priority", *v.Priority)
 	}
@@ -192,9 +192,9 @@ func ExampleReconcileMirrors() {
 // Requested reads a node's sums, for scoring nodes as a scheduler does.
 func ExampleNodeInfo_Requested() {
 	ni := admission.NewNodeInfo(node4x8(), admission.Options{}, pod("a", "2", "1Gi"), pod("b", "500m", "1Gi"))
-	used, alloc := ni.Requested(cgroup.ResourceCPU)
+	used, alloc := ni.Requested(core.ResourceCPU)
 	fmt.Println(used, alloc)
-	used, alloc = ni.Requested(cgroup.ResourcePods)
+	used, alloc = ni.Requested(core.ResourcePods)
 	fmt.Println(used, alloc)
 	// Output:
 	// 2500 4000

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 )
 
 // hostPort is a sanitized (ip, protocol, port) reservation.
@@ -58,7 +59,7 @@ type NodeInfo struct {
 	byPort map[protoPort]int
 
 	// scratch space for one admission
-	list     cgroup.ResourceList
+	list     core.ResourceList
 	req      amounts
 	failures []Failure
 }
@@ -67,7 +68,7 @@ type NodeInfo struct {
 // Neither node nor the pods are copied: they must not change while the
 // NodeInfo holds them.
 func NewNodeInfo(node Node, opts Options, pods ...*Pod) *NodeInfo {
-	ni := &NodeInfo{opts: opts, list: cgroup.ResourceList{}}
+	ni := &NodeInfo{opts: opts, list: core.ResourceList{}}
 	ni.SetNode(node)
 	for _, p := range pods {
 		ni.AddPod(p)
@@ -81,7 +82,7 @@ func (ni *NodeInfo) SetNode(node Node) {
 	ni.alloc = amounts{}
 	ni.allowedPods = 0
 	ni.alloc.add(node.Allocatable, 1)
-	if q, ok := node.Allocatable[cgroup.ResourcePods]; ok {
+	if q, ok := node.Allocatable[core.ResourcePods]; ok {
 		ni.allowedPods = q.Value()
 	}
 }
@@ -100,15 +101,15 @@ func (ni *NodeInfo) Pods() []*Pod { return ni.pods }
 // the node's allocatable amount of it: millicores for cpu, units
 // otherwise ("pods": the number of pods and the pod capacity). A scheduler
 // scores nodes with it.
-func (ni *NodeInfo) Requested(name cgroup.ResourceName) (requested, allocatable int64) {
+func (ni *NodeInfo) Requested(name core.ResourceName) (requested, allocatable int64) {
 	switch name {
-	case cgroup.ResourceCPU:
+	case core.ResourceCPU:
 		return ni.used.milliCPU, ni.alloc.milliCPU
-	case cgroup.ResourceMemory:
+	case core.ResourceMemory:
 		return ni.used.memory, ni.alloc.memory
-	case cgroup.ResourceEphemeralStorage:
+	case core.ResourceEphemeralStorage:
 		return ni.used.ephemeral, ni.alloc.ephemeral
-	case cgroup.ResourcePods:
+	case core.ResourcePods:
 		return int64(len(ni.pods)), ni.allowedPods
 	}
 	return ni.used.scalar(name), ni.alloc.scalar(name)
@@ -179,7 +180,7 @@ func (ni *NodeInfo) portConflict(cp ContainerPort) bool {
 // podRequests returns p's requests: cgroup.PodRequests written into the
 // NodeInfo's scratch list, or cgroup.EffectivePodRequests for a pod with a
 // resize status.
-func (ni *NodeInfo) podRequests(p *Pod) cgroup.ResourceList {
+func (ni *NodeInfo) podRequests(p *Pod) core.ResourceList {
 	if p.Resize != nil {
 		return cgroup.EffectivePodRequests(p.cgroupPod(), *p.Resize, ni.opts.qos())
 	}

@@ -3,7 +3,7 @@ package admission
 import (
 	"strconv"
 
-	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -62,7 +62,7 @@ const SupplementalGroupsPolicyStrict = "Strict"
 type Failure struct {
 	// Resource names the insufficient resource ("cpu", "memory", "pods",
 	// "ephemeral-storage", a huge page or extended resource).
-	Resource cgroup.ResourceName
+	Resource core.ResourceName
 	// Requested, Used and Capacity are the pod's request, what the
 	// admitted pods request, and the allocatable amount: millicores for
 	// cpu, units otherwise (pods: 1, the number of pods, the pod
@@ -140,12 +140,12 @@ func (ni *NodeInfo) Filter(p *Pod, failures []Failure) []Failure {
 	out := failures[:0]
 	req := ni.requests(p)
 	if n := int64(len(ni.pods)); n+1 > ni.allowedPods {
-		out = append(out, Failure{Resource: cgroup.ResourcePods, Requested: 1, Used: n, Capacity: ni.allowedPods})
+		out = append(out, Failure{Resource: core.ResourcePods, Requested: 1, Used: n, Capacity: ni.allowedPods})
 	}
 	if req.milliCPU != 0 || req.memory != 0 || req.ephemeral != 0 || len(req.scalars) != 0 {
-		out = short(out, cgroup.ResourceCPU, req.milliCPU, ni.used.milliCPU, ni.alloc.milliCPU)
-		out = short(out, cgroup.ResourceMemory, req.memory, ni.used.memory, ni.alloc.memory)
-		out = short(out, cgroup.ResourceEphemeralStorage, req.ephemeral, ni.used.ephemeral, ni.alloc.ephemeral)
+		out = short(out, core.ResourceCPU, req.milliCPU, ni.used.milliCPU, ni.alloc.milliCPU)
+		out = short(out, core.ResourceMemory, req.memory, ni.used.memory, ni.alloc.memory)
+		out = short(out, core.ResourceEphemeralStorage, req.ephemeral, ni.used.ephemeral, ni.alloc.ephemeral)
 		for _, s := range req.scalars {
 			out = short(out, s.name, s.value, ni.used.scalar(s.name), ni.alloc.scalar(s.name))
 		}
@@ -173,7 +173,7 @@ func (ni *NodeInfo) Filter(p *Pod, failures []Failure) []Failure {
 
 // short appends the shortfall of name when a positive request r exceeds
 // capacity - used.
-func short(out []Failure, name cgroup.ResourceName, r, used, capacity int64) []Failure {
+func short(out []Failure, name core.ResourceName, r, used, capacity int64) []Failure {
 	if r > 0 && r > capacity-used {
 		out = append(out, Failure{Resource: name, Requested: r, Used: used, Capacity: capacity})
 	}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 )
 
 // What the kubelet writes on a pod it preempts for a critical pod: phase
@@ -25,7 +26,7 @@ var ErrNoPreemptionSet = errors.New("no set of running pods found to reclaim res
 // Need is what a preemption must free: an amount of one resource.
 type Need struct {
 	// Resource is the resource's name ("pods" counts pods).
-	Resource cgroup.ResourceName
+	Resource core.ResourceName
 	// Amount is what must be freed: millicores for cpu, units otherwise.
 	Amount int64
 }
@@ -72,12 +73,12 @@ type candidate struct {
 // with pod-level resources, where container requests of other resources
 // (ephemeral storage, extended resources) count as zero, and for a request
 // of zero with an overhead, which stays zero.
-func PreemptRequest(p *Pod, name cgroup.ResourceName, opts Options) int64 {
-	return preemptRequest(p, name, opts, cgroup.ResourceList{})
+func PreemptRequest(p *Pod, name core.ResourceName, opts Options) int64 {
+	return preemptRequest(p, name, opts, core.ResourceList{})
 }
 
-func preemptRequest(p *Pod, name cgroup.ResourceName, opts Options, scratch cgroup.ResourceList) int64 {
-	if name == cgroup.ResourcePods {
+func preemptRequest(p *Pod, name core.ResourceName, opts Options, scratch core.ResourceList) int64 {
+	if name == core.ResourcePods {
 		return 1
 	}
 	cp := p.cgroupPod()
@@ -89,7 +90,7 @@ func preemptRequest(p *Pod, name cgroup.ResourceName, opts Options, scratch cgro
 	if ov, ok := p.Overhead[name]; ok && !q.IsZero() {
 		q.Add(ov)
 	}
-	if name == cgroup.ResourceCPU {
+	if name == core.ResourceCPU {
 		return q.MilliValue()
 	}
 	return q.Value()
@@ -143,7 +144,7 @@ func podLevelSet(p *Pod, opts Options) bool {
 // or filter running before calling Preempt (a pod left out is never
 // chosen), knowing the result then differs from upstream's.
 func Preempt(p *Pod, running []*Pod, needs []Need, opts Options) ([]*Pod, error) {
-	scratch := cgroup.ResourceList{}
+	scratch := core.ResourceList{}
 	var classes [3][]candidate // BestEffort, Burstable, Guaranteed
 	for _, r := range running {
 		if !Preemptable(p, r) {
@@ -153,14 +154,14 @@ func Preempt(p *Pod, running []*Pod, needs []Need, opts Options) ([]*Pod, error)
 		for i, n := range needs {
 			c.req[i] = preemptRequest(r, n.Resource, opts, scratch)
 		}
-		c.mem = preemptRequest(r, cgroup.ResourceMemory, opts, scratch)
-		c.cpu = preemptRequest(r, cgroup.ResourceCPU, opts, scratch)
+		c.mem = preemptRequest(r, core.ResourceMemory, opts, scratch)
+		c.cpu = preemptRequest(r, core.ResourceCPU, opts, scratch)
 		switch cgroup.PodQOS(r.cgroupPod(), opts.qos()) {
-		case cgroup.BestEffort:
+		case core.PodQOSBestEffort:
 			classes[0] = append(classes[0], c)
-		case cgroup.Burstable:
+		case core.PodQOSBurstable:
 			classes[1] = append(classes[1], c)
-		case cgroup.Guaranteed:
+		case core.PodQOSGuaranteed:
 			classes[2] = append(classes[2], c)
 		}
 	}

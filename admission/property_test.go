@@ -8,6 +8,7 @@ import (
 
 	"github.com/nodelife/nodelife/admission"
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/nodelifetest"
 )
 
@@ -23,17 +24,17 @@ func drawNode(t *rapid.T) admission.Node {
 }
 
 // value is what cgroup.PodRequests gives p of name: millicores for cpu.
-func value(p *admission.Pod, name cgroup.ResourceName) int64 {
+func value(p *admission.Pod, name core.ResourceName) int64 {
 	q := cgroup.PodRequests(admission.CgroupPod(p), cgroup.QOSOptions{})[name]
-	if name == cgroup.ResourceCPU {
+	if name == core.ResourceCPU {
 		return q.MilliValue()
 	}
 	return q.Value()
 }
 
-func allocValue(n admission.Node, name cgroup.ResourceName) int64 {
+func allocValue(n admission.Node, name core.ResourceName) int64 {
 	q := n.Allocatable[name]
-	if name == cgroup.ResourceCPU {
+	if name == core.ResourceCPU {
 		return q.MilliValue()
 	}
 	return q.Value()
@@ -54,11 +55,11 @@ func TestPropertyAdmitWithinAllocatable(t *testing.T) {
 				ni.AddPod(p)
 			}
 		}
-		if got, max := int64(len(ni.Pods())), allocValue(n, cgroup.ResourcePods); got > max {
+		if got, max := int64(len(ni.Pods())), allocValue(n, core.ResourcePods); got > max {
 			t.Fatalf("%d pods admitted, allocatable %d", got, max)
 		}
 		for name := range n.Allocatable {
-			if name == cgroup.ResourcePods {
+			if name == core.ResourcePods {
 				continue
 			}
 			var sum int64
@@ -118,7 +119,7 @@ func TestPropertyPreemptFreesShortfall(t *testing.T) {
 		prio := cgroup.SystemCriticalPriority
 		p.Priority = &prio
 		var needs []admission.Need
-		for _, name := range []cgroup.ResourceName{cgroup.ResourceCPU, cgroup.ResourceMemory, cgroup.ResourcePods} {
+		for _, name := range []core.ResourceName{core.ResourceCPU, core.ResourceMemory, core.ResourcePods} {
 			if rapid.Bool().Draw(t, "need "+string(name)) {
 				needs = append(needs, admission.Need{Resource: name, Amount: rapid.Int64Range(1, 3000).Draw(t, "amount")})
 			}

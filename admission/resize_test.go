@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/release"
 )
 
@@ -15,19 +16,19 @@ import (
 // v1.36 counts the larger per container, 2 + 2, and refuses it with
 // OutOfcpu (requested 1000, used 4000, capacity 4000).
 func TestAdmitCountsResizeStatus(t *testing.T) {
-	cpu := func(v string) cgroup.ResourceList {
-		return cgroup.ResourceList{cgroup.ResourceCPU: resource.MustParse(v)}
+	cpu := func(v string) core.ResourceList {
+		return core.ResourceList{core.ResourceCPU: resource.MustParse(v)}
 	}
 	resized := &Pod{Namespace: "ns", Name: "resized", UID: "resized",
-		Containers: []cgroup.Container{{Name: "a", Resources: cgroup.Resources{Requests: cpu("1")}},
-			{Name: "b", Resources: cgroup.Resources{Requests: cpu("2")}}},
+		Containers: []core.Container{{Name: "a", Resources: core.ResourceRequirements{Requests: cpu("1")}},
+			{Name: "b", Resources: core.ResourceRequirements{Requests: cpu("2")}}},
 		Resize: &cgroup.ResizeStatus{Containers: []cgroup.ContainerResizeStatus{
-			{Name: "a", Allocated: cpu("1"), Actuated: &cgroup.Resources{Requests: cpu("2")}},
-			{Name: "b", Allocated: cpu("2"), Actuated: &cgroup.Resources{Requests: cpu("1")}}}}}
-	node := Node{Name: "n", Allocatable: cgroup.ResourceList{cgroup.ResourceCPU: resource.MustParse("4"),
-		cgroup.ResourcePods: resource.MustParse("110")}}
+			{Name: "a", Allocated: cpu("1"), Actuated: &core.ResourceRequirements{Requests: cpu("2")}},
+			{Name: "b", Allocated: cpu("2"), Actuated: &core.ResourceRequirements{Requests: cpu("1")}}}}}
+	node := Node{Name: "n", Allocatable: core.ResourceList{core.ResourceCPU: resource.MustParse("4"),
+		core.ResourcePods: resource.MustParse("110")}}
 	newPod := &Pod{Namespace: "ns", Name: "new", UID: "new",
-		Containers: []cgroup.Container{{Name: "c", Resources: cgroup.Resources{Requests: cpu("1")}}}}
+		Containers: []core.Container{{Name: "c", Resources: core.ResourceRequirements{Requests: cpu("1")}}}}
 	for _, tc := range []struct {
 		opts    Options
 		used    int64
@@ -44,13 +45,13 @@ func TestAdmitCountsResizeStatus(t *testing.T) {
 			t.Errorf("ResizePerContainer=%v: Admit %v %q %q, want %v %q %q", tc.opts.ResizePerContainer,
 				d.Admit, d.Reason, d.Message, tc.admit, tc.reason, tc.message)
 		}
-		if got, _ := ni.Requested(cgroup.ResourceCPU); got != tc.used {
+		if got, _ := ni.Requested(core.ResourceCPU); got != tc.used {
 			t.Errorf("ResizePerContainer=%v: Requested(cpu) = %d, want %d", tc.opts.ResizePerContainer, got, tc.used)
 		}
 		if !ni.RemovePod("resized") {
 			t.Fatal("RemovePod: not found")
 		}
-		if got, _ := ni.Requested(cgroup.ResourceCPU); got != 0 {
+		if got, _ := ni.Requested(core.ResourceCPU); got != 0 {
 			t.Errorf("ResizePerContainer=%v: Requested(cpu) after the removal = %d, want 0", tc.opts.ResizePerContainer, got)
 		}
 	}

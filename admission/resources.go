@@ -3,7 +3,7 @@ package admission
 import (
 	"strings"
 
-	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/internal/k8sname"
 )
 
@@ -19,7 +19,7 @@ const (
 // *kubernetes.io/ that stays a qualified name under the "requests." quota
 // prefix ("example.com/gpu", not "gpu", "kubernetes.io/x" or
 // "requests.example.com/x").
-func IsExtendedResource(name cgroup.ResourceName) bool {
+func IsExtendedResource(name core.ResourceName) bool {
 	s := string(name)
 	i := strings.IndexByte(s, '/')
 	if i < 0 || strings.Contains(s, nativePrefix) || strings.HasPrefix(s, quotaPrefix) {
@@ -36,16 +36,16 @@ func IsExtendedResource(name cgroup.ResourceName) bool {
 // (schedutil.IsScalarResourceName): extended resources, huge pages,
 // *kubernetes.io/ names and attachable volumes. Other names (and "pods",
 // counted apart) are not counted.
-func isScalar(name cgroup.ResourceName) bool {
+func isScalar(name core.ResourceName) bool {
 	s := string(name)
-	return strings.HasPrefix(s, cgroup.ResourceHugePagesPrefix) || strings.Contains(s, nativePrefix) ||
+	return strings.HasPrefix(s, core.ResourceHugePagesPrefix) || strings.Contains(s, nativePrefix) ||
 		strings.HasPrefix(s, attachablePrefix) || IsExtendedResource(name)
 }
 
 // scalar is one counted resource other than cpu, memory and ephemeral
 // storage.
 type scalar struct {
-	name  cgroup.ResourceName
+	name  core.ResourceName
 	value int64
 }
 
@@ -56,7 +56,7 @@ type amounts struct {
 	scalars                     []scalar
 }
 
-func (a *amounts) find(name cgroup.ResourceName) (int, bool) {
+func (a *amounts) find(name core.ResourceName) (int, bool) {
 	lo, hi := 0, len(a.scalars)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
@@ -69,7 +69,7 @@ func (a *amounts) find(name cgroup.ResourceName) (int, bool) {
 	return lo, lo < len(a.scalars) && a.scalars[lo].name == name
 }
 
-func (a *amounts) scalar(name cgroup.ResourceName) int64 {
+func (a *amounts) scalar(name core.ResourceName) int64 {
 	if i, ok := a.find(name); ok {
 		return a.scalars[i].value
 	}
@@ -77,13 +77,13 @@ func (a *amounts) scalar(name cgroup.ResourceName) int64 {
 }
 
 // has reports whether name is listed, even with a zero value.
-func (a *amounts) has(name cgroup.ResourceName) bool {
+func (a *amounts) has(name core.ResourceName) bool {
 	_, ok := a.find(name)
 	return ok
 }
 
 // addScalar adds v to name, listing it when new (as Resource.AddScalar).
-func (a *amounts) addScalar(name cgroup.ResourceName, v int64) {
+func (a *amounts) addScalar(name core.ResourceName, v int64) {
 	i, ok := a.find(name)
 	if !ok {
 		a.scalars = append(a.scalars, scalar{})
@@ -94,16 +94,16 @@ func (a *amounts) addScalar(name cgroup.ResourceName, v int64) {
 }
 
 // add adds l as Resource.Add does (pods and unknown names ignored), signed.
-func (a *amounts) add(l cgroup.ResourceList, sign int64) {
+func (a *amounts) add(l core.ResourceList, sign int64) {
 	for name, q := range l {
 		switch name {
-		case cgroup.ResourceCPU:
+		case core.ResourceCPU:
 			a.milliCPU += sign * q.MilliValue()
-		case cgroup.ResourceMemory:
+		case core.ResourceMemory:
 			a.memory += sign * q.Value()
-		case cgroup.ResourceEphemeralStorage:
+		case core.ResourceEphemeralStorage:
 			a.ephemeral += sign * q.Value()
-		case cgroup.ResourcePods:
+		case core.ResourcePods:
 		default:
 			if isScalar(name) {
 				a.addScalar(name, sign*q.Value())
@@ -114,15 +114,15 @@ func (a *amounts) add(l cgroup.ResourceList, sign int64) {
 
 // setMax is Resource.SetMaxResource on a zero Resource: negative values
 // count as zero, and every scalar name is listed, even at zero.
-func (a *amounts) setMax(l cgroup.ResourceList) {
+func (a *amounts) setMax(l core.ResourceList) {
 	*a = amounts{scalars: a.scalars[:0]}
 	for name, q := range l {
 		switch name {
-		case cgroup.ResourceCPU:
+		case core.ResourceCPU:
 			a.milliCPU = max(0, q.MilliValue())
-		case cgroup.ResourceMemory:
+		case core.ResourceMemory:
 			a.memory = max(0, q.Value())
-		case cgroup.ResourceEphemeralStorage:
+		case core.ResourceEphemeralStorage:
 			a.ephemeral = max(0, q.Value())
 		default:
 			if isScalar(name) {

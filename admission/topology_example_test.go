@@ -6,7 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/nodelife/nodelife/admission"
-	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/topology"
 	"github.com/nodelife/nodelife/topology/checkpoint"
 	"github.com/nodelife/nodelife/topology/cpu"
@@ -33,9 +33,9 @@ func ExampleTopologyHandler() {
 	})
 	chain := admission.Chain{Topology: admission.TopologyHandler(m)}
 	for _, p := range []struct{ name, cpus string }{{"two", "2"}, {"one", "1"}, {"another", "1"}} {
-		l := cgroup.ResourceList{cgroup.ResourceCPU: resource.MustParse(p.cpus), cgroup.ResourceMemory: resource.MustParse("1Gi")}
+		l := core.ResourceList{core.ResourceCPU: resource.MustParse(p.cpus), core.ResourceMemory: resource.MustParse("1Gi")}
 		pod := &admission.Pod{Namespace: "default", Name: p.name, UID: p.name,
-			Containers: []cgroup.Container{{Name: "c", Resources: cgroup.Resources{Requests: l, Limits: l}}}}
+			Containers: []core.Container{{Name: "c", Resources: core.ResourceRequirements{Requests: l, Limits: l}}}}
 		if d := chain.Admit(pod); d.Admit {
 			fmt.Println(p.name, "admitted on CPUs", cpus.CPUs(p.name, "c"))
 		} else {

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/release"
 	"github.com/nodelife/nodelife/taints"
 )
@@ -97,19 +98,19 @@ type Pod struct {
 	// PriorityClassName is spec.priorityClassName.
 	PriorityClassName string
 	// QOSClass is status.qosClass; computed from the resources when empty.
-	QOSClass cgroup.QOSClass
+	QOSClass core.PodQOSClass
 	// InitContainers and Containers carry the containers' names, requests
 	// and limits, and which init containers are sidecars.
-	InitContainers, Containers []cgroup.Container
+	InitContainers, Containers []core.Container
 	// HostPorts are the ports of spec.containers and of the sidecar init
 	// containers (restartPolicy Always), in spec order, as upstream
 	// collects them; other init containers' ports reserve nothing and are
 	// left out by the caller.
 	HostPorts []ContainerPort
 	// Resources is spec.resources (pod-level resources); nil when not set.
-	Resources *cgroup.Resources
+	Resources *core.ResourceRequirements
 	// Overhead is spec.overhead.
-	Overhead cgroup.ResourceList
+	Overhead core.ResourceList
 	// Resize is what the pod's status says of its resources during an
 	// in-place resize; nil when not read. When set, the pod counts with
 	// cgroup.EffectivePodRequests (the larger of the spec's, the allocated
@@ -137,7 +138,7 @@ type Node struct {
 	// Taints are spec.taints; only NoExecute ones refuse a pod.
 	Taints []taints.Taint
 	// Allocatable is status.allocatable.
-	Allocatable cgroup.ResourceList
+	Allocatable core.ResourceList
 	// Features is status.features.
 	Features Features
 	// DeletionTimestamp is metadata.deletionTimestamp: no mirror pod is

@@ -8,28 +8,29 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/taints"
 )
 
 // Tables ported from k8s.io/kubernetes v1.36.3, each citing its file; the
 // expected values are upstream's.
 
-func milliCPUMem(cpu, mem int64) cgroup.ResourceList {
-	return cgroup.ResourceList{
-		cgroup.ResourceCPU:    *resource.NewMilliQuantity(cpu, resource.DecimalSI),
-		cgroup.ResourceMemory: *resource.NewQuantity(mem, resource.BinarySI),
+func milliCPUMem(cpu, mem int64) core.ResourceList {
+	return core.ResourceList{
+		core.ResourceCPU:    *resource.NewMilliQuantity(cpu, resource.DecimalSI),
+		core.ResourceMemory: *resource.NewQuantity(mem, resource.BinarySI),
 	}
 }
 
-func requestPod(l cgroup.ResourceList) *Pod {
-	return &Pod{Containers: []cgroup.Container{{Resources: cgroup.Resources{Requests: l}}}}
+func requestPod(l core.ResourceList) *Pod {
+	return &Pod{Containers: []core.Container{{Resources: core.ResourceRequirements{Requests: l}}}}
 }
 
 // machine1 is predicate_test.go's node: allocatable 10 millicpu, 20 bytes of
 // memory, 32 pods.
 func machine1(ts ...taints.Taint) Node {
 	l := milliCPUMem(10, 20)
-	l[cgroup.ResourcePods] = *resource.NewQuantity(32, resource.DecimalSI)
+	l[core.ResourcePods] = *resource.NewQuantity(32, resource.DecimalSI)
 	return Node{Name: "machine1", Allocatable: l, Taints: ts}
 }
 
@@ -132,12 +133,12 @@ func TestUpstreamSupplementalGroupsPolicy(t *testing.T) {
 // preemption_test.go's pods.
 func preemptionPods() map[string]*Pod {
 	mk := func(name, cpu, mem string, guaranteed bool) *Pod {
-		l := cgroup.ResourceList{}
+		l := core.ResourceList{}
 		if cpu != "" {
-			l[cgroup.ResourceCPU] = resource.MustParse(cpu)
-			l[cgroup.ResourceMemory] = resource.MustParse(mem)
+			l[core.ResourceCPU] = resource.MustParse(cpu)
+			l[core.ResourceMemory] = resource.MustParse(mem)
 		}
-		p := &Pod{Name: name, UID: name, Containers: []cgroup.Container{{Name: name + "-container", Resources: cgroup.Resources{Requests: l}}}}
+		p := &Pod{Name: name, UID: name, Containers: []core.Container{{Name: name + "-container", Resources: core.ResourceRequirements{Requests: l}}}}
 		if guaranteed {
 			p.Containers[0].Resources.Limits = l
 		}
@@ -163,13 +164,13 @@ func preemptionPods() map[string]*Pod {
 func needList(cpu, memMi, pods int64) []Need {
 	var out []Need
 	if cpu > 0 {
-		out = append(out, Need{Resource: cgroup.ResourceCPU, Amount: cpu})
+		out = append(out, Need{Resource: core.ResourceCPU, Amount: cpu})
 	}
 	if memMi > 0 {
-		out = append(out, Need{Resource: cgroup.ResourceMemory, Amount: memMi << 20})
+		out = append(out, Need{Resource: core.ResourceMemory, Amount: memMi << 20})
 	}
 	if pods > 0 {
-		out = append(out, Need{Resource: cgroup.ResourcePods, Amount: pods})
+		out = append(out, Need{Resource: core.ResourcePods, Amount: pods})
 	}
 	return out
 }

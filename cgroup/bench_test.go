@@ -3,6 +3,8 @@ package cgroup
 import (
 	"strconv"
 	"testing"
+
+	"github.com/nodelife/nodelife/core"
 )
 
 var (
@@ -10,7 +12,7 @@ var (
 	sinkI64  int64
 	sinkStr  string
 	sinkName Name
-	sinkQOS  QOSClass
+	sinkQOS  core.PodQOSClass
 )
 
 func BenchmarkConversions(b *testing.B) {
@@ -101,12 +103,12 @@ func benchPods(n int) []Pod {
 	for i := range pods {
 		switch i % 3 {
 		case 0:
-			pods[i] = Pod{UID: strconv.Itoa(i), Containers: []Container{ctr("a", rl("cpu", "500m", "memory", "1Gi"), rl("cpu", "500m", "memory", "1Gi"))}}
+			pods[i] = Pod{UID: strconv.Itoa(i), Containers: []core.Container{ctr("a", rl("cpu", "500m", "memory", "1Gi"), rl("cpu", "500m", "memory", "1Gi"))}}
 		case 1:
-			pods[i] = Pod{UID: strconv.Itoa(i), InitContainers: []Container{ctr("i", rl("cpu", "1"), nil)},
-				Containers: []Container{ctr("a", rl("cpu", "100m", "memory", "256Mi"), rl("memory", "512Mi")), ctr("b", rl("cpu", "50m"), nil)}}
+			pods[i] = Pod{UID: strconv.Itoa(i), InitContainers: []core.Container{ctr("i", rl("cpu", "1"), nil)},
+				Containers: []core.Container{ctr("a", rl("cpu", "100m", "memory", "256Mi"), rl("memory", "512Mi")), ctr("b", rl("cpu", "50m"), nil)}}
 		default:
-			pods[i] = Pod{UID: strconv.Itoa(i), Containers: []Container{ctr("a", nil, nil)}}
+			pods[i] = Pod{UID: strconv.Itoa(i), Containers: []core.Container{ctr("a", nil, nil)}}
 		}
 	}
 	return pods

@@ -5,14 +5,15 @@ import (
 	"fmt"
 
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/release"
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
-func list(kv ...string) cgroup.ResourceList {
-	out := cgroup.ResourceList{}
+func list(kv ...string) core.ResourceList {
+	out := core.ResourceList{}
 	for i := 0; i+1 < len(kv); i += 2 {
-		out[cgroup.ResourceName(kv[i])] = resource.MustParse(kv[i+1])
+		out[core.ResourceName(kv[i])] = resource.MustParse(kv[i+1])
 	}
 	return out
 }
@@ -71,7 +72,7 @@ func ExampleSharesEqualAfterRoundTrip() {
 
 func ExamplePodName() {
 	root, _ := cgroup.NodeAllocatableRoot("/", true)
-	pod, _ := cgroup.PodName(root, cgroup.Burstable, "6c1a4e95-6bb6-11e6-bc26-28d2444e470d")
+	pod, _ := cgroup.PodName(root, core.PodQOSBurstable, "6c1a4e95-6bb6-11e6-bc26-28d2444e470d")
 	fs, _ := cgroup.DriverCgroupfs.Path(pod)
 	sd, _ := cgroup.DriverSystemd.Path(pod)
 	fmt.Println(fs)
@@ -154,9 +155,9 @@ func ExampleCheckRequirements() {
 }
 
 func ExampleComputeQOS() {
-	pod := cgroup.Pod{Containers: []cgroup.Container{
-		{Name: "app", Resources: cgroup.Resources{Requests: list("cpu", "500m", "memory", "1Gi"), Limits: list("cpu", "500m", "memory", "1Gi")}},
-		{Name: "log", Resources: cgroup.Resources{Requests: list("cpu", "50m")}},
+	pod := cgroup.Pod{Containers: []core.Container{
+		{Name: "app", Resources: core.ResourceRequirements{Requests: list("cpu", "500m", "memory", "1Gi"), Limits: list("cpu", "500m", "memory", "1Gi")}},
+		{Name: "log", Resources: core.ResourceRequirements{Requests: list("cpu", "50m")}},
 	}}
 	fmt.Println(cgroup.ComputeQOS(pod, cgroup.QOSOptions{}))
 	pod.Containers = pod.Containers[:1]
@@ -167,8 +168,8 @@ func ExampleComputeQOS() {
 }
 
 func ExampleResourceConfigForPod() {
-	pod := cgroup.Pod{Containers: []cgroup.Container{
-		{Name: "app", Resources: cgroup.Resources{Requests: list("cpu", "250m", "memory", "256Mi"), Limits: list("cpu", "500m", "memory", "512Mi")}},
+	pod := cgroup.Pod{Containers: []core.Container{
+		{Name: "app", Resources: core.ResourceRequirements{Requests: list("cpu", "250m", "memory", "256Mi"), Limits: list("cpu", "500m", "memory", "512Mi")}},
 	}}
 	qos := cgroup.DefaultMemoryQoSConfig()
 	qos.Policy = cgroup.ReservationTiered
@@ -182,9 +183,9 @@ func ExampleResourceConfigForPod() {
 
 func ExampleQOSConfigs() {
 	pods := []cgroup.Pod{
-		{Containers: []cgroup.Container{{Resources: cgroup.Resources{Requests: list("cpu", "1", "memory", "1Gi"), Limits: list("cpu", "1", "memory", "1Gi")}}}},
-		{Containers: []cgroup.Container{{Resources: cgroup.Resources{Requests: list("cpu", "300m", "memory", "512Mi")}}}},
-		{Containers: []cgroup.Container{{}}},
+		{Containers: []core.Container{{Resources: core.ResourceRequirements{Requests: list("cpu", "1", "memory", "1Gi"), Limits: list("cpu", "1", "memory", "1Gi")}}}},
+		{Containers: []core.Container{{Resources: core.ResourceRequirements{Requests: list("cpu", "300m", "memory", "512Mi")}}}},
+		{Containers: []core.Container{{}}},
 	}
 	c := cgroup.QOSConfigs(pods, cgroup.QOSConfigOptions{Allocatable: list("memory", "8Gi"), QOSReservedMemoryPercent: 100})
 	fmt.Println("burstable:", *c.Burstable.CPUShares, "shares,", *c.Burstable.Memory, "bytes")
@@ -197,11 +198,11 @@ func ExampleQOSConfigs() {
 func ExampleMemoryQoSConfig_Container() {
 	const mi = 1 << 20
 	cfg := cgroup.DefaultMemoryQoSConfig() // v1.37: no throttling factor
-	fmt.Println(cfg.Container(cgroup.Burstable, 100*mi, 200*mi, 0).HighSkipped)
+	fmt.Println(cfg.Container(core.PodQOSBurstable, 100*mi, 200*mi, 0).HighSkipped)
 	cfg.ThrottlingFactor = 0.9 // memoryThrottlingFactor: 0.9
-	fmt.Println(cfg.Container(cgroup.Burstable, 100*mi, 200*mi, 0).Unified())
-	fmt.Println(cfg.Container(cgroup.BestEffort, 0, 0, 8<<30).Unified())
-	fmt.Println(cfg.Container(cgroup.Guaranteed, 1<<30, 1<<30, 8<<30).HighSkipped)
+	fmt.Println(cfg.Container(core.PodQOSBurstable, 100*mi, 200*mi, 0).Unified())
+	fmt.Println(cfg.Container(core.PodQOSBestEffort, 0, 0, 8<<30).Unified())
+	fmt.Println(cfg.Container(core.PodQOSGuaranteed, 1<<30, 1<<30, 8<<30).HighSkipped)
 	// Output:
 	// no memory throttling factor
 	// map[memory.high:199229440 memory.low:0 memory.min:0]
@@ -211,8 +212,8 @@ func ExampleMemoryQoSConfig_Container() {
 
 // The issue's worked numbers: a node with 40Gi of memory and 5Gi of swap.
 func ExampleContainerSwap() {
-	pod := cgroup.Pod{Containers: []cgroup.Container{
-		{Name: "app", Resources: cgroup.Resources{Requests: list("memory", "1Gi"), Limits: list("memory", "2Gi")}},
+	pod := cgroup.Pod{Containers: []core.Container{
+		{Name: "app", Resources: core.ResourceRequirements{Requests: list("memory", "1Gi"), Limits: list("memory", "2Gi")}},
 	}}
 	cfg := cgroup.SwapConfig{Behavior: cgroup.LimitedSwap, Version: cgroup.V2, Controller: true, NodeMemory: 40 << 30, NodeSwap: 5 << 30}
 	d, _ := cgroup.ContainerSwap(pod, pod.Containers[0], cfg, cgroup.QOSOptions{})
@@ -232,16 +233,16 @@ func ExampleNodeAllocatable() {
 		list("cpu", "4", "memory", "16Gi"),
 		list("cpu", "100m", "memory", "1Gi"),
 		list("cpu", "100m", "memory", "500Mi"),
-		[]cgroup.EvictionReservation{{Resource: cgroup.ResourceMemory, Quantity: &threshold}},
+		[]cgroup.EvictionReservation{{Resource: core.ResourceMemory, Quantity: &threshold}},
 	)
-	cpu, mem := alloc[cgroup.ResourceCPU], alloc[cgroup.ResourceMemory]
+	cpu, mem := alloc[core.ResourceCPU], alloc[core.ResourceMemory]
 	fmt.Println(cpu.String(), mem.Value())
 	// Output: 3800m 15476981760
 }
 
 func ExampleFit() {
 	alloc := list("cpu", "1", "memory", "1Gi", "pods", "110")
-	running := []cgroup.ResourceList{list("cpu", "600m"), list("cpu", "300m", "memory", "512Mi")}
+	running := []core.ResourceList{list("cpu", "600m"), list("cpu", "300m", "memory", "512Mi")}
 	for _, in := range cgroup.Fit(alloc, running, list("cpu", "200m", "memory", "256Mi")) {
 		fmt.Printf("insufficient %s: %s requested, %s used of %s\n", in.Resource, in.Requested.String(), in.Used.String(), in.Allocatable.String())
 	}
@@ -288,11 +289,11 @@ func ExampleParseRuntimeVersion() {
 // started before it.
 func ExamplePodRequests() {
 	pod := cgroup.Pod{
-		InitContainers: []cgroup.Container{
-			{Name: "proxy", RestartPolicy: cgroup.ContainerRestartPolicyAlways, Resources: cgroup.Resources{Requests: list("cpu", "100m")}},
-			{Name: "migrate", Resources: cgroup.Resources{Requests: list("cpu", "500m")}},
+		InitContainers: []core.Container{
+			{Name: "proxy", RestartPolicy: core.ContainerRestartPolicyAlways, Resources: core.ResourceRequirements{Requests: list("cpu", "100m")}},
+			{Name: "migrate", Resources: core.ResourceRequirements{Requests: list("cpu", "500m")}},
 		},
-		Containers: []cgroup.Container{{Name: "app", Resources: cgroup.Resources{Requests: list("cpu", "300m")}}},
+		Containers: []core.Container{{Name: "app", Resources: core.ResourceRequirements{Requests: list("cpu", "300m")}}},
 		Overhead:   list("cpu", "50m"),
 	}
 	reqs := cgroup.PodRequests(pod, cgroup.QOSOptions{})
@@ -302,7 +303,7 @@ func ExamplePodRequests() {
 
 // The API server copies a missing request from its limit.
 func ExampleDefaultRequests() {
-	pod := cgroup.Pod{Containers: []cgroup.Container{{Name: "app", Resources: cgroup.Resources{Limits: list("cpu", "1", "memory", "1Gi")}}}}
+	pod := cgroup.Pod{Containers: []core.Container{{Name: "app", Resources: core.ResourceRequirements{Limits: list("cpu", "1", "memory", "1Gi")}}}}
 	fmt.Println(cgroup.ComputeQOS(pod, cgroup.QOSOptions{}), cgroup.ComputeQOS(cgroup.DefaultRequests(pod), cgroup.QOSOptions{}))
 	// Output: Burstable Guaranteed
 }
@@ -349,13 +350,13 @@ func ExampleParseMemoryValue() {
 // v1.37 counts the larger of the sums (3 cpus), v1.36 the larger per
 // container (2 + 2).
 func ExampleEffectivePodRequests() {
-	p := cgroup.Pod{Containers: []cgroup.Container{
-		{Name: "a", Resources: cgroup.Resources{Requests: list("cpu", "1")}},
-		{Name: "b", Resources: cgroup.Resources{Requests: list("cpu", "2")}},
+	p := cgroup.Pod{Containers: []core.Container{
+		{Name: "a", Resources: core.ResourceRequirements{Requests: list("cpu", "1")}},
+		{Name: "b", Resources: core.ResourceRequirements{Requests: list("cpu", "2")}},
 	}}
 	st := cgroup.ResizeStatus{Containers: []cgroup.ContainerResizeStatus{
-		{Name: "a", Allocated: list("cpu", "1"), Actuated: &cgroup.Resources{Requests: list("cpu", "2")}},
-		{Name: "b", Allocated: list("cpu", "2"), Actuated: &cgroup.Resources{Requests: list("cpu", "1")}},
+		{Name: "a", Allocated: list("cpu", "1"), Actuated: &core.ResourceRequirements{Requests: list("cpu", "2")}},
+		{Name: "b", Allocated: list("cpu", "2"), Actuated: &core.ResourceRequirements{Requests: list("cpu", "1")}},
 	}}
 	v137 := cgroup.EffectivePodRequests(p, st, cgroup.QOSOptions{})
 	v136 := cgroup.EffectivePodRequests(p, st, cgroup.QOSOptionsFor(release.V1_36))
@@ -368,13 +369,13 @@ func ExampleEffectivePodRequests() {
 // runtime still applies the old values: the pod's limits count the new one
 // (4 cpus), unless the resize is Infeasible, when only what runs counts.
 func ExampleEffectivePodLimits() {
-	p := cgroup.Pod{Containers: []cgroup.Container{
-		{Name: "a", Resources: cgroup.Resources{Limits: list("cpu", "3")}},
-		{Name: "b", Resources: cgroup.Resources{Limits: list("cpu", "1")}},
+	p := cgroup.Pod{Containers: []core.Container{
+		{Name: "a", Resources: core.ResourceRequirements{Limits: list("cpu", "3")}},
+		{Name: "b", Resources: core.ResourceRequirements{Limits: list("cpu", "1")}},
 	}}
 	st := cgroup.ResizeStatus{Containers: []cgroup.ContainerResizeStatus{
-		{Name: "a", Actuated: &cgroup.Resources{Limits: list("cpu", "1")}},
-		{Name: "b", Actuated: &cgroup.Resources{Limits: list("cpu", "1")}},
+		{Name: "a", Actuated: &core.ResourceRequirements{Limits: list("cpu", "1")}},
+		{Name: "b", Actuated: &core.ResourceRequirements{Limits: list("cpu", "1")}},
 	}}
 	fmt.Println(cgroup.EffectivePodLimits(p, st, cgroup.QOSOptions{}).MilliCPU())
 	st.Infeasible = true

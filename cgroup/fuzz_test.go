@@ -3,6 +3,8 @@ package cgroup
 import (
 	"strings"
 	"testing"
+
+	"github.com/nodelife/nodelife/core"
 )
 
 // Name conversions: no panic on any string, and every name that validates
@@ -123,6 +125,6 @@ func FuzzConversions(f *testing.F) {
 		_, _ = MilliCPUToQuotaChecked(m, period)
 		_, _ = QuotaToMilliCPUChecked(m, period)
 		_, _ = SwapLimit(m, period, int64(shares>>1))
-		_ = MemoryQoSConfig{ThrottlingFactor: 0.9, PageSize: period}.Container(Burstable, m, int64(shares>>1), int64(weight>>1))
+		_ = MemoryQoSConfig{ThrottlingFactor: 0.9, PageSize: period}.Container(core.PodQOSBurstable, m, int64(shares>>1), int64(weight>>1))
 	})
 }

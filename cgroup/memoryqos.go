@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/internal/enum"
 	"github.com/nodelife/nodelife/release"
 )
@@ -36,15 +37,15 @@ func (p ReservationPolicy) String() string {
 }
 
 // protectionFile is the file the policy protects a request of class with.
-func (p ReservationPolicy) protectionFile(class QOSClass) (string, bool) {
+func (p ReservationPolicy) protectionFile(class core.PodQOSClass) (string, bool) {
 	switch p {
 	case ReservationLegacyMin:
 		return MemoryMinFile, true
 	case ReservationTiered:
 		switch class {
-		case Guaranteed:
+		case core.PodQOSGuaranteed:
 			return MemoryMinFile, true
-		case Burstable:
+		case core.PodQOSBurstable:
 			return MemoryLowFile, true
 		}
 	}
@@ -193,7 +194,7 @@ func ContainerWithoutMemoryQoS(cgroupV2 bool, v release.Version) MemoryValues {
 // pod-level memory limit.
 //
 // A config that fails Validate writes nothing and says why in HighSkipped.
-func (c MemoryQoSConfig) Container(class QOSClass, request, limit, allocatable int64) MemoryValues {
+func (c MemoryQoSConfig) Container(class core.PodQOSClass, request, limit, allocatable int64) MemoryValues {
 	return c.container(class, request, limit, allocatable, false)
 }
 
@@ -204,21 +205,21 @@ func (c MemoryQoSConfig) Container(class QOSClass, request, limit, allocatable i
 // memory.high of its own (unless ContainerHighUnderPodLimit), the pod
 // cgroup's throttling it instead.
 func (c MemoryQoSConfig) ContainerInPod(p Pod, name string, opts QOSOptions, allocatable int64) MemoryValues {
-	for _, cs := range [2][]Container{p.InitContainers, p.Containers} {
+	for _, cs := range [2][]core.Container{p.InitContainers, p.Containers} {
 		for i := range cs {
 			if cs[i].Name != name {
 				continue
 			}
 			r := cs[i].Resources
 			limit := r.Limits.Memory()
-			underPod := limit == 0 && !c.ContainerHighUnderPodLimit && opts.podLevel(p) && p.PodLevelResourcesSet() && !p.Resources.Limits.isZero(ResourceMemory)
+			underPod := limit == 0 && !c.ContainerHighUnderPodLimit && opts.podLevel(p) && p.PodLevelResourcesSet() && !isZero(p.Resources.Limits, core.ResourceMemory)
 			return c.container(PodQOS(p, opts), r.Requests.Memory(), limit, allocatable, underPod)
 		}
 	}
 	return MemoryValues{}
 }
 
-func (c MemoryQoSConfig) container(class QOSClass, request, limit, allocatable int64, underPodLimit bool) MemoryValues {
+func (c MemoryQoSConfig) container(class core.PodQOSClass, request, limit, allocatable int64, underPodLimit bool) MemoryValues {
 	var v MemoryValues
 	if err := c.Validate(); err != nil {
 		v.HighSkipped = err.Error()
@@ -274,7 +275,7 @@ func (c MemoryQoSConfig) PodMemoryHigh(p Pod, opts QOSOptions) int64 {
 	if c.Validate() != nil || c.ThrottlingFactor == 0 || c.NoPodMemoryHigh || !opts.podLevel(p) || !p.PodLevelResourcesSet() {
 		return 0
 	}
-	if _, mem := containersDeclareLimits(p); !mem && p.Resources.Limits.isZero(ResourceMemory) {
+	if _, mem := containersDeclareLimits(p); !mem && isZero(p.Resources.Limits, core.ResourceMemory) {
 		return 0
 	}
 	request, limit := PodRequests(p, opts).Memory(), PodLimits(p, opts).Memory()
@@ -289,8 +290,8 @@ func (c MemoryQoSConfig) PodMemoryHigh(p Pod, opts QOSOptions) int64 {
 }
 
 // isZero reports whether l has no name or a zero quantity of it.
-func (l ResourceList) isZero(name ResourceName) bool {
-	q := l.quantity(name)
+func isZero(l core.ResourceList, name core.ResourceName) bool {
+	q := l[name]
 	return q.IsZero()
 }
 
@@ -298,12 +299,12 @@ func (l ResourceList) isZero(name ResourceName) bool {
 // of p sets a non-zero cpu limit, and a non-zero memory limit, of its own.
 func containersDeclareLimits(p Pod) (cpu, mem bool) {
 	cpu, mem = true, true
-	for _, cs := range [2][]Container{p.InitContainers, p.Containers} {
+	for _, cs := range [2][]core.Container{p.InitContainers, p.Containers} {
 		for i := range cs {
-			if cs[i].Resources.Limits.isZero(ResourceCPU) {
+			if isZero(cs[i].Resources.Limits, core.ResourceCPU) {
 				cpu = false
 			}
-			if cs[i].Resources.Limits.isZero(ResourceMemory) {
+			if isZero(cs[i].Resources.Limits, core.ResourceMemory) {
 				mem = false
 			}
 		}

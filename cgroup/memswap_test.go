@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/release"
 )
 
@@ -30,7 +31,7 @@ func TestMemoryQoSContainer(t *testing.T) {
 	for _, c := range []struct {
 		name       string
 		cfg        MemoryQoSConfig
-		class      QOSClass
+		class      core.PodQOSClass
 		req, lim   int64
 		alloc      int64
 		min, low   int64
@@ -40,28 +41,28 @@ func TestMemoryQoSContainer(t *testing.T) {
 	}{
 		// 100Mi + 0.9*100Mi = 199229440, a multiple of 4096. ReservationNone
 		// protects nothing and resets memory.min and memory.low.
-		{"burstable", cfg, Burstable, 100 * mi, 200 * mi, 8 << 30, 0, 0, true, 199229440, ""},
-		{"burstable, legacy min", legacyMin, Burstable, 100 * mi, 200 * mi, 8 << 30, 100 * mi, 0, false, 199229440, ""},
-		{"burstable, tiered", tiered, Burstable, 100 * mi, 200 * mi, 8 << 30, 0, 100 * mi, false, 199229440, ""},
+		{"burstable", cfg, core.PodQOSBurstable, 100 * mi, 200 * mi, 8 << 30, 0, 0, true, 199229440, ""},
+		{"burstable, legacy min", legacyMin, core.PodQOSBurstable, 100 * mi, 200 * mi, 8 << 30, 100 * mi, 0, false, 199229440, ""},
+		{"burstable, tiered", tiered, core.PodQOSBurstable, 100 * mi, 200 * mi, 8 << 30, 0, 100 * mi, false, 199229440, ""},
 		// 1000 + 0.9*(5000-1000) = 4600 -> 4096.
-		{"rounded down to the page", cfg, Burstable, 1000, 5000, 0, 0, 0, true, 4096, ""},
+		{"rounded down to the page", cfg, core.PodQOSBurstable, 1000, 5000, 0, 0, 0, true, 4096, ""},
 		// Same with 64 KiB pages: 4600 < 65536 -> 0, not written.
-		{"arm64 pages", arm, Burstable, 1000, 5000, 0, 0, 0, true, 0, "memory.high would not be above the request"},
+		{"arm64 pages", arm, core.PodQOSBurstable, 1000, 5000, 0, 0, 0, true, 0, "memory.high would not be above the request"},
 		// No limit: allocatable 8Gi takes its place: 100Mi + 0.9*(8Gi-100Mi) = 7741426892.8 -> 7741423616.
-		{"no limit", cfg, Burstable, 100 * mi, 0, 8 << 30, 0, 0, true, 7741423616, ""},
-		{"no limit, no allocatable", cfg, Burstable, 100 * mi, 0, 0, 0, 0, true, 0, "no limit and no allocatable memory"},
-		{"guaranteed", cfg, Guaranteed, 1 << 30, 1 << 30, 8 << 30, 0, 0, true, 0, "request equals limit"},
-		{"guaranteed, tiered", tiered, Guaranteed, 1 << 30, 1 << 30, 8 << 30, 1 << 30, 0, false, 0, "request equals limit"},
+		{"no limit", cfg, core.PodQOSBurstable, 100 * mi, 0, 8 << 30, 0, 0, true, 7741423616, ""},
+		{"no limit, no allocatable", cfg, core.PodQOSBurstable, 100 * mi, 0, 0, 0, 0, true, 0, "no limit and no allocatable memory"},
+		{"guaranteed", cfg, core.PodQOSGuaranteed, 1 << 30, 1 << 30, 8 << 30, 0, 0, true, 0, "request equals limit"},
+		{"guaranteed, tiered", tiered, core.PodQOSGuaranteed, 1 << 30, 1 << 30, 8 << 30, 1 << 30, 0, false, 0, "request equals limit"},
 		// kubernetes#138139: BestEffort gets floor(0.9*8Gi/4096)*4096.
-		{"best effort", cfg, BestEffort, 0, 0, 8 << 30, 0, 0, true, 7730937856, ""},
+		{"best effort", cfg, core.PodQOSBestEffort, 0, 0, 8 << 30, 0, 0, true, 7730937856, ""},
 		// Tiered protects no request of 0: both files reset.
-		{"best effort, tiered", tiered, BestEffort, 0, 0, 8 << 30, 0, 0, true, 7730937856, ""},
+		{"best effort, tiered", tiered, core.PodQOSBestEffort, 0, 0, 8 << 30, 0, 0, true, 7730937856, ""},
 		// Before #138139 (kubernetes#137685) BestEffort was skipped.
-		{"best effort, before #138139", oldSkip, BestEffort, 0, 0, 8 << 30, 0, 0, true, 0, "request equals limit"},
+		{"best effort, before #138139", oldSkip, core.PodQOSBestEffort, 0, 0, 8 << 30, 0, 0, true, 0, "request equals limit"},
 		// The alpha factor 0.8: 100Mi + 0.8*100Mi = 188743680.
-		{"alpha factor", alpha, Burstable, 100 * mi, 200 * mi, 0, 0, 0, true, 188743680, ""},
+		{"alpha factor", alpha, core.PodQOSBurstable, 100 * mi, 200 * mi, 0, 0, 0, true, 188743680, ""},
 		// No factor (the 1.37 default): no memory.high at all.
-		{"no factor", DefaultMemoryQoSConfig(), Burstable, 100 * mi, 200 * mi, 8 << 30, 0, 0, true, 0, "no memory throttling factor"},
+		{"no factor", DefaultMemoryQoSConfig(), core.PodQOSBurstable, 100 * mi, 200 * mi, 8 << 30, 0, 0, true, 0, "no memory throttling factor"},
 	} {
 		got := c.cfg.Container(c.class, c.req, c.lim, c.alloc)
 		want := MemoryValues{Min: c.min, Low: c.low, ResetProtection: c.reset, High: c.high, HighSkipped: c.highReason}
@@ -69,11 +70,11 @@ func TestMemoryQoSContainer(t *testing.T) {
 			t.Errorf("%s (-want +got):\n%s", c.name, diff)
 		}
 	}
-	v := legacyMin.Container(Burstable, 100*mi, 200*mi, 0)
+	v := legacyMin.Container(core.PodQOSBurstable, 100*mi, 200*mi, 0)
 	if diff := cmp.Diff(map[string]string{"memory.min": "104857600", "memory.high": "199229440"}, v.Unified()); diff != "" {
 		t.Errorf("Unified: %s", diff)
 	}
-	v = cfg.Container(Burstable, 100*mi, 200*mi, 0)
+	v = cfg.Container(core.PodQOSBurstable, 100*mi, 200*mi, 0)
 	if diff := cmp.Diff(map[string]string{"memory.min": "0", "memory.low": "0", "memory.high": "199229440"}, v.Unified()); diff != "" {
 		t.Errorf("Unified with the reset: %s", diff)
 	}
@@ -90,15 +91,15 @@ func TestMemoryQoSContainerReleases(t *testing.T) {
 	for _, c := range []struct {
 		name     string
 		cfg      MemoryQoSConfig
-		class    QOSClass
+		class    core.PodQOSClass
 		req, lim int64
 		want     map[string]string
 	}{
-		{"v1.36 burstable", v136, Burstable, 100 * mi, 200 * mi, map[string]string{"memory.min": "0", "memory.low": "0", "memory.high": "199229440"}},
-		{"v1.37 burstable", v137, Burstable, 100 * mi, 200 * mi, map[string]string{"memory.min": "0", "memory.low": "0"}},
-		{"v1.36 best effort", v136, BestEffort, 0, 0, map[string]string{"memory.min": "0", "memory.low": "0"}},
-		{"v1.37 best effort", v137, BestEffort, 0, 0, map[string]string{"memory.min": "0", "memory.low": "0"}},
-		{"v1.35 burstable (legacy memory.min)", MemoryQoSConfigFor(release.V1_35), Burstable, 100 * mi, 200 * mi, map[string]string{"memory.min": "104857600", "memory.high": "199229440"}},
+		{"v1.36 burstable", v136, core.PodQOSBurstable, 100 * mi, 200 * mi, map[string]string{"memory.min": "0", "memory.low": "0", "memory.high": "199229440"}},
+		{"v1.37 burstable", v137, core.PodQOSBurstable, 100 * mi, 200 * mi, map[string]string{"memory.min": "0", "memory.low": "0"}},
+		{"v1.36 best effort", v136, core.PodQOSBestEffort, 0, 0, map[string]string{"memory.min": "0", "memory.low": "0"}},
+		{"v1.37 best effort", v137, core.PodQOSBestEffort, 0, 0, map[string]string{"memory.min": "0", "memory.low": "0"}},
+		{"v1.35 burstable (legacy memory.min)", MemoryQoSConfigFor(release.V1_35), core.PodQOSBurstable, 100 * mi, 200 * mi, map[string]string{"memory.min": "104857600", "memory.high": "199229440"}},
 	} {
 		if diff := cmp.Diff(c.want, c.cfg.Container(c.class, c.req, c.lim, 8<<30).Unified()); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", c.name, diff)
@@ -128,8 +129,8 @@ func TestMemoryQoSContainerReleases(t *testing.T) {
 //     1020054732.8 -> 1020051456; none with NoPodMemoryHigh (v1.36) or
 //     without a factor (v1.37's default).
 func TestMemoryQoSPodLevel(t *testing.T) {
-	p := Pod{Resources: &Resources{Requests: rl("memory", "512Mi"), Limits: rl("memory", "1Gi")},
-		Containers: []Container{ctr("app", rl("memory", "256Mi"), nil), ctr("side", rl("memory", "256Mi"), rl("memory", "256Mi"))}}
+	p := Pod{Resources: &core.ResourceRequirements{Requests: rl("memory", "512Mi"), Limits: rl("memory", "1Gi")},
+		Containers: []core.Container{ctr("app", rl("memory", "256Mi"), nil), ctr("side", rl("memory", "256Mi"), rl("memory", "256Mi"))}}
 	with := DefaultMemoryQoSConfig()
 	with.ThrottlingFactor = 0.9
 	old := MemoryQoSConfigFor(release.V1_36)
@@ -162,8 +163,8 @@ func TestMemoryQoSPodLevel(t *testing.T) {
 		}
 	}
 	// Declared by every container, not at the pod level: pod-level cpu only.
-	q := Pod{Resources: &Resources{Limits: rl("cpu", "1")},
-		Containers: []Container{ctr("a", rl("memory", "100Mi"), rl("memory", "200Mi"))}}
+	q := Pod{Resources: &core.ResourceRequirements{Limits: rl("cpu", "1")},
+		Containers: []core.Container{ctr("a", rl("memory", "100Mi"), rl("memory", "200Mi"))}}
 	// 100Mi + 0.9*100Mi = 199229440.
 	if got := with.PodMemoryHigh(q, QOSOptions{}); got != 199229440 {
 		t.Errorf("declared by the containers: %d, want 199229440", got)
@@ -177,11 +178,11 @@ func TestMemoryQoSPodLevel(t *testing.T) {
 // A config that does not validate writes nothing rather than a
 // memory.high above the limit.
 func TestMemoryQoSInvalidConfigWritesNothing(t *testing.T) {
-	v := MemoryQoSConfig{ThrottlingFactor: 2, PageSize: 4096, Policy: ReservationLegacyMin}.Container(Burstable, 100, 200, 0)
+	v := MemoryQoSConfig{ThrottlingFactor: 2, PageSize: 4096, Policy: ReservationLegacyMin}.Container(core.PodQOSBurstable, 100, 200, 0)
 	if v.Min != 0 || v.High != 0 || !strings.Contains(v.HighSkipped, "ThrottlingFactor 2 is not in (0, 1]") {
 		t.Errorf("got %+v", v)
 	}
-	v = MemoryQoSConfig{ThrottlingFactor: 0.9, PageSize: 0}.Container(Burstable, 100, 200, 0)
+	v = MemoryQoSConfig{ThrottlingFactor: 0.9, PageSize: 0}.Container(core.PodQOSBurstable, 100, 200, 0)
 	if v.High != 0 || !strings.Contains(v.HighSkipped, "PageSize 0 is not positive") {
 		t.Errorf("page size 0: %+v", v)
 	}
@@ -223,7 +224,7 @@ func TestSwapLimit(t *testing.T) {
 
 // KEP-2400 eligibility, each refusal with its reason, in upstream's order.
 func TestContainerSwap(t *testing.T) {
-	burstable := Pod{Containers: []Container{ctr("app", rl("memory", "1Gi"), rl("memory", "2Gi"))}}
+	burstable := Pod{Containers: []core.Container{ctr("app", rl("memory", "1Gi"), rl("memory", "2Gi"))}}
 	cfg := SwapConfig{Behavior: LimitedSwap, Version: V2, Controller: true, NodeMemory: 40 << 30, NodeSwap: 5 << 30}
 	d, err := ContainerSwap(burstable, burstable.Containers[0], cfg, QOSOptions{})
 	if err != nil || d.Reason != SwapGranted || d.Behavior != LimitedSwap || d.Limit != 134217728 || d.SwapMax != "134217728" || d.MemorySwapLimit != nil {
@@ -233,14 +234,14 @@ func TestContainerSwap(t *testing.T) {
 		t.Errorf("message %q", d.Message)
 	}
 
-	guaranteed := Pod{Containers: []Container{ctr("app", rl("cpu", "1", "memory", "1Gi"), rl("cpu", "1", "memory", "1Gi"))}}
-	equal := Pod{Containers: []Container{ctr("app", rl("memory", "1Gi"), rl("memory", "1Gi")), ctr("b", rl("cpu", "1"), nil)}}
-	nomem := Pod{Containers: []Container{ctr("app", rl("cpu", "1"), nil)}}
+	guaranteed := Pod{Containers: []core.Container{ctr("app", rl("cpu", "1", "memory", "1Gi"), rl("cpu", "1", "memory", "1Gi"))}}
+	equal := Pod{Containers: []core.Container{ctr("app", rl("memory", "1Gi"), rl("memory", "1Gi")), ctr("b", rl("cpu", "1"), nil)}}
+	nomem := Pod{Containers: []core.Container{ctr("app", rl("cpu", "1"), nil)}}
 	critical := burstable
 	critical.Priority = SystemCriticalPriority
 	static := burstable
 	static.Static = true
-	big := Pod{Containers: []Container{ctr("app", rl("memory", "50Gi"), nil)}}
+	big := Pod{Containers: []core.Container{ctr("app", rl("memory", "50Gi"), nil)}}
 	for _, c := range []struct {
 		name   string
 		pod    Pod
@@ -257,7 +258,7 @@ func TestContainerSwap(t *testing.T) {
 		{"critical priority", critical, nil, SwapCriticalPod, "0", nil},
 		{"static pod", static, nil, SwapCriticalPod, "0", nil},
 		{"guaranteed", guaranteed, nil, SwapNotBurstable, "0", nil},
-		{"best effort", Pod{Containers: []Container{ctr("app", nil, nil)}}, nil, SwapNotBurstable, "0", nil},
+		{"best effort", Pod{Containers: []core.Container{ctr("app", nil, nil)}}, nil, SwapNotBurstable, "0", nil},
 		{"no memory request", nomem, nil, SwapNoMemoryRequest, "0", nil},
 		{"request equals limit in a Burstable pod", equal, nil, SwapRequestEqualsLimit, "0", nil},
 		{"request above node memory", big, nil, SwapInvalidCapacity, "0", nil},
@@ -290,7 +291,7 @@ func TestContainerSwap(t *testing.T) {
 // The seeds' alpha behaviour (1.22): memory+swap capped at the memory
 // limit (v1: any mix; v2: no swap), or unlimited.
 func TestContainerSwapLegacy(t *testing.T) {
-	g := Pod{Containers: []Container{ctr("app", rl("memory", "1Gi"), rl("memory", "1Gi"))}}
+	g := Pod{Containers: []core.Container{ctr("app", rl("memory", "1Gi"), rl("memory", "1Gi"))}}
 	for _, c := range []struct {
 		behavior SwapBehavior
 		version  Version

@@ -2,6 +2,8 @@ package cgroup
 
 import (
 	"strings"
+
+	"github.com/nodelife/nodelife/core"
 )
 
 // Name is a cgroup name in the kubelet's driver-neutral form: the list of
@@ -356,13 +358,13 @@ func NodeAllocatableRoot(cgroupRoot string, cgroupsPerQOS bool) (Name, error) {
 // QOSName returns the QoS cgroup of class under the node-allocatable root:
 // the root itself for Guaranteed, root/burstable and root/besteffort for
 // the others.
-func QOSName(root Name, class QOSClass) (Name, error) {
+func QOSName(root Name, class core.PodQOSClass) (Name, error) {
 	switch class {
-	case Guaranteed:
+	case core.PodQOSGuaranteed:
 		return NewName(root)
-	case Burstable:
+	case core.PodQOSBurstable:
 		return NewName(root, BurstableComponent)
-	case BestEffort:
+	case core.PodQOSBestEffort:
 		return NewName(root, BestEffortComponent)
 	}
 	return nil, wrap(ErrInvalidInput, "unknown QoS class "+quote(string(class)))
@@ -372,7 +374,7 @@ func QOSName(root Name, class QOSClass) (Name, error) {
 // QOSName(root, class) followed by "pod"+uid. Under the systemd driver
 // [kubepods burstable pod1234-5678] becomes
 // /kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1234_5678.slice.
-func PodName(root Name, class QOSClass, uid string) (Name, error) {
+func PodName(root Name, class core.PodQOSClass, uid string) (Name, error) {
 	if uid == "" {
 		return nil, wrap(ErrInvalidName, "empty pod UID")
 	}

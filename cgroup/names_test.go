@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/nodelife/nodelife/core"
 )
 
 // Upstream cgroup_manager_linux_test.go examples for the systemd base
@@ -198,12 +199,12 @@ func TestQOSTree(t *testing.T) {
 	}
 	uid := "6c1a4e95-6bb6-11e6-bc26-28d2444e470d"
 	for _, c := range []struct {
-		class             QOSClass
+		class             core.PodQOSClass
 		cgroupfs, systemd string
 	}{
-		{Guaranteed, "/kubepods/pod" + uid, "/kubepods.slice/kubepods-pod6c1a4e95_6bb6_11e6_bc26_28d2444e470d.slice"},
-		{Burstable, "/kubepods/burstable/pod" + uid, "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod6c1a4e95_6bb6_11e6_bc26_28d2444e470d.slice"},
-		{BestEffort, "/kubepods/besteffort/pod" + uid, "/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod6c1a4e95_6bb6_11e6_bc26_28d2444e470d.slice"},
+		{core.PodQOSGuaranteed, "/kubepods/pod" + uid, "/kubepods.slice/kubepods-pod6c1a4e95_6bb6_11e6_bc26_28d2444e470d.slice"},
+		{core.PodQOSBurstable, "/kubepods/burstable/pod" + uid, "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod6c1a4e95_6bb6_11e6_bc26_28d2444e470d.slice"},
+		{core.PodQOSBestEffort, "/kubepods/besteffort/pod" + uid, "/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod6c1a4e95_6bb6_11e6_bc26_28d2444e470d.slice"},
 	} {
 		n, err := PodName(root, c.class, uid)
 		if err != nil {
@@ -230,7 +231,7 @@ func TestQOSTree(t *testing.T) {
 	if _, err := QOSName(root, "Gold"); !errors.Is(err, ErrInvalidInput) {
 		t.Errorf("unknown class: %v", err)
 	}
-	if _, err := PodName(root, Burstable, ""); !errors.Is(err, ErrInvalidName) {
+	if _, err := PodName(root, core.PodQOSBurstable, ""); !errors.Is(err, ErrInvalidName) {
 		t.Errorf("empty uid: %v", err)
 	}
 }
@@ -265,12 +266,12 @@ func TestParsePodCgroup(t *testing.T) {
 		want PodCgroup
 	}{
 		{"/kubepods/burstable/pod6c1a4e95-6bb6-11e6-bc26-28d2444e470d/0123abcd",
-			PodCgroup{DriverCgroupfs, Burstable, "6c1a4e95-6bb6-11e6-bc26-28d2444e470d", "0123abcd"}},
+			PodCgroup{DriverCgroupfs, core.PodQOSBurstable, "6c1a4e95-6bb6-11e6-bc26-28d2444e470d", "0123abcd"}},
 		{"/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod6c1a4e95_6bb6_11e6_bc26_28d2444e470d.slice/cri-containerd-0123abcd.scope",
-			PodCgroup{DriverSystemd, Burstable, "6c1a4e95-6bb6-11e6-bc26-28d2444e470d", "0123abcd"}},
-		{"/kubepods.slice/kubepods-pod12_34.slice/crio-ffee.scope", PodCgroup{DriverSystemd, Guaranteed, "12-34", "ffee"}},
-		{"/kubepods/besteffort/pod12", PodCgroup{DriverCgroupfs, BestEffort, "12", ""}},
-		{"/custom/kubepods/pod12/docker-aa.scope", PodCgroup{DriverCgroupfs, Guaranteed, "12", "aa"}},
+			PodCgroup{DriverSystemd, core.PodQOSBurstable, "6c1a4e95-6bb6-11e6-bc26-28d2444e470d", "0123abcd"}},
+		{"/kubepods.slice/kubepods-pod12_34.slice/crio-ffee.scope", PodCgroup{DriverSystemd, core.PodQOSGuaranteed, "12-34", "ffee"}},
+		{"/kubepods/besteffort/pod12", PodCgroup{DriverCgroupfs, core.PodQOSBestEffort, "12", ""}},
+		{"/custom/kubepods/pod12/docker-aa.scope", PodCgroup{DriverCgroupfs, core.PodQOSGuaranteed, "12", "aa"}},
 	} {
 		got, err := ParsePodCgroup(c.in)
 		if err != nil || got != c.want {

@@ -3,6 +3,8 @@ package cgroup
 import (
 	"strconv"
 	"strings"
+
+	"github.com/nodelife/nodelife/core"
 )
 
 // PSILine is one line of a pressure stall information file: the share of
@@ -221,7 +223,7 @@ type PodCgroup struct {
 	// Driver is the form the path is in.
 	Driver Driver
 	// QOSClass is the pod's class, from the QoS level of the path.
-	QOSClass QOSClass
+	QOSClass core.PodQOSClass
 	// PodUID is the pod's UID, with "-" restored from the systemd form.
 	PodUID string
 	// ContainerID is the container's ID when the path goes below the pod,
@@ -243,7 +245,7 @@ type PodCgroup struct {
 // ErrInvalidName.
 func ParsePodCgroup(path string) (PodCgroup, error) {
 	parts := strings.Split(strings.Trim(path, "/"), "/")
-	out := PodCgroup{Driver: DriverCgroupfs, QOSClass: Guaranteed}
+	out := PodCgroup{Driver: DriverCgroupfs, QOSClass: core.PodQOSGuaranteed}
 	start := -1
 	for i, p := range parts {
 		if p == KubepodsComponent {
@@ -266,9 +268,9 @@ func ParsePodCgroup(path string) (PodCgroup, error) {
 	if len(rest) > 0 {
 		switch leaf(rest[0]) {
 		case BurstableComponent:
-			out.QOSClass, rest = Burstable, rest[1:]
+			out.QOSClass, rest = core.PodQOSBurstable, rest[1:]
 		case BestEffortComponent:
-			out.QOSClass, rest = BestEffort, rest[1:]
+			out.QOSClass, rest = core.PodQOSBestEffort, rest[1:]
 		}
 	}
 	if len(rest) == 0 || !strings.HasPrefix(leaf(rest[0]), PodComponentPrefix) || len(leaf(rest[0])) == len(PodComponentPrefix) {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/nodelife/nodelife/core"
 )
 
 func TestParsePSI(t *testing.T) {
@@ -120,7 +121,7 @@ func TestParseProcCgroup(t *testing.T) {
 		t.Fatal("no unified path")
 	}
 	pc, err := ParsePodCgroup(path)
-	if err != nil || pc.PodUID != "12-34" || pc.ContainerID != "abc" || pc.QOSClass != Burstable {
+	if err != nil || pc.PodUID != "12-34" || pc.ContainerID != "abc" || pc.QOSClass != core.PodQOSBurstable {
 		t.Errorf("ParsePodCgroup = %+v, %v", pc, err)
 	}
 	if got, _ := ParseProcCgroup("0::/a:b:c"); got[0].Path != "/a:b:c" {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/nodelifetest"
 	"pgregory.net/rapid"
 )
@@ -86,7 +87,7 @@ func TestPropertyNamesRoundTrip(t *testing.T) {
 		if len(n) > 0 {
 			// A pod under any valid root parses back to the same UID and class.
 			uid := rapid.StringMatching(`[0-9a-f]{1,8}(-[0-9a-f]{1,8}){0,4}`).Draw(t, "uid")
-			class := rapid.SampledFrom([]cgroup.QOSClass{cgroup.Guaranteed, cgroup.Burstable, cgroup.BestEffort}).Draw(t, "class")
+			class := rapid.SampledFrom([]core.PodQOSClass{core.PodQOSGuaranteed, core.PodQOSBurstable, core.PodQOSBestEffort}).Draw(t, "class")
 			root, _ := cgroup.NewName(n, cgroup.KubepodsComponent)
 			pod, err := cgroup.PodName(root, class, uid)
 			if err != nil {
@@ -112,11 +113,11 @@ func looksLikeKubepods(c string) bool {
 }
 
 // naiveQOS restates the QoS rule with maps and no shortcuts.
-func naiveQOS(p cgroup.Pod) cgroup.QOSClass {
-	reqs, lims := map[cgroup.ResourceName]int64{}, map[cgroup.ResourceName]int64{}
+func naiveQOS(p cgroup.Pod) core.PodQOSClass {
+	reqs, lims := map[core.ResourceName]int64{}, map[core.ResourceName]int64{}
 	allHaveLimits := true
 	for _, c := range append(slices.Clone(p.Containers), p.InitContainers...) {
-		for _, name := range []cgroup.ResourceName{cgroup.ResourceCPU, cgroup.ResourceMemory} {
+		for _, name := range []core.ResourceName{core.ResourceCPU, core.ResourceMemory} {
 			if q, ok := c.Resources.Requests[name]; ok && q.Sign() > 0 {
 				reqs[name] += q.MilliValue()
 			}
@@ -128,17 +129,17 @@ func naiveQOS(p cgroup.Pod) cgroup.QOSClass {
 		}
 	}
 	if len(reqs) == 0 && len(lims) == 0 {
-		return cgroup.BestEffort
+		return core.PodQOSBestEffort
 	}
 	if !allHaveLimits || len(reqs) != len(lims) {
-		return cgroup.Burstable
+		return core.PodQOSBurstable
 	}
 	for name, r := range reqs {
 		if lims[name] != r {
-			return cgroup.Burstable
+			return core.PodQOSBurstable
 		}
 	}
-	return cgroup.Guaranteed
+	return core.PodQOSGuaranteed
 }
 
 // The QoS class matches the naive rule and does not depend on container
@@ -196,7 +197,7 @@ func TestPropertyMemoryHigh(t *testing.T) {
 		req := nodelifetest.Bytes(1<<40).Draw(t, "req")
 		lim := nodelifetest.Bytes(1<<41).Draw(t, "lim")
 		alloc := nodelifetest.Bytes(1<<42).Draw(t, "alloc")
-		v := cfg.Container(cgroup.Burstable, req, lim, alloc)
+		v := cfg.Container(core.PodQOSBurstable, req, lim, alloc)
 		top := lim
 		if top == 0 {
 			top = alloc

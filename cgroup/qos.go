@@ -6,82 +6,9 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/nodelife/nodelife/internal/compact"
-	mapkeys "github.com/nodelife/nodelife/internal/keys"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/internal/quantity"
 	"github.com/nodelife/nodelife/release"
-)
-
-// ResourceName names a resource as core/v1 does ("cpu", "memory",
-// "hugepages-2Mi", ...).
-type ResourceName string
-
-// Resource names used here.
-const (
-	ResourceCPU              ResourceName = "cpu"
-	ResourceMemory           ResourceName = "memory"
-	ResourceEphemeralStorage ResourceName = "ephemeral-storage"
-	ResourcePods             ResourceName = "pods"
-	ResourcePIDs             ResourceName = "pid"
-	// ResourceHugePagesPrefix starts the name of every huge page resource
-	// ("hugepages-2Mi", "hugepages-1Gi").
-	ResourceHugePagesPrefix = "hugepages-"
-)
-
-// ResourceList maps resource names to quantities, as core/v1's
-// ResourceList.
-type ResourceList map[ResourceName]resource.Quantity
-
-// String prints the list as "{cpu:500m memory:1Gi}": names sorted,
-// quantities as kubectl writes them.
-func (l ResourceList) String() string {
-	parts := make([]string, 0, len(l))
-	for _, name := range mapkeys.Sorted(l) {
-		q := l[name]
-		parts = append(parts, string(name)+":"+q.String())
-	}
-	return "{" + strings.Join(parts, " ") + "}"
-}
-
-// GoString is String, so that %#v (rapid's form for drawn values) prints
-// quantities as kubectl writes them, not field by field.
-func (l ResourceList) GoString() string { return l.String() }
-
-// Resources holds requests and limits, as core/v1's ResourceRequirements.
-type Resources struct {
-	Requests ResourceList
-	Limits   ResourceList
-}
-
-// String prints the requests and limits that are set, on one line
-// ("cgroup.Resources{Requests:{cpu:500m} Limits:{cpu:1}}").
-func (r Resources) String() string { return compact.Sprint(r) }
-
-// GoString is String, for %#v.
-func (r Resources) GoString() string { return r.String() }
-
-// ContainerRestartPolicyAlways marks an init container as a sidecar
-// (restartable init container): it keeps running next to the regular
-// containers.
-const ContainerRestartPolicyAlways = "Always"
-
-// Container is the part of a core/v1 Container the cgroup decisions read.
-type Container struct {
-	Name      string
-	Resources Resources
-	// RestartPolicy is "Always" for a sidecar init container and empty
-	// otherwise.
-	RestartPolicy string
-}
-
-// QOSClass is a pod's quality-of-service class, with core/v1's values.
-type QOSClass string
-
-// The three QoS classes.
-const (
-	Guaranteed QOSClass = "Guaranteed"
-	Burstable  QOSClass = "Burstable"
-	BestEffort QOSClass = "BestEffort"
 )
 
 // Pod is the part of a core/v1 Pod the cgroup decisions read.
@@ -89,14 +16,14 @@ type Pod struct {
 	UID string
 	// QOSClass is status.qosClass. Once set it is immutable upstream, and
 	// PodQOS returns it instead of computing the class again.
-	QOSClass       QOSClass
-	InitContainers []Container
-	Containers     []Container
+	QOSClass       core.PodQOSClass
+	InitContainers []core.Container
+	Containers     []core.Container
 	// Resources is spec.resources, the pod-level requests and limits
 	// (PodLevelResources); nil when not set.
-	Resources *Resources
+	Resources *core.ResourceRequirements
 	// Overhead is spec.overhead (RuntimeClass pod overhead).
-	Overhead ResourceList
+	Overhead core.ResourceList
 	// Priority is spec.priority; Static and Mirror say whether the pod comes
 	// from a manifest file or is the API mirror of one. All three make a
 	// pod critical (see Critical).
@@ -176,11 +103,13 @@ func (o QOSOptions) podLevelQOS(p Pod) bool {
 	return o.podLevel(p) && (o.DisablePodLevelResourcesFixKubeletQOSClass || p.PodLevelResourcesSet())
 }
 
-func qosResource(name ResourceName) bool { return name == ResourceCPU || name == ResourceMemory }
+func qosResource(name core.ResourceName) bool {
+	return name == core.ResourceCPU || name == core.ResourceMemory
+}
 
 // PodQOS returns p.QOSClass when set, otherwise ComputeQOS(p, opts), as
 // upstream's GetPodQOS.
-func PodQOS(p Pod, opts QOSOptions) QOSClass {
+func PodQOS(p Pod, opts QOSOptions) core.PodQOSClass {
 	if p.QOSClass != "" {
 		return p.QOSClass
 	}
@@ -212,50 +141,50 @@ func PodQOS(p Pod, opts QOSOptions) QOSClass {
 // Requests are taken as given: the API server copies a missing request
 // from its limit before the kubelet sees a pod, so a pod built by hand with
 // limits only is Burstable here unless DefaultRequests is applied first.
-func ComputeQOS(p Pod, opts QOSOptions) QOSClass {
+func ComputeQOS(p Pod, opts QOSOptions) core.PodQOSClass {
 	if opts.SumContainersQOS {
 		return summedQOS(p, opts)
 	}
 	if opts.podLevelQOS(p) {
 		return requirementsQOS(*p.Resources)
 	}
-	var class QOSClass
-	for _, cs := range [2][]Container{p.InitContainers, p.Containers} {
+	var class core.PodQOSClass
+	for _, cs := range [2][]core.Container{p.InitContainers, p.Containers} {
 		for i := range cs {
 			switch c := requirementsQOS(cs[i].Resources); {
-			case c == Burstable:
-				return Burstable
+			case c == core.PodQOSBurstable:
+				return core.PodQOSBurstable
 			case class == "":
 				class = c
 			case class != c:
-				return Burstable
+				return core.PodQOSBurstable
 			}
 		}
 	}
 	if class == "" {
-		return BestEffort
+		return core.PodQOSBestEffort
 	}
 	return class
 }
 
 // requirementsQOS classes one container's (or the pod level's) resources
 // by upstream v1.37's rule, cpu and memory each on its own.
-func requirementsQOS(r Resources) QOSClass {
+func requirementsQOS(r core.ResourceRequirements) core.PodQOSClass {
 	if len(r.Requests) == 0 && len(r.Limits) == 0 {
-		return BestEffort
+		return core.PodQOSBestEffort
 	}
-	var class QOSClass
-	for _, name := range [2]ResourceName{ResourceCPU, ResourceMemory} {
+	var class core.PodQOSClass
+	for _, name := range [2]core.ResourceName{core.ResourceCPU, core.ResourceMemory} {
 		req, lim := r.Requests[name], r.Limits[name]
-		c := Guaranteed
+		c := core.PodQOSGuaranteed
 		switch {
 		case req.Cmp(lim) != 0:
-			return Burstable
+			return core.PodQOSBurstable
 		case req.IsZero():
-			c = BestEffort
+			c = core.PodQOSBestEffort
 		}
 		if class != "" && class != c {
-			return Burstable
+			return core.PodQOSBurstable
 		}
 		class = c
 	}
@@ -264,7 +193,7 @@ func requirementsQOS(r Resources) QOSClass {
 
 // summedQOS is ComputeQOS before 1.37: requests and limits summed over
 // the containers (or spec.resources, when it decides).
-func summedQOS(p Pod, opts QOSOptions) QOSClass {
+func summedQOS(p Pod, opts QOSOptions) core.PodQOSClass {
 	var reqs, lims qosSums
 	guaranteed := true
 	if opts.podLevelQOS(p) {
@@ -273,7 +202,7 @@ func summedQOS(p Pod, opts QOSOptions) QOSClass {
 			guaranteed = false
 		}
 	} else {
-		for _, cs := range [2][]Container{p.Containers, p.InitContainers} {
+		for _, cs := range [2][]core.Container{p.Containers, p.InitContainers} {
 			for i := range cs {
 				reqs.add(cs[i].Resources.Requests)
 				if lims.add(cs[i].Resources.Limits) != bothQOSResources {
@@ -283,7 +212,7 @@ func summedQOS(p Pod, opts QOSOptions) QOSClass {
 		}
 	}
 	if reqs.count() == 0 && lims.count() == 0 {
-		return BestEffort
+		return core.PodQOSBestEffort
 	}
 	if guaranteed {
 		for i := 0; i < 2; i++ {
@@ -293,9 +222,9 @@ func summedQOS(p Pod, opts QOSOptions) QOSClass {
 		}
 	}
 	if guaranteed && reqs.count() == lims.count() {
-		return Guaranteed
+		return core.PodQOSGuaranteed
 	}
-	return Burstable
+	return core.PodQOSBurstable
 }
 
 // qosSums sums the positive cpu ([0]) and memory ([1]) quantities of
@@ -309,14 +238,14 @@ const bothQOSResources = 3
 
 // add adds the positive cpu and memory quantities of l and returns a bit
 // set of which of the two l had (1 cpu, 2 memory).
-func (s *qosSums) add(l ResourceList) int {
+func (s *qosSums) add(l core.ResourceList) int {
 	found := 0
 	for name, q := range l {
 		i := -1
 		switch name {
-		case ResourceCPU:
+		case core.ResourceCPU:
 			i = 0
-		case ResourceMemory:
+		case core.ResourceMemory:
 			i = 1
 		}
 		if i < 0 || q.Sign() <= 0 {
@@ -352,17 +281,17 @@ func DefaultRequests(p Pod) Pod {
 	out.InitContainers = defaultContainers(p.InitContainers)
 	out.Containers = defaultContainers(p.Containers)
 	if p.Resources != nil {
-		r := Resources{Requests: defaultList(p.Resources.Requests, p.Resources.Limits), Limits: p.Resources.Limits}
+		r := core.ResourceRequirements{Requests: defaultList(p.Resources.Requests, p.Resources.Limits), Limits: p.Resources.Limits}
 		out.Resources = &r
 	}
 	return out
 }
 
-func defaultContainers(cs []Container) []Container {
+func defaultContainers(cs []core.Container) []core.Container {
 	if cs == nil {
 		return nil
 	}
-	out := make([]Container, len(cs))
+	out := make([]core.Container, len(cs))
 	for i, c := range cs {
 		out[i] = c
 		out[i].Resources.Requests = defaultList(c.Resources.Requests, c.Resources.Limits)
@@ -370,11 +299,11 @@ func defaultContainers(cs []Container) []Container {
 	return out
 }
 
-func defaultList(reqs, lims ResourceList) ResourceList {
+func defaultList(reqs, lims core.ResourceList) core.ResourceList {
 	if len(lims) == 0 {
 		return reqs
 	}
-	out := make(ResourceList, len(reqs)+len(lims))
+	out := make(core.ResourceList, len(reqs)+len(lims))
 	for k, v := range reqs {
 		out[k] = v
 	}
@@ -398,20 +327,20 @@ func defaultList(reqs, lims ResourceList) ResourceList {
 //   - with pod-level resources, spec.resources.requests replaces cpu,
 //     memory and huge pages (the resources upstream supports at pod level);
 //   - spec.overhead is added.
-func PodRequests(p Pod, opts QOSOptions) ResourceList {
-	return PodRequestsInto(ResourceList{}, p, opts)
+func PodRequests(p Pod, opts QOSOptions) core.ResourceList {
+	return PodRequestsInto(core.ResourceList{}, p, opts)
 }
 
 // PodRequestsInto is PodRequests written into dst, which it clears first,
 // as upstream's PodResourcesOptions.Reuse: a caller that sizes many pods
 // reuses one list and allocates nothing per pod. It returns dst (a new list
 // when dst is nil).
-func PodRequestsInto(dst ResourceList, p Pod, opts QOSOptions) ResourceList {
+func PodRequestsInto(dst core.ResourceList, p Pod, opts QOSOptions) core.ResourceList {
 	if dst == nil {
-		dst = ResourceList{}
+		dst = core.ResourceList{}
 	}
 	clear(dst)
-	aggregate(dst, p, func(c *Container, _ bool) ResourceList { return c.Resources.Requests }, nil)
+	aggregate(dst, p, func(c *core.Container, _ bool) core.ResourceList { return c.Resources.Requests }, nil)
 	if opts.podLevel(p) {
 		setPodLevel(dst, p.Resources.Requests)
 	}
@@ -422,14 +351,14 @@ func PodRequestsInto(dst ResourceList, p Pod, opts QOSOptions) ResourceList {
 // PodLimits returns the effective limits of p, aggregated like
 // PodRequests; pod-level limits replace cpu and memory, and the overhead
 // is added only to the limits that are set.
-func PodLimits(p Pod, opts QOSOptions) ResourceList {
+func PodLimits(p Pod, opts QOSOptions) core.ResourceList {
 	return podLimits(p, opts, nil)
 }
 
 // podLimits is PodLimits telling each, for every container in turn, whether
 // the limits it counts with have no cpu and no memory (see aggregate).
-func podLimits(p Pod, opts QOSOptions, each func(cpuZero, memZero bool)) ResourceList {
-	out := aggregate(ResourceList{}, p, func(c *Container, _ bool) ResourceList { return c.Resources.Limits }, each)
+func podLimits(p Pod, opts QOSOptions, each func(cpuZero, memZero bool)) core.ResourceList {
+	out := aggregate(core.ResourceList{}, p, func(c *core.Container, _ bool) core.ResourceList { return c.Resources.Limits }, each)
 	if opts.podLevel(p) {
 		setPodLevel(out, p.Resources.Limits)
 	}
@@ -440,7 +369,7 @@ func podLimits(p Pod, opts QOSOptions, each func(cpuZero, memZero bool)) Resourc
 // addOverheadToLimits adds the pod overhead to the limits in out that are
 // set and not zero, as component-helpers' PodLimits (an explicit zero
 // limit stays zero).
-func addOverheadToLimits(out, overhead ResourceList) {
+func addOverheadToLimits(out, overhead core.ResourceList) {
 	for name, q := range overhead {
 		if v, ok := out[name]; ok && !v.IsZero() {
 			v.Add(q)
@@ -452,8 +381,8 @@ func addOverheadToLimits(out, overhead ResourceList) {
 // PodLevelResource reports whether upstream honours name in a pod's
 // spec.resources (component-helpers' IsSupportedPodLevelResource): cpu,
 // memory and huge pages.
-func PodLevelResource(name ResourceName) bool {
-	return qosResource(name) || strings.HasPrefix(string(name), ResourceHugePagesPrefix)
+func PodLevelResource(name core.ResourceName) bool {
+	return qosResource(name) || strings.HasPrefix(string(name), core.ResourceHugePagesPrefix)
 }
 
 // PodLevelResourcesSet reports whether p sets a pod-level resource
@@ -463,7 +392,7 @@ func (p Pod) PodLevelResourcesSet() bool {
 	if p.Resources == nil {
 		return false
 	}
-	for _, l := range []ResourceList{p.Resources.Requests, p.Resources.Limits} {
+	for _, l := range []core.ResourceList{p.Resources.Requests, p.Resources.Limits} {
 		for name := range l {
 			if PodLevelResource(name) {
 				return true
@@ -475,7 +404,7 @@ func (p Pod) PodLevelResourcesSet() bool {
 
 // setPodLevel replaces the pod-level resources of dst (PodLevelResource)
 // with the values in src.
-func setPodLevel(dst, src ResourceList) {
+func setPodLevel(dst, src core.ResourceList) {
 	for name, q := range src {
 		if PodLevelResource(name) {
 			dst[name] = q.DeepCopy()
@@ -487,7 +416,7 @@ func setPodLevel(dst, src ResourceList) {
 // an init container) as upstream's resource helper does; each, when set, learns for every container whether
 // the list it counts with lacks a cpu and a memory quantity (it gets
 // booleans rather than the list, so that the lists stay off the heap).
-func aggregate(out ResourceList, p Pod, pick func(c *Container, init bool) ResourceList, each func(cpuZero, memZero bool)) ResourceList {
+func aggregate(out core.ResourceList, p Pod, pick func(c *core.Container, init bool) core.ResourceList, each func(cpuZero, memZero bool)) core.ResourceList {
 	for i := range p.Containers {
 		l := pick(&p.Containers[i], false)
 		if each != nil {
@@ -495,18 +424,18 @@ func aggregate(out ResourceList, p Pod, pick func(c *Container, init bool) Resou
 		}
 		addList(out, l)
 	}
-	sidecars := ResourceList{}
-	peak := ResourceList{}
+	sidecars := core.ResourceList{}
+	peak := core.ResourceList{}
 	for i := range p.InitContainers {
 		c := &p.InitContainers[i]
 		l := pick(c, true)
-		var running ResourceList
-		if c.RestartPolicy == ContainerRestartPolicyAlways {
+		var running core.ResourceList
+		if c.RestartPolicy == core.ContainerRestartPolicyAlways {
 			addList(out, l)
 			addList(sidecars, l)
 			running = sidecars
 		} else {
-			running = ResourceList{}
+			running = core.ResourceList{}
 			addList(running, l)
 			addList(running, sidecars)
 		}
@@ -524,12 +453,12 @@ func aggregate(out ResourceList, p Pod, pick func(c *Container, init bool) Resou
 
 // zeroCPUMem reports whether l's cpu and memory quantities are zero (or
 // missing).
-func zeroCPUMem(l ResourceList) (cpuZero, memZero bool) {
-	c, m := l.quantity(ResourceCPU), l.quantity(ResourceMemory)
+func zeroCPUMem(l core.ResourceList) (cpuZero, memZero bool) {
+	c, m := l[core.ResourceCPU], l[core.ResourceMemory]
 	return c.IsZero(), m.IsZero()
 }
 
-func addList(dst, src ResourceList) {
+func addList(dst, src core.ResourceList) {
 	for name, q := range src {
 		if v, ok := dst[name]; ok {
 			v.Add(q)
@@ -540,7 +469,7 @@ func addList(dst, src ResourceList) {
 	}
 }
 
-func maxList(dst, src ResourceList) {
+func maxList(dst, src core.ResourceList) {
 	for name, q := range src {
 		if v, ok := dst[name]; !ok || q.Cmp(v) > 0 {
 			dst[name] = q.DeepCopy()
@@ -548,29 +477,9 @@ func maxList(dst, src ResourceList) {
 	}
 }
 
-// quantity returns l[name] or zero.
-func (l ResourceList) quantity(name ResourceName) resource.Quantity {
-	if q, ok := l[name]; ok {
-		return q
-	}
-	return resource.Quantity{}
-}
-
-// MilliCPU returns the cpu quantity in milliCPU (0 when absent).
-func (l ResourceList) MilliCPU() int64 {
-	q := l.quantity(ResourceCPU)
-	return q.MilliValue()
-}
-
-// Memory returns the memory quantity in bytes (0 when absent).
-func (l ResourceList) Memory() int64 {
-	q := l.quantity(ResourceMemory)
-	return q.Value()
-}
-
 // sortedNames returns the keys of l in order.
-func (l ResourceList) sortedNames() []ResourceName {
-	names := make([]ResourceName, 0, len(l))
+func sortedNames(l core.ResourceList) []core.ResourceName {
+	names := make([]core.ResourceName, 0, len(l))
 	for name := range l {
 		names = append(names, name)
 	}
@@ -583,10 +492,10 @@ func (l ResourceList) sortedNames() []ResourceName {
 // hugetlb limits). Entries whose size does not parse are skipped, as are
 // sizes with a decimal exponent beyond ±1000 (internal/quantity: parsing
 // them would not end).
-func HugePageLimits(l ResourceList) map[int64]int64 {
+func HugePageLimits(l core.ResourceList) map[int64]int64 {
 	out := map[int64]int64{}
 	for name, q := range l {
-		size, ok := strings.CutPrefix(string(name), ResourceHugePagesPrefix)
+		size, ok := strings.CutPrefix(string(name), core.ResourceHugePagesPrefix)
 		if !ok {
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/release"
 )
 
@@ -20,42 +21,42 @@ func TestComputeQOS(t *testing.T) {
 		name          string
 		pod           Pod
 		opts          QOSOptions
-		want, want136 QOSClass
+		want, want136 core.PodQOSClass
 	}{
-		{"no resources", Pod{Containers: []Container{ctr("a", nil, nil)}}, QOSOptions{}, BestEffort, BestEffort},
-		{"no containers", Pod{}, QOSOptions{}, BestEffort, BestEffort},
-		{"zero quantities", Pod{Containers: []Container{ctr("a", rl("cpu", "0"), rl("memory", "0"))}}, QOSOptions{}, BestEffort, BestEffort},
-		{"only ephemeral-storage", Pod{Containers: []Container{ctr("a", rl("ephemeral-storage", "1Gi"), nil)}}, QOSOptions{}, BestEffort, BestEffort},
-		{"requests equal limits", Pod{Containers: []Container{ctr("a", guaranteed, guaranteed), ctr("b", guaranteed, guaranteed)}}, QOSOptions{}, Guaranteed, Guaranteed},
-		{"hugepages are ignored", Pod{Containers: []Container{ctr("a", rl("cpu", "1", "memory", "1Gi", "hugepages-2Mi", "4Mi"), rl("cpu", "1", "memory", "1Gi", "hugepages-2Mi", "4Mi"))}}, QOSOptions{}, Guaranteed, Guaranteed},
+		{"no resources", Pod{Containers: []core.Container{ctr("a", nil, nil)}}, QOSOptions{}, core.PodQOSBestEffort, core.PodQOSBestEffort},
+		{"no containers", Pod{}, QOSOptions{}, core.PodQOSBestEffort, core.PodQOSBestEffort},
+		{"zero quantities", Pod{Containers: []core.Container{ctr("a", rl("cpu", "0"), rl("memory", "0"))}}, QOSOptions{}, core.PodQOSBestEffort, core.PodQOSBestEffort},
+		{"only ephemeral-storage", Pod{Containers: []core.Container{ctr("a", rl("ephemeral-storage", "1Gi"), nil)}}, QOSOptions{}, core.PodQOSBestEffort, core.PodQOSBestEffort},
+		{"requests equal limits", Pod{Containers: []core.Container{ctr("a", guaranteed, guaranteed), ctr("b", guaranteed, guaranteed)}}, QOSOptions{}, core.PodQOSGuaranteed, core.PodQOSGuaranteed},
+		{"hugepages are ignored", Pod{Containers: []core.Container{ctr("a", rl("cpu", "1", "memory", "1Gi", "hugepages-2Mi", "4Mi"), rl("cpu", "1", "memory", "1Gi", "hugepages-2Mi", "4Mi"))}}, QOSOptions{}, core.PodQOSGuaranteed, core.PodQOSGuaranteed},
 		// 1.36 summed: cpu 300m/300m and memory 300Mi/300Mi, Guaranteed; 1.37
 		// finds container a's cpu 100m/200m Burstable.
-		{"mismatches that cancel out in the sums", Pod{Containers: []Container{
+		{"mismatches that cancel out in the sums", Pod{Containers: []core.Container{
 			ctr("a", rl("cpu", "100m", "memory", "200Mi"), rl("cpu", "200m", "memory", "100Mi")),
-			ctr("b", rl("cpu", "200m", "memory", "100Mi"), rl("cpu", "100m", "memory", "200Mi"))}}, QOSOptions{}, Burstable, Guaranteed},
-		{"the reference's A cpu 1/2, B cpu 2/1", Pod{Containers: []Container{
+			ctr("b", rl("cpu", "200m", "memory", "100Mi"), rl("cpu", "100m", "memory", "200Mi"))}}, QOSOptions{}, core.PodQOSBurstable, core.PodQOSGuaranteed},
+		{"the reference's A cpu 1/2, B cpu 2/1", Pod{Containers: []core.Container{
 			ctr("a", rl("cpu", "1", "memory", "1Gi"), rl("cpu", "2", "memory", "1Gi")),
-			ctr("b", rl("cpu", "2", "memory", "1Gi"), rl("cpu", "1", "memory", "1Gi"))}}, QOSOptions{}, Burstable, Guaranteed},
-		{"requests below limits", Pod{Containers: []Container{ctr("a", rl("cpu", "100m", "memory", "100Mi"), rl("cpu", "200m", "memory", "100Mi"))}}, QOSOptions{}, Burstable, Burstable},
-		{"memory request below limit", Pod{Containers: []Container{ctr("a", rl("cpu", "1", "memory", "1Gi"), rl("cpu", "1", "memory", "2Gi"))}}, QOSOptions{}, Burstable, Burstable},
-		{"requests only", Pod{Containers: []Container{ctr("a", rl("cpu", "100m"), nil)}}, QOSOptions{}, Burstable, Burstable},
-		{"one container without limits", Pod{Containers: []Container{ctr("a", guaranteed, guaranteed), ctr("b", nil, nil)}}, QOSOptions{}, Burstable, Burstable},
-		{"cpu limit only", Pod{Containers: []Container{ctr("a", rl("cpu", "100m"), rl("cpu", "100m"))}}, QOSOptions{}, Burstable, Burstable},
-		{"limits without requests, not defaulted", Pod{Containers: []Container{ctr("a", nil, guaranteed)}}, QOSOptions{}, Burstable, Burstable},
-		{"best-effort init container", Pod{InitContainers: []Container{ctr("i", nil, nil)}, Containers: []Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, Burstable, Burstable},
-		{"guaranteed init container", Pod{InitContainers: []Container{ctr("i", guaranteed, guaranteed)}, Containers: []Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, Guaranteed, Guaranteed},
-		{"init container with a cpu limit only", Pod{InitContainers: []Container{ctr("i", nil, rl("cpu", "1"))}, Containers: []Container{ctr("a", nil, nil)}}, QOSOptions{}, Burstable, Burstable},
-		{"pod-level resources decide", Pod{Resources: &Resources{Requests: guaranteed, Limits: guaranteed}, Containers: []Container{ctr("a", nil, nil)}}, QOSOptions{}, Guaranteed, Guaranteed},
-		{"pod-level resources ignored with the gate off", Pod{Resources: &Resources{Requests: guaranteed, Limits: guaranteed}, Containers: []Container{ctr("a", nil, nil)}}, QOSOptions{DisablePodLevelResources: true}, BestEffort, BestEffort},
-		{"pod-level memory limit only", Pod{Resources: &Resources{Limits: rl("memory", "1Gi")}, Containers: []Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, Burstable, Burstable},
+			ctr("b", rl("cpu", "2", "memory", "1Gi"), rl("cpu", "1", "memory", "1Gi"))}}, QOSOptions{}, core.PodQOSBurstable, core.PodQOSGuaranteed},
+		{"requests below limits", Pod{Containers: []core.Container{ctr("a", rl("cpu", "100m", "memory", "100Mi"), rl("cpu", "200m", "memory", "100Mi"))}}, QOSOptions{}, core.PodQOSBurstable, core.PodQOSBurstable},
+		{"memory request below limit", Pod{Containers: []core.Container{ctr("a", rl("cpu", "1", "memory", "1Gi"), rl("cpu", "1", "memory", "2Gi"))}}, QOSOptions{}, core.PodQOSBurstable, core.PodQOSBurstable},
+		{"requests only", Pod{Containers: []core.Container{ctr("a", rl("cpu", "100m"), nil)}}, QOSOptions{}, core.PodQOSBurstable, core.PodQOSBurstable},
+		{"one container without limits", Pod{Containers: []core.Container{ctr("a", guaranteed, guaranteed), ctr("b", nil, nil)}}, QOSOptions{}, core.PodQOSBurstable, core.PodQOSBurstable},
+		{"cpu limit only", Pod{Containers: []core.Container{ctr("a", rl("cpu", "100m"), rl("cpu", "100m"))}}, QOSOptions{}, core.PodQOSBurstable, core.PodQOSBurstable},
+		{"limits without requests, not defaulted", Pod{Containers: []core.Container{ctr("a", nil, guaranteed)}}, QOSOptions{}, core.PodQOSBurstable, core.PodQOSBurstable},
+		{"best-effort init container", Pod{InitContainers: []core.Container{ctr("i", nil, nil)}, Containers: []core.Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, core.PodQOSBurstable, core.PodQOSBurstable},
+		{"guaranteed init container", Pod{InitContainers: []core.Container{ctr("i", guaranteed, guaranteed)}, Containers: []core.Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, core.PodQOSGuaranteed, core.PodQOSGuaranteed},
+		{"init container with a cpu limit only", Pod{InitContainers: []core.Container{ctr("i", nil, rl("cpu", "1"))}, Containers: []core.Container{ctr("a", nil, nil)}}, QOSOptions{}, core.PodQOSBurstable, core.PodQOSBurstable},
+		{"pod-level resources decide", Pod{Resources: &core.ResourceRequirements{Requests: guaranteed, Limits: guaranteed}, Containers: []core.Container{ctr("a", nil, nil)}}, QOSOptions{}, core.PodQOSGuaranteed, core.PodQOSGuaranteed},
+		{"pod-level resources ignored with the gate off", Pod{Resources: &core.ResourceRequirements{Requests: guaranteed, Limits: guaranteed}, Containers: []core.Container{ctr("a", nil, nil)}}, QOSOptions{DisablePodLevelResources: true}, core.PodQOSBestEffort, core.PodQOSBestEffort},
+		{"pod-level memory limit only", Pod{Resources: &core.ResourceRequirements{Limits: rl("memory", "1Gi")}, Containers: []core.Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, core.PodQOSBurstable, core.PodQOSBurstable},
 		// v1.36.3 looks only at spec.resources once it is set, even empty;
 		// v1.37 (PodLevelResourcesFixKubeletQOSClass) only when it sets cpu,
 		// memory or huge pages.
-		{"empty pod-level resources", Pod{Resources: &Resources{}, Containers: []Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, Guaranteed, BestEffort},
-		{"empty pod-level resources, fix gate off", Pod{Resources: &Resources{}, Containers: []Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{DisablePodLevelResourcesFixKubeletQOSClass: true}, BestEffort, BestEffort},
-		{"pod-level ephemeral-storage only", Pod{Resources: &Resources{Requests: rl("ephemeral-storage", "1Gi")}, Containers: []Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, Guaranteed, BestEffort},
-		{"pod-level huge pages only", Pod{Resources: &Resources{Limits: rl("hugepages-2Mi", "4Mi")}, Containers: []Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, BestEffort, BestEffort},
-		{"empty pod-level resources, gate off: the containers", Pod{Resources: &Resources{}, Containers: []Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{DisablePodLevelResources: true}, Guaranteed, Guaranteed},
+		{"empty pod-level resources", Pod{Resources: &core.ResourceRequirements{}, Containers: []core.Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, core.PodQOSGuaranteed, core.PodQOSBestEffort},
+		{"empty pod-level resources, fix gate off", Pod{Resources: &core.ResourceRequirements{}, Containers: []core.Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{DisablePodLevelResourcesFixKubeletQOSClass: true}, core.PodQOSBestEffort, core.PodQOSBestEffort},
+		{"pod-level ephemeral-storage only", Pod{Resources: &core.ResourceRequirements{Requests: rl("ephemeral-storage", "1Gi")}, Containers: []core.Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, core.PodQOSGuaranteed, core.PodQOSBestEffort},
+		{"pod-level huge pages only", Pod{Resources: &core.ResourceRequirements{Limits: rl("hugepages-2Mi", "4Mi")}, Containers: []core.Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, core.PodQOSBestEffort, core.PodQOSBestEffort},
+		{"empty pod-level resources, gate off: the containers", Pod{Resources: &core.ResourceRequirements{}, Containers: []core.Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{DisablePodLevelResources: true}, core.PodQOSGuaranteed, core.PodQOSGuaranteed},
 	} {
 		if got := ComputeQOS(c.pod, c.opts); got != c.want {
 			t.Errorf("%s: ComputeQOS = %s, want %s (v1.37)", c.name, got, c.want)
@@ -89,19 +90,19 @@ func TestQOSOptionsFor(t *testing.T) {
 }
 
 func TestPodQOSUsesStatus(t *testing.T) {
-	p := Pod{QOSClass: Burstable, Containers: []Container{ctr("a", nil, nil)}}
-	if got := PodQOS(p, QOSOptions{}); got != Burstable {
+	p := Pod{QOSClass: core.PodQOSBurstable, Containers: []core.Container{ctr("a", nil, nil)}}
+	if got := PodQOS(p, QOSOptions{}); got != core.PodQOSBurstable {
 		t.Errorf("PodQOS = %s, want the status value", got)
 	}
 	p.QOSClass = ""
-	if got := PodQOS(p, QOSOptions{}); got != BestEffort {
+	if got := PodQOS(p, QOSOptions{}); got != core.PodQOSBestEffort {
 		t.Errorf("PodQOS = %s", got)
 	}
 }
 
 func TestDefaultRequests(t *testing.T) {
-	p := Pod{Containers: []Container{ctr("a", rl("cpu", "50m"), rl("cpu", "100m", "memory", "1Gi"))},
-		Resources: &Resources{Limits: rl("memory", "2Gi")}}
+	p := Pod{Containers: []core.Container{ctr("a", rl("cpu", "50m"), rl("cpu", "100m", "memory", "1Gi"))},
+		Resources: &core.ResourceRequirements{Limits: rl("memory", "2Gi")}}
 	d := DefaultRequests(p)
 	if got := d.Containers[0].Resources.Requests; got.MilliCPU() != 50 || got.Memory() != 1<<30 {
 		t.Errorf("defaulted requests = %v", got)
@@ -109,11 +110,11 @@ func TestDefaultRequests(t *testing.T) {
 	if d.Resources.Requests.Memory() != 2<<30 {
 		t.Errorf("pod-level requests = %v", d.Resources.Requests)
 	}
-	if _, ok := p.Containers[0].Resources.Requests[ResourceMemory]; ok {
+	if _, ok := p.Containers[0].Resources.Requests[core.ResourceMemory]; ok {
 		t.Error("input modified")
 	}
-	g := DefaultRequests(Pod{Containers: []Container{ctr("a", nil, rl("cpu", "1", "memory", "1Gi"))}})
-	if ComputeQOS(g, QOSOptions{}) != Guaranteed {
+	g := DefaultRequests(Pod{Containers: []core.Container{ctr("a", nil, rl("cpu", "1", "memory", "1Gi"))}})
+	if ComputeQOS(g, QOSOptions{}) != core.PodQOSGuaranteed {
 		t.Error("limits-only pod is Guaranteed after defaulting")
 	}
 }
@@ -125,24 +126,24 @@ func TestPodRequests(t *testing.T) {
 		opts     QOSOptions
 		cpu, mem int64
 	}{
-		{"containers are summed", Pod{Containers: []Container{ctr("a", rl("cpu", "100m"), nil), ctr("b", rl("cpu", "200m", "memory", "1Gi"), nil)}}, QOSOptions{}, 300, 1 << 30},
-		{"a larger init container wins", Pod{InitContainers: []Container{ctr("i", rl("cpu", "500m"), nil)},
-			Containers: []Container{ctr("a", rl("cpu", "300m"), nil)}}, QOSOptions{}, 500, 0},
-		{"a sidecar adds to the containers", Pod{InitContainers: []Container{
-			{Name: "s", RestartPolicy: "Always", Resources: Resources{Requests: rl("cpu", "100m")}},
+		{"containers are summed", Pod{Containers: []core.Container{ctr("a", rl("cpu", "100m"), nil), ctr("b", rl("cpu", "200m", "memory", "1Gi"), nil)}}, QOSOptions{}, 300, 1 << 30},
+		{"a larger init container wins", Pod{InitContainers: []core.Container{ctr("i", rl("cpu", "500m"), nil)},
+			Containers: []core.Container{ctr("a", rl("cpu", "300m"), nil)}}, QOSOptions{}, 500, 0},
+		{"a sidecar adds to the containers", Pod{InitContainers: []core.Container{
+			{Name: "s", RestartPolicy: "Always", Resources: core.ResourceRequirements{Requests: rl("cpu", "100m")}},
 			ctr("i", rl("cpu", "200m"), nil)},
-			Containers: []Container{ctr("a", rl("cpu", "300m"), nil)}}, QOSOptions{}, 400, 0},
-		{"an init container runs beside earlier sidecars", Pod{InitContainers: []Container{
-			{Name: "s", RestartPolicy: "Always", Resources: Resources{Requests: rl("cpu", "100m")}},
+			Containers: []core.Container{ctr("a", rl("cpu", "300m"), nil)}}, QOSOptions{}, 400, 0},
+		{"an init container runs beside earlier sidecars", Pod{InitContainers: []core.Container{
+			{Name: "s", RestartPolicy: "Always", Resources: core.ResourceRequirements{Requests: rl("cpu", "100m")}},
 			ctr("i", rl("cpu", "500m"), nil)},
-			Containers: []Container{ctr("a", rl("cpu", "300m"), nil)}}, QOSOptions{}, 600, 0},
-		{"an init container before the sidecar does not", Pod{InitContainers: []Container{
+			Containers: []core.Container{ctr("a", rl("cpu", "300m"), nil)}}, QOSOptions{}, 600, 0},
+		{"an init container before the sidecar does not", Pod{InitContainers: []core.Container{
 			ctr("i", rl("cpu", "450m"), nil),
-			{Name: "s", RestartPolicy: "Always", Resources: Resources{Requests: rl("cpu", "100m")}}},
-			Containers: []Container{ctr("a", rl("cpu", "300m"), nil)}}, QOSOptions{}, 450, 0},
-		{"overhead is added", Pod{Overhead: rl("cpu", "50m", "memory", "10Mi"), Containers: []Container{ctr("a", rl("cpu", "100m"), nil)}}, QOSOptions{}, 150, 10 << 20},
-		{"pod-level requests replace cpu and memory", Pod{Resources: &Resources{Requests: rl("cpu", "1")}, Overhead: rl("cpu", "50m"),
-			Containers: []Container{ctr("a", rl("cpu", "100m", "memory", "1Gi"), nil)}}, QOSOptions{}, 1050, 1 << 30},
+			{Name: "s", RestartPolicy: "Always", Resources: core.ResourceRequirements{Requests: rl("cpu", "100m")}}},
+			Containers: []core.Container{ctr("a", rl("cpu", "300m"), nil)}}, QOSOptions{}, 450, 0},
+		{"overhead is added", Pod{Overhead: rl("cpu", "50m", "memory", "10Mi"), Containers: []core.Container{ctr("a", rl("cpu", "100m"), nil)}}, QOSOptions{}, 150, 10 << 20},
+		{"pod-level requests replace cpu and memory", Pod{Resources: &core.ResourceRequirements{Requests: rl("cpu", "1")}, Overhead: rl("cpu", "50m"),
+			Containers: []core.Container{ctr("a", rl("cpu", "100m", "memory", "1Gi"), nil)}}, QOSOptions{}, 1050, 1 << 30},
 	} {
 		got := PodRequests(c.pod, c.opts)
 		if got.MilliCPU() != c.cpu || got.Memory() != c.mem {
@@ -152,9 +153,9 @@ func TestPodRequests(t *testing.T) {
 }
 
 func TestPodLimitsOverheadOnlyOnSetLimits(t *testing.T) {
-	p := Pod{Overhead: rl("cpu", "50m", "memory", "100Mi"), Containers: []Container{ctr("a", nil, rl("memory", "1Gi"))}}
+	p := Pod{Overhead: rl("cpu", "50m", "memory", "100Mi"), Containers: []core.Container{ctr("a", nil, rl("memory", "1Gi"))}}
 	got := PodLimits(p, QOSOptions{})
-	if _, ok := got[ResourceCPU]; ok || got.Memory() != 1<<30+100<<20 {
+	if _, ok := got[core.ResourceCPU]; ok || got.Memory() != 1<<30+100<<20 {
 		t.Errorf("limits = %v", got)
 	}
 }
@@ -168,28 +169,28 @@ func TestResourceConfigForPod(t *testing.T) {
 		opts PodConfigOptions
 		want ResourceConfig
 	}{
-		{"Guaranteed", Pod{Containers: []Container{ctr("a", g, g)}}, period,
+		{"Guaranteed", Pod{Containers: []core.Container{ctr("a", g, g)}}, period,
 			ResourceConfig{CPUShares: u64(256), CPUQuota: i64(25000), CPUPeriod: u64(100000), Memory: i64(512 << 20), HugePageLimit: map[int64]int64{}}},
-		{"Guaranteed without CFS quota", Pod{Containers: []Container{ctr("a", g, g)}}, PodConfigOptions{CPUPeriod: 100000, DisableCPUQuota: true},
+		{"Guaranteed without CFS quota", Pod{Containers: []core.Container{ctr("a", g, g)}}, PodConfigOptions{CPUPeriod: 100000, DisableCPUQuota: true},
 			ResourceConfig{CPUShares: u64(256), CPUQuota: i64(-1), CPUPeriod: u64(100000), Memory: i64(512 << 20), HugePageLimit: map[int64]int64{}}},
-		{"Burstable with every limit declared", Pod{Containers: []Container{ctr("a", rl("cpu", "100m", "memory", "100Mi"), rl("cpu", "200m", "memory", "200Mi"))}}, period,
+		{"Burstable with every limit declared", Pod{Containers: []core.Container{ctr("a", rl("cpu", "100m", "memory", "100Mi"), rl("cpu", "200m", "memory", "200Mi"))}}, period,
 			ResourceConfig{CPUShares: u64(102), CPUQuota: i64(20000), CPUPeriod: u64(100000), Memory: i64(200 << 20), HugePageLimit: map[int64]int64{}}},
-		{"Burstable without a memory limit", Pod{Containers: []Container{ctr("a", rl("cpu", "100m", "memory", "100Mi"), rl("cpu", "200m"))}}, period,
+		{"Burstable without a memory limit", Pod{Containers: []core.Container{ctr("a", rl("cpu", "100m", "memory", "100Mi"), rl("cpu", "200m"))}}, period,
 			ResourceConfig{CPUShares: u64(102), CPUQuota: i64(20000), CPUPeriod: u64(100000), HugePageLimit: map[int64]int64{}}},
-		{"Burstable with one container lacking a cpu limit", Pod{Containers: []Container{
+		{"Burstable with one container lacking a cpu limit", Pod{Containers: []core.Container{
 			ctr("a", rl("cpu", "100m"), rl("cpu", "200m", "memory", "1Gi")), ctr("b", rl("cpu", "100m"), rl("memory", "1Gi"))}}, period,
 			ResourceConfig{CPUShares: u64(204), Memory: i64(2 << 30), HugePageLimit: map[int64]int64{}}},
-		{"init containers count as containers", Pod{InitContainers: []Container{ctr("i", nil, nil)},
-			Containers: []Container{ctr("a", rl("cpu", "100m", "memory", "1Gi"), rl("cpu", "100m", "memory", "1Gi"))}}, period,
+		{"init containers count as containers", Pod{InitContainers: []core.Container{ctr("i", nil, nil)},
+			Containers: []core.Container{ctr("a", rl("cpu", "100m", "memory", "1Gi"), rl("cpu", "100m", "memory", "1Gi"))}}, period,
 			ResourceConfig{CPUShares: u64(102), HugePageLimit: map[int64]int64{}}},
-		{"pod-level limits count as declared", Pod{Resources: &Resources{Limits: rl("cpu", "1", "memory", "1Gi")},
-			Containers: []Container{ctr("a", rl("cpu", "100m"), nil)}}, PodConfigOptions{CPUPeriod: 100000, QOSOptions: QOSOptions{}},
+		{"pod-level limits count as declared", Pod{Resources: &core.ResourceRequirements{Limits: rl("cpu", "1", "memory", "1Gi")},
+			Containers: []core.Container{ctr("a", rl("cpu", "100m"), nil)}}, PodConfigOptions{CPUPeriod: 100000, QOSOptions: QOSOptions{}},
 			ResourceConfig{CPUShares: u64(102), CPUQuota: i64(100000), CPUPeriod: u64(100000), Memory: i64(1 << 30), HugePageLimit: map[int64]int64{}}},
-		{"BestEffort", Pod{Containers: []Container{ctr("a", nil, nil)}}, period,
+		{"BestEffort", Pod{Containers: []core.Container{ctr("a", nil, nil)}}, period,
 			ResourceConfig{CPUShares: u64(2), HugePageLimit: map[int64]int64{}}},
-		{"huge pages", Pod{Containers: []Container{ctr("a", rl("cpu", "1", "memory", "1Gi", "hugepages-2Mi", "4Mi", "hugepages-1Gi", "1Gi"), rl("cpu", "1", "memory", "1Gi", "hugepages-2Mi", "4Mi", "hugepages-1Gi", "1Gi"))}}, period,
+		{"huge pages", Pod{Containers: []core.Container{ctr("a", rl("cpu", "1", "memory", "1Gi", "hugepages-2Mi", "4Mi", "hugepages-1Gi", "1Gi"), rl("cpu", "1", "memory", "1Gi", "hugepages-2Mi", "4Mi", "hugepages-1Gi", "1Gi"))}}, period,
 			ResourceConfig{CPUShares: u64(1024), CPUQuota: i64(100000), CPUPeriod: u64(100000), Memory: i64(1 << 30), HugePageLimit: map[int64]int64{2 << 20: 4 << 20, 1 << 30: 1 << 30}}},
-		{"a custom period is used as given", Pod{Containers: []Container{ctr("a", g, g)}}, PodConfigOptions{CPUPeriod: 50000},
+		{"a custom period is used as given", Pod{Containers: []core.Container{ctr("a", g, g)}}, PodConfigOptions{CPUPeriod: 50000},
 			ResourceConfig{CPUShares: u64(256), CPUQuota: i64(12500), CPUPeriod: u64(50000), Memory: i64(512 << 20), HugePageLimit: map[int64]int64{}}},
 	} {
 		got := ResourceConfigForPod(c.pod, c.opts)
@@ -200,9 +201,9 @@ func TestResourceConfigForPod(t *testing.T) {
 }
 
 func TestResourceConfigForPodMemoryQoS(t *testing.T) {
-	burst := Pod{Containers: []Container{ctr("a", rl("memory", "100Mi"), rl("memory", "200Mi"))}}
-	guar := Pod{Containers: []Container{ctr("a", rl("cpu", "1", "memory", "1Gi"), rl("cpu", "1", "memory", "1Gi"))}}
-	best := Pod{Containers: []Container{ctr("a", nil, nil)}}
+	burst := Pod{Containers: []core.Container{ctr("a", rl("memory", "100Mi"), rl("memory", "200Mi"))}}
+	guar := Pod{Containers: []core.Container{ctr("a", rl("cpu", "1", "memory", "1Gi"), rl("cpu", "1", "memory", "1Gi"))}}
+	best := Pod{Containers: []core.Container{ctr("a", nil, nil)}}
 	for _, c := range []struct {
 		policy ReservationPolicy
 		pod    Pod
@@ -228,10 +229,10 @@ func TestResourceConfigForPodMemoryQoS(t *testing.T) {
 
 func TestQOSConfigs(t *testing.T) {
 	pods := []Pod{
-		{UID: "g", Containers: []Container{ctr("a", rl("cpu", "1", "memory", "1Gi"), rl("cpu", "1", "memory", "1Gi"))}},
-		{UID: "b1", Containers: []Container{ctr("a", rl("cpu", "100m", "memory", "512Mi"), nil)}},
-		{UID: "b2", Containers: []Container{ctr("a", rl("cpu", "250m"), nil)}},
-		{UID: "be", Containers: []Container{ctr("a", nil, nil)}},
+		{UID: "g", Containers: []core.Container{ctr("a", rl("cpu", "1", "memory", "1Gi"), rl("cpu", "1", "memory", "1Gi"))}},
+		{UID: "b1", Containers: []core.Container{ctr("a", rl("cpu", "100m", "memory", "512Mi"), nil)}},
+		{UID: "b2", Containers: []core.Container{ctr("a", rl("cpu", "250m"), nil)}},
+		{UID: "be", Containers: []core.Container{ctr("a", nil, nil)}},
 	}
 	got := QOSConfigs(pods, QOSConfigOptions{})
 	want := QOSCgroupConfigs{Burstable: ResourceConfig{CPUShares: u64(358)}, BestEffort: ResourceConfig{CPUShares: u64(2)}}
@@ -276,10 +277,10 @@ func TestQOSConfigs(t *testing.T) {
 // summed memory requests of the Guaranteed and Burstable pods; BestEffort
 // gets nothing.
 func TestQOSConfigsMemoryQoS(t *testing.T) {
-	g := Pod{UID: "g", Containers: []Container{ctr("a", rl("cpu", "1", "memory", "1Gi"), rl("cpu", "1", "memory", "1Gi"))}}
-	b1 := Pod{UID: "b1", Containers: []Container{ctr("a", rl("cpu", "100m", "memory", "512Mi"), nil)}}
-	b2 := Pod{UID: "b2", Containers: []Container{ctr("a", rl("cpu", "250m"), nil)}} // no memory request
-	be := Pod{UID: "be", Containers: []Container{ctr("a", nil, nil)}}
+	g := Pod{UID: "g", Containers: []core.Container{ctr("a", rl("cpu", "1", "memory", "1Gi"), rl("cpu", "1", "memory", "1Gi"))}}
+	b1 := Pod{UID: "b1", Containers: []core.Container{ctr("a", rl("cpu", "100m", "memory", "512Mi"), nil)}}
+	b2 := Pod{UID: "b2", Containers: []core.Container{ctr("a", rl("cpu", "250m"), nil)}} // no memory request
+	be := Pod{UID: "be", Containers: []core.Container{ctr("a", nil, nil)}}
 	m := func(kv ...string) map[string]string {
 		out := map[string]string{}
 		for i := 0; i < len(kv); i += 2 {
@@ -393,7 +394,7 @@ func TestNodeAllocatable(t *testing.T) {
 		rl("cpu", "4", "memory", "16Gi", "ephemeral-storage", "100Gi", "pods", "110"),
 		rl("cpu", "100m", "memory", "1Gi"),
 		rl("cpu", "100m", "memory", "500Mi", "pods", "200"),
-		[]EvictionReservation{{Resource: ResourceMemory, Quantity: &hundredMi}, {Resource: ResourceEphemeralStorage, Percentage: 0.1}},
+		[]EvictionReservation{{Resource: core.ResourceMemory, Quantity: &hundredMi}, {Resource: core.ResourceEphemeralStorage, Percentage: 0.1}},
 	)
 	if got.MilliCPU() != 3800 {
 		t.Errorf("cpu = %dm", got.MilliCPU())
@@ -402,19 +403,19 @@ func TestNodeAllocatable(t *testing.T) {
 		t.Errorf("memory = %d", got.Memory())
 	}
 	// 10% as float32 (0.10000000149011612) of 100Gi: 10737418400 reserved.
-	if q := got[ResourceEphemeralStorage]; q.Value() != 96636764000 {
+	if q := got[core.ResourceEphemeralStorage]; q.Value() != 96636764000 {
 		t.Errorf("ephemeral-storage = %d", q.Value())
 	}
-	if q := got[ResourcePods]; q.Value() != 0 {
+	if q := got[core.ResourcePods]; q.Value() != 0 {
 		t.Errorf("pods = %d, want 0 (floored)", q.Value())
 	}
 }
 
 func TestFit(t *testing.T) {
 	alloc := rl("cpu", "1", "memory", "1Gi", "pods", "2")
-	existing := []ResourceList{rl("cpu", "600m"), rl("cpu", "300m", "memory", "512Mi")}
+	existing := []core.ResourceList{rl("cpu", "600m"), rl("cpu", "300m", "memory", "512Mi")}
 	got := Fit(alloc, existing, rl("cpu", "200m", "memory", "256Mi"))
-	if len(got) != 2 || got[0].Resource != ResourceCPU || got[1].Resource != ResourcePods {
+	if len(got) != 2 || got[0].Resource != core.ResourceCPU || got[1].Resource != core.ResourcePods {
 		t.Fatalf("Fit = %+v", got)
 	}
 	if got[0].Used.MilliValue() != 900 || got[0].Requested.MilliValue() != 200 || got[0].Allocatable.MilliValue() != 1000 {
@@ -430,7 +431,7 @@ func TestFit(t *testing.T) {
 
 func TestPodConfigOptions(t *testing.T) {
 	g := rl("cpu", "250m", "memory", "512Mi")
-	rc := ResourceConfigForPod(Pod{Containers: []Container{ctr("a", g, g)}}, PodConfigOptions{})
+	rc := ResourceConfigForPod(Pod{Containers: []core.Container{ctr("a", g, g)}}, PodConfigOptions{})
 	if *rc.CPUPeriod != 100000 || *rc.CPUQuota != 25000 {
 		t.Errorf("zero options: period %d quota %d, want the 100ms default", *rc.CPUPeriod, *rc.CPUQuota)
 	}
@@ -460,11 +461,11 @@ func TestPodConfigOptions(t *testing.T) {
 // 100m + 100m = 200m give 204 shares in both.
 func TestResourceConfigForPodSidecarDeclaresLimits(t *testing.T) {
 	p := Pod{UID: "p",
-		InitContainers: []Container{
-			{Name: "proxy", RestartPolicy: ContainerRestartPolicyAlways, Resources: Resources{Requests: rl("cpu", "100m"), Limits: rl("cpu", "500m", "memory", "256Mi")}},
+		InitContainers: []core.Container{
+			{Name: "proxy", RestartPolicy: core.ContainerRestartPolicyAlways, Resources: core.ResourceRequirements{Requests: rl("cpu", "100m"), Limits: rl("cpu", "500m", "memory", "256Mi")}},
 			{Name: "migrate"},
 		},
-		Containers: []Container{ctr("app", rl("cpu", "100m", "memory", "128Mi"), rl("cpu", "1", "memory", "1Gi"))},
+		Containers: []core.Container{ctr("app", rl("cpu", "100m", "memory", "128Mi"), rl("cpu", "1", "memory", "1Gi"))},
 	}
 	v136 := PodConfigOptionsFor(release.V1_36)
 	got := ResourceConfigForPod(p, v136)

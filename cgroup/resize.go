@@ -1,5 +1,7 @@
 package cgroup
 
+import "github.com/nodelife/nodelife/core"
+
 // ResizeStatus is what a pod's status says of its resources while it is
 // resized in place (InPlacePodVerticalScaling): what the kubelet allocated
 // and what the runtime reports the containers run with. Upstream reads it
@@ -18,8 +20,8 @@ type ResizeStatus struct {
 	// Allocated is status.allocatedResources and Actuated status.resources,
 	// the pod-level values the InPlacePodLevelResourcesVerticalScaling gate
 	// reads; nil when not set.
-	Allocated ResourceList
-	Actuated  *Resources
+	Allocated core.ResourceList
+	Actuated  *core.ResourceRequirements
 }
 
 // ContainerResizeStatus is one container's resources as its status reports
@@ -29,10 +31,10 @@ type ContainerResizeStatus struct {
 	Name string
 	// Allocated is allocatedResources (the requests the kubelet admitted);
 	// nil when not set.
-	Allocated ResourceList
+	Allocated core.ResourceList
 	// Actuated is resources (what the runtime applied); nil when not
 	// reported.
-	Actuated *Resources
+	Actuated *core.ResourceRequirements
 }
 
 func (st *ResizeStatus) container(name string) *ContainerResizeStatus {
@@ -47,8 +49,8 @@ func (st *ResizeStatus) container(name string) *ContainerResizeStatus {
 // readBefore137 returns the status of c that upstream read before 1.37:
 // a regular or sidecar container's, when it reports actuated resources;
 // nil otherwise.
-func (st *ResizeStatus) readBefore137(c *Container, init bool) *ContainerResizeStatus {
-	if init && c.RestartPolicy != ContainerRestartPolicyAlways {
+func (st *ResizeStatus) readBefore137(c *core.Container, init bool) *ContainerResizeStatus {
+	if init && c.RestartPolicy != core.ContainerRestartPolicyAlways {
 		return nil
 	}
 	if cs := st.container(c.Name); cs != nil && cs.Actuated != nil {
@@ -89,10 +91,10 @@ func (st *ResizeStatus) podLevelStatus(opts QOSOptions) bool {
 // the larger of spec, actuated and allocated pod-level values when the
 // pod-level status reports actuated ones; the overhead is added. With st's
 // zero value the answer is PodRequests'.
-func EffectivePodRequests(p Pod, st ResizeStatus, opts QOSOptions) ResourceList {
-	var out ResourceList
+func EffectivePodRequests(p Pod, st ResizeStatus, opts QOSOptions) core.ResourceList {
+	var out core.ResourceList
 	if opts.ResizePerContainer {
-		out = aggregate(ResourceList{}, p, func(c *Container, init bool) ResourceList {
+		out = aggregate(core.ResourceList{}, p, func(c *core.Container, init bool) core.ResourceList {
 			cs := st.readBefore137(c, init)
 			if cs == nil {
 				return c.Resources.Requests
@@ -103,18 +105,18 @@ func EffectivePodRequests(p Pod, st ResizeStatus, opts QOSOptions) ResourceList 
 			return maxLists(c.Resources.Requests, cs.Actuated.Requests, cs.Allocated)
 		}, nil)
 	} else {
-		spec := aggregate(ResourceList{}, p, func(c *Container, _ bool) ResourceList { return c.Resources.Requests }, nil)
-		var allocated, actuated ResourceList
+		spec := aggregate(core.ResourceList{}, p, func(c *core.Container, _ bool) core.ResourceList { return c.Resources.Requests }, nil)
+		var allocated, actuated core.ResourceList
 		if st.podLevelStatus(opts) && st.Allocated != nil && st.Actuated.Requests != nil {
 			allocated, actuated = st.Allocated, st.Actuated.Requests
 		} else {
-			allocated = aggregate(ResourceList{}, p, func(c *Container, _ bool) ResourceList {
+			allocated = aggregate(core.ResourceList{}, p, func(c *core.Container, _ bool) core.ResourceList {
 				if cs := st.container(c.Name); cs != nil && cs.Allocated != nil {
 					return cs.Allocated
 				}
 				return st.specUnlessInfeasible(c.Resources.Requests)
 			}, nil)
-			actuated = aggregate(ResourceList{}, p, func(c *Container, _ bool) ResourceList {
+			actuated = aggregate(core.ResourceList{}, p, func(c *core.Container, _ bool) core.ResourceList {
 				cs := st.container(c.Name)
 				switch {
 				case cs != nil && cs.Actuated != nil && cs.Actuated.Requests != nil:
@@ -158,10 +160,10 @@ func EffectivePodRequests(p Pod, st ResizeStatus, opts QOSOptions) ResourceList 
 // pages, taken at the larger of spec and actuated pod-level values when
 // the pod-level status reports them; the overhead is added to the limits
 // that are set and not zero.
-func EffectivePodLimits(p Pod, st ResizeStatus, opts QOSOptions) ResourceList {
-	var out ResourceList
+func EffectivePodLimits(p Pod, st ResizeStatus, opts QOSOptions) core.ResourceList {
+	var out core.ResourceList
 	if opts.ResizePerContainer {
-		out = aggregate(ResourceList{}, p, func(c *Container, init bool) ResourceList {
+		out = aggregate(core.ResourceList{}, p, func(c *core.Container, init bool) core.ResourceList {
 			cs := st.readBefore137(c, init)
 			if cs == nil {
 				return c.Resources.Limits
@@ -172,12 +174,12 @@ func EffectivePodLimits(p Pod, st ResizeStatus, opts QOSOptions) ResourceList {
 			return maxLists(c.Resources.Limits, cs.Actuated.Limits)
 		}, nil)
 	} else {
-		spec := aggregate(ResourceList{}, p, func(c *Container, _ bool) ResourceList { return c.Resources.Limits }, nil)
-		var actuated ResourceList
+		spec := aggregate(core.ResourceList{}, p, func(c *core.Container, _ bool) core.ResourceList { return c.Resources.Limits }, nil)
+		var actuated core.ResourceList
 		if st.podLevelStatus(opts) && st.Actuated.Limits != nil {
 			actuated = st.Actuated.Limits
 		} else {
-			actuated = aggregate(ResourceList{}, p, func(c *Container, _ bool) ResourceList {
+			actuated = aggregate(core.ResourceList{}, p, func(c *core.Container, _ bool) core.ResourceList {
 				if cs := st.container(c.Name); cs != nil && cs.Actuated != nil && cs.Actuated.Limits != nil {
 					return cs.Actuated.Limits
 				}
@@ -203,7 +205,7 @@ func EffectivePodLimits(p Pod, st ResizeStatus, opts QOSOptions) ResourceList {
 
 // specUnlessInfeasible returns l, or nil when the resize is Infeasible
 // (the spec's values are then not counted).
-func (st *ResizeStatus) specUnlessInfeasible(l ResourceList) ResourceList {
+func (st *ResizeStatus) specUnlessInfeasible(l core.ResourceList) core.ResourceList {
 	if st.Infeasible {
 		return nil
 	}
@@ -212,8 +214,8 @@ func (st *ResizeStatus) specUnlessInfeasible(l ResourceList) ResourceList {
 
 // maxLists returns a new list with, per resource, the largest quantity of
 // the lists (nil lists are skipped).
-func maxLists(lists ...ResourceList) ResourceList {
-	out := ResourceList{}
+func maxLists(lists ...core.ResourceList) core.ResourceList {
+	out := core.ResourceList{}
 	for _, l := range lists {
 		maxList(out, l)
 	}
@@ -222,7 +224,7 @@ func maxLists(lists ...ResourceList) ResourceList {
 
 // podLevelSet reports whether l names a resource upstream honours at pod
 // level (component-helpers' IsPodLevelRequestsSet, for the requests).
-func podLevelSet(l ResourceList) bool {
+func podLevelSet(l core.ResourceList) bool {
 	for name := range l {
 		if PodLevelResource(name) {
 			return true
@@ -234,10 +236,10 @@ func podLevelSet(l ResourceList) bool {
 // setPodLevelFrom sets, for each pod-level resource named in names, dst's
 // value to from's (zero when from lacks it), as upstream before 1.37 did
 // with the effective pod-level values.
-func setPodLevelFrom(dst, names, from ResourceList) {
+func setPodLevelFrom(dst, names, from core.ResourceList) {
 	for name := range names {
 		if PodLevelResource(name) {
-			dst[name] = from.quantity(name).DeepCopy()
+			dst[name] = from[name].DeepCopy()
 		}
 	}
 }

@@ -3,16 +3,17 @@ package cgroup
 import (
 	"testing"
 
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/release"
 )
 
 // status builds a container's status: allocated requests, actuated
 // requests and limits (nil lists stay nil; act false: no actuated
 // resources reported).
-func status(name string, alloc ResourceList, act bool, actReqs, actLims ResourceList) ContainerResizeStatus {
+func status(name string, alloc core.ResourceList, act bool, actReqs, actLims core.ResourceList) ContainerResizeStatus {
 	cs := ContainerResizeStatus{Name: name, Allocated: alloc}
 	if act {
-		cs.Actuated = &Resources{Requests: actReqs, Limits: actLims}
+		cs.Actuated = &core.ResourceRequirements{Requests: actReqs, Limits: actLims}
 	}
 	return cs
 }
@@ -24,9 +25,9 @@ func status(name string, alloc ResourceList, act bool, actReqs, actLims Resource
 // status reports actuated resources, then sums. Quantities are cpu in
 // milliCPU and memory in bytes.
 func TestEffectivePodRequests(t *testing.T) {
-	twoOpposite := Pod{Overhead: rl("cpu", "100m"), Containers: []Container{
+	twoOpposite := Pod{Overhead: rl("cpu", "100m"), Containers: []core.Container{
 		ctr("a", rl("cpu", "1"), nil), ctr("b", rl("cpu", "2"), nil)}}
-	grow := Pod{Containers: []Container{ctr("a", rl("cpu", "2"), nil), ctr("b", rl("cpu", "1"), nil)}}
+	grow := Pod{Containers: []core.Container{ctr("a", rl("cpu", "2"), nil), ctr("b", rl("cpu", "1"), nil)}}
 	for _, tc := range []struct {
 		name           string
 		pod            Pod
@@ -62,8 +63,8 @@ func TestEffectivePodRequests(t *testing.T) {
 			status("a", rl("cpu", "1"), false, nil, nil)}}, 1000, 3000, 0, 0},
 		// a plain init container's status: 1.37 reads it (actuated 4 >
 		// its spec 3), 1.36 never does: max(1, 3) = 3
-		{"an init container's status", Pod{InitContainers: []Container{ctr("i", rl("cpu", "3"), nil)},
-			Containers: []Container{ctr("a", rl("cpu", "1"), nil)}},
+		{"an init container's status", Pod{InitContainers: []core.Container{ctr("i", rl("cpu", "3"), nil)},
+			Containers: []core.Container{ctr("a", rl("cpu", "1"), nil)}},
 			ResizeStatus{Containers: []ContainerResizeStatus{status("i", rl("cpu", "1"), true, rl("cpu", "4"), nil)}},
 			4000, 3000, 0, 0},
 		// pod-level requests set only cpu (2); the pod-level status
@@ -71,9 +72,9 @@ func TestEffectivePodRequests(t *testing.T) {
 		// applies every pod-level resource of max(spec, actuated,
 		// allocated) = {cpu 2, memory 1Gi}; 1.36 only the spec's names:
 		// cpu 2, memory from the containers (none)
-		{"pod-level status", Pod{Resources: &Resources{Requests: rl("cpu", "2")},
-			Containers: []Container{ctr("a", rl("cpu", "1"), nil)}},
-			ResizeStatus{Allocated: rl("cpu", "2"), Actuated: &Resources{Requests: rl("cpu", "1", "memory", "1Gi")}},
+		{"pod-level status", Pod{Resources: &core.ResourceRequirements{Requests: rl("cpu", "2")},
+			Containers: []core.Container{ctr("a", rl("cpu", "1"), nil)}},
+			ResizeStatus{Allocated: rl("cpu", "2"), Actuated: &core.ResourceRequirements{Requests: rl("cpu", "1", "memory", "1Gi")}},
 			2000, 2000, 1 << 30, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -93,7 +94,7 @@ func TestEffectivePodRequests(t *testing.T) {
 // The limits on both presets: 1.37 max(Σspec, Σactuated), 1.36 the
 // larger per container; Infeasible drops the spec.
 func TestEffectivePodLimits(t *testing.T) {
-	two := Pod{Containers: []Container{ctr("a", nil, rl("cpu", "1")), ctr("b", nil, rl("cpu", "2"))}}
+	two := Pod{Containers: []core.Container{ctr("a", nil, rl("cpu", "1")), ctr("b", nil, rl("cpu", "2"))}}
 	for _, tc := range []struct {
 		name           string
 		pod            Pod
@@ -112,10 +113,10 @@ func TestEffectivePodLimits(t *testing.T) {
 			status("a", nil, true, rl("cpu", "1"), nil)}}, 0, 2000},
 		// pod-level limits cpu 4, actuated at pod level 3: both presets
 		// keep the larger, 4; Infeasible: the actuated 3
-		{"pod-level limits", Pod{Resources: &Resources{Limits: rl("cpu", "4")}, Containers: []Container{ctr("a", nil, nil)}},
-			ResizeStatus{Actuated: &Resources{Limits: rl("cpu", "3")}}, 4000, 4000},
-		{"pod-level limits, infeasible", Pod{Resources: &Resources{Limits: rl("cpu", "4")}, Containers: []Container{ctr("a", nil, nil)}},
-			ResizeStatus{Infeasible: true, Actuated: &Resources{Limits: rl("cpu", "3")}}, 3000, 3000},
+		{"pod-level limits", Pod{Resources: &core.ResourceRequirements{Limits: rl("cpu", "4")}, Containers: []core.Container{ctr("a", nil, nil)}},
+			ResizeStatus{Actuated: &core.ResourceRequirements{Limits: rl("cpu", "3")}}, 4000, 4000},
+		{"pod-level limits, infeasible", Pod{Resources: &core.ResourceRequirements{Limits: rl("cpu", "4")}, Containers: []core.Container{ctr("a", nil, nil)}},
+			ResizeStatus{Infeasible: true, Actuated: &core.ResourceRequirements{Limits: rl("cpu", "3")}}, 3000, 3000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, v := range []struct {
@@ -132,10 +133,10 @@ func TestEffectivePodLimits(t *testing.T) {
 
 // With nothing in the status, the effective values are the spec's.
 func TestEffectiveWithoutStatus(t *testing.T) {
-	pod := Pod{Overhead: rl("cpu", "50m"), Resources: &Resources{Requests: rl("memory", "2Gi"), Limits: rl("memory", "3Gi")},
-		InitContainers: []Container{{Name: "s", RestartPolicy: ContainerRestartPolicyAlways, Resources: Resources{Requests: rl("cpu", "100m"), Limits: rl("cpu", "200m")}},
+	pod := Pod{Overhead: rl("cpu", "50m"), Resources: &core.ResourceRequirements{Requests: rl("memory", "2Gi"), Limits: rl("memory", "3Gi")},
+		InitContainers: []core.Container{{Name: "s", RestartPolicy: core.ContainerRestartPolicyAlways, Resources: core.ResourceRequirements{Requests: rl("cpu", "100m"), Limits: rl("cpu", "200m")}},
 			ctr("i", rl("cpu", "500m"), rl("cpu", "1"))},
-		Containers: []Container{ctr("a", rl("cpu", "300m"), rl("cpu", "400m"))}}
+		Containers: []core.Container{ctr("a", rl("cpu", "300m"), rl("cpu", "400m"))}}
 	// requests: max(100m+300m, 100m+500m) = 600m + 50m; limits: max(200m+400m,
 	// 200m+1) = 1200m + 50m; memory from the pod level
 	for _, opts := range []QOSOptions{{}, QOSOptionsFor(release.V1_36)} {

@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/release"
 )
 
@@ -117,7 +118,7 @@ func (o PodConfigOptions) Validate() error {
 // PodConfigOptions.Validate.
 func ResourceConfigForPod(p Pod, opts PodConfigOptions) ResourceConfig {
 	reqs := PodRequests(p, opts.QOSOptions)
-	var lims ResourceList
+	var lims core.ResourceList
 	var cpuDeclared, memDeclared bool
 	if opts.DeclaredFromAggregatedLimits {
 		cpuDeclared, memDeclared = true, true
@@ -130,10 +131,10 @@ func ResourceConfigForPod(p Pod, opts PodConfigOptions) ResourceConfig {
 		cpuDeclared, memDeclared = containersDeclareLimits(p)
 	}
 	if opts.podLevel(p) {
-		if q := p.Resources.Limits.quantity(ResourceCPU); !q.IsZero() {
+		if q := p.Resources.Limits[core.ResourceCPU]; !q.IsZero() {
 			cpuDeclared = true
 		}
-		if q := p.Resources.Limits.quantity(ResourceMemory); !q.IsZero() {
+		if q := p.Resources.Limits[core.ResourceMemory]; !q.IsZero() {
 			memDeclared = true
 		}
 	}
@@ -152,9 +153,9 @@ func ResourceConfigForPod(p Pod, opts PodConfigOptions) ResourceConfig {
 	var out ResourceConfig
 	class := PodQOS(p, opts.QOSOptions)
 	switch class {
-	case Guaranteed:
+	case core.PodQOSGuaranteed:
 		out.CPUShares, out.CPUQuota, out.CPUPeriod, out.Memory = &shares, &quota, &period, &memory
-	case Burstable:
+	case core.PodQOSBurstable:
 		out.CPUShares = &shares
 		if cpuDeclared {
 			out.CPUQuota, out.CPUPeriod = &quota, &period
@@ -188,7 +189,7 @@ type QOSConfigOptions struct {
 	QOSOptions
 	// Allocatable is the node's allocatable resources; its memory is the
 	// base of the QoS memory limits when QOSReservedMemoryPercent is set.
-	Allocatable ResourceList
+	Allocatable core.ResourceList
 	// QOSReservedMemoryPercent is qosReserved's memory percentage (the
 	// QOSReserved alpha feature): that share of higher-class requests is
 	// kept out of reach of lower classes. 0 turns it off.
@@ -254,11 +255,11 @@ func QOSConfigs(pods []Pod, opts QOSConfigOptions) QOSCgroupConfigs {
 	var burstableMilliCPU, guaranteedMem, burstableMem int64
 	for i := range pods {
 		class := PodQOS(pods[i], opts.QOSOptions)
-		if class == BestEffort {
+		if class == core.PodQOSBestEffort {
 			continue
 		}
 		reqs := PodRequests(pods[i], opts.QOSOptions)
-		if class == Burstable {
+		if class == core.PodQOSBurstable {
 			burstableMilliCPU += reqs.MilliCPU()
 			burstableMem += reqs.Memory()
 		} else {
@@ -321,17 +322,17 @@ func QOSStartConfigs(opts QOSConfigOptions) QOSCgroupConfigs {
 // cpu shares MilliCPUToShares(cpu), the memory limit, the pids limit and
 // the huge page limits. The shares grow with the node's size, which starves
 // system.slice on large nodes (kubernetes#125409, open upstream).
-func NodeAllocatableConfig(allocatable ResourceList) ResourceConfig {
+func NodeAllocatableConfig(allocatable core.ResourceList) ResourceConfig {
 	var out ResourceConfig
-	if q, ok := allocatable[ResourceCPU]; ok {
+	if q, ok := allocatable[core.ResourceCPU]; ok {
 		s := MilliCPUToShares(q.MilliValue())
 		out.CPUShares = &s
 	}
-	if q, ok := allocatable[ResourceMemory]; ok {
+	if q, ok := allocatable[core.ResourceMemory]; ok {
 		m := q.Value()
 		out.Memory = &m
 	}
-	if q, ok := allocatable[ResourcePIDs]; ok {
+	if q, ok := allocatable[core.ResourcePIDs]; ok {
 		p := q.Value()
 		out.PidsLimit = &p
 	}
@@ -346,7 +347,7 @@ func NodeAllocatableConfig(allocatable ResourceList) ResourceConfig {
 // nodefs.available reserves ephemeral storage.
 type EvictionReservation struct {
 	// Resource is ResourceMemory or ResourceEphemeralStorage.
-	Resource ResourceName
+	Resource core.ResourceName
 	// Quantity is an absolute threshold; when nil, Percentage of capacity
 	// is used.
 	Quantity *resource.Quantity
@@ -371,11 +372,11 @@ func (r EvictionReservation) Bytes(capacity resource.Quantity) int64 {
 // NodeAllocatable returns capacity minus kube-reserved, system-reserved
 // and the hard eviction thresholds, per resource in capacity, floored at
 // zero, as the kubelet reports it in node.status.allocatable.
-func NodeAllocatable(capacity, kubeReserved, systemReserved ResourceList, hardEviction []EvictionReservation) ResourceList {
-	out := make(ResourceList, len(capacity))
-	for _, name := range capacity.sortedNames() {
+func NodeAllocatable(capacity, kubeReserved, systemReserved core.ResourceList, hardEviction []EvictionReservation) core.ResourceList {
+	out := make(core.ResourceList, len(capacity))
+	for _, name := range sortedNames(capacity) {
 		v := capacity[name].DeepCopy()
-		for _, l := range [2]ResourceList{kubeReserved, systemReserved} {
+		for _, l := range [2]core.ResourceList{kubeReserved, systemReserved} {
 			if q, ok := l[name]; ok {
 				v.Sub(q)
 			}
@@ -395,7 +396,7 @@ func NodeAllocatable(capacity, kubeReserved, systemReserved ResourceList, hardEv
 
 // Insufficient is one resource a pod does not fit on a node for.
 type Insufficient struct {
-	Resource ResourceName
+	Resource core.ResourceName
 	// Requested is the new pod's request, Used the sum of the requests of
 	// the pods already there, Allocatable the node's allocatable amount.
 	Requested, Used, Allocatable resource.Quantity
@@ -406,19 +407,19 @@ type Insufficient struct {
 // the node plus its own are no more than the node's allocatable amount;
 // and the node's "pods" allocatable bounds the number of pods. It returns
 // the resources that do not fit, sorted by name; none means the pod fits.
-func Fit(allocatable ResourceList, existing []ResourceList, pod ResourceList) []Insufficient {
+func Fit(allocatable core.ResourceList, existing []core.ResourceList, pod core.ResourceList) []Insufficient {
 	var out []Insufficient
-	if alloc, ok := allocatable[ResourcePods]; ok && int64(len(existing))+1 > alloc.Value() {
+	if alloc, ok := allocatable[core.ResourcePods]; ok && int64(len(existing))+1 > alloc.Value() {
 		out = append(out, Insufficient{
-			Resource:    ResourcePods,
+			Resource:    core.ResourcePods,
 			Requested:   *resource.NewQuantity(1, resource.DecimalSI),
 			Used:        *resource.NewQuantity(int64(len(existing)), resource.DecimalSI),
 			Allocatable: alloc.DeepCopy(),
 		})
 	}
-	for _, name := range pod.sortedNames() {
+	for _, name := range sortedNames(pod) {
 		req := pod[name]
-		if name == ResourcePods || req.Sign() <= 0 {
+		if name == core.ResourcePods || req.Sign() <= 0 {
 			continue
 		}
 		var used resource.Quantity
@@ -429,7 +430,7 @@ func Fit(allocatable ResourceList, existing []ResourceList, pod ResourceList) []
 		}
 		total := used.DeepCopy()
 		total.Add(req)
-		alloc := allocatable.quantity(name)
+		alloc := allocatable[name]
 		if total.Cmp(alloc) > 0 {
 			out = append(out, Insufficient{Resource: name, Requested: req.DeepCopy(), Used: used, Allocatable: alloc.DeepCopy()})
 		}

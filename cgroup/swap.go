@@ -3,6 +3,7 @@ package cgroup
 import (
 	"strconv"
 
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/internal/enum"
 )
 
@@ -115,7 +116,7 @@ type SwapDecision struct {
 // What is written for NoSwap: memory.swap.max "0" on v2; on v1 with the
 // controller the memory+swap limit equals the memory limit; without the
 // controller nothing.
-func ContainerSwap(p Pod, c Container, cfg SwapConfig, opts QOSOptions) (SwapDecision, error) {
+func ContainerSwap(p Pod, c core.Container, cfg SwapConfig, opts QOSOptions) (SwapDecision, error) {
 	memLimit := c.Resources.Limits.Memory()
 	if cfg.Legacy {
 		return legacySwap(cfg, memLimit)
@@ -150,11 +151,11 @@ func ContainerSwap(p Pod, c Container, cfg SwapConfig, opts QOSOptions) (SwapDec
 	if p.Critical() {
 		return noSwap(SwapCriticalPod, "critical pods (static, mirror or priority >= 2000000000) do not swap")
 	}
-	if class := PodQOS(p, opts); class != Burstable {
+	if class := PodQOS(p, opts); class != core.PodQOSBurstable {
 		return noSwap(SwapNotBurstable, "only Burstable pods swap; the pod is "+string(class))
 	}
-	req := c.Resources.Requests.quantity(ResourceMemory)
-	lim := c.Resources.Limits.quantity(ResourceMemory)
+	req := c.Resources.Requests[core.ResourceMemory]
+	lim := c.Resources.Limits[core.ResourceMemory]
 	if req.IsZero() && lim.IsZero() {
 		return noSwap(SwapNoMemoryRequest, "container "+quote(c.Name)+" declares no memory request or limit")
 	}

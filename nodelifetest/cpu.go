@@ -10,6 +10,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/topology"
 	"github.com/nodelife/nodelife/topology/cpu"
 	"github.com/nodelife/nodelife/topology/cpuset"
@@ -107,16 +108,16 @@ func CPUOptions() *rapid.Generator[cpu.Options] {
 func CPUPods(uid string) *rapid.Generator[cgroup.Pod] {
 	return rapid.Custom(func(t *rapid.T) cgroup.Pod {
 		guaranteed := !rare(t, 5, "burstable")
-		container := func(name string) cgroup.Container {
-			c := cgroup.Container{Name: name}
+		container := func(name string) core.Container {
+			c := core.Container{Name: name}
 			amount := rapid.SampledFrom([]string{"1", "2", "3", "4", "1", "2", "1500m", ""}).Draw(t, "cpu")
 			if amount == "" {
 				return c
 			}
-			l := cgroup.ResourceList{cgroup.ResourceCPU: resource.MustParse(amount), cgroup.ResourceMemory: resource.MustParse("64Mi")}
+			l := core.ResourceList{core.ResourceCPU: resource.MustParse(amount), core.ResourceMemory: resource.MustParse("64Mi")}
 			c.Resources.Requests = l
 			if guaranteed {
-				c.Resources.Limits = cgroup.ResourceList{cgroup.ResourceCPU: resource.MustParse(amount), cgroup.ResourceMemory: resource.MustParse("64Mi")}
+				c.Resources.Limits = core.ResourceList{core.ResourceCPU: resource.MustParse(amount), core.ResourceMemory: resource.MustParse("64Mi")}
 			}
 			return c
 		}
@@ -127,12 +128,12 @@ func CPUPods(uid string) *rapid.Generator[cgroup.Pod] {
 // podOf draws the containers of a pod with UID uid: 0-2 init containers
 // (init0, ...; each a sidecar half the time) and 1-3 app containers
 // (app0, ...), each drawn by container.
-func podOf(t *rapid.T, uid string, container func(name string) cgroup.Container) cgroup.Pod {
+func podOf(t *rapid.T, uid string, container func(name string) core.Container) cgroup.Pod {
 	p := cgroup.Pod{UID: uid}
 	for i := rapid.IntRange(0, 2).Draw(t, "init containers"); i > 0; i-- {
 		c := container(fmt.Sprintf("init%d", len(p.InitContainers)))
 		if rapid.Bool().Draw(t, "sidecar") {
-			c.RestartPolicy = cgroup.ContainerRestartPolicyAlways
+			c.RestartPolicy = core.ContainerRestartPolicyAlways
 		}
 		p.InitContainers = append(p.InitContainers, c)
 	}

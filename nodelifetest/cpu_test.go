@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/nodelifetest"
 	"github.com/nodelife/nodelife/topology"
 	"github.com/nodelife/nodelife/topology/checkpoint"
@@ -24,7 +25,7 @@ func TestDistributionCPU(t *testing.T) {
 		share{"full-pcpus-only", func(i int) bool { return opts(i).FullPCPUsOnly }, 0.05, 0.5})
 	pods := draw(nodelifetest.CPUPods("u"))
 	checkShares(t, "CPUPods",
-		share{"Guaranteed", func(i int) bool { return cgroup.PodQOS(pods(i), cgroup.QOSOptions{}) == cgroup.Guaranteed }, 0.3, 0.95},
+		share{"Guaranteed", func(i int) bool { return cgroup.PodQOS(pods(i), cgroup.QOSOptions{}) == core.PodQOSGuaranteed }, 0.3, 0.95},
 		share{"init containers", func(i int) bool { return len(pods(i).InitContainers) > 0 }, 0.2, 0.9})
 }
 

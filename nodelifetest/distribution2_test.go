@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/cri"
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/gc"
@@ -55,9 +55,9 @@ func TestDistributionKubelet(t *testing.T) {
 		share{"a page edge", func(i int) bool { v := by(i); return v >= 4095 && v <= 4097 }, 0.05, 0.6})
 	an := draw(nodelifetest.AdmissionNodes(any0))
 	checkShares(t, "AdmissionNodes",
-		share{"pods allocatable set", func(i int) bool { _, ok := an(i).Allocatable[cgroup.ResourcePods]; return ok }, 1, 1},
+		share{"pods allocatable set", func(i int) bool { _, ok := an(i).Allocatable[core.ResourcePods]; return ok }, 1, 1},
 		share{"huge pages listed", func(i int) bool { _, ok := an(i).Allocatable["hugepages-2Mi"]; return ok }, 0.3, 0.95},
-		share{"no cpu listed", func(i int) bool { _, ok := an(i).Allocatable[cgroup.ResourceCPU]; return !ok }, 0.05, 0.6})
+		share{"no cpu listed", func(i int) bool { _, ok := an(i).Allocatable[core.ResourceCPU]; return !ok }, 0.05, 0.6})
 	one := draw(nodelifetest.OnePod(any0))
 	checkShares(t, "OnePod (admission)",
 		share{"a host port", func(i int) bool { return len(one(i).HostPorts) > 0 }, 0.05, 0.6},

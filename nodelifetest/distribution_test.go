@@ -10,6 +10,7 @@ import (
 
 	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/eviction/pressure"
 	"github.com/nodelife/nodelife/gc"
@@ -107,15 +108,15 @@ func finiteFor(tols []taints.Toleration, tt taints.Taint) bool {
 func TestDistributionPods(t *testing.T) {
 	pods := draw(nodelifetest.Pods(any0))
 	one := draw(nodelifetest.OnePod(any0))
-	qos := func(c cgroup.QOSClass) func(int) bool { return func(i int) bool { return one(i).QOSClass() == c } }
+	qos := func(c core.PodQOSClass) func(int) bool { return func(i int) bool { return one(i).QOSClass() == c } }
 	checkShares(t, "OnePod",
-		share{"Guaranteed", qos(cgroup.Guaranteed), 0.05, 0.7},
-		share{"Burstable", qos(cgroup.Burstable), 0.05, 0.8},
-		share{"BestEffort", qos(cgroup.BestEffort), 0.05, 0.8},
+		share{"Guaranteed", qos(core.PodQOSGuaranteed), 0.05, 0.7},
+		share{"Burstable", qos(core.PodQOSBurstable), 0.05, 0.8},
+		share{"BestEffort", qos(core.PodQOSBestEffort), 0.05, 0.8},
 		share{"critical", func(i int) bool { return one(i).Critical() }, 0.05, 0.6},
 		share{"init containers", func(i int) bool { return len(one(i).InitContainers) > 0 }, 0.05, 0.6},
 		share{"a sidecar", func(i int) bool {
-			return slices.ContainsFunc(one(i).InitContainers, func(c cgroup.Container) bool { return c.RestartPolicy == cgroup.ContainerRestartPolicyAlways })
+			return slices.ContainsFunc(one(i).InitContainers, func(c core.Container) bool { return c.RestartPolicy == core.ContainerRestartPolicyAlways })
 		}, 0.02, 0.5},
 		share{"overhead", func(i int) bool { return one(i).Overhead != nil }, 0.01, 0.4},
 		share{"pod-level resources", func(i int) bool { return one(i).Resources != nil }, 0.01, 0.4},

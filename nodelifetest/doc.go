@@ -51,7 +51,7 @@
 // ("req{cpu:500m memory:1Gi}"), pointers as their values
 // ("priority=1000", "for 300s"). A Cluster or Scenario prints as a short
 // table: nodes by zone, a pod a line, the fault schedule. The library's
-// own drawn types (taints.Toleration, cgroup.ResourceList, lease.Lease,
+// own drawn types (taints.Toleration, core.ResourceList, lease.Lease,
 // gc.Object, topology.Hint and the rest) carry String and GoString
 // methods to the same end. Only a bare netip.Prefix (PrefixesIn) keeps
 // Go's own %#v; its %v is the prefix as written.

@@ -7,6 +7,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/topology/checkpoint"
 	"github.com/nodelife/nodelife/topology/memory"
 )
@@ -48,20 +49,20 @@ func MemoryMachines() *rapid.Generator[MemoryMachine] {
 func MemoryPods(uid string, sizes []string) *rapid.Generator[cgroup.Pod] {
 	return rapid.Custom(func(t *rapid.T) cgroup.Pod {
 		guaranteed := !rare(t, 5, "burstable")
-		container := func(name string) cgroup.Container {
-			l := cgroup.ResourceList{cgroup.ResourceCPU: resource.MustParse("1"),
-				cgroup.ResourceMemory: resource.MustParse(rapid.SampledFrom([]string{"256Mi", "512Mi", "1Gi", "2Gi", "3Gi", "6Gi"}).Draw(t, "memory"))}
+		container := func(name string) core.Container {
+			l := core.ResourceList{core.ResourceCPU: resource.MustParse("1"),
+				core.ResourceMemory: resource.MustParse(rapid.SampledFrom([]string{"256Mi", "512Mi", "1Gi", "2Gi", "3Gi", "6Gi"}).Draw(t, "memory"))}
 			if len(sizes) > 0 && rare(t, 3, "huge pages") {
 				name := rapid.SampledFrom(sizes).Draw(t, "page size")
 				amount := "1Gi"
 				if name == "hugepages-2Mi" {
 					amount = rapid.SampledFrom([]string{"2Mi", "64Mi", "1Gi"}).Draw(t, "huge amount")
 				}
-				l[cgroup.ResourceName(name)] = resource.MustParse(amount)
+				l[core.ResourceName(name)] = resource.MustParse(amount)
 			}
-			c := cgroup.Container{Name: name, Resources: cgroup.Resources{Requests: l}}
+			c := core.Container{Name: name, Resources: core.ResourceRequirements{Requests: l}}
 			if guaranteed {
-				lim := cgroup.ResourceList{}
+				lim := core.ResourceList{}
 				for k, v := range l {
 					lim[k] = v.DeepCopy()
 				}

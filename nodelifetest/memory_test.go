@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/nodelifetest"
 	"github.com/nodelife/nodelife/topology/checkpoint"
 )
@@ -16,7 +17,7 @@ func TestDistributionMemory(t *testing.T) {
 		share{"huge pages", func(i int) bool { return len(m(i).Nodes[0].HugePages) > 0 }, 0.5, 0.9})
 	pods := draw(nodelifetest.MemoryPods("u", []string{"hugepages-1Gi"}))
 	checkShares(t, "MemoryPods",
-		share{"Guaranteed", func(i int) bool { return cgroup.PodQOS(pods(i), cgroup.QOSOptions{}) == cgroup.Guaranteed }, 0.6, 0.95},
+		share{"Guaranteed", func(i int) bool { return cgroup.PodQOS(pods(i), cgroup.QOSOptions{}) == core.PodQOSGuaranteed }, 0.6, 0.95},
 		share{"huge pages", func(i int) bool {
 			for _, c := range pods(i).Containers {
 				if _, ok := c.Resources.Requests["hugepages-1Gi"]; ok {

@@ -38,9 +38,9 @@ type Pod struct {
 	// InitContainers (sidecars among them, RestartPolicy Always) and
 	// Containers carry cpu, memory and ephemeral-storage requests and
 	// limits; Overhead and Resources (pod-level) are set on some pods.
-	InitContainers, Containers []cgroup.Container
-	Overhead                   cgroup.ResourceList
-	Resources                  *cgroup.Resources
+	InitContainers, Containers []core.Container
+	Overhead                   core.ResourceList
+	Resources                  *core.ResourceRequirements
 	// HostPorts are the host ports its containers ask for (on some pods).
 	HostPorts []admission.ContainerPort
 	// Tolerations are the pod's tolerations.
@@ -73,7 +73,7 @@ func (p Pod) Cgroup() cgroup.Pod {
 }
 
 // QOSClass returns the pod's QoS class as the kubelet computes it.
-func (p Pod) QOSClass() cgroup.QOSClass { return cgroup.ComputeQOS(p.Cgroup(), cgroup.QOSOptions{}) }
+func (p Pod) QOSClass() core.PodQOSClass { return cgroup.ComputeQOS(p.Cgroup(), cgroup.QOSOptions{}) }
 
 // Critical reports whether the kubelet treats the pod as critical: static,
 // mirror, or of priority at least cgroup.SystemCriticalPriority.
@@ -100,10 +100,10 @@ func (p Pod) annotations() map[string]string {
 // Pressure returns the pod as the kubelet's node-pressure eviction takes
 // it (memory and ephemeral-storage requests and limits).
 func (p Pod) Pressure() pressure.Pod {
-	conv := func(cs []cgroup.Container) []pressure.Container {
+	conv := func(cs []core.Container) []pressure.Container {
 		out := make([]pressure.Container, len(cs))
 		for i, c := range cs {
-			out[i] = pressure.Container{Name: c.Name, Sidecar: c.RestartPolicy == cgroup.ContainerRestartPolicyAlways,
+			out[i] = pressure.Container{Name: c.Name, Sidecar: c.RestartPolicy == core.ContainerRestartPolicyAlways,
 				Requests: pressureResources(c.Resources.Requests), Limits: pressureResources(c.Resources.Limits)}
 		}
 		return out
@@ -121,8 +121,8 @@ func (p Pod) Pressure() pressure.Pod {
 	return out
 }
 
-func pressureResources(l cgroup.ResourceList) pressure.Resources {
-	return pressure.Resources{Memory: l[cgroup.ResourceMemory], EphemeralStorage: l[cgroup.ResourceEphemeralStorage]}
+func pressureResources(l core.ResourceList) pressure.Resources {
+	return pressure.Resources{Memory: l[core.ResourceMemory], EphemeralStorage: l[core.ResourceEphemeralStorage]}
 }
 
 // Shutdown returns the pod as graceful node shutdown takes it, running.
@@ -164,18 +164,18 @@ func (o Options) priority(t *rapid.T) *int32 {
 // quantities are the amounts drawn for memory and storage, in bytes.
 var quantities = []int64{0, 1, 1 << 10, 64 << 20, 100 << 20, 128 * 1000 * 1000, 1 << 30, 2 << 30}
 
-func drawQuantity(t *rapid.T, name cgroup.ResourceName, label string) resource.Quantity {
-	if name == cgroup.ResourceCPU {
+func drawQuantity(t *rapid.T, name core.ResourceName, label string) resource.Quantity {
+	if name == core.ResourceCPU {
 		return *resource.NewMilliQuantity(rapid.SampledFrom([]int64{0, 1, 100, 250, 500, 1000, 1500, 2000, 4000}).Draw(t, label), resource.DecimalSI)
 	}
 	return *resource.NewQuantity(rapid.SampledFrom(quantities).Draw(t, label), resource.BinarySI)
 }
 
-var podResources = []cgroup.ResourceName{cgroup.ResourceCPU, cgroup.ResourceMemory, cgroup.ResourceEphemeralStorage}
+var podResources = []core.ResourceName{core.ResourceCPU, core.ResourceMemory, core.ResourceEphemeralStorage}
 
 // scalarResources are the huge-page and extended resources drawn on some
 // containers, requests equal to limits as the API server requires.
-var scalarResources = []cgroup.ResourceName{"hugepages-2Mi", "example.com/gpu"}
+var scalarResources = []core.ResourceName{"hugepages-2Mi", "example.com/gpu"}
 
 // drawResources draws requests and limits of cpu, memory and ephemeral
 // storage, and on some containers of 2 MiB huge pages and an extended
@@ -186,8 +186,8 @@ var scalarResources = []cgroup.ResourceName{"hugepages-2Mi", "example.com/gpu"}
 // Every amount is drawn whether it is kept or not, here and in drawPod, so
 // that switching a part off while shrinking leaves the draws after it
 // where they were and the rest of the counterexample intact.
-func drawResources(t *rapid.T, label string) cgroup.Resources {
-	r := cgroup.Resources{Requests: cgroup.ResourceList{}, Limits: cgroup.ResourceList{}}
+func drawResources(t *rapid.T, label string) core.ResourceRequirements {
+	r := core.ResourceRequirements{Requests: core.ResourceList{}, Limits: core.ResourceList{}}
 	for _, name := range scalarResources {
 		on := rare(t, 6, label+"scalar"+string(name))
 		q := drawQuantity(t, name, label+"scalarq"+string(name))
@@ -262,13 +262,13 @@ func drawPod(t *rapid.T, o Options, i int) Pod {
 	mirror := rare(t, 10, "mirror")
 	p.Mirror = !p.Static && mirror
 	shape := rapid.IntRange(0, 3).Draw(t, "shape") // 0: Guaranteed-shaped, 1: BestEffort-shaped, else mixed
-	container := rapid.Custom(func(t *rapid.T) cgroup.Container {
-		var ct cgroup.Container
+	container := rapid.Custom(func(t *rapid.T) core.Container {
+		var ct core.Container
 		mixed := drawResources(t, "c") // drawn for every shape: a container draws something
 		switch shape {
 		case 0:
-			ct.Resources = cgroup.Resources{Requests: cgroup.ResourceList{}, Limits: cgroup.ResourceList{}}
-			for _, name := range []cgroup.ResourceName{cgroup.ResourceCPU, cgroup.ResourceMemory} {
+			ct.Resources = core.ResourceRequirements{Requests: core.ResourceList{}, Limits: core.ResourceList{}}
+			for _, name := range []core.ResourceName{core.ResourceCPU, core.ResourceMemory} {
 				q := drawQuantity(t, name, "g"+string(name))
 				ct.Resources.Limits[name], ct.Resources.Requests[name] = q, q.DeepCopy()
 			}
@@ -283,10 +283,10 @@ func drawPod(t *rapid.T, o Options, i int) Pod {
 		p.Containers[k].Name = fmt.Sprintf("c%d", len(p.Containers)-k)
 	}
 	hasInits := rare(t, 4, "init")
-	inits := rapid.SliceOfN(rapid.Custom(func(t *rapid.T) cgroup.Container {
-		ic := cgroup.Container{Resources: drawResources(t, "i")}
+	inits := rapid.SliceOfN(rapid.Custom(func(t *rapid.T) core.Container {
+		ic := core.Container{Resources: drawResources(t, "i")}
 		if rapid.Bool().Draw(t, "sidecar") {
-			ic.RestartPolicy = cgroup.ContainerRestartPolicyAlways
+			ic.RestartPolicy = core.ContainerRestartPolicyAlways
 		}
 		return ic
 	}), 1, 2).Draw(t, "inits")
@@ -297,8 +297,8 @@ func drawPod(t *rapid.T, o Options, i int) Pod {
 		p.InitContainers = inits
 	}
 	hasOverhead := rare(t, 10, "overhead")
-	overhead := cgroup.ResourceList{cgroup.ResourceCPU: drawQuantity(t, cgroup.ResourceCPU, "ohcpu"),
-		cgroup.ResourceMemory: drawQuantity(t, cgroup.ResourceMemory, "ohmem")}
+	overhead := core.ResourceList{core.ResourceCPU: drawQuantity(t, core.ResourceCPU, "ohcpu"),
+		core.ResourceMemory: drawQuantity(t, core.ResourceMemory, "ohmem")}
 	if hasOverhead {
 		p.Overhead = overhead
 	}
@@ -376,13 +376,13 @@ func PodsOn(pods []Pod, nodes []string) *rapid.Generator[[]Pod] {
 // the same values pods request), and 0-12 pods.
 func AdmissionNodes(o Options) *rapid.Generator[admission.Node] {
 	return rapid.Custom(func(t *rapid.T) admission.Node {
-		alloc := cgroup.ResourceList{}
+		alloc := core.ResourceList{}
 		for _, name := range append(slices.Clone(podResources), scalarResources...) {
 			if !rare(t, 3, "unlisted "+string(name)) {
 				alloc[name] = drawQuantity(t, name, "allocatable "+string(name))
 			}
 		}
-		alloc[cgroup.ResourcePods] = *resource.NewQuantity(rapid.Int64Range(0, 12).Draw(t, "pods"), resource.DecimalSI)
+		alloc[core.ResourcePods] = *resource.NewQuantity(rapid.Int64Range(0, 12).Draw(t, "pods"), resource.DecimalSI)
 		return admission.Node{Name: "n1", UID: "uid-n1", Allocatable: alloc}
 	})
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/eviction/pressure"
 	"github.com/nodelife/nodelife/internal/compact"
@@ -92,7 +92,7 @@ func (p Pod) GoString() string { return p.String() }
 
 // containersText prints "[name req{...} lim{...} restart=Always, ...]",
 // or "" for none.
-func containersText(cs []cgroup.Container) string {
+func containersText(cs []core.Container) string {
 	if len(cs) == 0 {
 		return ""
 	}
@@ -107,7 +107,7 @@ func containersText(cs []cgroup.Container) string {
 }
 
 // resourcesText prints " req{...} lim{...}", each only when set.
-func resourcesText(r cgroup.Resources) string {
+func resourcesText(r core.ResourceRequirements) string {
 	var s string
 	if len(r.Requests) > 0 {
 		s += " req" + r.Requests.String()

@@ -11,7 +11,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/nodelife/nodelife/admission"
-	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/eviction/pressure"
 	"github.com/nodelife/nodelife/nodelifecycle"
@@ -27,13 +27,13 @@ func TestPodString(t *testing.T) {
 	q := resource.MustParse
 	p := nodelifetest.Pod{Namespace: "ns", Name: "web", UID: "u1", OwnerKind: "ReplicaSet", NodeName: "a-0",
 		Priority: &prio, PriorityClassName: "high", Static: true,
-		InitContainers: []cgroup.Container{{Name: "proxy", RestartPolicy: "Always",
-			Resources: cgroup.Resources{Requests: cgroup.ResourceList{"cpu": q("100m")}}}},
-		Containers: []cgroup.Container{{Name: "app", Resources: cgroup.Resources{
-			Requests: cgroup.ResourceList{"memory": q("1Gi"), "cpu": q("500m")},
-			Limits:   cgroup.ResourceList{"memory": q("2Gi")}}}},
-		Overhead:                      cgroup.ResourceList{"cpu": q("10m")},
-		Resources:                     &cgroup.Resources{Limits: cgroup.ResourceList{"cpu": q("2")}},
+		InitContainers: []core.Container{{Name: "proxy", RestartPolicy: "Always",
+			Resources: core.ResourceRequirements{Requests: core.ResourceList{"cpu": q("100m")}}}},
+		Containers: []core.Container{{Name: "app", Resources: core.ResourceRequirements{
+			Requests: core.ResourceList{"memory": q("1Gi"), "cpu": q("500m")},
+			Limits:   core.ResourceList{"memory": q("2Gi")}}}},
+		Overhead:                      core.ResourceList{"cpu": q("10m")},
+		Resources:                     &core.ResourceRequirements{Limits: core.ResourceList{"cpu": q("2")}},
 		HostPorts:                     []admission.ContainerPort{{HostPort: 80}, {HostPort: 53, Protocol: "UDP", HostIP: "10.0.0.1"}},
 		Tolerations:                   []taints.Toleration{{Key: "node.kubernetes.io/unreachable", Operator: "Exists", Effect: "NoExecute", TolerationSeconds: &secs}, {Operator: "Exists"}},
 		TerminationGracePeriodSeconds: &grace, Ready: true,

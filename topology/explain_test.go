@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/topology"
 )
 
@@ -89,7 +90,7 @@ func TestManagerWhy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pod := cgroup.Pod{UID: "u", Containers: []cgroup.Container{{Name: "app"}}}
+	pod := cgroup.Pod{UID: "u", Containers: []core.Container{{Name: "app"}}}
 	a, err := m.Admit(pod)
 	if err != nil || a.Admit || a.Reason != topology.ReasonTopologyAffinity {
 		t.Fatalf("admission %+v, %v: want a TopologyAffinityError", a, err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 )
 
 // Scope is --topology-manager-scope: the unit whose resources are aligned
@@ -197,7 +198,7 @@ func (m *Manager) Admit(pod cgroup.Pod) (Admission, error) {
 		}
 		podHint = hint
 	}
-	for _, cs := range [...][]cgroup.Container{pod.InitContainers, pod.Containers} {
+	for _, cs := range [...][]core.Container{pod.InitContainers, pod.Containers} {
 		for _, c := range cs {
 			if refused, err := m.admitContainer(pod, c.Name, podHint, &a); refused || err != nil {
 				return a, err

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/topology"
 	"github.com/nodelife/nodelife/topology/checkpoint"
 	"github.com/nodelife/nodelife/topology/cpu"
@@ -16,8 +17,8 @@ import (
 // guaranteedPod is a pod of one container "app" whose requests equal its
 // limits.
 func guaranteedPod(uid, cpus, mem string) cgroup.Pod {
-	l := cgroup.ResourceList{cgroup.ResourceCPU: resource.MustParse(cpus), cgroup.ResourceMemory: resource.MustParse(mem)}
-	return cgroup.Pod{UID: uid, Containers: []cgroup.Container{{Name: "app", Resources: cgroup.Resources{Requests: l, Limits: l}}}}
+	l := core.ResourceList{core.ResourceCPU: resource.MustParse(cpus), core.ResourceMemory: resource.MustParse(mem)}
+	return cgroup.Pod{UID: uid, Containers: []core.Container{{Name: "app", Resources: core.ResourceRequirements{Requests: l, Limits: l}}}}
 }
 
 // twoSocketMachine is a machine of two sockets, one NUMA node each, of

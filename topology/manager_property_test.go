@@ -8,6 +8,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/nodelifetest"
 	"github.com/nodelife/nodelife/topology"
 	"github.com/nodelife/nodelife/topology/checkpoint"
@@ -130,7 +131,7 @@ func TestManagerProperties(t *testing.T) {
 // release removes every container of pod from the managers, as the
 // kubelet does when a pod is gone.
 func release(cpus *cpu.Static, mem *memory.Static, m *topology.Manager, pod cgroup.Pod) {
-	for _, cs := range [][]cgroup.Container{pod.InitContainers, pod.Containers} {
+	for _, cs := range [][]core.Container{pod.InitContainers, pod.Containers} {
 		for _, c := range cs {
 			cpus.RemoveContainer(pod.UID, c.Name)
 			mem.RemoveContainer(pod.UID, c.Name)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/topology"
 )
 
@@ -53,7 +54,7 @@ func mask(t *testing.T, nodes ...int) topology.BitMask {
 }
 
 // twoContainerPod has init container "init" and app container "app".
-var twoContainerPod = cgroup.Pod{UID: "p", InitContainers: []cgroup.Container{{Name: "init"}}, Containers: []cgroup.Container{{Name: "app"}}}
+var twoContainerPod = cgroup.Pod{UID: "p", InitContainers: []core.Container{{Name: "init"}}, Containers: []core.Container{{Name: "app"}}}
 
 // TestManagerScopes follows the kubelet's topology manager scopes
 // (topologymanager/scope_container.go, scope_pod.go, scope_none.go of

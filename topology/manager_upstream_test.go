@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/topology"
 )
 
@@ -43,7 +44,7 @@ func TestUpstreamAdmit(t *testing.T) {
 		{"QOSClass set as Guaranteed. Restricted Policy. No Preferred affinity.", topology.PolicyRestricted, 1, nonePreferred, false},
 		{"QOSClass set as Burstable. Restricted Policy. No Preferred affinity.", topology.PolicyRestricted, 1, nonePreferred, false},
 	}
-	pod := cgroup.Pod{UID: "pod", Containers: []cgroup.Container{{Name: ""}}}
+	pod := cgroup.Pod{UID: "pod", Containers: []core.Container{{Name: ""}}}
 	for _, row := range rows {
 		hints := topology.ProviderHints{"resource": row.hints}
 		if row.hints == nil {

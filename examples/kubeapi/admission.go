@@ -5,6 +5,7 @@ import (
 
 	"github.com/nodelife/nodelife/admission"
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 )
 
 // AdmissionPod is what the kubelet's admission reads of a pod: identity,
@@ -22,7 +23,7 @@ func AdmissionPod(p *corev1.Pod) admission.Pod {
 		NodeName:          p.Spec.NodeName, NodeSelector: p.Spec.NodeSelector,
 		Tolerations: Tolerations(p.Spec.Tolerations),
 		Priority:    p.Spec.Priority, PriorityClassName: p.Spec.PriorityClassName,
-		QOSClass:       cgroup.QOSClass(p.Status.QOSClass),
+		QOSClass:       core.PodQOSClass(p.Status.QOSClass),
 		InitContainers: cp.InitContainers, Containers: cp.Containers,
 		Resources: cp.Resources, Overhead: cp.Overhead,
 	}

@@ -199,16 +199,16 @@ func Node(n *corev1.Node) core.Node {
 // resources (spec.resources, PodLevelResources), overhead, priority, and
 // the mirror-pod annotation.
 func CgroupPod(p *corev1.Pod) cgroup.Pod {
-	out := cgroup.Pod{UID: string(p.UID), QOSClass: cgroup.QOSClass(p.Status.QOSClass), Overhead: resourceList(p.Spec.Overhead)}
+	out := cgroup.Pod{UID: string(p.UID), QOSClass: core.PodQOSClass(p.Status.QOSClass), Overhead: resourceList(p.Spec.Overhead)}
 	for _, c := range p.Spec.InitContainers {
-		cc := cgroup.Container{Name: c.Name, Resources: resources(c.Resources.Requests, c.Resources.Limits)}
+		cc := core.Container{Name: c.Name, Resources: resources(c.Resources.Requests, c.Resources.Limits)}
 		if c.RestartPolicy != nil {
 			cc.RestartPolicy = string(*c.RestartPolicy)
 		}
 		out.InitContainers = append(out.InitContainers, cc)
 	}
 	for _, c := range p.Spec.Containers {
-		out.Containers = append(out.Containers, cgroup.Container{Name: c.Name, Resources: resources(c.Resources.Requests, c.Resources.Limits)})
+		out.Containers = append(out.Containers, core.Container{Name: c.Name, Resources: resources(c.Resources.Requests, c.Resources.Limits)})
 	}
 	if r := p.Spec.Resources; r != nil {
 		pr := resources(r.Requests, r.Limits)
@@ -221,17 +221,17 @@ func CgroupPod(p *corev1.Pod) cgroup.Pod {
 	return out
 }
 
-func resources(req, lim corev1.ResourceList) cgroup.Resources {
-	return cgroup.Resources{Requests: resourceList(req), Limits: resourceList(lim)}
+func resources(req, lim corev1.ResourceList) core.ResourceRequirements {
+	return core.ResourceRequirements{Requests: resourceList(req), Limits: resourceList(lim)}
 }
 
-func resourceList(in corev1.ResourceList) cgroup.ResourceList {
+func resourceList(in corev1.ResourceList) core.ResourceList {
 	if in == nil {
 		return nil
 	}
-	out := make(cgroup.ResourceList, len(in))
+	out := make(core.ResourceList, len(in))
 	for k, v := range in {
-		out[cgroup.ResourceName(k)] = v.DeepCopy()
+		out[core.ResourceName(k)] = v.DeepCopy()
 	}
 	return out
 }

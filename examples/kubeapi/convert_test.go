@@ -182,7 +182,7 @@ func TestDaemonSetPod(t *testing.T) {
 		t.Errorf("shutdown pod %+v", sp)
 	}
 	cp := CgroupPod(p)
-	if !cp.Critical() || cgroup.PodQOS(cp, cgroup.QOSOptions{}) != cgroup.Burstable {
+	if !cp.Critical() || cgroup.PodQOS(cp, cgroup.QOSOptions{}) != core.PodQOSBurstable {
 		t.Errorf("cgroup pod %+v", cp)
 	}
 }
@@ -230,7 +230,7 @@ func TestDeploymentChain(t *testing.T) {
 	if q := cgroup.PodQOS(CgroupPod(pod), cgroup.QOSOptions{}); string(q) != string(pod.Status.QOSClass) {
 		t.Errorf("QoS %s, the API says %s", q, pod.Status.QOSClass)
 	}
-	if q := cgroup.PodQOS(CgroupPod(ms[3].obj.(*corev1.Pod)), cgroup.QOSOptions{}); q != cgroup.BestEffort {
+	if q := cgroup.PodQOS(CgroupPod(ms[3].obj.(*corev1.Pod)), cgroup.QOSOptions{}); q != core.PodQOSBestEffort {
 		t.Errorf("QoS %s", q)
 	}
 }
@@ -249,10 +249,10 @@ func TestPodLevelResources(t *testing.T) {
 	if cp.Resources == nil || !cp.Resources.Limits["memory"].Equal(q("1Gi")) || !cp.Resources.Requests["cpu"].Equal(q("1")) {
 		t.Fatalf("pod-level resources lost: %+v", cp.Resources)
 	}
-	if got := cgroup.PodQOS(cp, cgroup.QOSOptions{}); got != cgroup.Guaranteed {
+	if got := cgroup.PodQOS(cp, cgroup.QOSOptions{}); got != core.PodQOSGuaranteed {
 		t.Errorf("QoS with PodLevelResources %s, want Guaranteed", got)
 	}
-	if got := cgroup.PodQOS(cp, cgroup.QOSOptions{DisablePodLevelResources: true}); got != cgroup.BestEffort {
+	if got := cgroup.PodQOS(cp, cgroup.QOSOptions{DisablePodLevelResources: true}); got != core.PodQOSBestEffort {
 		t.Errorf("QoS without PodLevelResources %s, want BestEffort", got)
 	}
 	pod.Spec.Resources = nil

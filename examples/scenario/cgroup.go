@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 )
 
 // Cgroup works out what the kubelet writes for a Burstable pod (250m/1Gi
@@ -18,11 +19,11 @@ import (
 func Cgroup(Options) (Report, error) {
 	r := Report{Name: "cgroup", Title: "a Burstable pod (250m/1Gi requested, 500m/2Gi limit) on a cgroup v2 node with 40Gi of memory and 5Gi of swap"}
 	q := resource.MustParse
-	app := cgroup.Container{Name: "app", Resources: cgroup.Resources{
-		Requests: cgroup.ResourceList{cgroup.ResourceCPU: q("250m"), cgroup.ResourceMemory: q("1Gi")},
-		Limits:   cgroup.ResourceList{cgroup.ResourceCPU: q("500m"), cgroup.ResourceMemory: q("2Gi")},
+	app := core.Container{Name: "app", Resources: core.ResourceRequirements{
+		Requests: core.ResourceList{core.ResourceCPU: q("250m"), core.ResourceMemory: q("1Gi")},
+		Limits:   core.ResourceList{core.ResourceCPU: q("500m"), core.ResourceMemory: q("2Gi")},
 	}}
-	p := cgroup.Pod{UID: "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0", Containers: []cgroup.Container{app}}
+	p := cgroup.Pod{UID: "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0", Containers: []core.Container{app}}
 	class := cgroup.PodQOS(p, cgroup.QOSOptions{})
 	root, err := cgroup.NodeAllocatableRoot("/", true)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/topology"
 	"github.com/nodelife/nodelife/topology/checkpoint"
 	"github.com/nodelife/nodelife/topology/cpu"
@@ -41,15 +42,15 @@ func numaMachine() (*cpu.Machine, []memory.NUMANode, map[int]map[string]uint64, 
 // guaranteedPod returns a pod of one container asking the same requests
 // and limits.
 func guaranteedPod(uid string, cpus, mem, huge string) cgroup.Pod {
-	l := cgroup.ResourceList{cgroup.ResourceCPU: resource.MustParse(cpus), cgroup.ResourceMemory: resource.MustParse(mem)}
+	l := core.ResourceList{core.ResourceCPU: resource.MustParse(cpus), core.ResourceMemory: resource.MustParse(mem)}
 	if huge != "" {
 		l["hugepages-1Gi"] = resource.MustParse(huge)
 	}
-	lim := cgroup.ResourceList{}
+	lim := core.ResourceList{}
 	for k, v := range l {
 		lim[k] = v.DeepCopy()
 	}
-	return cgroup.Pod{UID: uid, Containers: []cgroup.Container{{Name: "app", Resources: cgroup.Resources{Requests: l, Limits: lim}}}}
+	return cgroup.Pod{UID: uid, Containers: []core.Container{{Name: "app", Resources: core.ResourceRequirements{Requests: l, Limits: lim}}}}
 }
 
 func blocksText(bs []checkpoint.MemoryBlock) string {

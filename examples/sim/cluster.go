@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/nodelife/nodelife/admission"
-	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/eviction/pressure"
 	"github.com/nodelife/nodelife/shutdown"
@@ -51,7 +51,7 @@ type Node struct {
 	// Created is metadata.creationTimestamp (zero: the run's start).
 	Created time.Time
 	// Allocatable is status.allocatable, for Config.Placement.
-	Allocatable cgroup.ResourceList
+	Allocatable core.ResourceList
 }
 
 // Owner is a pod's controlling owner, or the workload above it.

@@ -10,6 +10,7 @@ import (
 	"github.com/nodelife/nodelife/admission"
 	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -180,7 +181,7 @@ func (r *run) tryPlace(now time.Time, pi int) bool {
 	}
 	// the pod's cpu (millicores) and memory requests, for the scores
 	reqs := cgroup.PodRequests(cgroup.Pod{InitContainers: repl.InitContainers, Containers: repl.Containers, Resources: repl.Resources, Overhead: repl.Overhead}, cgroup.QOSOptions{})
-	cpu, mem := reqs[cgroup.ResourceCPU], reqs[cgroup.ResourceMemory]
+	cpu, mem := reqs[core.ResourceCPU], reqs[core.ResourceMemory]
 	need := [2]int64{cpu.MilliValue(), mem.Value()}
 	best, bestScore := -1, -1.0
 	for _, j := range feasible {
@@ -237,7 +238,7 @@ func (r *run) filter(now time.Time, j int, q *admission.Pod) []string {
 	}
 	for _, f := range r.pl.scratch {
 		switch {
-		case f.Resource == cgroup.ResourcePods:
+		case f.Resource == core.ResourcePods:
 			out = append(out, reasonTooManyPods)
 		case f.Resource != "":
 			out = append(out, "Insufficient "+string(f.Resource))
@@ -259,7 +260,7 @@ func untolerated(ts []taints.Taint, tols []taints.Toleration) bool {
 func (r *run) score(j int, want [2]int64, wl int) float64 {
 	ni := r.pl.nis[j]
 	least := 0.0
-	for k, name := range []cgroup.ResourceName{cgroup.ResourceCPU, cgroup.ResourceMemory} {
+	for k, name := range []core.ResourceName{core.ResourceCPU, core.ResourceMemory} {
 		used, alloc := ni.Requested(name)
 		if alloc > 0 {
 			least += 100 * float64(alloc-used-want[k]) / float64(alloc) / 2

@@ -18,7 +18,7 @@ import (
 	schedulerframework "k8s.io/kubernetes/pkg/scheduler/framework"
 
 	"github.com/nodelife/nodelife/admission"
-	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/examples/kubeapi"
 )
 
@@ -366,7 +366,7 @@ func TestDifferentialPreempt(t *testing.T) {
 			q := amounts[name][r.Intn(len(amounts[name]))]
 			// an InsufficientResourceError whose shortfall is q
 			reasons = append(reasons, &lifecycle.InsufficientResourceError{ResourceName: name, Requested: q, Used: 0, Capacity: 0})
-			needs = append(needs, admission.Need{Resource: cgroup.ResourceName(name), Amount: q})
+			needs = append(needs, admission.Need{Resource: core.ResourceName(name), Amount: q})
 		}
 		var killed []string
 		kill := func(p *v1.Pod, _ bool, _ *int64, _ func(*v1.PodStatus)) error {

@@ -18,6 +18,7 @@ import (
 	"k8s.io/kubernetes/pkg/kubelet/cm"
 
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 )
 
 // The kubelet's linear shares <-> cpu.weight conversions are unexported
@@ -419,10 +420,10 @@ func TestDifferentialHugePageLimits(t *testing.T) {
 	}
 }
 
-func toCgroupList(l v1.ResourceList) cgroup.ResourceList {
-	out := cgroup.ResourceList{}
+func toCgroupList(l v1.ResourceList) core.ResourceList {
+	out := core.ResourceList{}
 	for k, v := range l {
-		out[cgroup.ResourceName(k)] = v
+		out[core.ResourceName(k)] = v
 	}
 	return out
 }

@@ -22,6 +22,7 @@ import (
 	"k8s.io/kubernetes/pkg/kubelet/lifecycle"
 
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/examples/kubeapi"
 	"github.com/nodelife/nodelife/nodelifetest"
 	"github.com/nodelife/nodelife/topology"
@@ -364,9 +365,9 @@ func TestDifferentialMemorySystemReserved(t *testing.T) {
 				sums[name] = s
 			}
 			theirs = append(theirs, kubeletconfig.MemoryReservation{NumaNode: node, Limits: l})
-			cl := cgroup.ResourceList{}
+			cl := core.ResourceList{}
 			for name, q := range l {
-				cl[cgroup.ResourceName(name)] = q.DeepCopy()
+				cl[core.ResourceName(name)] = q.DeepCopy()
 			}
 			ours = append(ours, memory.Reservation{NUMANode: node, Limits: cl})
 		}
@@ -383,9 +384,9 @@ func TestDifferentialMemorySystemReserved(t *testing.T) {
 		if r.Intn(5) == 0 {
 			alloc[v1.ResourceMemory] = resource.MustParse([]string{"0", "100Mi"}[r.Intn(2)])
 		}
-		calloc := cgroup.ResourceList{}
+		calloc := core.ResourceList{}
 		for name, q := range alloc {
-			calloc[cgroup.ResourceName(name)] = q.DeepCopy()
+			calloc[core.ResourceName(name)] = q.DeepCopy()
 		}
 		got, err := memory.SystemReserved(m.nodes, calloc, ours)
 		want, uerr := upstreamSystemReservedMemory(m.machineInfo(), alloc, theirs)

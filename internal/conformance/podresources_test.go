@@ -17,6 +17,7 @@ import (
 	"k8s.io/kubernetes/pkg/kubelet/cm"
 
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/examples/kubeapi"
 )
 
@@ -157,7 +158,7 @@ func quantityMap(l v1.ResourceList) map[string]int64 {
 	return out
 }
 
-func fromCgroup(l cgroup.ResourceList) v1.ResourceList {
+func fromCgroup(l core.ResourceList) v1.ResourceList {
 	out := v1.ResourceList{}
 	for name, q := range l {
 		out[v1.ResourceName(name)] = q

@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/topology"
 	"github.com/nodelife/nodelife/topology/cpuset"
 )
@@ -163,7 +164,7 @@ func (p *Static) updateReuse(pod cgroup.Pod, container string, cs cpuset.CPUSet)
 		if c.Name != container {
 			continue
 		}
-		if c.RestartPolicy != cgroup.ContainerRestartPolicyAlways {
+		if c.RestartPolicy != core.ContainerRestartPolicyAlways {
 			p.reuse[pod.UID] = p.reuse[pod.UID].Union(cs)
 			return
 		}

@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/topology"
 	"github.com/nodelife/nodelife/topology/checkpoint"
 	"github.com/nodelife/nodelife/topology/cpu"
@@ -75,8 +76,8 @@ func ExampleStatic() {
 		fmt.Println(err)
 		return
 	}
-	four := cgroup.ResourceList{cgroup.ResourceCPU: resource.MustParse("4"), cgroup.ResourceMemory: resource.MustParse("1Gi")}
-	pod := cgroup.Pod{UID: "pod-1", Containers: []cgroup.Container{{Name: "app", Resources: cgroup.Resources{Requests: four, Limits: four}}}}
+	four := core.ResourceList{core.ResourceCPU: resource.MustParse("4"), core.ResourceMemory: resource.MustParse("1Gi")}
+	pod := cgroup.Pod{UID: "pod-1", Containers: []core.Container{{Name: "app", Resources: core.ResourceRequirements{Requests: four, Limits: four}}}}
 
 	hints, _ := p.Hints(pod, "app")
 	fmt.Println("reserved:", p.Reserved(), "hints:", hints["cpu"])
@@ -136,8 +137,8 @@ func ExampleStatic_Demands() {
 		return
 	}
 	_ = p.Start(checkpoint.CPUState{})
-	l := cgroup.ResourceList{cgroup.ResourceCPU: resource.MustParse("8"), cgroup.ResourceMemory: resource.MustParse("1Gi")}
-	pod := cgroup.Pod{UID: "big", Containers: []cgroup.Container{{Name: "app", Resources: cgroup.Resources{Requests: l, Limits: l}}}}
+	l := core.ResourceList{core.ResourceCPU: resource.MustParse("8"), core.ResourceMemory: resource.MustParse("1Gi")}
+	pod := cgroup.Pod{UID: "big", Containers: []core.Container{{Name: "app", Resources: core.ResourceRequirements{Requests: l, Limits: l}}}}
 	d := p.Demands(pod, "app")
 	fmt.Println(d[0].Resource, d[0].Asked, d[0].Free, d[0].Capacity)
 	fmt.Println(topology.Explain(topology.PolicySingleNUMANode, m.NUMANodes(), d))

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/topology"
 	"github.com/nodelife/nodelife/topology/checkpoint"
 	"github.com/nodelife/nodelife/topology/cpu"
@@ -83,10 +84,10 @@ func FuzzStatic(f *testing.F) {
 			if b&0x40 != 0 {
 				q = resource.MustParse("1500m")
 			}
-			l := cgroup.ResourceList{cgroup.ResourceCPU: q, cgroup.ResourceMemory: resource.MustParse("1Mi")}
-			pod := cgroup.Pod{UID: uid, Containers: []cgroup.Container{{Name: "c", Resources: cgroup.Resources{Requests: l, Limits: l}}}}
+			l := core.ResourceList{core.ResourceCPU: q, core.ResourceMemory: resource.MustParse("1Mi")}
+			pod := cgroup.Pod{UID: uid, Containers: []core.Container{{Name: "c", Resources: core.ResourceRequirements{Requests: l, Limits: l}}}}
 			if b&0x80 != 0 {
-				pod.InitContainers = []cgroup.Container{{Name: "i", Resources: cgroup.Resources{Requests: l, Limits: l}}}
+				pod.InitContainers = []core.Container{{Name: "i", Resources: core.ResourceRequirements{Requests: l, Limits: l}}}
 			}
 			if b&0x20 != 0 {
 				p.RemoveContainer(uid, "c")

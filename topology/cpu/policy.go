@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/internal/keys"
 	"github.com/nodelife/nodelife/release"
 	"github.com/nodelife/nodelife/topology"
@@ -301,7 +302,7 @@ var errNotStarted = fmt.Errorf("%w: the policy was not started (call Start)", Er
 
 // findContainer returns pod's container called name and whether it is an
 // init container.
-func findContainer(pod cgroup.Pod, name string) (cgroup.Container, bool, error) {
+func findContainer(pod cgroup.Pod, name string) (core.Container, bool, error) {
 	for _, c := range pod.InitContainers {
 		if c.Name == name {
 			return c, true, nil
@@ -312,17 +313,17 @@ func findContainer(pod cgroup.Pod, name string) (cgroup.Container, bool, error) 
 			return c, false, nil
 		}
 	}
-	return cgroup.Container{}, false, fmt.Errorf("%w: pod %q has no container %q", ErrInvalid, pod.UID, name)
+	return core.Container{}, false, fmt.Errorf("%w: pod %q has no container %q", ErrInvalid, pod.UID, name)
 }
 
 // GuaranteedCPUs returns the exclusive CPUs c asks for in pod (upstream's
 // guaranteedCPUs): its cpu request when the pod is Guaranteed and the
 // request a whole number of CPUs, else 0.
-func (p *Static) GuaranteedCPUs(pod cgroup.Pod, c cgroup.Container) int {
-	if cgroup.PodQOS(pod, p.qos) != cgroup.Guaranteed {
+func (p *Static) GuaranteedCPUs(pod cgroup.Pod, c core.Container) int {
+	if cgroup.PodQOS(pod, p.qos) != core.PodQOSGuaranteed {
 		return 0
 	}
-	q := c.Resources.Requests[cgroup.ResourceCPU]
+	q := c.Resources.Requests[core.ResourceCPU]
 	v := q.Value()
 	if v*1000 != q.MilliValue() {
 		return 0
@@ -337,11 +338,11 @@ func (p *Static) GuaranteedCPUs(pod cgroup.Pod, c cgroup.Container) int {
 func (p *Static) PodGuaranteedCPUs(pod cgroup.Pod) int {
 	initMax, sidecars := 0, 0
 	for _, c := range pod.InitContainers {
-		if _, ok := c.Resources.Requests[cgroup.ResourceCPU]; !ok {
+		if _, ok := c.Resources.Requests[core.ResourceCPU]; !ok {
 			continue
 		}
 		n := p.GuaranteedCPUs(pod, c)
-		if c.RestartPolicy == cgroup.ContainerRestartPolicyAlways {
+		if c.RestartPolicy == core.ContainerRestartPolicyAlways {
 			sidecars += n
 		} else if sidecars+n > initMax {
 			initMax = sidecars + n
@@ -349,7 +350,7 @@ func (p *Static) PodGuaranteedCPUs(pod cgroup.Pod) int {
 	}
 	apps := 0
 	for _, c := range pod.Containers {
-		if _, ok := c.Resources.Requests[cgroup.ResourceCPU]; !ok {
+		if _, ok := c.Resources.Requests[core.ResourceCPU]; !ok {
 			continue
 		}
 		apps += p.GuaranteedCPUs(pod, c)

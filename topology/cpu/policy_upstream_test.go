@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/topology"
 	"github.com/nodelife/nodelife/topology/checkpoint"
 	"github.com/nodelife/nodelife/topology/cpu"
@@ -21,9 +22,9 @@ import (
 // makePod is upstream's test pod: one container asking request CPUs with
 // limit, and 1G of memory.
 func makePod(uid, container, request, limit string) cgroup.Pod {
-	return cgroup.Pod{UID: uid, Containers: []cgroup.Container{{Name: container, Resources: cgroup.Resources{
-		Requests: cgroup.ResourceList{cgroup.ResourceCPU: resource.MustParse(request), cgroup.ResourceMemory: resource.MustParse("1G")},
-		Limits:   cgroup.ResourceList{cgroup.ResourceCPU: resource.MustParse(limit), cgroup.ResourceMemory: resource.MustParse("1G")},
+	return cgroup.Pod{UID: uid, Containers: []core.Container{{Name: container, Resources: core.ResourceRequirements{
+		Requests: core.ResourceList{core.ResourceCPU: resource.MustParse(request), core.ResourceMemory: resource.MustParse("1G")},
+		Limits:   core.ResourceList{core.ResourceCPU: resource.MustParse(limit), core.ResourceMemory: resource.MustParse("1G")},
 	}}}}
 }
 

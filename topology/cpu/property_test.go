@@ -8,6 +8,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/nodelifetest"
 	"github.com/nodelife/nodelife/topology"
 	"github.com/nodelife/nodelife/topology/checkpoint"
@@ -94,7 +95,7 @@ func TestStaticProperties(t *testing.T) {
 	})
 }
 
-func names(cs []cgroup.Container) []string {
+func names(cs []core.Container) []string {
 	out := make([]string, 0, len(cs))
 	for _, c := range cs {
 		out = append(out, c.Name)
@@ -102,11 +103,11 @@ func names(cs []cgroup.Container) []string {
 	return out
 }
 
-func container(p cgroup.Pod, name string) cgroup.Container {
-	for _, c := range append(append([]cgroup.Container{}, p.InitContainers...), p.Containers...) {
+func container(p cgroup.Pod, name string) core.Container {
+	for _, c := range append(append([]core.Container{}, p.InitContainers...), p.Containers...) {
 		if c.Name == name {
 			return c
 		}
 	}
-	return cgroup.Container{}
+	return core.Container{}
 }

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/release"
 	"github.com/nodelife/nodelife/topology"
 	"github.com/nodelife/nodelife/topology/checkpoint"
@@ -27,10 +28,10 @@ func TestCheckpointedContainerBeforeSMTCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	three := cgroup.ResourceList{cgroup.ResourceCPU: resource.MustParse("3"), cgroup.ResourceMemory: resource.MustParse("1Gi")}
-	pod := cgroup.Pod{UID: "pod-1", Containers: []cgroup.Container{
-		{Name: "app", Resources: cgroup.Resources{Requests: three, Limits: three}},
-		{Name: "new", Resources: cgroup.Resources{Requests: three, Limits: three}}}}
+	three := core.ResourceList{core.ResourceCPU: resource.MustParse("3"), core.ResourceMemory: resource.MustParse("1Gi")}
+	pod := cgroup.Pod{UID: "pod-1", Containers: []core.Container{
+		{Name: "app", Resources: core.ResourceRequirements{Requests: three, Limits: three}},
+		{Name: "new", Resources: core.ResourceRequirements{Requests: three, Limits: three}}}}
 	set := func(s string) cpuset.CPUSet {
 		c, err := cpuset.Parse(s)
 		if err != nil {
@@ -113,8 +114,8 @@ func TestDistributedAlignBySocket(t *testing.T) {
 			Entries: map[string]map[string]cpuset.CPUSet{"other": {"c": held}}}); err != nil {
 			t.Fatal(err)
 		}
-		eight := cgroup.ResourceList{cgroup.ResourceCPU: resource.MustParse("8"), cgroup.ResourceMemory: resource.MustParse("1Gi")}
-		pod := cgroup.Pod{UID: "p", Containers: []cgroup.Container{{Name: "app", Resources: cgroup.Resources{Requests: eight, Limits: eight}}}}
+		eight := core.ResourceList{core.ResourceCPU: resource.MustParse("8"), core.ResourceMemory: resource.MustParse("1Gi")}
+		pod := cgroup.Pod{UID: "p", Containers: []core.Container{{Name: "app", Resources: core.ResourceRequirements{Requests: eight, Limits: eight}}}}
 		got, err := p.Allocate(pod, "app", topology.Hint{Any: true})
 		if err != nil || got.String() != c.want {
 			t.Errorf("%v: the static policy gives %v, %v; want %s", c.v, got, err, c.want)

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/topology"
 	"github.com/nodelife/nodelife/topology/checkpoint"
 	"github.com/nodelife/nodelife/topology/cpu"
@@ -76,10 +77,10 @@ func newNode8(tb testing.TB) *node8 {
 }
 
 func podOf(uid, cpus, mem, huge string) cgroup.Pod {
-	l := func() cgroup.ResourceList {
-		return cgroup.ResourceList{cgroup.ResourceCPU: resource.MustParse(cpus), cgroup.ResourceMemory: resource.MustParse(mem), "hugepages-1Gi": resource.MustParse(huge)}
+	l := func() core.ResourceList {
+		return core.ResourceList{core.ResourceCPU: resource.MustParse(cpus), core.ResourceMemory: resource.MustParse(mem), "hugepages-1Gi": resource.MustParse(huge)}
 	}
-	return cgroup.Pod{UID: uid, Containers: []cgroup.Container{{Name: "app", Resources: cgroup.Resources{Requests: l(), Limits: l()}}}}
+	return cgroup.Pod{UID: uid, Containers: []core.Container{{Name: "app", Resources: core.ResourceRequirements{Requests: l(), Limits: l()}}}}
 }
 
 // admit runs one admission; it reports whether the pod was placed (a

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/internal/keys"
 	"github.com/nodelife/nodelife/topology"
 	"github.com/nodelife/nodelife/topology/checkpoint"
@@ -27,7 +28,7 @@ func (e allocationError) Is(target error) bool { return target == ErrAllocation 
 // guaranteed reports whether pod gets NUMA memory: Guaranteed and without
 // pod-level resources (the PodLevelResourceManagers gate is off).
 func (p *Static) guaranteed(pod cgroup.Pod) bool {
-	return cgroup.PodQOS(pod, p.qos) == cgroup.Guaranteed && !pod.PodLevelResourcesSet()
+	return cgroup.PodQOS(pod, p.qos) == core.PodQOSGuaranteed && !pod.PodLevelResourcesSet()
 }
 
 // Hints returns the policy's topology hints for one container (upstream's
@@ -52,7 +53,7 @@ func (p *Static) Hints(pod cgroup.Pod, container string) (topology.ProviderHints
 	if err != nil {
 		return nil, err
 	}
-	if cgroup.PodQOS(pod, p.qos) != cgroup.Guaranteed {
+	if cgroup.PodQOS(pod, p.qos) != core.PodQOSGuaranteed {
 		return nil, nil
 	}
 	req, err := ContainerRequests(c)
@@ -77,7 +78,7 @@ func (p *Static) PodHints(pod cgroup.Pod) (topology.ProviderHints, error) {
 	if !p.started {
 		return nil, errNotStarted
 	}
-	if cgroup.PodQOS(pod, p.qos) != cgroup.Guaranteed {
+	if cgroup.PodQOS(pod, p.qos) != core.PodQOSGuaranteed {
 		return nil, nil
 	}
 	req, err := PodRequests(pod)
@@ -435,7 +436,7 @@ func (p *Static) updateReuse(pod cgroup.Pod, container string, blocks []checkpoi
 func regularInit(pod cgroup.Pod, container string) bool {
 	for _, c := range pod.InitContainers {
 		if c.Name == container {
-			return c.RestartPolicy != cgroup.ContainerRestartPolicyAlways
+			return c.RestartPolicy != core.ContainerRestartPolicyAlways
 		}
 	}
 	return false
@@ -452,7 +453,7 @@ func (p *Static) countAgainstInit(pod cgroup.Pod, container string, blocks []che
 			if ic.Name == container || size == 0 {
 				break
 			}
-			if ic.RestartPolicy == cgroup.ContainerRestartPolicyAlways {
+			if ic.RestartPolicy == core.ContainerRestartPolicyAlways {
 				continue
 			}
 			ibs := p.entries[pod.UID][ic.Name]
@@ -552,7 +553,7 @@ func (p *Static) Provider() topology.Provider {
 // pod-level resources, a request that is not whole bytes, or before
 // Start. Memory an init container leaves to reuse is not counted free.
 func (p *Static) Demands(pod cgroup.Pod, container string) []topology.Demand {
-	if !p.started || pod.PodLevelResourcesSet() || cgroup.PodQOS(pod, p.qos) != cgroup.Guaranteed {
+	if !p.started || pod.PodLevelResourcesSet() || cgroup.PodQOS(pod, p.qos) != core.PodQOSGuaranteed {
 		return nil
 	}
 	var req map[string]uint64
@@ -560,7 +561,7 @@ func (p *Static) Demands(pod cgroup.Pod, container string) []topology.Demand {
 	if container == "" {
 		req, err = PodRequests(pod)
 	} else {
-		var c cgroup.Container
+		var c core.Container
 		if c, err = findContainer(pod, container); err == nil {
 			req, err = ContainerRequests(c)
 		}

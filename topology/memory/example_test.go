@@ -6,20 +6,21 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/topology"
 	"github.com/nodelife/nodelife/topology/checkpoint"
 	"github.com/nodelife/nodelife/topology/memory"
 )
 
 func guaranteed(uid, mem, huge string) cgroup.Pod {
-	l := func() cgroup.ResourceList {
-		out := cgroup.ResourceList{cgroup.ResourceCPU: resource.MustParse("1"), cgroup.ResourceMemory: resource.MustParse(mem)}
+	l := func() core.ResourceList {
+		out := core.ResourceList{core.ResourceCPU: resource.MustParse("1"), core.ResourceMemory: resource.MustParse(mem)}
 		if huge != "" {
 			out["hugepages-1Gi"] = resource.MustParse(huge)
 		}
 		return out
 	}
-	return cgroup.Pod{UID: uid, Containers: []cgroup.Container{{Name: "app", Resources: cgroup.Resources{Requests: l(), Limits: l()}}}}
+	return cgroup.Pod{UID: uid, Containers: []core.Container{{Name: "app", Resources: core.ResourceRequirements{Requests: l(), Limits: l()}}}}
 }
 
 // twoNodes is the static policy on two NUMA nodes of 8Gi with two 1Gi
@@ -82,12 +83,12 @@ func ExampleSystemReserved() {
 	nodes := []memory.NUMANode{{ID: 0, Memory: 16 << 30}, {ID: 1, Memory: 16 << 30}}
 	gi := resource.MustParse("1Gi")
 	reservations := []memory.Reservation{
-		{NUMANode: 0, Limits: cgroup.ResourceList{cgroup.ResourceMemory: gi}},
-		{NUMANode: 1, Limits: cgroup.ResourceList{cgroup.ResourceMemory: gi}},
+		{NUMANode: 0, Limits: core.ResourceList{core.ResourceMemory: gi}},
+		{NUMANode: 1, Limits: core.ResourceList{core.ResourceMemory: gi}},
 	}
-	reserved, err := memory.SystemReserved(nodes, cgroup.ResourceList{cgroup.ResourceMemory: resource.MustParse("2Gi")}, reservations)
+	reserved, err := memory.SystemReserved(nodes, core.ResourceList{core.ResourceMemory: resource.MustParse("2Gi")}, reservations)
 	fmt.Println(reserved, err)
-	_, err = memory.SystemReserved(nodes, cgroup.ResourceList{cgroup.ResourceMemory: resource.MustParse("2Gi")}, reservations[:1])
+	_, err = memory.SystemReserved(nodes, core.ResourceList{core.ResourceMemory: resource.MustParse("2Gi")}, reservations[:1])
 	fmt.Println(err)
 	_, err = memory.SystemReserved(nodes, nil, []memory.Reservation{{NUMANode: 2}})
 	fmt.Println(err)
@@ -115,13 +116,13 @@ func ExampleDefaultMachineState() {
 // sidecars) and what each regular init container needs with the sidecars
 // started before it.
 func ExamplePodRequests() {
-	c := func(name, mem, restart string) cgroup.Container {
-		l := cgroup.ResourceList{cgroup.ResourceMemory: resource.MustParse(mem)}
-		return cgroup.Container{Name: name, RestartPolicy: restart, Resources: cgroup.Resources{Requests: l, Limits: l}}
+	c := func(name, mem, restart string) core.Container {
+		l := core.ResourceList{core.ResourceMemory: resource.MustParse(mem)}
+		return core.Container{Name: name, RestartPolicy: restart, Resources: core.ResourceRequirements{Requests: l, Limits: l}}
 	}
 	pod := cgroup.Pod{
-		InitContainers: []cgroup.Container{c("proxy", "1Gi", cgroup.ContainerRestartPolicyAlways), c("migrate", "6Gi", "")},
-		Containers:     []cgroup.Container{c("app", "2Gi", "")},
+		InitContainers: []core.Container{c("proxy", "1Gi", core.ContainerRestartPolicyAlways), c("migrate", "6Gi", "")},
+		Containers:     []core.Container{c("app", "2Gi", "")},
 	}
 	req, err := memory.PodRequests(pod)
 	fmt.Println(req["memory"]>>30, "Gi", err)
@@ -138,10 +139,10 @@ func ExampleHugePageResource() {
 
 // ContainerRequests reads memory and huge pages in bytes.
 func ExampleContainerRequests() {
-	l := cgroup.ResourceList{cgroup.ResourceCPU: resource.MustParse("2"), cgroup.ResourceMemory: resource.MustParse("1Gi"), "hugepages-2Mi": resource.MustParse("4Mi")}
-	req, err := memory.ContainerRequests(cgroup.Container{Name: "app", Resources: cgroup.Resources{Requests: l}})
+	l := core.ResourceList{core.ResourceCPU: resource.MustParse("2"), core.ResourceMemory: resource.MustParse("1Gi"), "hugepages-2Mi": resource.MustParse("4Mi")}
+	req, err := memory.ContainerRequests(core.Container{Name: "app", Resources: core.ResourceRequirements{Requests: l}})
 	fmt.Println(req, err)
-	_, err = memory.ContainerRequests(cgroup.Container{Name: "app", Resources: cgroup.Resources{Requests: cgroup.ResourceList{cgroup.ResourceMemory: resource.MustParse("1.5")}}})
+	_, err = memory.ContainerRequests(core.Container{Name: "app", Resources: core.ResourceRequirements{Requests: core.ResourceList{core.ResourceMemory: resource.MustParse("1.5")}}})
 	fmt.Println(err)
 	// Output:
 	// map[hugepages-2Mi:4194304 memory:1073741824] <nil>

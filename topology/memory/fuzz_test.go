@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/nodelifetest"
 	"github.com/nodelife/nodelife/topology"
 	"github.com/nodelife/nodelife/topology/checkpoint"
@@ -68,13 +69,13 @@ func FuzzStatic(f *testing.F) {
 			}
 			uid := fmt.Sprintf("p%d", i)
 			admitted = append(admitted, uid)
-			l := cgroup.ResourceList{cgroup.ResourceCPU: resource.MustParse("1"), cgroup.ResourceMemory: *resource.NewQuantity(int64(b%16)<<28, resource.BinarySI)}
+			l := core.ResourceList{core.ResourceCPU: resource.MustParse("1"), core.ResourceMemory: *resource.NewQuantity(int64(b%16)<<28, resource.BinarySI)}
 			if b&0x40 != 0 {
 				l["hugepages-1Gi"] = resource.MustParse("1Gi")
 			}
-			pod := cgroup.Pod{UID: uid, Containers: []cgroup.Container{{Name: "c", Resources: cgroup.Resources{Requests: l, Limits: l}}}}
+			pod := cgroup.Pod{UID: uid, Containers: []core.Container{{Name: "c", Resources: core.ResourceRequirements{Requests: l, Limits: l}}}}
 			if b&0x20 != 0 {
-				pod.InitContainers = []cgroup.Container{{Name: "i", Resources: cgroup.Resources{Requests: l, Limits: l}}}
+				pod.InitContainers = []core.Container{{Name: "i", Resources: core.ResourceRequirements{Requests: l, Limits: l}}}
 			}
 			if _, err := p.PodHints(pod); err != nil {
 				t.Fatal(err)

@@ -8,7 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/topology/checkpoint"
 )
 
@@ -44,14 +44,14 @@ func HugePageResource(pageSizeKiB uint64) string {
 // isMemoryResource reports whether the Memory Manager manages name:
 // memory and huge pages.
 func isMemoryResource(name string) bool {
-	return name == ResourceMemory || strings.HasPrefix(name, cgroup.ResourceHugePagesPrefix)
+	return name == ResourceMemory || strings.HasPrefix(name, core.ResourceHugePagesPrefix)
 }
 
 // Reservation is one --reserved-memory entry: the memory and huge pages
 // reserved on one NUMA node.
 type Reservation struct {
 	NUMANode int32
-	Limits   cgroup.ResourceList
+	Limits   core.ResourceList
 }
 
 // SystemReserved checks the --reserved-memory entries against the node
@@ -62,7 +62,7 @@ type Reservation struct {
 // entries must add up exactly to the node allocatable reservation. Every
 // node of the machine gets a (possibly empty) map; a later entry for the
 // same node and resource replaces an earlier one, as upstream.
-func SystemReserved(nodes []NUMANode, nodeAllocatable cgroup.ResourceList, reservations []Reservation) (map[int]map[string]uint64, error) {
+func SystemReserved(nodes []NUMANode, nodeAllocatable core.ResourceList, reservations []Reservation) (map[int]map[string]uint64, error) {
 	exists := map[int]bool{}
 	for _, n := range nodes {
 		exists[n.ID] = true
@@ -96,7 +96,7 @@ func SystemReserved(nodes []NUMANode, nodeAllocatable cgroup.ResourceList, reser
 	slices.Sort(names)
 	for _, name := range names {
 		want := resource.NewQuantity(0, resource.DecimalSI)
-		if q, ok := nodeAllocatable[cgroup.ResourceName(name)]; ok {
+		if q, ok := nodeAllocatable[core.ResourceName(name)]; ok {
 			want.Add(q)
 		}
 		got := resource.NewQuantity(0, resource.DecimalSI)

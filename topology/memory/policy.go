@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/internal/keys"
 	"github.com/nodelife/nodelife/topology"
 	"github.com/nodelife/nodelife/topology/checkpoint"
@@ -279,20 +280,20 @@ func (p *Static) Blocks(podUID, container string) ([]checkpoint.MemoryBlock, boo
 
 var errNotStarted = fmt.Errorf("%w: the policy was not started (call Start)", ErrInvalid)
 
-func findContainer(pod cgroup.Pod, name string) (cgroup.Container, error) {
+func findContainer(pod cgroup.Pod, name string) (core.Container, error) {
 	for _, c := range slices.Concat(pod.InitContainers, pod.Containers) {
 		if c.Name == name {
 			return c, nil
 		}
 	}
-	return cgroup.Container{}, fmt.Errorf("%w: pod %q has no container %q", ErrInvalid, pod.UID, name)
+	return core.Container{}, fmt.Errorf("%w: pod %q has no container %q", ErrInvalid, pod.UID, name)
 }
 
 // ContainerRequests returns the memory and huge pages c requests, in bytes
 // (upstream's getContainerRequestedResources); a request that is not a
 // whole number of bytes within int64 is an error. A negative request
 // wraps around, as upstream's conversion to unsigned does.
-func ContainerRequests(c cgroup.Container) (map[string]uint64, error) {
+func ContainerRequests(c core.Container) (map[string]uint64, error) {
 	out := map[string]uint64{}
 	for name, q := range c.Resources.Requests {
 		if !isMemoryResource(string(name)) {
@@ -323,7 +324,7 @@ func PodRequests(pod cgroup.Pod) (map[string]uint64, error) {
 			if _, ok := initMax[name]; !ok {
 				initMax[name] = 0
 			}
-			if c.RestartPolicy == cgroup.ContainerRestartPolicyAlways {
+			if c.RestartPolicy == core.ContainerRestartPolicyAlways {
 				sidecars[name] += v
 			} else if sidecars[name]+v > initMax[name] {
 				initMax[name] = sidecars[name] + v

@@ -7,7 +7,7 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/nodelifetest"
 	"github.com/nodelife/nodelife/topology"
 	"github.com/nodelife/nodelife/topology/checkpoint"
@@ -47,7 +47,7 @@ func TestStaticProperties(t *testing.T) {
 			uid := fmt.Sprintf("pod-%d", k)
 			pod := nodelifetest.MemoryPods(uid, sizes).Draw(t, "pod")
 			before := p.State()
-			for _, c := range append(append([]cgroup.Container{}, pod.InitContainers...), pod.Containers...) {
+			for _, c := range append(append([]core.Container{}, pod.InitContainers...), pod.Containers...) {
 				hints, err := p.Hints(pod, c.Name)
 				if err != nil {
 					t.Fatal(err)
@@ -79,7 +79,7 @@ func TestStaticProperties(t *testing.T) {
 				}
 			}
 			if rapid.Bool().Draw(t, "remove at once") {
-				for _, c := range append(append([]cgroup.Container{}, pod.InitContainers...), pod.Containers...) {
+				for _, c := range append(append([]core.Container{}, pod.InitContainers...), pod.Containers...) {
 					p.RemoveContainer(uid, c.Name)
 				}
 				after := p.State()

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/topology"
 	"github.com/nodelife/nodelife/topology/checkpoint"
 )
@@ -56,23 +57,23 @@ type upstreamPod struct {
 	PodResources *upstreamContainer
 }
 
-func resources(c upstreamContainer) cgroup.Resources {
-	list := func(m map[string]string) cgroup.ResourceList {
-		out := cgroup.ResourceList{}
+func resources(c upstreamContainer) core.ResourceRequirements {
+	list := func(m map[string]string) core.ResourceList {
+		out := core.ResourceList{}
 		for k, v := range m {
-			out[cgroup.ResourceName(k)] = resource.MustParse(v)
+			out[core.ResourceName(k)] = resource.MustParse(v)
 		}
 		return out
 	}
-	return cgroup.Resources{Requests: list(c.Requests), Limits: list(c.Limits)}
+	return core.ResourceRequirements{Requests: list(c.Requests), Limits: list(c.Limits)}
 }
 
 func (u upstreamPod) pod() cgroup.Pod {
 	p := cgroup.Pod{UID: u.UID}
-	conv := func(cs []upstreamContainer) []cgroup.Container {
-		var out []cgroup.Container
+	conv := func(cs []upstreamContainer) []core.Container {
+		var out []core.Container
 		for _, c := range cs {
-			out = append(out, cgroup.Container{Name: c.Name, Resources: resources(c), RestartPolicy: c.Restart})
+			out = append(out, core.Container{Name: c.Name, Resources: resources(c), RestartPolicy: c.Restart})
 		}
 		return out
 	}

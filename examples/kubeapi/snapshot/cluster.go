@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/nodelife/nodelife/admission"
-	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/examples/kubeapi"
 	"github.com/nodelife/nodelife/examples/sim"
 	"github.com/nodelife/nodelife/taints"
@@ -107,17 +107,17 @@ func admissionAnnotations(a map[string]string) map[string]string {
 type interner struct {
 	strs  map[string]string
 	maps  map[string]map[string]string
-	lists map[string]cgroup.ResourceList
+	lists map[string]core.ResourceList
 	tols  map[string][]taints.Toleration
-	ctrs  map[string][]cgroup.Container
+	ctrs  map[string][]core.Container
 	i32   map[int32]*int32
 	i64   map[int64]*int64
 	key   []byte // scratch for building keys
 }
 
 func newInterner() *interner {
-	return &interner{strs: map[string]string{}, maps: map[string]map[string]string{}, lists: map[string]cgroup.ResourceList{},
-		tols: map[string][]taints.Toleration{}, ctrs: map[string][]cgroup.Container{}, i32: map[int32]*int32{}, i64: map[int64]*int64{}}
+	return &interner{strs: map[string]string{}, maps: map[string]map[string]string{}, lists: map[string]core.ResourceList{},
+		tols: map[string][]taints.Toleration{}, ctrs: map[string][]core.Container{}, i32: map[int32]*int32{}, i64: map[int64]*int64{}}
 }
 
 func (in *interner) str(s string) string {
@@ -158,14 +158,14 @@ func (in *interner) labels(m map[string]string) map[string]string {
 }
 
 // list shares a resource list.
-func (in *interner) list(l cgroup.ResourceList) cgroup.ResourceList {
+func (in *interner) list(l core.ResourceList) core.ResourceList {
 	l, _ = in.listKeyed(l)
 	return l
 }
 
 // listKeyed shares a resource list and returns the key that spells it out
 // (names sorted, each with its quantity; "" for none).
-func (in *interner) listKeyed(l cgroup.ResourceList) (cgroup.ResourceList, string) {
+func (in *interner) listKeyed(l core.ResourceList) (core.ResourceList, string) {
 	if l == nil {
 		return nil, ""
 	}
@@ -177,7 +177,7 @@ func (in *interner) listKeyed(l cgroup.ResourceList) (cgroup.ResourceList, strin
 	slices.Sort(ns)
 	key := in.key[:0]
 	for _, n := range ns {
-		q := l[cgroup.ResourceName(n)]
+		q := l[core.ResourceName(n)]
 		key = keyField(keyField(key, n), q.String())
 	}
 	in.key = key
@@ -214,7 +214,7 @@ func (in *interner) tolerations(ts []taints.Toleration) []taints.Toleration {
 
 // containers shares a container list (names, resources, restart
 // policies), its resource lists too.
-func (in *interner) containers(cs []cgroup.Container) []cgroup.Container {
+func (in *interner) containers(cs []core.Container) []core.Container {
 	if cs == nil {
 		return nil
 	}

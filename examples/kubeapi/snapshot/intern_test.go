@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -40,9 +40,9 @@ func TestInternerKeepsDifferentValuesApart(t *testing.T) {
 	if &again[0] != &bounded[0] {
 		t.Error("equal toleration lists not shared")
 	}
-	l1 := in.list(cgroup.ResourceList{"cpu": resource.MustParse("100m")})
-	l2 := in.list(cgroup.ResourceList{"cpu": resource.MustParse("100m")})
-	l3 := in.list(cgroup.ResourceList{"cpu": resource.MustParse("1")})
+	l1 := in.list(core.ResourceList{"cpu": resource.MustParse("100m")})
+	l2 := in.list(core.ResourceList{"cpu": resource.MustParse("100m")})
+	l3 := in.list(core.ResourceList{"cpu": resource.MustParse("1")})
 	if q := l3["cpu"]; len(in.lists) != 2 || q.MilliValue() != 1000 {
 		t.Errorf("resource lists: %d kept, %v", len(in.lists), l3)
 	}
