@@ -80,7 +80,7 @@ func ExampleNodeInfo_Filter() {
 		fmt.Println(f.Reason(), "-", f.Message())
 	}
 	static := pod("etcd", "100m", "")
-	static.Annotations = map[string]string{admission.ConfigSourceAnnotation: admission.SourceFile}
+	static.Annotations = map[string]string{core.ConfigSourceAnnotation: core.SourceFile}
 	fmt.Println(len(ni.Filter(static, nil)))
 	// Output:
 	// TaintToleration - Predicate TaintToleration failed: node(s) had taints that the pod didn't tolerate
@@ -175,11 +175,11 @@ func ExamplePreempt_priorityPlaysNoPart() {
 // an orphaned mirror pod is deleted.
 func ExampleReconcileMirrors() {
 	node := &admission.Node{Name: "cp-1", UID: "node-uid"}
-	etcd := admission.StaticPod(admission.Pod{Name: "etcd", Namespace: "kube-system"}, node.Name, admission.SourceFile, "0f3c")
-	fmt.Println(etcd.Name, etcd.Annotations[admission.ConfigHashAnnotation])
+	etcd := admission.StaticPod(admission.Pod{Name: "etcd", Namespace: "kube-system"}, node.Name, core.SourceFile, "0f3c")
+	fmt.Println(etcd.Name, etcd.Annotations[core.ConfigHashAnnotation])
 
 	orphan := &admission.Pod{Name: "kube-scheduler-cp-1", Namespace: "kube-system",
-		Annotations: map[string]string{admission.ConfigMirrorAnnotation: "77aa"}}
+		Annotations: map[string]string{core.ConfigMirrorAnnotation: "77aa"}}
 	for _, a := range admission.ReconcileMirrors(node, []*admission.Pod{&etcd}, []*admission.Pod{orphan}, nil) {
 		fmt.Println(a.Op, a.FullName, "-", a.Message)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -41,9 +42,9 @@ func StaticPod(m Pod, nodeName, source, uid string) Pod {
 	for k, v := range m.Annotations {
 		p.Annotations[k] = v
 	}
-	p.Annotations[ConfigHashAnnotation] = p.UID
-	p.Annotations[ConfigSourceAnnotation] = source
-	if source == SourceFile {
+	p.Annotations[core.ConfigHashAnnotation] = p.UID
+	p.Annotations[core.ConfigSourceAnnotation] = source
+	if source == core.SourceFile {
 		p.Tolerations, _ = taints.AddOrUpdateToleration(slices.Clone(m.Tolerations),
 			taints.Toleration{Operator: taints.TolerationOpExists, Effect: taints.TaintEffectNoExecute})
 	}
@@ -62,7 +63,7 @@ func MirrorPod(static *Pod, node *Node) (mirror Pod, ownerUID string, err error)
 	for k, v := range static.Annotations {
 		mirror.Annotations[k] = v
 	}
-	mirror.Annotations[ConfigMirrorAnnotation] = static.Annotations[ConfigHashAnnotation]
+	mirror.Annotations[core.ConfigMirrorAnnotation] = static.Annotations[core.ConfigHashAnnotation]
 	return mirror, node.UID, nil
 }
 

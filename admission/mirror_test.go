@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -20,18 +21,18 @@ func actions(as []MirrorAction) string {
 // The kubelet's tryReconcileMirrorPods and orphan cleanup (kubelet.go,
 // kubelet_pods.go), case by case.
 func TestReconcileMirror(t *testing.T) {
-	static := StaticPod(Pod{Name: "etcd", Namespace: "kube-system"}, "Node-1", SourceFile, "h1")
+	static := StaticPod(Pod{Name: "etcd", Namespace: "kube-system"}, "Node-1", core.SourceFile, "h1")
 	node := &Node{Name: "Node-1", UID: "n-uid"}
 	good, owner, err := MirrorPod(&static, node)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if owner != "n-uid" || good.Annotations[ConfigMirrorAnnotation] != "h1" || static.Annotations[ConfigMirrorAnnotation] != "" {
+	if owner != "n-uid" || good.Annotations[core.ConfigMirrorAnnotation] != "h1" || static.Annotations[core.ConfigMirrorAnnotation] != "" {
 		t.Fatalf("mirror pod: owner %q, annotations %v", owner, good.Annotations)
 	}
 	good.UID = "m1"
 	stale := good
-	stale.Annotations = map[string]string{ConfigMirrorAnnotation: "old"}
+	stale.Annotations = map[string]string{core.ConfigMirrorAnnotation: "old"}
 	deleting := good
 	now := time.Unix(100, 0)
 	deleting.DeletionTimestamp = &now
@@ -64,8 +65,8 @@ func TestReconcileMirror(t *testing.T) {
 		t.Fatalf("a pod from the API server got %s", actions(got))
 	}
 
-	orphan := Pod{Name: "old-node-1", Namespace: "kube-system", UID: "m9", Annotations: map[string]string{ConfigMirrorAnnotation: "x"}}
-	stopping := Pod{Name: "stopping-node-1", Namespace: "kube-system", Annotations: map[string]string{ConfigMirrorAnnotation: "y"}}
+	orphan := Pod{Name: "old-node-1", Namespace: "kube-system", UID: "m9", Annotations: map[string]string{core.ConfigMirrorAnnotation: "x"}}
+	stopping := Pod{Name: "stopping-node-1", Namespace: "kube-system", Annotations: map[string]string{core.ConfigMirrorAnnotation: "y"}}
 	got := actions(ReconcileMirrors(node, []*Pod{&static}, []*Pod{&good, &orphan, &stopping}, func(n string) bool { return n == "stopping-node-1_kube-system" }))
 	if want := `Delete old-node-1_kube-system uid="" after=false Orphaned; `; got != want {
 		t.Fatalf("orphans: got %s, want %s", got, want)
@@ -74,18 +75,18 @@ func TestReconcileMirror(t *testing.T) {
 
 func TestStaticPodDefaults(t *testing.T) {
 	m := Pod{Name: "kube-apiserver", Tolerations: []taints.Toleration{{Key: "a", Operator: taints.TolerationOpExists}}}
-	p := StaticPod(m, "CP-1", SourceFile, "abc")
+	p := StaticPod(m, "CP-1", core.SourceFile, "abc")
 	if p.Name != "kube-apiserver-cp-1" || p.Namespace != "default" || p.NodeName != "CP-1" || p.UID != "abc" {
 		t.Fatalf("identity: %+v", p)
 	}
-	if p.Annotations[ConfigHashAnnotation] != "abc" || p.Annotations[ConfigSourceAnnotation] != SourceFile || !IsStaticPod(&p) {
+	if p.Annotations[core.ConfigHashAnnotation] != "abc" || p.Annotations[core.ConfigSourceAnnotation] != core.SourceFile || !IsStaticPod(&p) {
 		t.Fatalf("annotations: %v", p.Annotations)
 	}
 	want := []taints.Toleration{{Key: "a", Operator: taints.TolerationOpExists}, {Operator: taints.TolerationOpExists, Effect: taints.TaintEffectNoExecute}}
 	if fmt.Sprint(p.Tolerations) != fmt.Sprint(want) || len(m.Tolerations) != 1 || m.Annotations != nil {
 		t.Fatalf("tolerations %v (manifest %v, %v)", p.Tolerations, m.Tolerations, m.Annotations)
 	}
-	if h := StaticPod(Pod{Name: "x"}, "n", SourceHTTP, "u"); len(h.Tolerations) != 0 {
+	if h := StaticPod(Pod{Name: "x"}, "n", core.SourceHTTP, "u"); len(h.Tolerations) != 0 {
 		t.Fatalf("an http pod gets no toleration: %v", h.Tolerations)
 	}
 	if _, _, err := MirrorPod(&p, &Node{Name: "cp-1"}); !errors.Is(err, ErrNodeUIDUnset) || err.Error() != "admission: UID unset for node cp-1" {

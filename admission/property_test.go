@@ -116,7 +116,7 @@ func TestPropertyPreemptFreesShortfall(t *testing.T) {
 			running = append(running, drawPod(t, i))
 		}
 		p := drawPod(t, 100)
-		prio := cgroup.SystemCriticalPriority
+		prio := core.SystemCriticalPriority
 		p.Priority = &prio
 		var needs []admission.Need
 		for _, name := range []core.ResourceName{core.ResourceCPU, core.ResourceMemory, core.ResourcePods} {

@@ -3,29 +3,7 @@ package admission
 import (
 	"strings"
 
-	"github.com/nodelife/nodelife/cgroup"
-)
-
-// The annotations the kubelet puts on static and mirror pods.
-const (
-	// ConfigSourceAnnotation names where the kubelet got a pod: "file",
-	// "http" or "api".
-	ConfigSourceAnnotation = "kubernetes.io/config.source"
-	// ConfigHashAnnotation holds the static pod's hash (its UID); a mirror
-	// pod carries its static pod's.
-	ConfigHashAnnotation = "kubernetes.io/config.hash"
-	// ConfigSeenAnnotation is when the kubelet first saw the pod.
-	ConfigSeenAnnotation = "kubernetes.io/config.seen"
-	// ConfigMirrorAnnotation marks a mirror pod; its value is the static
-	// pod's hash.
-	ConfigMirrorAnnotation = "kubernetes.io/config.mirror"
-)
-
-// The config sources.
-const (
-	SourceFile      = "file"
-	SourceHTTP      = "http"
-	SourceAPIServer = "api"
+	"github.com/nodelife/nodelife/core"
 )
 
 // SystemNodeCritical is the priority class that makes a critical pod
@@ -35,14 +13,14 @@ const SystemNodeCritical = "system-node-critical"
 // IsStaticPod reports whether p came from a manifest file or URL: it has a
 // config source annotation and the source is not the API server.
 func IsStaticPod(p *Pod) bool {
-	src, ok := p.Annotations[ConfigSourceAnnotation]
-	return ok && src != SourceAPIServer
+	src, ok := p.Annotations[core.ConfigSourceAnnotation]
+	return ok && src != core.SourceAPIServer
 }
 
 // IsMirrorPod reports whether p is the API server's mirror of a static pod
 // (it has the mirror annotation, whatever its value).
 func IsMirrorPod(p *Pod) bool {
-	_, ok := p.Annotations[ConfigMirrorAnnotation]
+	_, ok := p.Annotations[core.ConfigMirrorAnnotation]
 	return ok
 }
 
@@ -52,14 +30,14 @@ func IsMirrorPodOf(mirror, static *Pod) bool {
 	if mirror.Name != static.Name || mirror.Namespace != static.Namespace {
 		return false
 	}
-	hash, ok := mirror.Annotations[ConfigMirrorAnnotation]
-	return ok && hash == static.Annotations[ConfigHashAnnotation]
+	hash, ok := mirror.Annotations[core.ConfigMirrorAnnotation]
+	return ok && hash == static.Annotations[core.ConfigHashAnnotation]
 }
 
 // IsCriticalPod reports whether the kubelet treats p as critical: a static
 // or mirror pod, or a priority of at least cgroup.SystemCriticalPriority.
 func IsCriticalPod(p *Pod) bool {
-	return IsStaticPod(p) || IsMirrorPod(p) || p.Priority != nil && *p.Priority >= cgroup.SystemCriticalPriority
+	return IsStaticPod(p) || IsMirrorPod(p) || p.Priority != nil && *p.Priority >= core.SystemCriticalPriority
 }
 
 // IsNodeCriticalPod reports whether p is critical and of the
@@ -89,19 +67,17 @@ func PodFullName(p *Pod) string { return p.Name + "_" + p.Namespace }
 
 // cgroupPod is the view of p the cgroup computations read. It shares p's
 // slices and maps.
-func (p *Pod) cgroupPod() cgroup.Pod {
-	cp := cgroup.Pod{
+func (p *Pod) cgroupPod() core.Pod {
+	return core.Pod{
+		Namespace:      p.Namespace,
+		Name:           p.Name,
 		UID:            p.UID,
+		Annotations:    p.Annotations,
+		Priority:       p.Priority,
 		QOSClass:       p.QOSClass,
 		InitContainers: p.InitContainers,
 		Containers:     p.Containers,
 		Resources:      p.Resources,
 		Overhead:       p.Overhead,
-		Static:         IsStaticPod(p),
-		Mirror:         IsMirrorPod(p),
 	}
-	if p.Priority != nil {
-		cp.Priority = *p.Priority
-	}
-	return cp
 }

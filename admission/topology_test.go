@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/nodelife/nodelife/admission"
-	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/topology"
 )
@@ -17,12 +16,12 @@ func TestTopologyHandler(t *testing.T) {
 	var seen []string
 	var hintsErr error
 	p := topology.Provider{Name: "dev",
-		Hints: func(pod cgroup.Pod, c string) (topology.ProviderHints, error) {
+		Hints: func(pod core.Pod, c string) (topology.ProviderHints, error) {
 			seen = append(seen, pod.UID+"/"+c)
 			return topology.ProviderHints{"example.com/gpu": {}}, hintsErr // no affinity can satisfy it
 		},
-		PodHints: func(cgroup.Pod) (topology.ProviderHints, error) { return nil, nil },
-		Allocate: func(cgroup.Pod, string, topology.Hint) error { return nil },
+		PodHints: func(core.Pod) (topology.ProviderHints, error) { return nil, nil },
+		Allocate: func(core.Pod, string, topology.Hint) error { return nil },
 	}
 	m, err := topology.NewManager(topology.ManagerConfig{Policy: topology.PolicyBestEffort, NUMA: topology.NUMAInfo{Nodes: []int{0, 1}}, Providers: []topology.Provider{p}})
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/taints"
 )
@@ -57,7 +56,7 @@ func TestUpstreamGeneralPredicates(t *testing.T) {
 		{name: "NoExecute taint/toleration not match", pod: &Pod{}, node: machine1(taints.Taint{Key: "bar", Effect: taints.TaintEffectNoExecute}),
 			want: []Failure{{Predicate: "TaintToleration", Description: "node(s) had taints that the pod didn't tolerate"}}},
 		{name: "PreferNoSchedule taint/toleration not match", pod: &Pod{}, node: machine1(taints.Taint{Key: "baz", Effect: taints.TaintEffectPreferNoSchedule})},
-		{name: "static pods ignore taints", pod: &Pod{Annotations: map[string]string{ConfigSourceAnnotation: SourceFile}}, node: machine1(fooBar...)},
+		{name: "static pods ignore taints", pod: &Pod{Annotations: map[string]string{core.ConfigSourceAnnotation: core.SourceFile}}, node: machine1(fooBar...)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -154,7 +153,7 @@ func preemptionPods() map[string]*Pod {
 		"high-request-burstable":  mk("high-request-burstable", "300m", "300Mi", false),
 		"high-request-guaranteed": mk("high-request-guaranteed", "300m", "300Mi", true),
 	}
-	cluster, node := cgroup.SystemCriticalPriority, cgroup.SystemCriticalPriority+100
+	cluster, node := core.SystemCriticalPriority, core.SystemCriticalPriority+100
 	pods["cluster-critical"].Priority, pods["cluster-critical"].PriorityClassName = &cluster, "system-cluster-critical"
 	pods["node-critical"].Priority, pods["node-critical"].PriorityClassName = &node, SystemNodeCritical
 	return pods
@@ -267,8 +266,8 @@ func TestUpstreamDistance(t *testing.T) {
 // pkg/kubelet/pod/pod_manager_test.go (static and mirror pods) and
 // pkg/kubelet/types/pod_update_test.go (IsStaticPod, IsCriticalPod).
 func TestUpstreamStaticAndMirror(t *testing.T) {
-	static := &Pod{Name: "bar", Namespace: "default", UID: "123", Annotations: map[string]string{ConfigSourceAnnotation: SourceFile, ConfigHashAnnotation: "123"}}
-	mirror := &Pod{Name: "bar", Namespace: "default", UID: "987654321", Annotations: map[string]string{ConfigSourceAnnotation: SourceAPIServer, ConfigMirrorAnnotation: "123"}}
+	static := &Pod{Name: "bar", Namespace: "default", UID: "123", Annotations: map[string]string{core.ConfigSourceAnnotation: core.SourceFile, core.ConfigHashAnnotation: "123"}}
+	mirror := &Pod{Name: "bar", Namespace: "default", UID: "987654321", Annotations: map[string]string{core.ConfigSourceAnnotation: core.SourceAPIServer, core.ConfigMirrorAnnotation: "123"}}
 	if !IsStaticPod(static) || IsStaticPod(mirror) || !IsMirrorPod(mirror) || IsMirrorPod(static) {
 		t.Fatal("static/mirror classification")
 	}
@@ -276,7 +275,7 @@ func TestUpstreamStaticAndMirror(t *testing.T) {
 		t.Fatal("mirror of its static pod")
 	}
 	other := *mirror
-	other.Annotations = map[string]string{ConfigMirrorAnnotation: "456"}
+	other.Annotations = map[string]string{core.ConfigMirrorAnnotation: "456"}
 	if IsMirrorPodOf(&other, static) {
 		t.Fatal("mirror with another hash")
 	}
@@ -284,11 +283,11 @@ func TestUpstreamStaticAndMirror(t *testing.T) {
 		pod      *Pod
 		critical bool
 	}{
-		{&Pod{Annotations: map[string]string{ConfigSourceAnnotation: SourceFile}}, true},
-		{&Pod{Annotations: map[string]string{ConfigSourceAnnotation: SourceAPIServer}}, false},
-		{&Pod{Annotations: map[string]string{ConfigMirrorAnnotation: ""}}, true},
-		{&Pod{Priority: ptr(cgroup.SystemCriticalPriority)}, true},
-		{&Pod{Priority: ptr(cgroup.SystemCriticalPriority - 1)}, false},
+		{&Pod{Annotations: map[string]string{core.ConfigSourceAnnotation: core.SourceFile}}, true},
+		{&Pod{Annotations: map[string]string{core.ConfigSourceAnnotation: core.SourceAPIServer}}, false},
+		{&Pod{Annotations: map[string]string{core.ConfigMirrorAnnotation: ""}}, true},
+		{&Pod{Priority: ptr(core.SystemCriticalPriority)}, true},
+		{&Pod{Priority: ptr(core.SystemCriticalPriority - 1)}, false},
 		{&Pod{}, false},
 	} {
 		if got := IsCriticalPod(tt.pod); got != tt.critical {
@@ -303,12 +302,12 @@ func ptr[T any](v T) *T { return &v }
 // cases; a node that cannot be read is the caller's) and the successful
 // cases of TestParsePodFullName, which PodFullName forms.
 func TestUpstreamMirrorClient(t *testing.T) {
-	pod := &Pod{Name: "test-pod-name", Namespace: "test-pod-ns", Annotations: map[string]string{ConfigHashAnnotation: "123456789"}}
+	pod := &Pod{Name: "test-pod-name", Namespace: "test-pod-ns", Annotations: map[string]string{core.ConfigHashAnnotation: "123456789"}}
 	if _, _, err := MirrorPod(pod, &Node{Name: "test-node-name"}); err == nil {
 		t.Error("node missing UID: no error")
 	}
 	mirror, owner, err := MirrorPod(pod, &Node{Name: "test-node-name", UID: "test-node-uid-1234"})
-	if err != nil || owner != "test-node-uid-1234" || mirror.Annotations[ConfigMirrorAnnotation] != "123456789" {
+	if err != nil || owner != "test-node-uid-1234" || mirror.Annotations[core.ConfigMirrorAnnotation] != "123456789" {
 		t.Errorf("successfully fetched node: owner %q, annotations %v, %v", owner, mirror.Annotations, err)
 	}
 	for full, p := range map[string]Pod{

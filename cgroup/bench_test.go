@@ -98,17 +98,17 @@ func BenchmarkNames(b *testing.B) {
 	})
 }
 
-func benchPods(n int) []Pod {
-	pods := make([]Pod, n)
+func benchPods(n int) []core.Pod {
+	pods := make([]core.Pod, n)
 	for i := range pods {
 		switch i % 3 {
 		case 0:
-			pods[i] = Pod{UID: strconv.Itoa(i), Containers: []core.Container{ctr("a", rl("cpu", "500m", "memory", "1Gi"), rl("cpu", "500m", "memory", "1Gi"))}}
+			pods[i] = core.Pod{UID: strconv.Itoa(i), Containers: []core.Container{ctr("a", rl("cpu", "500m", "memory", "1Gi"), rl("cpu", "500m", "memory", "1Gi"))}}
 		case 1:
-			pods[i] = Pod{UID: strconv.Itoa(i), InitContainers: []core.Container{ctr("i", rl("cpu", "1"), nil)},
+			pods[i] = core.Pod{UID: strconv.Itoa(i), InitContainers: []core.Container{ctr("i", rl("cpu", "1"), nil)},
 				Containers: []core.Container{ctr("a", rl("cpu", "100m", "memory", "256Mi"), rl("memory", "512Mi")), ctr("b", rl("cpu", "50m"), nil)}}
 		default:
-			pods[i] = Pod{UID: strconv.Itoa(i), Containers: []core.Container{ctr("a", nil, nil)}}
+			pods[i] = core.Pod{UID: strconv.Itoa(i), Containers: []core.Container{ctr("a", nil, nil)}}
 		}
 	}
 	return pods

@@ -155,7 +155,7 @@ func ExampleCheckRequirements() {
 }
 
 func ExampleComputeQOS() {
-	pod := cgroup.Pod{Containers: []core.Container{
+	pod := core.Pod{Containers: []core.Container{
 		{Name: "app", Resources: core.ResourceRequirements{Requests: list("cpu", "500m", "memory", "1Gi"), Limits: list("cpu", "500m", "memory", "1Gi")}},
 		{Name: "log", Resources: core.ResourceRequirements{Requests: list("cpu", "50m")}},
 	}}
@@ -168,7 +168,7 @@ func ExampleComputeQOS() {
 }
 
 func ExampleResourceConfigForPod() {
-	pod := cgroup.Pod{Containers: []core.Container{
+	pod := core.Pod{Containers: []core.Container{
 		{Name: "app", Resources: core.ResourceRequirements{Requests: list("cpu", "250m", "memory", "256Mi"), Limits: list("cpu", "500m", "memory", "512Mi")}},
 	}}
 	qos := cgroup.DefaultMemoryQoSConfig()
@@ -182,7 +182,7 @@ func ExampleResourceConfigForPod() {
 }
 
 func ExampleQOSConfigs() {
-	pods := []cgroup.Pod{
+	pods := []core.Pod{
 		{Containers: []core.Container{{Resources: core.ResourceRequirements{Requests: list("cpu", "1", "memory", "1Gi"), Limits: list("cpu", "1", "memory", "1Gi")}}}},
 		{Containers: []core.Container{{Resources: core.ResourceRequirements{Requests: list("cpu", "300m", "memory", "512Mi")}}}},
 		{Containers: []core.Container{{}}},
@@ -212,14 +212,15 @@ func ExampleMemoryQoSConfig_Container() {
 
 // The issue's worked numbers: a node with 40Gi of memory and 5Gi of swap.
 func ExampleContainerSwap() {
-	pod := cgroup.Pod{Containers: []core.Container{
+	pod := core.Pod{Containers: []core.Container{
 		{Name: "app", Resources: core.ResourceRequirements{Requests: list("memory", "1Gi"), Limits: list("memory", "2Gi")}},
 	}}
 	cfg := cgroup.SwapConfig{Behavior: cgroup.LimitedSwap, Version: cgroup.V2, Controller: true, NodeMemory: 40 << 30, NodeSwap: 5 << 30}
 	d, _ := cgroup.ContainerSwap(pod, pod.Containers[0], cfg, cgroup.QOSOptions{})
 	fmt.Println(d.Reason, d.SwapMax)
 
-	pod.Priority = cgroup.SystemCriticalPriority
+	critical := core.SystemCriticalPriority
+	pod.Priority = &critical
 	d, _ = cgroup.ContainerSwap(pod, pod.Containers[0], cfg, cgroup.QOSOptions{})
 	fmt.Println(d.Reason, d.SwapMax, d.Message)
 	// Output:
@@ -288,7 +289,7 @@ func ExampleParseRuntimeVersion() {
 // A sidecar runs beside the app; the init container runs beside the sidecar
 // started before it.
 func ExamplePodRequests() {
-	pod := cgroup.Pod{
+	pod := core.Pod{
 		InitContainers: []core.Container{
 			{Name: "proxy", RestartPolicy: core.ContainerRestartPolicyAlways, Resources: core.ResourceRequirements{Requests: list("cpu", "100m")}},
 			{Name: "migrate", Resources: core.ResourceRequirements{Requests: list("cpu", "500m")}},
@@ -303,7 +304,7 @@ func ExamplePodRequests() {
 
 // The API server copies a missing request from its limit.
 func ExampleDefaultRequests() {
-	pod := cgroup.Pod{Containers: []core.Container{{Name: "app", Resources: core.ResourceRequirements{Limits: list("cpu", "1", "memory", "1Gi")}}}}
+	pod := core.Pod{Containers: []core.Container{{Name: "app", Resources: core.ResourceRequirements{Limits: list("cpu", "1", "memory", "1Gi")}}}}
 	fmt.Println(cgroup.ComputeQOS(pod, cgroup.QOSOptions{}), cgroup.ComputeQOS(cgroup.DefaultRequests(pod), cgroup.QOSOptions{}))
 	// Output: Burstable Guaranteed
 }
@@ -350,7 +351,7 @@ func ExampleParseMemoryValue() {
 // v1.37 counts the larger of the sums (3 cpus), v1.36 the larger per
 // container (2 + 2).
 func ExampleEffectivePodRequests() {
-	p := cgroup.Pod{Containers: []core.Container{
+	p := core.Pod{Containers: []core.Container{
 		{Name: "a", Resources: core.ResourceRequirements{Requests: list("cpu", "1")}},
 		{Name: "b", Resources: core.ResourceRequirements{Requests: list("cpu", "2")}},
 	}}
@@ -369,7 +370,7 @@ func ExampleEffectivePodRequests() {
 // runtime still applies the old values: the pod's limits count the new one
 // (4 cpus), unless the resize is Infeasible, when only what runs counts.
 func ExampleEffectivePodLimits() {
-	p := cgroup.Pod{Containers: []core.Container{
+	p := core.Pod{Containers: []core.Container{
 		{Name: "a", Resources: core.ResourceRequirements{Limits: list("cpu", "3")}},
 		{Name: "b", Resources: core.ResourceRequirements{Limits: list("cpu", "1")}},
 	}}

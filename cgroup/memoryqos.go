@@ -204,7 +204,7 @@ func (c MemoryQoSConfig) Container(class core.PodQOSClass, request, limit, alloc
 // limit in a pod whose pod-level resources set a memory limit gets no
 // memory.high of its own (unless ContainerHighUnderPodLimit), the pod
 // cgroup's throttling it instead.
-func (c MemoryQoSConfig) ContainerInPod(p Pod, name string, opts QOSOptions, allocatable int64) MemoryValues {
+func (c MemoryQoSConfig) ContainerInPod(p core.Pod, name string, opts QOSOptions, allocatable int64) MemoryValues {
 	for _, cs := range [2][]core.Container{p.InitContainers, p.Containers} {
 		for i := range cs {
 			if cs[i].Name != name {
@@ -212,7 +212,7 @@ func (c MemoryQoSConfig) ContainerInPod(p Pod, name string, opts QOSOptions, all
 			}
 			r := cs[i].Resources
 			limit := r.Limits.Memory()
-			underPod := limit == 0 && !c.ContainerHighUnderPodLimit && opts.podLevel(p) && p.PodLevelResourcesSet() && !isZero(p.Resources.Limits, core.ResourceMemory)
+			underPod := limit == 0 && !c.ContainerHighUnderPodLimit && opts.podLevel(p) && PodLevelResourcesSet(&p) && !isZero(p.Resources.Limits, core.ResourceMemory)
 			return c.container(PodQOS(p, opts), r.Requests.Memory(), limit, allocatable, underPod)
 		}
 	}
@@ -271,8 +271,8 @@ func (c MemoryQoSConfig) container(class core.PodQOSClass, request, limit, alloc
 // PodLimits), floor((request + factor*(limit - request)) / page) * page
 // when the limit is not 0, not equal to a non-zero request, and the
 // result is above the request.
-func (c MemoryQoSConfig) PodMemoryHigh(p Pod, opts QOSOptions) int64 {
-	if c.Validate() != nil || c.ThrottlingFactor == 0 || c.NoPodMemoryHigh || !opts.podLevel(p) || !p.PodLevelResourcesSet() {
+func (c MemoryQoSConfig) PodMemoryHigh(p core.Pod, opts QOSOptions) int64 {
+	if c.Validate() != nil || c.ThrottlingFactor == 0 || c.NoPodMemoryHigh || !opts.podLevel(p) || !PodLevelResourcesSet(&p) {
 		return 0
 	}
 	if _, mem := containersDeclareLimits(p); !mem && isZero(p.Resources.Limits, core.ResourceMemory) {
@@ -297,7 +297,7 @@ func isZero(l core.ResourceList, name core.ResourceName) bool {
 
 // containersDeclareLimits reports whether every init and regular container
 // of p sets a non-zero cpu limit, and a non-zero memory limit, of its own.
-func containersDeclareLimits(p Pod) (cpu, mem bool) {
+func containersDeclareLimits(p core.Pod) (cpu, mem bool) {
 	cpu, mem = true, true
 	for _, cs := range [2][]core.Container{p.InitContainers, p.Containers} {
 		for i := range cs {

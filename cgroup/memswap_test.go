@@ -129,7 +129,7 @@ func TestMemoryQoSContainerReleases(t *testing.T) {
 //     1020054732.8 -> 1020051456; none with NoPodMemoryHigh (v1.36) or
 //     without a factor (v1.37's default).
 func TestMemoryQoSPodLevel(t *testing.T) {
-	p := Pod{Resources: &core.ResourceRequirements{Requests: rl("memory", "512Mi"), Limits: rl("memory", "1Gi")},
+	p := core.Pod{Resources: &core.ResourceRequirements{Requests: rl("memory", "512Mi"), Limits: rl("memory", "1Gi")},
 		Containers: []core.Container{ctr("app", rl("memory", "256Mi"), nil), ctr("side", rl("memory", "256Mi"), rl("memory", "256Mi"))}}
 	with := DefaultMemoryQoSConfig()
 	with.ThrottlingFactor = 0.9
@@ -163,7 +163,7 @@ func TestMemoryQoSPodLevel(t *testing.T) {
 		}
 	}
 	// Declared by every container, not at the pod level: pod-level cpu only.
-	q := Pod{Resources: &core.ResourceRequirements{Limits: rl("cpu", "1")},
+	q := core.Pod{Resources: &core.ResourceRequirements{Limits: rl("cpu", "1")},
 		Containers: []core.Container{ctr("a", rl("memory", "100Mi"), rl("memory", "200Mi"))}}
 	// 100Mi + 0.9*100Mi = 199229440.
 	if got := with.PodMemoryHigh(q, QOSOptions{}); got != 199229440 {
@@ -224,7 +224,7 @@ func TestSwapLimit(t *testing.T) {
 
 // KEP-2400 eligibility, each refusal with its reason, in upstream's order.
 func TestContainerSwap(t *testing.T) {
-	burstable := Pod{Containers: []core.Container{ctr("app", rl("memory", "1Gi"), rl("memory", "2Gi"))}}
+	burstable := core.Pod{Containers: []core.Container{ctr("app", rl("memory", "1Gi"), rl("memory", "2Gi"))}}
 	cfg := SwapConfig{Behavior: LimitedSwap, Version: V2, Controller: true, NodeMemory: 40 << 30, NodeSwap: 5 << 30}
 	d, err := ContainerSwap(burstable, burstable.Containers[0], cfg, QOSOptions{})
 	if err != nil || d.Reason != SwapGranted || d.Behavior != LimitedSwap || d.Limit != 134217728 || d.SwapMax != "134217728" || d.MemorySwapLimit != nil {
@@ -234,17 +234,18 @@ func TestContainerSwap(t *testing.T) {
 		t.Errorf("message %q", d.Message)
 	}
 
-	guaranteed := Pod{Containers: []core.Container{ctr("app", rl("cpu", "1", "memory", "1Gi"), rl("cpu", "1", "memory", "1Gi"))}}
-	equal := Pod{Containers: []core.Container{ctr("app", rl("memory", "1Gi"), rl("memory", "1Gi")), ctr("b", rl("cpu", "1"), nil)}}
-	nomem := Pod{Containers: []core.Container{ctr("app", rl("cpu", "1"), nil)}}
+	guaranteed := core.Pod{Containers: []core.Container{ctr("app", rl("cpu", "1", "memory", "1Gi"), rl("cpu", "1", "memory", "1Gi"))}}
+	equal := core.Pod{Containers: []core.Container{ctr("app", rl("memory", "1Gi"), rl("memory", "1Gi")), ctr("b", rl("cpu", "1"), nil)}}
+	nomem := core.Pod{Containers: []core.Container{ctr("app", rl("cpu", "1"), nil)}}
 	critical := burstable
-	critical.Priority = SystemCriticalPriority
+	prio := core.SystemCriticalPriority
+	critical.Priority = &prio
 	static := burstable
-	static.Static = true
-	big := Pod{Containers: []core.Container{ctr("app", rl("memory", "50Gi"), nil)}}
+	static.Annotations = map[string]string{core.ConfigSourceAnnotation: core.SourceFile}
+	big := core.Pod{Containers: []core.Container{ctr("app", rl("memory", "50Gi"), nil)}}
 	for _, c := range []struct {
 		name   string
-		pod    Pod
+		pod    core.Pod
 		edit   func(*SwapConfig)
 		reason SwapReason
 		max    string
@@ -258,7 +259,7 @@ func TestContainerSwap(t *testing.T) {
 		{"critical priority", critical, nil, SwapCriticalPod, "0", nil},
 		{"static pod", static, nil, SwapCriticalPod, "0", nil},
 		{"guaranteed", guaranteed, nil, SwapNotBurstable, "0", nil},
-		{"best effort", Pod{Containers: []core.Container{ctr("app", nil, nil)}}, nil, SwapNotBurstable, "0", nil},
+		{"best effort", core.Pod{Containers: []core.Container{ctr("app", nil, nil)}}, nil, SwapNotBurstable, "0", nil},
 		{"no memory request", nomem, nil, SwapNoMemoryRequest, "0", nil},
 		{"request equals limit in a Burstable pod", equal, nil, SwapRequestEqualsLimit, "0", nil},
 		{"request above node memory", big, nil, SwapInvalidCapacity, "0", nil},
@@ -291,7 +292,7 @@ func TestContainerSwap(t *testing.T) {
 // The seeds' alpha behaviour (1.22): memory+swap capped at the memory
 // limit (v1: any mix; v2: no swap), or unlimited.
 func TestContainerSwapLegacy(t *testing.T) {
-	g := Pod{Containers: []core.Container{ctr("app", rl("memory", "1Gi"), rl("memory", "1Gi"))}}
+	g := core.Pod{Containers: []core.Container{ctr("app", rl("memory", "1Gi"), rl("memory", "1Gi"))}}
 	for _, c := range []struct {
 		behavior SwapBehavior
 		version  Version

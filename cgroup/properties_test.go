@@ -113,7 +113,7 @@ func looksLikeKubepods(c string) bool {
 }
 
 // naiveQOS restates the QoS rule with maps and no shortcuts.
-func naiveQOS(p cgroup.Pod) core.PodQOSClass {
+func naiveQOS(p core.Pod) core.PodQOSClass {
 	reqs, lims := map[core.ResourceName]int64{}, map[core.ResourceName]int64{}
 	allHaveLimits := true
 	for _, c := range append(slices.Clone(p.Containers), p.InitContainers...) {

@@ -11,36 +11,6 @@ import (
 	"github.com/nodelife/nodelife/release"
 )
 
-// Pod is the part of a core/v1 Pod the cgroup decisions read.
-type Pod struct {
-	UID string
-	// QOSClass is status.qosClass. Once set it is immutable upstream, and
-	// PodQOS returns it instead of computing the class again.
-	QOSClass       core.PodQOSClass
-	InitContainers []core.Container
-	Containers     []core.Container
-	// Resources is spec.resources, the pod-level requests and limits
-	// (PodLevelResources); nil when not set.
-	Resources *core.ResourceRequirements
-	// Overhead is spec.overhead (RuntimeClass pod overhead).
-	Overhead core.ResourceList
-	// Priority is spec.priority; Static and Mirror say whether the pod comes
-	// from a manifest file or is the API mirror of one. All three make a
-	// pod critical (see Critical).
-	Priority       int32
-	Static, Mirror bool
-}
-
-// SystemCriticalPriority is the priority from which a pod is critical
-// (2 * 10^9, the system-cluster-critical priority class).
-const SystemCriticalPriority int32 = 2000000000
-
-// Critical reports whether the kubelet treats p as critical: a static or
-// mirror pod, or a priority of at least SystemCriticalPriority.
-func (p Pod) Critical() bool {
-	return p.Static || p.Mirror || p.Priority >= SystemCriticalPriority
-}
-
 // QOSOptions holds the feature switches the QoS and resource computations
 // depend on.
 //
@@ -96,11 +66,13 @@ func QOSOptionsFor(v release.Version) QOSOptions {
 
 // podLevel reports whether the pod's spec.resources count under opts for
 // the requests and limits it sets.
-func (o QOSOptions) podLevel(p Pod) bool { return !o.DisablePodLevelResources && p.Resources != nil }
+func (o QOSOptions) podLevel(p core.Pod) bool {
+	return !o.DisablePodLevelResources && p.Resources != nil
+}
 
 // podLevelQOS reports whether the pod's spec.resources decide its class.
-func (o QOSOptions) podLevelQOS(p Pod) bool {
-	return o.podLevel(p) && (o.DisablePodLevelResourcesFixKubeletQOSClass || p.PodLevelResourcesSet())
+func (o QOSOptions) podLevelQOS(p core.Pod) bool {
+	return o.podLevel(p) && (o.DisablePodLevelResourcesFixKubeletQOSClass || PodLevelResourcesSet(&p))
 }
 
 func qosResource(name core.ResourceName) bool {
@@ -109,7 +81,7 @@ func qosResource(name core.ResourceName) bool {
 
 // PodQOS returns p.QOSClass when set, otherwise ComputeQOS(p, opts), as
 // upstream's GetPodQOS.
-func PodQOS(p Pod, opts QOSOptions) core.PodQOSClass {
+func PodQOS(p core.Pod, opts QOSOptions) core.PodQOSClass {
 	if p.QOSClass != "" {
 		return p.QOSClass
 	}
@@ -141,7 +113,7 @@ func PodQOS(p Pod, opts QOSOptions) core.PodQOSClass {
 // Requests are taken as given: the API server copies a missing request
 // from its limit before the kubelet sees a pod, so a pod built by hand with
 // limits only is Burstable here unless DefaultRequests is applied first.
-func ComputeQOS(p Pod, opts QOSOptions) core.PodQOSClass {
+func ComputeQOS(p core.Pod, opts QOSOptions) core.PodQOSClass {
 	if opts.SumContainersQOS {
 		return summedQOS(p, opts)
 	}
@@ -193,7 +165,7 @@ func requirementsQOS(r core.ResourceRequirements) core.PodQOSClass {
 
 // summedQOS is ComputeQOS before 1.37: requests and limits summed over
 // the containers (or spec.resources, when it decides).
-func summedQOS(p Pod, opts QOSOptions) core.PodQOSClass {
+func summedQOS(p core.Pod, opts QOSOptions) core.PodQOSClass {
 	var reqs, lims qosSums
 	guaranteed := true
 	if opts.podLevelQOS(p) {
@@ -276,7 +248,7 @@ func (s *qosSums) count() int {
 // that is missing but has a limit takes the limit's value, which is what
 // API defaulting does before a kubelet ever sees the pod. p is not
 // modified.
-func DefaultRequests(p Pod) Pod {
+func DefaultRequests(p core.Pod) core.Pod {
 	out := p
 	out.InitContainers = defaultContainers(p.InitContainers)
 	out.Containers = defaultContainers(p.Containers)
@@ -327,7 +299,7 @@ func defaultList(reqs, lims core.ResourceList) core.ResourceList {
 //   - with pod-level resources, spec.resources.requests replaces cpu,
 //     memory and huge pages (the resources upstream supports at pod level);
 //   - spec.overhead is added.
-func PodRequests(p Pod, opts QOSOptions) core.ResourceList {
+func PodRequests(p core.Pod, opts QOSOptions) core.ResourceList {
 	return PodRequestsInto(core.ResourceList{}, p, opts)
 }
 
@@ -335,7 +307,7 @@ func PodRequests(p Pod, opts QOSOptions) core.ResourceList {
 // as upstream's PodResourcesOptions.Reuse: a caller that sizes many pods
 // reuses one list and allocates nothing per pod. It returns dst (a new list
 // when dst is nil).
-func PodRequestsInto(dst core.ResourceList, p Pod, opts QOSOptions) core.ResourceList {
+func PodRequestsInto(dst core.ResourceList, p core.Pod, opts QOSOptions) core.ResourceList {
 	if dst == nil {
 		dst = core.ResourceList{}
 	}
@@ -351,13 +323,13 @@ func PodRequestsInto(dst core.ResourceList, p Pod, opts QOSOptions) core.Resourc
 // PodLimits returns the effective limits of p, aggregated like
 // PodRequests; pod-level limits replace cpu and memory, and the overhead
 // is added only to the limits that are set.
-func PodLimits(p Pod, opts QOSOptions) core.ResourceList {
+func PodLimits(p core.Pod, opts QOSOptions) core.ResourceList {
 	return podLimits(p, opts, nil)
 }
 
 // podLimits is PodLimits telling each, for every container in turn, whether
 // the limits it counts with have no cpu and no memory (see aggregate).
-func podLimits(p Pod, opts QOSOptions, each func(cpuZero, memZero bool)) core.ResourceList {
+func podLimits(p core.Pod, opts QOSOptions, each func(cpuZero, memZero bool)) core.ResourceList {
 	out := aggregate(core.ResourceList{}, p, func(c *core.Container, _ bool) core.ResourceList { return c.Resources.Limits }, each)
 	if opts.podLevel(p) {
 		setPodLevel(out, p.Resources.Limits)
@@ -388,7 +360,7 @@ func PodLevelResource(name core.ResourceName) bool {
 // PodLevelResourcesSet reports whether p sets a pod-level resource
 // upstream honours (component-helpers' IsPodLevelResourcesSet): a
 // PodLevelResource in spec.resources' requests or limits.
-func (p Pod) PodLevelResourcesSet() bool {
+func PodLevelResourcesSet(p *core.Pod) bool {
 	if p.Resources == nil {
 		return false
 	}
@@ -416,7 +388,7 @@ func setPodLevel(dst, src core.ResourceList) {
 // an init container) as upstream's resource helper does; each, when set, learns for every container whether
 // the list it counts with lacks a cpu and a memory quantity (it gets
 // booleans rather than the list, so that the lists stay off the heap).
-func aggregate(out core.ResourceList, p Pod, pick func(c *core.Container, init bool) core.ResourceList, each func(cpuZero, memZero bool)) core.ResourceList {
+func aggregate(out core.ResourceList, p core.Pod, pick func(c *core.Container, init bool) core.ResourceList, each func(cpuZero, memZero bool)) core.ResourceList {
 	for i := range p.Containers {
 		l := pick(&p.Containers[i], false)
 		if each != nil {

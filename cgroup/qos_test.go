@@ -19,44 +19,44 @@ func TestComputeQOS(t *testing.T) {
 	guaranteed := rl("cpu", "100m", "memory", "100Mi")
 	for _, c := range []struct {
 		name          string
-		pod           Pod
+		pod           core.Pod
 		opts          QOSOptions
 		want, want136 core.PodQOSClass
 	}{
-		{"no resources", Pod{Containers: []core.Container{ctr("a", nil, nil)}}, QOSOptions{}, core.PodQOSBestEffort, core.PodQOSBestEffort},
-		{"no containers", Pod{}, QOSOptions{}, core.PodQOSBestEffort, core.PodQOSBestEffort},
-		{"zero quantities", Pod{Containers: []core.Container{ctr("a", rl("cpu", "0"), rl("memory", "0"))}}, QOSOptions{}, core.PodQOSBestEffort, core.PodQOSBestEffort},
-		{"only ephemeral-storage", Pod{Containers: []core.Container{ctr("a", rl("ephemeral-storage", "1Gi"), nil)}}, QOSOptions{}, core.PodQOSBestEffort, core.PodQOSBestEffort},
-		{"requests equal limits", Pod{Containers: []core.Container{ctr("a", guaranteed, guaranteed), ctr("b", guaranteed, guaranteed)}}, QOSOptions{}, core.PodQOSGuaranteed, core.PodQOSGuaranteed},
-		{"hugepages are ignored", Pod{Containers: []core.Container{ctr("a", rl("cpu", "1", "memory", "1Gi", "hugepages-2Mi", "4Mi"), rl("cpu", "1", "memory", "1Gi", "hugepages-2Mi", "4Mi"))}}, QOSOptions{}, core.PodQOSGuaranteed, core.PodQOSGuaranteed},
+		{"no resources", core.Pod{Containers: []core.Container{ctr("a", nil, nil)}}, QOSOptions{}, core.PodQOSBestEffort, core.PodQOSBestEffort},
+		{"no containers", core.Pod{}, QOSOptions{}, core.PodQOSBestEffort, core.PodQOSBestEffort},
+		{"zero quantities", core.Pod{Containers: []core.Container{ctr("a", rl("cpu", "0"), rl("memory", "0"))}}, QOSOptions{}, core.PodQOSBestEffort, core.PodQOSBestEffort},
+		{"only ephemeral-storage", core.Pod{Containers: []core.Container{ctr("a", rl("ephemeral-storage", "1Gi"), nil)}}, QOSOptions{}, core.PodQOSBestEffort, core.PodQOSBestEffort},
+		{"requests equal limits", core.Pod{Containers: []core.Container{ctr("a", guaranteed, guaranteed), ctr("b", guaranteed, guaranteed)}}, QOSOptions{}, core.PodQOSGuaranteed, core.PodQOSGuaranteed},
+		{"hugepages are ignored", core.Pod{Containers: []core.Container{ctr("a", rl("cpu", "1", "memory", "1Gi", "hugepages-2Mi", "4Mi"), rl("cpu", "1", "memory", "1Gi", "hugepages-2Mi", "4Mi"))}}, QOSOptions{}, core.PodQOSGuaranteed, core.PodQOSGuaranteed},
 		// 1.36 summed: cpu 300m/300m and memory 300Mi/300Mi, Guaranteed; 1.37
 		// finds container a's cpu 100m/200m Burstable.
-		{"mismatches that cancel out in the sums", Pod{Containers: []core.Container{
+		{"mismatches that cancel out in the sums", core.Pod{Containers: []core.Container{
 			ctr("a", rl("cpu", "100m", "memory", "200Mi"), rl("cpu", "200m", "memory", "100Mi")),
 			ctr("b", rl("cpu", "200m", "memory", "100Mi"), rl("cpu", "100m", "memory", "200Mi"))}}, QOSOptions{}, core.PodQOSBurstable, core.PodQOSGuaranteed},
-		{"the reference's A cpu 1/2, B cpu 2/1", Pod{Containers: []core.Container{
+		{"the reference's A cpu 1/2, B cpu 2/1", core.Pod{Containers: []core.Container{
 			ctr("a", rl("cpu", "1", "memory", "1Gi"), rl("cpu", "2", "memory", "1Gi")),
 			ctr("b", rl("cpu", "2", "memory", "1Gi"), rl("cpu", "1", "memory", "1Gi"))}}, QOSOptions{}, core.PodQOSBurstable, core.PodQOSGuaranteed},
-		{"requests below limits", Pod{Containers: []core.Container{ctr("a", rl("cpu", "100m", "memory", "100Mi"), rl("cpu", "200m", "memory", "100Mi"))}}, QOSOptions{}, core.PodQOSBurstable, core.PodQOSBurstable},
-		{"memory request below limit", Pod{Containers: []core.Container{ctr("a", rl("cpu", "1", "memory", "1Gi"), rl("cpu", "1", "memory", "2Gi"))}}, QOSOptions{}, core.PodQOSBurstable, core.PodQOSBurstable},
-		{"requests only", Pod{Containers: []core.Container{ctr("a", rl("cpu", "100m"), nil)}}, QOSOptions{}, core.PodQOSBurstable, core.PodQOSBurstable},
-		{"one container without limits", Pod{Containers: []core.Container{ctr("a", guaranteed, guaranteed), ctr("b", nil, nil)}}, QOSOptions{}, core.PodQOSBurstable, core.PodQOSBurstable},
-		{"cpu limit only", Pod{Containers: []core.Container{ctr("a", rl("cpu", "100m"), rl("cpu", "100m"))}}, QOSOptions{}, core.PodQOSBurstable, core.PodQOSBurstable},
-		{"limits without requests, not defaulted", Pod{Containers: []core.Container{ctr("a", nil, guaranteed)}}, QOSOptions{}, core.PodQOSBurstable, core.PodQOSBurstable},
-		{"best-effort init container", Pod{InitContainers: []core.Container{ctr("i", nil, nil)}, Containers: []core.Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, core.PodQOSBurstable, core.PodQOSBurstable},
-		{"guaranteed init container", Pod{InitContainers: []core.Container{ctr("i", guaranteed, guaranteed)}, Containers: []core.Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, core.PodQOSGuaranteed, core.PodQOSGuaranteed},
-		{"init container with a cpu limit only", Pod{InitContainers: []core.Container{ctr("i", nil, rl("cpu", "1"))}, Containers: []core.Container{ctr("a", nil, nil)}}, QOSOptions{}, core.PodQOSBurstable, core.PodQOSBurstable},
-		{"pod-level resources decide", Pod{Resources: &core.ResourceRequirements{Requests: guaranteed, Limits: guaranteed}, Containers: []core.Container{ctr("a", nil, nil)}}, QOSOptions{}, core.PodQOSGuaranteed, core.PodQOSGuaranteed},
-		{"pod-level resources ignored with the gate off", Pod{Resources: &core.ResourceRequirements{Requests: guaranteed, Limits: guaranteed}, Containers: []core.Container{ctr("a", nil, nil)}}, QOSOptions{DisablePodLevelResources: true}, core.PodQOSBestEffort, core.PodQOSBestEffort},
-		{"pod-level memory limit only", Pod{Resources: &core.ResourceRequirements{Limits: rl("memory", "1Gi")}, Containers: []core.Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, core.PodQOSBurstable, core.PodQOSBurstable},
+		{"requests below limits", core.Pod{Containers: []core.Container{ctr("a", rl("cpu", "100m", "memory", "100Mi"), rl("cpu", "200m", "memory", "100Mi"))}}, QOSOptions{}, core.PodQOSBurstable, core.PodQOSBurstable},
+		{"memory request below limit", core.Pod{Containers: []core.Container{ctr("a", rl("cpu", "1", "memory", "1Gi"), rl("cpu", "1", "memory", "2Gi"))}}, QOSOptions{}, core.PodQOSBurstable, core.PodQOSBurstable},
+		{"requests only", core.Pod{Containers: []core.Container{ctr("a", rl("cpu", "100m"), nil)}}, QOSOptions{}, core.PodQOSBurstable, core.PodQOSBurstable},
+		{"one container without limits", core.Pod{Containers: []core.Container{ctr("a", guaranteed, guaranteed), ctr("b", nil, nil)}}, QOSOptions{}, core.PodQOSBurstable, core.PodQOSBurstable},
+		{"cpu limit only", core.Pod{Containers: []core.Container{ctr("a", rl("cpu", "100m"), rl("cpu", "100m"))}}, QOSOptions{}, core.PodQOSBurstable, core.PodQOSBurstable},
+		{"limits without requests, not defaulted", core.Pod{Containers: []core.Container{ctr("a", nil, guaranteed)}}, QOSOptions{}, core.PodQOSBurstable, core.PodQOSBurstable},
+		{"best-effort init container", core.Pod{InitContainers: []core.Container{ctr("i", nil, nil)}, Containers: []core.Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, core.PodQOSBurstable, core.PodQOSBurstable},
+		{"guaranteed init container", core.Pod{InitContainers: []core.Container{ctr("i", guaranteed, guaranteed)}, Containers: []core.Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, core.PodQOSGuaranteed, core.PodQOSGuaranteed},
+		{"init container with a cpu limit only", core.Pod{InitContainers: []core.Container{ctr("i", nil, rl("cpu", "1"))}, Containers: []core.Container{ctr("a", nil, nil)}}, QOSOptions{}, core.PodQOSBurstable, core.PodQOSBurstable},
+		{"pod-level resources decide", core.Pod{Resources: &core.ResourceRequirements{Requests: guaranteed, Limits: guaranteed}, Containers: []core.Container{ctr("a", nil, nil)}}, QOSOptions{}, core.PodQOSGuaranteed, core.PodQOSGuaranteed},
+		{"pod-level resources ignored with the gate off", core.Pod{Resources: &core.ResourceRequirements{Requests: guaranteed, Limits: guaranteed}, Containers: []core.Container{ctr("a", nil, nil)}}, QOSOptions{DisablePodLevelResources: true}, core.PodQOSBestEffort, core.PodQOSBestEffort},
+		{"pod-level memory limit only", core.Pod{Resources: &core.ResourceRequirements{Limits: rl("memory", "1Gi")}, Containers: []core.Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, core.PodQOSBurstable, core.PodQOSBurstable},
 		// v1.36.3 looks only at spec.resources once it is set, even empty;
 		// v1.37 (PodLevelResourcesFixKubeletQOSClass) only when it sets cpu,
 		// memory or huge pages.
-		{"empty pod-level resources", Pod{Resources: &core.ResourceRequirements{}, Containers: []core.Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, core.PodQOSGuaranteed, core.PodQOSBestEffort},
-		{"empty pod-level resources, fix gate off", Pod{Resources: &core.ResourceRequirements{}, Containers: []core.Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{DisablePodLevelResourcesFixKubeletQOSClass: true}, core.PodQOSBestEffort, core.PodQOSBestEffort},
-		{"pod-level ephemeral-storage only", Pod{Resources: &core.ResourceRequirements{Requests: rl("ephemeral-storage", "1Gi")}, Containers: []core.Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, core.PodQOSGuaranteed, core.PodQOSBestEffort},
-		{"pod-level huge pages only", Pod{Resources: &core.ResourceRequirements{Limits: rl("hugepages-2Mi", "4Mi")}, Containers: []core.Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, core.PodQOSBestEffort, core.PodQOSBestEffort},
-		{"empty pod-level resources, gate off: the containers", Pod{Resources: &core.ResourceRequirements{}, Containers: []core.Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{DisablePodLevelResources: true}, core.PodQOSGuaranteed, core.PodQOSGuaranteed},
+		{"empty pod-level resources", core.Pod{Resources: &core.ResourceRequirements{}, Containers: []core.Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, core.PodQOSGuaranteed, core.PodQOSBestEffort},
+		{"empty pod-level resources, fix gate off", core.Pod{Resources: &core.ResourceRequirements{}, Containers: []core.Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{DisablePodLevelResourcesFixKubeletQOSClass: true}, core.PodQOSBestEffort, core.PodQOSBestEffort},
+		{"pod-level ephemeral-storage only", core.Pod{Resources: &core.ResourceRequirements{Requests: rl("ephemeral-storage", "1Gi")}, Containers: []core.Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, core.PodQOSGuaranteed, core.PodQOSBestEffort},
+		{"pod-level huge pages only", core.Pod{Resources: &core.ResourceRequirements{Limits: rl("hugepages-2Mi", "4Mi")}, Containers: []core.Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{}, core.PodQOSBestEffort, core.PodQOSBestEffort},
+		{"empty pod-level resources, gate off: the containers", core.Pod{Resources: &core.ResourceRequirements{}, Containers: []core.Container{ctr("a", guaranteed, guaranteed)}}, QOSOptions{DisablePodLevelResources: true}, core.PodQOSGuaranteed, core.PodQOSGuaranteed},
 	} {
 		if got := ComputeQOS(c.pod, c.opts); got != c.want {
 			t.Errorf("%s: ComputeQOS = %s, want %s (v1.37)", c.name, got, c.want)
@@ -90,7 +90,7 @@ func TestQOSOptionsFor(t *testing.T) {
 }
 
 func TestPodQOSUsesStatus(t *testing.T) {
-	p := Pod{QOSClass: core.PodQOSBurstable, Containers: []core.Container{ctr("a", nil, nil)}}
+	p := core.Pod{QOSClass: core.PodQOSBurstable, Containers: []core.Container{ctr("a", nil, nil)}}
 	if got := PodQOS(p, QOSOptions{}); got != core.PodQOSBurstable {
 		t.Errorf("PodQOS = %s, want the status value", got)
 	}
@@ -101,7 +101,7 @@ func TestPodQOSUsesStatus(t *testing.T) {
 }
 
 func TestDefaultRequests(t *testing.T) {
-	p := Pod{Containers: []core.Container{ctr("a", rl("cpu", "50m"), rl("cpu", "100m", "memory", "1Gi"))},
+	p := core.Pod{Containers: []core.Container{ctr("a", rl("cpu", "50m"), rl("cpu", "100m", "memory", "1Gi"))},
 		Resources: &core.ResourceRequirements{Limits: rl("memory", "2Gi")}}
 	d := DefaultRequests(p)
 	if got := d.Containers[0].Resources.Requests; got.MilliCPU() != 50 || got.Memory() != 1<<30 {
@@ -113,7 +113,7 @@ func TestDefaultRequests(t *testing.T) {
 	if _, ok := p.Containers[0].Resources.Requests[core.ResourceMemory]; ok {
 		t.Error("input modified")
 	}
-	g := DefaultRequests(Pod{Containers: []core.Container{ctr("a", nil, rl("cpu", "1", "memory", "1Gi"))}})
+	g := DefaultRequests(core.Pod{Containers: []core.Container{ctr("a", nil, rl("cpu", "1", "memory", "1Gi"))}})
 	if ComputeQOS(g, QOSOptions{}) != core.PodQOSGuaranteed {
 		t.Error("limits-only pod is Guaranteed after defaulting")
 	}
@@ -122,27 +122,27 @@ func TestDefaultRequests(t *testing.T) {
 func TestPodRequests(t *testing.T) {
 	for _, c := range []struct {
 		name     string
-		pod      Pod
+		pod      core.Pod
 		opts     QOSOptions
 		cpu, mem int64
 	}{
-		{"containers are summed", Pod{Containers: []core.Container{ctr("a", rl("cpu", "100m"), nil), ctr("b", rl("cpu", "200m", "memory", "1Gi"), nil)}}, QOSOptions{}, 300, 1 << 30},
-		{"a larger init container wins", Pod{InitContainers: []core.Container{ctr("i", rl("cpu", "500m"), nil)},
+		{"containers are summed", core.Pod{Containers: []core.Container{ctr("a", rl("cpu", "100m"), nil), ctr("b", rl("cpu", "200m", "memory", "1Gi"), nil)}}, QOSOptions{}, 300, 1 << 30},
+		{"a larger init container wins", core.Pod{InitContainers: []core.Container{ctr("i", rl("cpu", "500m"), nil)},
 			Containers: []core.Container{ctr("a", rl("cpu", "300m"), nil)}}, QOSOptions{}, 500, 0},
-		{"a sidecar adds to the containers", Pod{InitContainers: []core.Container{
+		{"a sidecar adds to the containers", core.Pod{InitContainers: []core.Container{
 			{Name: "s", RestartPolicy: "Always", Resources: core.ResourceRequirements{Requests: rl("cpu", "100m")}},
 			ctr("i", rl("cpu", "200m"), nil)},
 			Containers: []core.Container{ctr("a", rl("cpu", "300m"), nil)}}, QOSOptions{}, 400, 0},
-		{"an init container runs beside earlier sidecars", Pod{InitContainers: []core.Container{
+		{"an init container runs beside earlier sidecars", core.Pod{InitContainers: []core.Container{
 			{Name: "s", RestartPolicy: "Always", Resources: core.ResourceRequirements{Requests: rl("cpu", "100m")}},
 			ctr("i", rl("cpu", "500m"), nil)},
 			Containers: []core.Container{ctr("a", rl("cpu", "300m"), nil)}}, QOSOptions{}, 600, 0},
-		{"an init container before the sidecar does not", Pod{InitContainers: []core.Container{
+		{"an init container before the sidecar does not", core.Pod{InitContainers: []core.Container{
 			ctr("i", rl("cpu", "450m"), nil),
 			{Name: "s", RestartPolicy: "Always", Resources: core.ResourceRequirements{Requests: rl("cpu", "100m")}}},
 			Containers: []core.Container{ctr("a", rl("cpu", "300m"), nil)}}, QOSOptions{}, 450, 0},
-		{"overhead is added", Pod{Overhead: rl("cpu", "50m", "memory", "10Mi"), Containers: []core.Container{ctr("a", rl("cpu", "100m"), nil)}}, QOSOptions{}, 150, 10 << 20},
-		{"pod-level requests replace cpu and memory", Pod{Resources: &core.ResourceRequirements{Requests: rl("cpu", "1")}, Overhead: rl("cpu", "50m"),
+		{"overhead is added", core.Pod{Overhead: rl("cpu", "50m", "memory", "10Mi"), Containers: []core.Container{ctr("a", rl("cpu", "100m"), nil)}}, QOSOptions{}, 150, 10 << 20},
+		{"pod-level requests replace cpu and memory", core.Pod{Resources: &core.ResourceRequirements{Requests: rl("cpu", "1")}, Overhead: rl("cpu", "50m"),
 			Containers: []core.Container{ctr("a", rl("cpu", "100m", "memory", "1Gi"), nil)}}, QOSOptions{}, 1050, 1 << 30},
 	} {
 		got := PodRequests(c.pod, c.opts)
@@ -153,7 +153,7 @@ func TestPodRequests(t *testing.T) {
 }
 
 func TestPodLimitsOverheadOnlyOnSetLimits(t *testing.T) {
-	p := Pod{Overhead: rl("cpu", "50m", "memory", "100Mi"), Containers: []core.Container{ctr("a", nil, rl("memory", "1Gi"))}}
+	p := core.Pod{Overhead: rl("cpu", "50m", "memory", "100Mi"), Containers: []core.Container{ctr("a", nil, rl("memory", "1Gi"))}}
 	got := PodLimits(p, QOSOptions{})
 	if _, ok := got[core.ResourceCPU]; ok || got.Memory() != 1<<30+100<<20 {
 		t.Errorf("limits = %v", got)
@@ -165,32 +165,32 @@ func TestResourceConfigForPod(t *testing.T) {
 	g := rl("cpu", "250m", "memory", "512Mi")
 	for _, c := range []struct {
 		name string
-		pod  Pod
+		pod  core.Pod
 		opts PodConfigOptions
 		want ResourceConfig
 	}{
-		{"Guaranteed", Pod{Containers: []core.Container{ctr("a", g, g)}}, period,
+		{"Guaranteed", core.Pod{Containers: []core.Container{ctr("a", g, g)}}, period,
 			ResourceConfig{CPUShares: u64(256), CPUQuota: i64(25000), CPUPeriod: u64(100000), Memory: i64(512 << 20), HugePageLimit: map[int64]int64{}}},
-		{"Guaranteed without CFS quota", Pod{Containers: []core.Container{ctr("a", g, g)}}, PodConfigOptions{CPUPeriod: 100000, DisableCPUQuota: true},
+		{"Guaranteed without CFS quota", core.Pod{Containers: []core.Container{ctr("a", g, g)}}, PodConfigOptions{CPUPeriod: 100000, DisableCPUQuota: true},
 			ResourceConfig{CPUShares: u64(256), CPUQuota: i64(-1), CPUPeriod: u64(100000), Memory: i64(512 << 20), HugePageLimit: map[int64]int64{}}},
-		{"Burstable with every limit declared", Pod{Containers: []core.Container{ctr("a", rl("cpu", "100m", "memory", "100Mi"), rl("cpu", "200m", "memory", "200Mi"))}}, period,
+		{"Burstable with every limit declared", core.Pod{Containers: []core.Container{ctr("a", rl("cpu", "100m", "memory", "100Mi"), rl("cpu", "200m", "memory", "200Mi"))}}, period,
 			ResourceConfig{CPUShares: u64(102), CPUQuota: i64(20000), CPUPeriod: u64(100000), Memory: i64(200 << 20), HugePageLimit: map[int64]int64{}}},
-		{"Burstable without a memory limit", Pod{Containers: []core.Container{ctr("a", rl("cpu", "100m", "memory", "100Mi"), rl("cpu", "200m"))}}, period,
+		{"Burstable without a memory limit", core.Pod{Containers: []core.Container{ctr("a", rl("cpu", "100m", "memory", "100Mi"), rl("cpu", "200m"))}}, period,
 			ResourceConfig{CPUShares: u64(102), CPUQuota: i64(20000), CPUPeriod: u64(100000), HugePageLimit: map[int64]int64{}}},
-		{"Burstable with one container lacking a cpu limit", Pod{Containers: []core.Container{
+		{"Burstable with one container lacking a cpu limit", core.Pod{Containers: []core.Container{
 			ctr("a", rl("cpu", "100m"), rl("cpu", "200m", "memory", "1Gi")), ctr("b", rl("cpu", "100m"), rl("memory", "1Gi"))}}, period,
 			ResourceConfig{CPUShares: u64(204), Memory: i64(2 << 30), HugePageLimit: map[int64]int64{}}},
-		{"init containers count as containers", Pod{InitContainers: []core.Container{ctr("i", nil, nil)},
+		{"init containers count as containers", core.Pod{InitContainers: []core.Container{ctr("i", nil, nil)},
 			Containers: []core.Container{ctr("a", rl("cpu", "100m", "memory", "1Gi"), rl("cpu", "100m", "memory", "1Gi"))}}, period,
 			ResourceConfig{CPUShares: u64(102), HugePageLimit: map[int64]int64{}}},
-		{"pod-level limits count as declared", Pod{Resources: &core.ResourceRequirements{Limits: rl("cpu", "1", "memory", "1Gi")},
+		{"pod-level limits count as declared", core.Pod{Resources: &core.ResourceRequirements{Limits: rl("cpu", "1", "memory", "1Gi")},
 			Containers: []core.Container{ctr("a", rl("cpu", "100m"), nil)}}, PodConfigOptions{CPUPeriod: 100000, QOSOptions: QOSOptions{}},
 			ResourceConfig{CPUShares: u64(102), CPUQuota: i64(100000), CPUPeriod: u64(100000), Memory: i64(1 << 30), HugePageLimit: map[int64]int64{}}},
-		{"BestEffort", Pod{Containers: []core.Container{ctr("a", nil, nil)}}, period,
+		{"BestEffort", core.Pod{Containers: []core.Container{ctr("a", nil, nil)}}, period,
 			ResourceConfig{CPUShares: u64(2), HugePageLimit: map[int64]int64{}}},
-		{"huge pages", Pod{Containers: []core.Container{ctr("a", rl("cpu", "1", "memory", "1Gi", "hugepages-2Mi", "4Mi", "hugepages-1Gi", "1Gi"), rl("cpu", "1", "memory", "1Gi", "hugepages-2Mi", "4Mi", "hugepages-1Gi", "1Gi"))}}, period,
+		{"huge pages", core.Pod{Containers: []core.Container{ctr("a", rl("cpu", "1", "memory", "1Gi", "hugepages-2Mi", "4Mi", "hugepages-1Gi", "1Gi"), rl("cpu", "1", "memory", "1Gi", "hugepages-2Mi", "4Mi", "hugepages-1Gi", "1Gi"))}}, period,
 			ResourceConfig{CPUShares: u64(1024), CPUQuota: i64(100000), CPUPeriod: u64(100000), Memory: i64(1 << 30), HugePageLimit: map[int64]int64{2 << 20: 4 << 20, 1 << 30: 1 << 30}}},
-		{"a custom period is used as given", Pod{Containers: []core.Container{ctr("a", g, g)}}, PodConfigOptions{CPUPeriod: 50000},
+		{"a custom period is used as given", core.Pod{Containers: []core.Container{ctr("a", g, g)}}, PodConfigOptions{CPUPeriod: 50000},
 			ResourceConfig{CPUShares: u64(256), CPUQuota: i64(12500), CPUPeriod: u64(50000), Memory: i64(512 << 20), HugePageLimit: map[int64]int64{}}},
 	} {
 		got := ResourceConfigForPod(c.pod, c.opts)
@@ -201,12 +201,12 @@ func TestResourceConfigForPod(t *testing.T) {
 }
 
 func TestResourceConfigForPodMemoryQoS(t *testing.T) {
-	burst := Pod{Containers: []core.Container{ctr("a", rl("memory", "100Mi"), rl("memory", "200Mi"))}}
-	guar := Pod{Containers: []core.Container{ctr("a", rl("cpu", "1", "memory", "1Gi"), rl("cpu", "1", "memory", "1Gi"))}}
-	best := Pod{Containers: []core.Container{ctr("a", nil, nil)}}
+	burst := core.Pod{Containers: []core.Container{ctr("a", rl("memory", "100Mi"), rl("memory", "200Mi"))}}
+	guar := core.Pod{Containers: []core.Container{ctr("a", rl("cpu", "1", "memory", "1Gi"), rl("cpu", "1", "memory", "1Gi"))}}
+	best := core.Pod{Containers: []core.Container{ctr("a", nil, nil)}}
 	for _, c := range []struct {
 		policy ReservationPolicy
-		pod    Pod
+		pod    core.Pod
 		want   map[string]string
 	}{
 		{ReservationLegacyMin, burst, map[string]string{"memory.min": "104857600"}},
@@ -228,7 +228,7 @@ func TestResourceConfigForPodMemoryQoS(t *testing.T) {
 }
 
 func TestQOSConfigs(t *testing.T) {
-	pods := []Pod{
+	pods := []core.Pod{
 		{UID: "g", Containers: []core.Container{ctr("a", rl("cpu", "1", "memory", "1Gi"), rl("cpu", "1", "memory", "1Gi"))}},
 		{UID: "b1", Containers: []core.Container{ctr("a", rl("cpu", "100m", "memory", "512Mi"), nil)}},
 		{UID: "b2", Containers: []core.Container{ctr("a", rl("cpu", "250m"), nil)}},
@@ -277,10 +277,10 @@ func TestQOSConfigs(t *testing.T) {
 // summed memory requests of the Guaranteed and Burstable pods; BestEffort
 // gets nothing.
 func TestQOSConfigsMemoryQoS(t *testing.T) {
-	g := Pod{UID: "g", Containers: []core.Container{ctr("a", rl("cpu", "1", "memory", "1Gi"), rl("cpu", "1", "memory", "1Gi"))}}
-	b1 := Pod{UID: "b1", Containers: []core.Container{ctr("a", rl("cpu", "100m", "memory", "512Mi"), nil)}}
-	b2 := Pod{UID: "b2", Containers: []core.Container{ctr("a", rl("cpu", "250m"), nil)}} // no memory request
-	be := Pod{UID: "be", Containers: []core.Container{ctr("a", nil, nil)}}
+	g := core.Pod{UID: "g", Containers: []core.Container{ctr("a", rl("cpu", "1", "memory", "1Gi"), rl("cpu", "1", "memory", "1Gi"))}}
+	b1 := core.Pod{UID: "b1", Containers: []core.Container{ctr("a", rl("cpu", "100m", "memory", "512Mi"), nil)}}
+	b2 := core.Pod{UID: "b2", Containers: []core.Container{ctr("a", rl("cpu", "250m"), nil)}} // no memory request
+	be := core.Pod{UID: "be", Containers: []core.Container{ctr("a", nil, nil)}}
 	m := func(kv ...string) map[string]string {
 		out := map[string]string{}
 		for i := 0; i < len(kv); i += 2 {
@@ -292,22 +292,22 @@ func TestQOSConfigsMemoryQoS(t *testing.T) {
 		name            string
 		v               release.Version
 		policy          ReservationPolicy
-		pods            []Pod
+		pods            []core.Pod
 		root, burstable map[string]string
 	}{
-		{"v1.37 tiered: G 1Gi, B 512Mi", release.V1_37, ReservationTiered, []Pod{g, b1, b2, be}, m("memory.min", "1610612736", "memory.low", "536870912"), m("memory.low", "536870912")},
+		{"v1.37 tiered: G 1Gi, B 512Mi", release.V1_37, ReservationTiered, []core.Pod{g, b1, b2, be}, m("memory.min", "1610612736", "memory.low", "536870912"), m("memory.low", "536870912")},
 		{"v1.37 tiered: no pods", release.V1_37, ReservationTiered, nil, m("memory.min", "0", "memory.low", "0"), m("memory.low", "0")},
-		{"v1.37 tiered: Guaranteed only", release.V1_37, ReservationTiered, []Pod{g}, m("memory.min", "1073741824", "memory.low", "0"), m("memory.low", "0")},
-		{"v1.37 none: nothing on update", release.V1_37, ReservationNone, []Pod{g, b1}, nil, nil},
-		{"v1.36 tiered: G 1Gi, B 512Mi", release.V1_36, ReservationTiered, []Pod{g, b1, b2, be}, m("memory.min", "1610612736"), m("memory.low", "536870912")},
+		{"v1.37 tiered: Guaranteed only", release.V1_37, ReservationTiered, []core.Pod{g}, m("memory.min", "1073741824", "memory.low", "0"), m("memory.low", "0")},
+		{"v1.37 none: nothing on update", release.V1_37, ReservationNone, []core.Pod{g, b1}, nil, nil},
+		{"v1.36 tiered: G 1Gi, B 512Mi", release.V1_36, ReservationTiered, []core.Pod{g, b1, b2, be}, m("memory.min", "1610612736"), m("memory.low", "536870912")},
 		{"v1.36 tiered: no pods", release.V1_36, ReservationTiered, nil, m("memory.min", "0"), m("memory.low", "0")},
-		{"v1.36 tiered: BestEffort only", release.V1_36, ReservationTiered, []Pod{be}, m("memory.min", "0"), m("memory.low", "0")},
-		{"v1.36 tiered: Burstable without memory requests", release.V1_36, ReservationTiered, []Pod{b2}, m("memory.min", "0"), m("memory.low", "0")},
-		{"v1.36 tiered: Guaranteed only", release.V1_36, ReservationTiered, []Pod{g}, m("memory.min", "1073741824"), m("memory.low", "0")},
-		{"v1.36 none: zeros whatever the pods", release.V1_36, ReservationNone, []Pod{g, b1}, m("memory.min", "0"), m("memory.low", "0")},
+		{"v1.36 tiered: BestEffort only", release.V1_36, ReservationTiered, []core.Pod{be}, m("memory.min", "0"), m("memory.low", "0")},
+		{"v1.36 tiered: Burstable without memory requests", release.V1_36, ReservationTiered, []core.Pod{b2}, m("memory.min", "0"), m("memory.low", "0")},
+		{"v1.36 tiered: Guaranteed only", release.V1_36, ReservationTiered, []core.Pod{g}, m("memory.min", "1073741824"), m("memory.low", "0")},
+		{"v1.36 none: zeros whatever the pods", release.V1_36, ReservationNone, []core.Pod{g, b1}, m("memory.min", "0"), m("memory.low", "0")},
 		{"v1.36 none: no pods", release.V1_36, ReservationNone, nil, m("memory.min", "0"), m("memory.low", "0")},
-		{"legacy (before 1.36): memory.min, non-zero only", release.V1_35, ReservationLegacyMin, []Pod{g, b1, b2, be}, m("memory.min", "1610612736"), m("memory.min", "536870912")},
-		{"legacy: Guaranteed only", release.V1_35, ReservationLegacyMin, []Pod{g}, m("memory.min", "1073741824"), nil},
+		{"legacy (before 1.36): memory.min, non-zero only", release.V1_35, ReservationLegacyMin, []core.Pod{g, b1, b2, be}, m("memory.min", "1610612736"), m("memory.min", "536870912")},
+		{"legacy: Guaranteed only", release.V1_35, ReservationLegacyMin, []core.Pod{g}, m("memory.min", "1073741824"), nil},
 		{"legacy: no pods", release.V1_35, ReservationLegacyMin, nil, nil, nil},
 	}
 	for _, c := range cases {
@@ -327,7 +327,7 @@ func TestQOSConfigsMemoryQoS(t *testing.T) {
 		}
 	}
 	// Without MemoryQoS (the feature off) nothing is written.
-	if got := QOSConfigs([]Pod{g, b1}, QOSConfigOptions{}); got.Root.Unified != nil || got.Burstable.Unified != nil {
+	if got := QOSConfigs([]core.Pod{g, b1}, QOSConfigOptions{}); got.Root.Unified != nil || got.Burstable.Unified != nil {
 		t.Error("protection written without MemoryQoS")
 	}
 }
@@ -431,7 +431,7 @@ func TestFit(t *testing.T) {
 
 func TestPodConfigOptions(t *testing.T) {
 	g := rl("cpu", "250m", "memory", "512Mi")
-	rc := ResourceConfigForPod(Pod{Containers: []core.Container{ctr("a", g, g)}}, PodConfigOptions{})
+	rc := ResourceConfigForPod(core.Pod{Containers: []core.Container{ctr("a", g, g)}}, PodConfigOptions{})
 	if *rc.CPUPeriod != 100000 || *rc.CPUQuota != 25000 {
 		t.Errorf("zero options: period %d quota %d, want the 100ms default", *rc.CPUPeriod, *rc.CPUQuota)
 	}
@@ -460,7 +460,7 @@ func TestPodConfigOptions(t *testing.T) {
 // 256Mi): quota 150000 of a 100000 period, memory 1342177280; requests
 // 100m + 100m = 200m give 204 shares in both.
 func TestResourceConfigForPodSidecarDeclaresLimits(t *testing.T) {
-	p := Pod{UID: "p",
+	p := core.Pod{UID: "p",
 		InitContainers: []core.Container{
 			{Name: "proxy", RestartPolicy: core.ContainerRestartPolicyAlways, Resources: core.ResourceRequirements{Requests: rl("cpu", "100m"), Limits: rl("cpu", "500m", "memory", "256Mi")}},
 			{Name: "migrate"},

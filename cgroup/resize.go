@@ -91,7 +91,7 @@ func (st *ResizeStatus) podLevelStatus(opts QOSOptions) bool {
 // the larger of spec, actuated and allocated pod-level values when the
 // pod-level status reports actuated ones; the overhead is added. With st's
 // zero value the answer is PodRequests'.
-func EffectivePodRequests(p Pod, st ResizeStatus, opts QOSOptions) core.ResourceList {
+func EffectivePodRequests(p core.Pod, st ResizeStatus, opts QOSOptions) core.ResourceList {
 	var out core.ResourceList
 	if opts.ResizePerContainer {
 		out = aggregate(core.ResourceList{}, p, func(c *core.Container, init bool) core.ResourceList {
@@ -160,7 +160,7 @@ func EffectivePodRequests(p Pod, st ResizeStatus, opts QOSOptions) core.Resource
 // pages, taken at the larger of spec and actuated pod-level values when
 // the pod-level status reports them; the overhead is added to the limits
 // that are set and not zero.
-func EffectivePodLimits(p Pod, st ResizeStatus, opts QOSOptions) core.ResourceList {
+func EffectivePodLimits(p core.Pod, st ResizeStatus, opts QOSOptions) core.ResourceList {
 	var out core.ResourceList
 	if opts.ResizePerContainer {
 		out = aggregate(core.ResourceList{}, p, func(c *core.Container, init bool) core.ResourceList {
@@ -188,7 +188,7 @@ func EffectivePodLimits(p Pod, st ResizeStatus, opts QOSOptions) core.ResourceLi
 		}
 		out = maxLists(st.specUnlessInfeasible(spec), actuated)
 	}
-	if opts.podLevel(p) && p.PodLevelResourcesSet() {
+	if opts.podLevel(p) && PodLevelResourcesSet(&p) {
 		spec := p.Resources.Limits
 		switch {
 		case !st.podLevelStatus(opts), opts.ResizePerContainer && st.Infeasible && st.Actuated.Limits == nil:

@@ -25,12 +25,12 @@ func status(name string, alloc core.ResourceList, act bool, actReqs, actLims cor
 // status reports actuated resources, then sums. Quantities are cpu in
 // milliCPU and memory in bytes.
 func TestEffectivePodRequests(t *testing.T) {
-	twoOpposite := Pod{Overhead: rl("cpu", "100m"), Containers: []core.Container{
+	twoOpposite := core.Pod{Overhead: rl("cpu", "100m"), Containers: []core.Container{
 		ctr("a", rl("cpu", "1"), nil), ctr("b", rl("cpu", "2"), nil)}}
-	grow := Pod{Containers: []core.Container{ctr("a", rl("cpu", "2"), nil), ctr("b", rl("cpu", "1"), nil)}}
+	grow := core.Pod{Containers: []core.Container{ctr("a", rl("cpu", "2"), nil), ctr("b", rl("cpu", "1"), nil)}}
 	for _, tc := range []struct {
 		name           string
-		pod            Pod
+		pod            core.Pod
 		st             ResizeStatus
 		cpu137, cpu136 int64
 		mem137, mem136 int64
@@ -63,7 +63,7 @@ func TestEffectivePodRequests(t *testing.T) {
 			status("a", rl("cpu", "1"), false, nil, nil)}}, 1000, 3000, 0, 0},
 		// a plain init container's status: 1.37 reads it (actuated 4 >
 		// its spec 3), 1.36 never does: max(1, 3) = 3
-		{"an init container's status", Pod{InitContainers: []core.Container{ctr("i", rl("cpu", "3"), nil)},
+		{"an init container's status", core.Pod{InitContainers: []core.Container{ctr("i", rl("cpu", "3"), nil)},
 			Containers: []core.Container{ctr("a", rl("cpu", "1"), nil)}},
 			ResizeStatus{Containers: []ContainerResizeStatus{status("i", rl("cpu", "1"), true, rl("cpu", "4"), nil)}},
 			4000, 3000, 0, 0},
@@ -72,7 +72,7 @@ func TestEffectivePodRequests(t *testing.T) {
 		// applies every pod-level resource of max(spec, actuated,
 		// allocated) = {cpu 2, memory 1Gi}; 1.36 only the spec's names:
 		// cpu 2, memory from the containers (none)
-		{"pod-level status", Pod{Resources: &core.ResourceRequirements{Requests: rl("cpu", "2")},
+		{"pod-level status", core.Pod{Resources: &core.ResourceRequirements{Requests: rl("cpu", "2")},
 			Containers: []core.Container{ctr("a", rl("cpu", "1"), nil)}},
 			ResizeStatus{Allocated: rl("cpu", "2"), Actuated: &core.ResourceRequirements{Requests: rl("cpu", "1", "memory", "1Gi")}},
 			2000, 2000, 1 << 30, 0},
@@ -94,10 +94,10 @@ func TestEffectivePodRequests(t *testing.T) {
 // The limits on both presets: 1.37 max(Σspec, Σactuated), 1.36 the
 // larger per container; Infeasible drops the spec.
 func TestEffectivePodLimits(t *testing.T) {
-	two := Pod{Containers: []core.Container{ctr("a", nil, rl("cpu", "1")), ctr("b", nil, rl("cpu", "2"))}}
+	two := core.Pod{Containers: []core.Container{ctr("a", nil, rl("cpu", "1")), ctr("b", nil, rl("cpu", "2"))}}
 	for _, tc := range []struct {
 		name           string
-		pod            Pod
+		pod            core.Pod
 		st             ResizeStatus
 		cpu137, cpu136 int64
 	}{
@@ -113,9 +113,9 @@ func TestEffectivePodLimits(t *testing.T) {
 			status("a", nil, true, rl("cpu", "1"), nil)}}, 0, 2000},
 		// pod-level limits cpu 4, actuated at pod level 3: both presets
 		// keep the larger, 4; Infeasible: the actuated 3
-		{"pod-level limits", Pod{Resources: &core.ResourceRequirements{Limits: rl("cpu", "4")}, Containers: []core.Container{ctr("a", nil, nil)}},
+		{"pod-level limits", core.Pod{Resources: &core.ResourceRequirements{Limits: rl("cpu", "4")}, Containers: []core.Container{ctr("a", nil, nil)}},
 			ResizeStatus{Actuated: &core.ResourceRequirements{Limits: rl("cpu", "3")}}, 4000, 4000},
-		{"pod-level limits, infeasible", Pod{Resources: &core.ResourceRequirements{Limits: rl("cpu", "4")}, Containers: []core.Container{ctr("a", nil, nil)}},
+		{"pod-level limits, infeasible", core.Pod{Resources: &core.ResourceRequirements{Limits: rl("cpu", "4")}, Containers: []core.Container{ctr("a", nil, nil)}},
 			ResizeStatus{Infeasible: true, Actuated: &core.ResourceRequirements{Limits: rl("cpu", "3")}}, 3000, 3000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -133,7 +133,7 @@ func TestEffectivePodLimits(t *testing.T) {
 
 // With nothing in the status, the effective values are the spec's.
 func TestEffectiveWithoutStatus(t *testing.T) {
-	pod := Pod{Overhead: rl("cpu", "50m"), Resources: &core.ResourceRequirements{Requests: rl("memory", "2Gi"), Limits: rl("memory", "3Gi")},
+	pod := core.Pod{Overhead: rl("cpu", "50m"), Resources: &core.ResourceRequirements{Requests: rl("memory", "2Gi"), Limits: rl("memory", "3Gi")},
 		InitContainers: []core.Container{{Name: "s", RestartPolicy: core.ContainerRestartPolicyAlways, Resources: core.ResourceRequirements{Requests: rl("cpu", "100m"), Limits: rl("cpu", "200m")}},
 			ctr("i", rl("cpu", "500m"), rl("cpu", "1"))},
 		Containers: []core.Container{ctr("a", rl("cpu", "300m"), rl("cpu", "400m"))}}

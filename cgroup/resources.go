@@ -116,7 +116,7 @@ func (o PodConfigOptions) Validate() error {
 //
 // Options are used as given; check them once with
 // PodConfigOptions.Validate.
-func ResourceConfigForPod(p Pod, opts PodConfigOptions) ResourceConfig {
+func ResourceConfigForPod(p core.Pod, opts PodConfigOptions) ResourceConfig {
 	reqs := PodRequests(p, opts.QOSOptions)
 	var lims core.ResourceList
 	var cpuDeclared, memDeclared bool
@@ -251,7 +251,7 @@ type QOSCgroupConfigs struct {
 //     the cgroups is reset (kubernetes#137584). ReservationLegacyMin
 //     (upstream before 1.36) writes kubepods memory.min = G + B and
 //     burstable memory.min = B, each only when non-zero.
-func QOSConfigs(pods []Pod, opts QOSConfigOptions) QOSCgroupConfigs {
+func QOSConfigs(pods []core.Pod, opts QOSConfigOptions) QOSCgroupConfigs {
 	var burstableMilliCPU, guaranteedMem, burstableMem int64
 	for i := range pods {
 		class := PodQOS(pods[i], opts.QOSOptions)

@@ -116,7 +116,7 @@ type SwapDecision struct {
 // What is written for NoSwap: memory.swap.max "0" on v2; on v1 with the
 // controller the memory+swap limit equals the memory limit; without the
 // controller nothing.
-func ContainerSwap(p Pod, c core.Container, cfg SwapConfig, opts QOSOptions) (SwapDecision, error) {
+func ContainerSwap(p core.Pod, c core.Container, cfg SwapConfig, opts QOSOptions) (SwapDecision, error) {
 	memLimit := c.Resources.Limits.Memory()
 	if cfg.Legacy {
 		return legacySwap(cfg, memLimit)
@@ -148,7 +148,7 @@ func ContainerSwap(p Pod, c core.Container, cfg SwapConfig, opts QOSOptions) (Sw
 	if !cfg.Version.Unified() {
 		return noSwap(SwapCgroupV1, "swap needs cgroup v2; the host runs "+cfg.Version.String())
 	}
-	if p.Critical() {
+	if p.IsCritical() {
 		return noSwap(SwapCriticalPod, "critical pods (static, mirror or priority >= 2000000000) do not swap")
 	}
 	if class := PodQOS(p, opts); class != core.PodQOSBurstable {

@@ -60,9 +60,22 @@ type Pod struct {
 	// Tolerations are spec.tolerations, in spec order (order matters to
 	// the taint eviction controller).
 	Tolerations []taints.Toleration
+	// InitContainers and Containers are spec.initContainers and
+	// spec.containers, in order; a sidecar is an init container with
+	// RestartPolicy ContainerRestartPolicyAlways.
+	InitContainers, Containers []Container
+	// Resources is spec.resources, the pod-level requests and limits
+	// (PodLevelResources); nil when not set.
+	Resources *ResourceRequirements
+	// Overhead is spec.overhead (RuntimeClass pod overhead).
+	Overhead ResourceList
 
 	// Phase is status.phase.
 	Phase PodPhase
+	// QOSClass is status.qosClass; "" when not yet set, and then computed
+	// from the resources by those who need it (cgroup.PodQOS). Once set it
+	// is immutable upstream.
+	QOSClass PodQOSClass
 	// Reason is status.reason ("Evicted" for a pod the kubelet evicted,
 	// "Terminated" for one its shutdown manager killed).
 	Reason string
@@ -82,3 +95,52 @@ const PodReasonEvicted = "Evicted"
 // Evicted reports whether the pod's status records an eviction, as
 // upstream's PodIsEvicted: phase Failed with reason Evicted.
 func (p *Pod) Evicted() bool { return p.Phase == PodFailed && p.Reason == PodReasonEvicted }
+
+// The annotations the kubelet puts on static and mirror pods.
+const (
+	// ConfigSourceAnnotation names where the kubelet got a pod: "file",
+	// "http" or "api".
+	ConfigSourceAnnotation = "kubernetes.io/config.source"
+	// ConfigHashAnnotation holds a static pod's hash (its UID); its mirror
+	// pod carries the same.
+	ConfigHashAnnotation = "kubernetes.io/config.hash"
+	// ConfigSeenAnnotation is when the kubelet first saw the pod.
+	ConfigSeenAnnotation = "kubernetes.io/config.seen"
+	// ConfigMirrorAnnotation marks a mirror pod; its value is the static
+	// pod's hash.
+	ConfigMirrorAnnotation = "kubernetes.io/config.mirror"
+)
+
+// The kubelet's config sources, the values of ConfigSourceAnnotation.
+const (
+	SourceFile      = "file"
+	SourceHTTP      = "http"
+	SourceAPIServer = "api"
+)
+
+// SystemCriticalPriority is the priority from which a pod is critical: 2 *
+// 10^9, the value of the system-cluster-critical priority class
+// (system-node-critical is 1000 above it).
+const SystemCriticalPriority int32 = 2000000000
+
+// IsStatic reports whether the pod came from a manifest file or URL of its
+// kubelet, as the kubelet's IsStaticPod: it has a config source annotation
+// and the source is not the API server.
+func (p *Pod) IsStatic() bool {
+	src, ok := p.Annotations[ConfigSourceAnnotation]
+	return ok && src != SourceAPIServer
+}
+
+// IsMirror reports whether the pod is the API server's mirror of a static
+// pod: it has the mirror annotation, whatever its value.
+func (p *Pod) IsMirror() bool {
+	_, ok := p.Annotations[ConfigMirrorAnnotation]
+	return ok
+}
+
+// IsCritical reports whether the kubelet treats the pod as critical, as its
+// IsCriticalPod: a static or mirror pod, or a priority of at least
+// SystemCriticalPriority (nil counting as 0).
+func (p *Pod) IsCritical() bool {
+	return p.IsStatic() || p.IsMirror() || p.Priority != nil && *p.Priority >= SystemCriticalPriority
+}

@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"pgregory.net/rapid"
 
-	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/topology"
 	"github.com/nodelife/nodelife/topology/cpu"
@@ -105,8 +104,8 @@ func CPUOptions() *rapid.Generator[cpu.Options] {
 // containers and 0-2 init containers (half of them sidecars) asking 0-4
 // whole CPUs (at times a fractional amount or none), requests equal to
 // limits (Guaranteed) four times in five.
-func CPUPods(uid string) *rapid.Generator[cgroup.Pod] {
-	return rapid.Custom(func(t *rapid.T) cgroup.Pod {
+func CPUPods(uid string) *rapid.Generator[core.Pod] {
+	return rapid.Custom(func(t *rapid.T) core.Pod {
 		guaranteed := !rare(t, 5, "burstable")
 		container := func(name string) core.Container {
 			c := core.Container{Name: name}
@@ -128,8 +127,8 @@ func CPUPods(uid string) *rapid.Generator[cgroup.Pod] {
 // podOf draws the containers of a pod with UID uid: 0-2 init containers
 // (init0, ...; each a sidecar half the time) and 1-3 app containers
 // (app0, ...), each drawn by container.
-func podOf(t *rapid.T, uid string, container func(name string) core.Container) cgroup.Pod {
-	p := cgroup.Pod{UID: uid}
+func podOf(t *rapid.T, uid string, container func(name string) core.Container) core.Pod {
+	p := core.Pod{UID: uid}
 	for i := rapid.IntRange(0, 2).Draw(t, "init containers"); i > 0; i-- {
 		c := container(fmt.Sprintf("init%d", len(p.InitContainers)))
 		if rapid.Bool().Draw(t, "sidecar") {

@@ -10,7 +10,6 @@ import (
 	"github.com/nodelife/nodelife/topology/checkpoint"
 	"github.com/nodelife/nodelife/topology/cpu"
 
-	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/eviction/pressure"
 	"github.com/nodelife/nodelife/nodelifecycle"
 	"github.com/nodelife/nodelife/nodelifetest"
@@ -33,7 +32,7 @@ func Example_kubeletConfig() {
 	shutdownCfg := shutdown.Config{ShutdownGracePeriodByPodPriority: []shutdown.PhaseConfig{
 		{Priority: 0, ShutdownGracePeriodSeconds: 10},
 		{Priority: 1000, ShutdownGracePeriodSeconds: 30},
-		{Priority: cgroup.SystemCriticalPriority, ShutdownGracePeriodSeconds: 10},
+		{Priority: core.SystemCriticalPriority, ShutdownGracePeriodSeconds: 10},
 	}}
 	pods := nodelifetest.Pods(nodelifetest.Options{MinPriority: 0, MaxPriority: 1999, MaxPods: 6})
 	production := func(p *pressure.Pod) bool { return p.Priority != nil && *p.Priority >= 1000 }

@@ -6,7 +6,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"pgregory.net/rapid"
 
-	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/topology/checkpoint"
 	"github.com/nodelife/nodelife/topology/memory"
@@ -46,8 +45,8 @@ func MemoryMachines() *rapid.Generator[MemoryMachine] {
 // uid: 1-3 app containers and 0-2 init containers (half of them sidecars),
 // each asking one CPU, 256Mi-6Gi of memory and at times huge pages of a
 // size in sizes (resource names such as "hugepages-1Gi").
-func MemoryPods(uid string, sizes []string) *rapid.Generator[cgroup.Pod] {
-	return rapid.Custom(func(t *rapid.T) cgroup.Pod {
+func MemoryPods(uid string, sizes []string) *rapid.Generator[core.Pod] {
+	return rapid.Custom(func(t *rapid.T) core.Pod {
 		guaranteed := !rare(t, 5, "burstable")
 		container := func(name string) core.Container {
 			l := core.ResourceList{core.ResourceCPU: resource.MustParse("1"),

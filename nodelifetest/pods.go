@@ -63,21 +63,17 @@ func (p Pod) Key() string { return p.Namespace + "/" + p.Name }
 
 // Cgroup returns the pod as package cgroup takes it. Its QOSClass is left
 // empty, so that cgroup computes it.
-func (p Pod) Cgroup() cgroup.Pod {
-	prio := int32(0)
-	if p.Priority != nil {
-		prio = *p.Priority
-	}
-	return cgroup.Pod{UID: p.UID, InitContainers: p.InitContainers, Containers: p.Containers, Resources: p.Resources,
-		Overhead: p.Overhead, Priority: prio, Static: p.Static, Mirror: p.Mirror}
+func (p Pod) Cgroup() core.Pod {
+	return core.Pod{Namespace: p.Namespace, Name: p.Name, UID: p.UID, Annotations: p.annotations(), Priority: p.Priority,
+		InitContainers: p.InitContainers, Containers: p.Containers, Resources: p.Resources, Overhead: p.Overhead}
 }
 
 // QOSClass returns the pod's QoS class as the kubelet computes it.
 func (p Pod) QOSClass() core.PodQOSClass { return cgroup.ComputeQOS(p.Cgroup(), cgroup.QOSOptions{}) }
 
 // Critical reports whether the kubelet treats the pod as critical: static,
-// mirror, or of priority at least cgroup.SystemCriticalPriority.
-func (p Pod) Critical() bool { return p.Cgroup().Critical() }
+// mirror, or of priority at least core.SystemCriticalPriority.
+func (p Pod) Critical() bool { c := p.Cgroup(); return c.IsCritical() }
 
 // Admission returns the pod as package admission takes it.
 func (p Pod) Admission() *admission.Pod {
@@ -90,9 +86,9 @@ func (p Pod) Admission() *admission.Pod {
 func (p Pod) annotations() map[string]string {
 	switch {
 	case p.Mirror:
-		return map[string]string{admission.ConfigSourceAnnotation: "file", admission.ConfigMirrorAnnotation: "mirror"}
+		return map[string]string{core.ConfigSourceAnnotation: "file", core.ConfigMirrorAnnotation: "mirror"}
 	case p.Static:
-		return map[string]string{admission.ConfigSourceAnnotation: "file"}
+		return map[string]string{core.ConfigSourceAnnotation: "file"}
 	}
 	return nil
 }
@@ -145,7 +141,7 @@ func (p Pod) Lifecycle() nodelifecycle.Pod {
 
 // priorities are the values policies key on, the edge just below critical
 // included.
-var priorities = []int32{-100, 0, 0, 10, 1000, 100000, 1000000000, cgroup.SystemCriticalPriority - 1, cgroup.SystemCriticalPriority, cgroup.SystemCriticalPriority + 1000}
+var priorities = []int32{-100, 0, 0, 10, 1000, 100000, 1000000000, core.SystemCriticalPriority - 1, core.SystemCriticalPriority, core.SystemCriticalPriority + 1000}
 
 func (o Options) priority(t *rapid.T) *int32 {
 	none := rare(t, 4, "noPriority")
@@ -252,9 +248,9 @@ func drawPod(t *rapid.T, o Options, i int) Pod {
 		Priority:  o.priority(t), Ready: !rare(t, 4, "notReady"), Terminating: rare(t, 8, "terminating")}
 	if p.Priority != nil {
 		switch *p.Priority {
-		case cgroup.SystemCriticalPriority:
+		case core.SystemCriticalPriority:
 			p.PriorityClassName = "system-cluster-critical"
-		case cgroup.SystemCriticalPriority + 1000:
+		case core.SystemCriticalPriority + 1000:
 			p.PriorityClassName = "system-node-critical"
 		}
 	}

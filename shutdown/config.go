@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/nodelife/nodelife/core"
 )
 
 // Priority values that upstream's two-phase migration and the system
@@ -17,9 +19,6 @@ const (
 	// HighestUserDefinablePriority is the largest value a user-created
 	// PriorityClass may have.
 	HighestUserDefinablePriority int32 = 1000000000
-	// SystemCriticalPriority is the value of system-cluster-critical, and
-	// the priority of the critical phase in the two-phase form.
-	SystemCriticalPriority int32 = 2000000000
 	// SystemNodeCriticalPriority is the value of system-node-critical.
 	SystemNodeCriticalPriority int32 = 2000001000
 )
@@ -205,7 +204,7 @@ func MigrateConfig(total, critical time.Duration) []PhaseConfig {
 	}
 	return []PhaseConfig{
 		{Priority: DefaultPriority, ShutdownGracePeriodSeconds: int64((total - critical) / time.Second)},
-		{Priority: SystemCriticalPriority, ShutdownGracePeriodSeconds: int64(critical / time.Second)},
+		{Priority: core.SystemCriticalPriority, ShutdownGracePeriodSeconds: int64(critical / time.Second)},
 	}
 }
 

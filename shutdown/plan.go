@@ -21,7 +21,7 @@ func (c Config) PodPriority(p core.Pod) (priority int32, fromClass bool) {
 		case SystemNodeCritical:
 			return SystemNodeCriticalPriority, true
 		case SystemClusterCritical:
-			return SystemCriticalPriority, true
+			return core.SystemCriticalPriority, true
 		}
 		if v, ok := c.PriorityClasses[p.PriorityClassName]; ok {
 			return v, true

@@ -3,7 +3,6 @@ package topology_test
 import (
 	"testing"
 
-	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/topology"
 )
@@ -77,10 +76,10 @@ func TestExplain(t *testing.T) {
 func TestManagerWhy(t *testing.T) {
 	var asked []string
 	p := topology.Provider{Name: "gpu",
-		Hints:    func(cgroup.Pod, string) (topology.ProviderHints, error) { return nil, nil },
-		PodHints: func(cgroup.Pod) (topology.ProviderHints, error) { return topology.ProviderHints{"gpu": {}}, nil },
-		Allocate: func(cgroup.Pod, string, topology.Hint) error { return nil },
-		Demands: func(_ cgroup.Pod, container string) []topology.Demand {
+		Hints:    func(core.Pod, string) (topology.ProviderHints, error) { return nil, nil },
+		PodHints: func(core.Pod) (topology.ProviderHints, error) { return topology.ProviderHints{"gpu": {}}, nil },
+		Allocate: func(core.Pod, string, topology.Hint) error { return nil },
+		Demands: func(_ core.Pod, container string) []topology.Demand {
 			asked = append(asked, container)
 			return []topology.Demand{{Resource: "example.com/gpu", Asked: 3, Free: map[int]int64{0: 2, 1: 1}}}
 		},
@@ -90,7 +89,7 @@ func TestManagerWhy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pod := cgroup.Pod{UID: "u", Containers: []core.Container{{Name: "app"}}}
+	pod := core.Pod{UID: "u", Containers: []core.Container{{Name: "app"}}}
 	a, err := m.Admit(pod)
 	if err != nil || a.Admit || a.Reason != topology.ReasonTopologyAffinity {
 		t.Fatalf("admission %+v, %v: want a TopologyAffinityError", a, err)
@@ -99,7 +98,7 @@ func TestManagerWhy(t *testing.T) {
 	if a.Why != want || len(asked) != 1 || asked[0] != "" {
 		t.Errorf("Why %q (demands asked for %q), want %q for the pod", a.Why, asked, want)
 	}
-	p.PodHints = func(cgroup.Pod) (topology.ProviderHints, error) { return nil, nil }
+	p.PodHints = func(core.Pod) (topology.ProviderHints, error) { return nil, nil }
 	m, _ = topology.NewManager(topology.ManagerConfig{Policy: topology.PolicySingleNUMANode, Scope: topology.ScopePod,
 		NUMA: topology.NUMAInfo{Nodes: []int{0, 1}}, Providers: []topology.Provider{p}})
 	if a, err := m.Admit(pod); err != nil || !a.Admit || a.Why != "" {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/core"
 )
 
@@ -40,18 +39,18 @@ type Provider struct {
 	// Name names the provider in errors ("cpu", "memory", ...).
 	Name string
 	// Hints returns the provider's hints for one container of the pod.
-	Hints func(pod cgroup.Pod, container string) (ProviderHints, error)
+	Hints func(pod core.Pod, container string) (ProviderHints, error)
 	// PodHints returns its hints for the whole pod (pod scope).
-	PodHints func(pod cgroup.Pod) (ProviderHints, error)
+	PodHints func(pod core.Pod) (ProviderHints, error)
 	// Allocate allocates the container's resources on hint. Its error
 	// refuses the pod; an error with a Type() string method gives the
 	// refusal's reason.
-	Allocate func(pod cgroup.Pod, container string, hint Hint) error
+	Allocate func(pod core.Pod, container string, hint Hint) error
 	// Demands, optional, returns what the container (the whole pod when
 	// container is "") asks of the provider's resources and what each
 	// NUMA node has of them, for Admission.Why; nil leaves the provider
 	// out of the explanation.
-	Demands func(pod cgroup.Pod, container string) []Demand
+	Demands func(pod core.Pod, container string) []Demand
 }
 
 // ManagerConfig configures a Manager: the kubelet's
@@ -180,7 +179,7 @@ type Admission struct {
 // Merge error (invalid hints); an allocation's error is a refusal. The
 // pod-level resource managers (PodLevelResourceManagers, alpha) are not
 // modelled: pods are admitted as with the gate off.
-func (m *Manager) Admit(pod cgroup.Pod) (Admission, error) {
+func (m *Manager) Admit(pod core.Pod) (Admission, error) {
 	var a Admission
 	if m.affinity == nil {
 		return a, fmt.Errorf("%w: the Manager was not made by NewManager", ErrInvalid)
@@ -212,7 +211,7 @@ func (m *Manager) Admit(pod cgroup.Pod) (Admission, error) {
 // admitContainer merges the container's hints (container scope; pod scope
 // gives podHint) and has the providers allocate it, recording it in a. It
 // reports whether the pod was refused.
-func (m *Manager) admitContainer(pod cgroup.Pod, name string, podHint Hint, a *Admission) (bool, error) {
+func (m *Manager) admitContainer(pod core.Pod, name string, podHint Hint, a *Admission) (bool, error) {
 	if m.cfg.Policy == PolicyNone {
 		return !m.allocate(pod, name, Hint{}, a), nil
 	}
@@ -235,7 +234,7 @@ func (m *Manager) admitContainer(pod cgroup.Pod, name string, podHint Hint, a *A
 
 // explain gathers the providers' demands for the container ("" for the
 // pod) and explains the policy's refusal.
-func (m *Manager) explain(pod cgroup.Pod, container string) string {
+func (m *Manager) explain(pod core.Pod, container string) string {
 	var demands []Demand
 	for _, p := range m.cfg.Providers {
 		if p.Demands != nil {
@@ -260,7 +259,7 @@ func (m *Manager) merge(get func(Provider) (ProviderHints, error)) (Hint, bool, 
 
 // allocate has every provider allocate the container on hint, recording
 // it in a; false when one refused (a then holds the refusal).
-func (m *Manager) allocate(pod cgroup.Pod, container string, hint Hint, a *Admission) bool {
+func (m *Manager) allocate(pod core.Pod, container string, hint Hint, a *Admission) bool {
 	for _, p := range m.cfg.Providers {
 		if err := p.Allocate(pod, container, hint); err != nil {
 			a.Reason, a.Message = AdmissionError(err)

@@ -6,7 +6,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/topology"
 	"github.com/nodelife/nodelife/topology/checkpoint"
@@ -16,9 +15,9 @@ import (
 
 // guaranteedPod is a pod of one container "app" whose requests equal its
 // limits.
-func guaranteedPod(uid, cpus, mem string) cgroup.Pod {
+func guaranteedPod(uid, cpus, mem string) core.Pod {
 	l := core.ResourceList{core.ResourceCPU: resource.MustParse(cpus), core.ResourceMemory: resource.MustParse(mem)}
-	return cgroup.Pod{UID: uid, Containers: []core.Container{{Name: "app", Resources: core.ResourceRequirements{Requests: l, Limits: l}}}}
+	return core.Pod{UID: uid, Containers: []core.Container{{Name: "app", Resources: core.ResourceRequirements{Requests: l, Limits: l}}}}
 }
 
 // twoSocketMachine is a machine of two sockets, one NUMA node each, of
@@ -73,7 +72,7 @@ func ExampleManager() {
 			return
 		}
 		fmt.Println(policy)
-		for _, pod := range []cgroup.Pod{guaranteedPod("db", "2", "1Gi"), guaranteedPod("web", "3", "1Gi"), guaranteedPod("batch", "4", "1Gi")} {
+		for _, pod := range []core.Pod{guaranteedPod("db", "2", "1Gi"), guaranteedPod("web", "3", "1Gi"), guaranteedPod("batch", "4", "1Gi")} {
 			a, err := m.Admit(pod)
 			if err != nil {
 				fmt.Println(err)

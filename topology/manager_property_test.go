@@ -7,7 +7,6 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/nodelifetest"
 	"github.com/nodelife/nodelife/topology"
@@ -60,7 +59,7 @@ func TestManagerProperties(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var admitted []cgroup.Pod
+		var admitted []core.Pod
 		for k := rapid.IntRange(1, 12).Draw(t, "steps"); k > 0; k-- {
 			if len(admitted) > 0 && rapid.IntRange(0, 3).Draw(t, "remove") == 0 {
 				i := rapid.IntRange(0, len(admitted)-1).Draw(t, "victim")
@@ -130,7 +129,7 @@ func TestManagerProperties(t *testing.T) {
 
 // release removes every container of pod from the managers, as the
 // kubelet does when a pod is gone.
-func release(cpus *cpu.Static, mem *memory.Static, m *topology.Manager, pod cgroup.Pod) {
+func release(cpus *cpu.Static, mem *memory.Static, m *topology.Manager, pod core.Pod) {
 	for _, cs := range [][]core.Container{pod.InitContainers, pod.Containers} {
 		for _, c := range cs {
 			cpus.RemoveContainer(pod.UID, c.Name)

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/topology"
 )
@@ -24,15 +23,15 @@ type recorder struct {
 func (r *recorder) provider() topology.Provider {
 	return topology.Provider{
 		Name: r.name,
-		Hints: func(pod cgroup.Pod, c string) (topology.ProviderHints, error) {
+		Hints: func(pod core.Pod, c string) (topology.ProviderHints, error) {
 			*r.log = append(*r.log, fmt.Sprintf("%s hints %s/%s", r.name, pod.UID, c))
 			return r.hints[c], nil
 		},
-		PodHints: func(pod cgroup.Pod) (topology.ProviderHints, error) {
+		PodHints: func(pod core.Pod) (topology.ProviderHints, error) {
 			*r.log = append(*r.log, fmt.Sprintf("%s podhints %s", r.name, pod.UID))
 			return r.podHints, nil
 		},
-		Allocate: func(pod cgroup.Pod, c string, h topology.Hint) error {
+		Allocate: func(pod core.Pod, c string, h topology.Hint) error {
 			*r.log = append(*r.log, fmt.Sprintf("%s allocate %s/%s %s", r.name, pod.UID, c, h.Bits()))
 			return r.fail[c]
 		},
@@ -54,7 +53,7 @@ func mask(t *testing.T, nodes ...int) topology.BitMask {
 }
 
 // twoContainerPod has init container "init" and app container "app".
-var twoContainerPod = cgroup.Pod{UID: "p", InitContainers: []core.Container{{Name: "init"}}, Containers: []core.Container{{Name: "app"}}}
+var twoContainerPod = core.Pod{UID: "p", InitContainers: []core.Container{{Name: "init"}}, Containers: []core.Container{{Name: "app"}}}
 
 // TestManagerScopes follows the kubelet's topology manager scopes
 // (topologymanager/scope_container.go, scope_pod.go, scope_none.go of
@@ -233,9 +232,9 @@ func TestManagerErrors(t *testing.T) {
 	}
 	bad := errors.New("unknown container")
 	p := topology.Provider{Name: "cpu",
-		Hints:    func(cgroup.Pod, string) (topology.ProviderHints, error) { return nil, bad },
-		PodHints: func(cgroup.Pod) (topology.ProviderHints, error) { return nil, nil },
-		Allocate: func(cgroup.Pod, string, topology.Hint) error { t.Error("allocated after a hint error"); return nil },
+		Hints:    func(core.Pod, string) (topology.ProviderHints, error) { return nil, bad },
+		PodHints: func(core.Pod) (topology.ProviderHints, error) { return nil, nil },
+		Allocate: func(core.Pod, string, topology.Hint) error { t.Error("allocated after a hint error"); return nil },
 	}
 	m, _ := topology.NewManager(topology.ManagerConfig{Policy: topology.PolicyBestEffort, NUMA: topology.NUMAInfo{Nodes: []int{0}}, Providers: []topology.Provider{p}})
 	if _, err := m.Admit(twoContainerPod); !errors.Is(err, bad) || !strings.Contains(err.Error(), `provider "cpu"`) {

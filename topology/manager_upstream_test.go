@@ -3,7 +3,6 @@ package topology_test
 import (
 	"testing"
 
-	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/topology"
 )
@@ -44,16 +43,16 @@ func TestUpstreamAdmit(t *testing.T) {
 		{"QOSClass set as Guaranteed. Restricted Policy. No Preferred affinity.", topology.PolicyRestricted, 1, nonePreferred, false},
 		{"QOSClass set as Burstable. Restricted Policy. No Preferred affinity.", topology.PolicyRestricted, 1, nonePreferred, false},
 	}
-	pod := cgroup.Pod{UID: "pod", Containers: []core.Container{{Name: ""}}}
+	pod := core.Pod{UID: "pod", Containers: []core.Container{{Name: ""}}}
 	for _, row := range rows {
 		hints := topology.ProviderHints{"resource": row.hints}
 		if row.hints == nil {
 			hints = nil
 		}
 		mock := topology.Provider{Name: "mock",
-			Hints:    func(cgroup.Pod, string) (topology.ProviderHints, error) { return hints, nil },
-			PodHints: func(cgroup.Pod) (topology.ProviderHints, error) { return hints, nil },
-			Allocate: func(cgroup.Pod, string, topology.Hint) error { return nil },
+			Hints:    func(core.Pod, string) (topology.ProviderHints, error) { return hints, nil },
+			PodHints: func(core.Pod) (topology.ProviderHints, error) { return hints, nil },
+			Allocate: func(core.Pod, string, topology.Hint) error { return nil },
 		}
 		for _, scope := range []topology.Scope{topology.ScopeContainer, topology.ScopePod} {
 			cfg := topology.ManagerConfig{Policy: row.policy, Scope: scope,

@@ -11,11 +11,11 @@ import (
 // AdmissionPod is what the kubelet's admission reads of a pod: identity,
 // labels and annotations, node name, node selector and required node
 // affinity, tolerations, OS, supplemental groups policy, priority, the
-// resources (as CgroupPod), the resize status when the pod's status reports
+// resources (as Pod), the resize status when the pod's status reports
 // resources (ResizeStatus) and the host ports of the containers and of the
 // sidecar init containers.
 func AdmissionPod(p *corev1.Pod) admission.Pod {
-	cp := CgroupPod(p)
+	cp := Pod(p)
 	out := admission.Pod{
 		Namespace: p.Namespace, Name: p.Name, UID: string(p.UID),
 		Labels: p.Labels, Annotations: p.Annotations,

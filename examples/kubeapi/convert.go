@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/conditions"
 	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction"
@@ -168,38 +167,24 @@ func EvictionPod(p *corev1.Pod) eviction.Pod {
 }
 
 // Pod converts a pod into the library's one pod type, which the pod GC,
-// the shutdown planners and every migrated planner read: metadata (names,
-// labels and annotations shared with p, not copied; timestamps), the
-// spec's node name, priority, priority class, grace period and
-// tolerations, and the status's phase and reason.
+// the shutdown planners, the cgroup computations, the topology managers
+// and every migrated planner read: metadata (names, labels and annotations
+// shared with p, not copied, so the static and mirror annotations come
+// along; timestamps), the spec's node name, priority, priority class,
+// grace period, tolerations, containers' and init containers' requests
+// and limits (sidecars by their restartPolicy), pod-level resources and
+// overhead, and the status's phase, reason and QoS class.
 func Pod(p *corev1.Pod) core.Pod {
 	out := core.Pod{Namespace: p.Namespace, Name: p.Name, UID: string(p.UID), Labels: p.Labels, Annotations: p.Annotations,
 		CreationTimestamp: p.CreationTimestamp.Time, DeletionTimestamp: timePtr(p.DeletionTimestamp),
 		NodeName: p.Spec.NodeName, PriorityClassName: p.Spec.PriorityClassName,
 		TerminationGracePeriodSeconds: copyInt64(p.Spec.TerminationGracePeriodSeconds), Tolerations: Tolerations(p.Spec.Tolerations),
-		Phase: core.PodPhase(p.Status.Phase), Reason: p.Status.Reason}
+		Overhead: resourceList(p.Spec.Overhead),
+		Phase:    core.PodPhase(p.Status.Phase), Reason: p.Status.Reason, QOSClass: core.PodQOSClass(p.Status.QOSClass)}
 	if p.Spec.Priority != nil {
 		v := *p.Spec.Priority
 		out.Priority = &v
 	}
-	return out
-}
-
-// Node converts a node into the library's one node type: metadata (names,
-// labels and annotations shared with n, not copied; timestamps), the
-// spec's taints and unschedulable, and the status's conditions.
-func Node(n *corev1.Node) core.Node {
-	return core.Node{Name: n.Name, UID: string(n.UID), Labels: n.Labels, Annotations: n.Annotations,
-		CreationTimestamp: n.CreationTimestamp.Time, DeletionTimestamp: timePtr(n.DeletionTimestamp),
-		Taints: Taints(n.Spec.Taints), Unschedulable: n.Spec.Unschedulable, Conditions: Conditions(n.Status.Conditions)}
-}
-
-// CgroupPod is what the cgroup decisions read of a pod: requests, limits,
-// sidecars (init containers with restartPolicy Always), pod-level
-// resources (spec.resources, PodLevelResources), overhead, priority, and
-// the mirror-pod annotation.
-func CgroupPod(p *corev1.Pod) cgroup.Pod {
-	out := cgroup.Pod{UID: string(p.UID), QOSClass: core.PodQOSClass(p.Status.QOSClass), Overhead: resourceList(p.Spec.Overhead)}
 	for _, c := range p.Spec.InitContainers {
 		cc := core.Container{Name: c.Name, Resources: resources(c.Resources.Requests, c.Resources.Limits)}
 		if c.RestartPolicy != nil {
@@ -214,11 +199,16 @@ func CgroupPod(p *corev1.Pod) cgroup.Pod {
 		pr := resources(r.Requests, r.Limits)
 		out.Resources = &pr
 	}
-	if p.Spec.Priority != nil {
-		out.Priority = *p.Spec.Priority
-	}
-	_, out.Mirror = p.Annotations[corev1.MirrorPodAnnotationKey]
 	return out
+}
+
+// Node converts a node into the library's one node type: metadata (names,
+// labels and annotations shared with n, not copied; timestamps), the
+// spec's taints and unschedulable, and the status's conditions.
+func Node(n *corev1.Node) core.Node {
+	return core.Node{Name: n.Name, UID: string(n.UID), Labels: n.Labels, Annotations: n.Annotations,
+		CreationTimestamp: n.CreationTimestamp.Time, DeletionTimestamp: timePtr(n.DeletionTimestamp),
+		Taints: Taints(n.Spec.Taints), Unschedulable: n.Spec.Unschedulable, Conditions: Conditions(n.Status.Conditions)}
 }
 
 func resources(req, lim corev1.ResourceList) core.ResourceRequirements {

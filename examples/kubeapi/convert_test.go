@@ -181,8 +181,8 @@ func TestDaemonSetPod(t *testing.T) {
 		sp.Phase != core.PodRunning || sp.Key() != "logging/fluent-bit-7xk2p" {
 		t.Errorf("shutdown pod %+v", sp)
 	}
-	cp := CgroupPod(p)
-	if !cp.Critical() || cgroup.PodQOS(cp, cgroup.QOSOptions{}) != core.PodQOSBurstable {
+	cp := Pod(p)
+	if !cp.IsCritical() || cgroup.PodQOS(cp, cgroup.QOSOptions{}) != core.PodQOSBurstable {
 		t.Errorf("cgroup pod %+v", cp)
 	}
 }
@@ -227,10 +227,10 @@ func TestDeploymentChain(t *testing.T) {
 		t.Errorf("decision %+v", d)
 	}
 	// 250m/1Gi requested, 500m/2Gi limit: Burstable, as the API says.
-	if q := cgroup.PodQOS(CgroupPod(pod), cgroup.QOSOptions{}); string(q) != string(pod.Status.QOSClass) {
+	if q := cgroup.PodQOS(Pod(pod), cgroup.QOSOptions{}); string(q) != string(pod.Status.QOSClass) {
 		t.Errorf("QoS %s, the API says %s", q, pod.Status.QOSClass)
 	}
-	if q := cgroup.PodQOS(CgroupPod(ms[3].obj.(*corev1.Pod)), cgroup.QOSOptions{}); q != core.PodQOSBestEffort {
+	if q := cgroup.PodQOS(Pod(ms[3].obj.(*corev1.Pod)), cgroup.QOSOptions{}); q != core.PodQOSBestEffort {
 		t.Errorf("QoS %s", q)
 	}
 }
@@ -245,7 +245,7 @@ func TestPodLevelResources(t *testing.T) {
 		Resources:  &corev1.ResourceRequirements{Requests: corev1.ResourceList{"cpu": q("1"), "memory": q("1Gi")}, Limits: corev1.ResourceList{"cpu": q("1"), "memory": q("1Gi")}},
 		Containers: []corev1.Container{{Name: "c"}},
 	}}
-	cp := CgroupPod(pod)
+	cp := Pod(pod)
 	if cp.Resources == nil || !cp.Resources.Limits["memory"].Equal(q("1Gi")) || !cp.Resources.Requests["cpu"].Equal(q("1")) {
 		t.Fatalf("pod-level resources lost: %+v", cp.Resources)
 	}
@@ -256,7 +256,7 @@ func TestPodLevelResources(t *testing.T) {
 		t.Errorf("QoS without PodLevelResources %s, want BestEffort", got)
 	}
 	pod.Spec.Resources = nil
-	if CgroupPod(pod).Resources != nil {
+	if Pod(pod).Resources != nil {
 		t.Error("no spec.resources must give nil Resources")
 	}
 }

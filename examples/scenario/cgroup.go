@@ -23,7 +23,7 @@ func Cgroup(Options) (Report, error) {
 		Requests: core.ResourceList{core.ResourceCPU: q("250m"), core.ResourceMemory: q("1Gi")},
 		Limits:   core.ResourceList{core.ResourceCPU: q("500m"), core.ResourceMemory: q("2Gi")},
 	}}
-	p := cgroup.Pod{UID: "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0", Containers: []core.Container{app}}
+	p := core.Pod{UID: "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0", Containers: []core.Container{app}}
 	class := cgroup.PodQOS(p, cgroup.QOSOptions{})
 	root, err := cgroup.NodeAllocatableRoot("/", true)
 	if err != nil {

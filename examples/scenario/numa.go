@@ -6,7 +6,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/topology"
 	"github.com/nodelife/nodelife/topology/checkpoint"
@@ -41,7 +40,7 @@ func numaMachine() (*cpu.Machine, []memory.NUMANode, map[int]map[string]uint64, 
 
 // guaranteedPod returns a pod of one container asking the same requests
 // and limits.
-func guaranteedPod(uid string, cpus, mem, huge string) cgroup.Pod {
+func guaranteedPod(uid string, cpus, mem, huge string) core.Pod {
 	l := core.ResourceList{core.ResourceCPU: resource.MustParse(cpus), core.ResourceMemory: resource.MustParse(mem)}
 	if huge != "" {
 		l["hugepages-1Gi"] = resource.MustParse(huge)
@@ -50,7 +49,7 @@ func guaranteedPod(uid string, cpus, mem, huge string) cgroup.Pod {
 	for k, v := range l {
 		lim[k] = v.DeepCopy()
 	}
-	return cgroup.Pod{UID: uid, Containers: []core.Container{{Name: "app", Resources: core.ResourceRequirements{Requests: l, Limits: lim}}}}
+	return core.Pod{UID: uid, Containers: []core.Container{{Name: "app", Resources: core.ResourceRequirements{Requests: l, Limits: lim}}}}
 }
 
 func blocksText(bs []checkpoint.MemoryBlock) string {

@@ -180,7 +180,7 @@ func (r *run) tryPlace(now time.Time, pi int) bool {
 		return false
 	}
 	// the pod's cpu (millicores) and memory requests, for the scores
-	reqs := cgroup.PodRequests(cgroup.Pod{InitContainers: repl.InitContainers, Containers: repl.Containers, Resources: repl.Resources, Overhead: repl.Overhead}, cgroup.QOSOptions{})
+	reqs := cgroup.PodRequests(core.Pod{InitContainers: repl.InitContainers, Containers: repl.Containers, Resources: repl.Resources, Overhead: repl.Overhead}, cgroup.QOSOptions{})
 	cpu, mem := reqs[core.ResourceCPU], reqs[core.ResourceMemory]
 	need := [2]int64{cpu.MilliValue(), mem.Value()}
 	best, bestScore := -1, -1.0

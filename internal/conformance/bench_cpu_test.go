@@ -84,7 +84,7 @@ func cpuPairs() []pair {
 		}
 	}
 	ourAdmit := func(pod *v1.Pod) {
-		cp := kubeapi.CgroupPod(pod)
+		cp := kubeapi.Pod(pod)
 		hints, err := ours.Hints(cp, "c")
 		if err != nil {
 			panic(err)

@@ -95,7 +95,7 @@ func managerPairs() []pair {
 
 	pod := bigPod
 	ourAdmit := func(p *v1.Pod) {
-		a, err := ours.Admit(kubeapi.CgroupPod(p))
+		a, err := ours.Admit(kubeapi.Pod(p))
 		if err != nil || !a.Admit {
 			panic(fmt.Sprintf("nodelife refused %s: %v %+v", p.Name, err, a))
 		}

@@ -57,7 +57,7 @@ func memoryPairs() []pair {
 	}
 	pod := bigPod
 	ourAdmit := func(p *v1.Pod) {
-		cp := kubeapi.CgroupPod(p)
+		cp := kubeapi.Pod(p)
 		h, err := ours.Hints(cp, "app")
 		if err != nil {
 			panic(err)

@@ -38,6 +38,7 @@ import (
 	"github.com/nodelife/nodelife/admission"
 	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/cri"
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/eviction/pressure"
@@ -127,21 +128,21 @@ func pairs() []pair {
 
 	// Pods for QoS, the pod cgroup and huge pages.
 	var pods []*v1.Pod
-	var nPods []cgroup.Pod
+	var nPods []core.Pod
 	for i := 0; i < 64; i++ {
 		p := randomPod(r, i)
 		pods = append(pods, p)
-		nPods = append(nPods, kubeapi.CgroupPod(p))
+		nPods = append(nPods, kubeapi.Pod(p))
 	}
 	// The same kind of pods mid-resize, for the resize-aware sums.
 	var resized []*v1.Pod
-	var nResized []cgroup.Pod
+	var nResized []core.Pod
 	var nResizeStatus []cgroup.ResizeStatus
 	for i := 0; i < 64; i++ {
 		p := randomPod(r, i)
 		randomResizeStatus(r, p)
 		st, _ := kubeapi.ResizeStatus(p)
-		resized, nResized, nResizeStatus = append(resized, p), append(nResized, kubeapi.CgroupPod(p)), append(nResizeStatus, st)
+		resized, nResized, nResizeStatus = append(resized, p), append(nResized, kubeapi.Pod(p)), append(nResizeStatus, st)
 	}
 	huge := v1.ResourceList{"hugepages-2Mi": resourceQ("4Mi"), "hugepages-1Gi": resourceQ("1Gi"), "cpu": resourceQ("2"), "memory": resourceQ("1Gi")}
 	nHuge := toCgroupList(huge)

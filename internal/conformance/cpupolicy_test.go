@@ -246,7 +246,7 @@ func runOurSequence(sc *seqCall) *seqResult {
 	var last []topology.Hint
 	for _, op := range sc.Ops {
 		var out string
-		pod := kubeapi.CgroupPod(op.Pod)
+		pod := kubeapi.Pod(op.Pod)
 		switch op.Kind {
 		case "hints":
 			out, last = printOurHints(p.Hints(pod, op.Container))

@@ -225,7 +225,7 @@ func TestDifferentialMemoryStaticPolicy(t *testing.T) {
 				theirs.RemoveContainer(logger, st, string(victim.Pod.UID), victim.Container)
 			default:
 				pod := memoryPod(r, seq*100+step, m)
-				np := kubeapi.CgroupPod(pod)
+				np := kubeapi.Pod(pod)
 				if r.Intn(3) == 0 {
 					h, err := ours.PodHints(np)
 					var uh topology.ProviderHints

@@ -203,7 +203,7 @@ func TestDifferentialPodResources(t *testing.T) {
 				if pod.Spec.Resources != nil {
 					withPodLevel++
 				}
-				np := kubeapi.CgroupPod(pod)
+				np := kubeapi.Pod(pod)
 				if up, nl := v1qos.GetPodQOS(pod), cgroup.PodQOS(np, opts); string(up) != string(nl) {
 					qos.disagree("qos %s/%s\n%s", up, nl, describe(pod))
 				} else {

@@ -81,7 +81,7 @@ func TestDifferentialResizeResources(t *testing.T) {
 			for i := 0; i < n; i++ {
 				pod := randomPod(r, i)
 				randomResizeStatus(r, pod)
-				np := kubeapi.CgroupPod(pod)
+				np := kubeapi.Pod(pod)
 				st, _ := kubeapi.ResizeStatus(pod)
 				if st.Infeasible {
 					infeasible++

@@ -225,7 +225,7 @@ func TestDifferentialTopologyManager(t *testing.T) {
 			} else {
 				pod := managerPod(r, seq*100+step, pages)
 				what = "admit " + pod.Name
-				a, err := m.Admit(kubeapi.CgroupPod(pod))
+				a, err := m.Admit(kubeapi.Pod(pod))
 				if err != nil {
 					t.Fatalf("sequence %d step %d: Admit: %v", seq, step, err)
 				}

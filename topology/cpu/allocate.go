@@ -54,7 +54,7 @@ func (p *Static) takeFrom(from cpuset.CPUSet, n int) (cpuset.CPUSet, error) {
 // request that is not a multiple of the CPUs per core or exceeds the free
 // whole cores (SMTAlignmentError). A failed allocation changes nothing and
 // returns an error wrapping ErrAllocation with upstream's text.
-func (p *Static) Allocate(pod cgroup.Pod, container string, hint topology.Hint) (cpuset.CPUSet, error) {
+func (p *Static) Allocate(pod core.Pod, container string, hint topology.Hint) (cpuset.CPUSet, error) {
 	if !p.started {
 		return cpuset.CPUSet{}, errNotStarted
 	}
@@ -63,7 +63,7 @@ func (p *Static) Allocate(pod cgroup.Pod, container string, hint topology.Hint) 
 		return cpuset.CPUSet{}, err
 	}
 	n := p.GuaranteedCPUs(pod, c)
-	if n == 0 || pod.PodLevelResourcesSet() {
+	if n == 0 || cgroup.PodLevelResourcesSet(&pod) {
 		return cpuset.CPUSet{}, nil
 	}
 	if p.smtFirst {
@@ -154,7 +154,7 @@ func (p *Static) alignedCPUs(mask topology.BitMask, allocatable cpuset.CPUSet) c
 // updateReuse is upstream's updateCPUsToReuse: only the current pod keeps
 // reusable CPUs; a regular init container adds its CPUs, any other
 // container takes its CPUs out.
-func (p *Static) updateReuse(pod cgroup.Pod, container string, cs cpuset.CPUSet) {
+func (p *Static) updateReuse(pod core.Pod, container string, cs cpuset.CPUSet) {
 	for uid := range p.reuse {
 		if uid != pod.UID {
 			delete(p.reuse, uid)
@@ -207,7 +207,7 @@ func (p *Static) Provider() topology.Provider {
 		Name:     ResourceName,
 		Hints:    p.Hints,
 		PodHints: p.PodHints,
-		Allocate: func(pod cgroup.Pod, container string, hint topology.Hint) error {
+		Allocate: func(pod core.Pod, container string, hint topology.Hint) error {
 			_, err := p.Allocate(pod, container, hint)
 			return err
 		},
@@ -221,8 +221,8 @@ func (p *Static) Provider() topology.Provider {
 // containers leave to reuse) and the node's CPUs: for the topology
 // manager's explanation of a refusal. Nil when it asks no exclusive CPU,
 // for a pod with pod-level resources, or before Start.
-func (p *Static) Demands(pod cgroup.Pod, container string) []topology.Demand {
-	if !p.started || pod.PodLevelResourcesSet() {
+func (p *Static) Demands(pod core.Pod, container string) []topology.Demand {
+	if !p.started || cgroup.PodLevelResourcesSet(&pod) {
 		return nil
 	}
 	var requested int

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/topology"
 	"github.com/nodelife/nodelife/topology/checkpoint"
 	"github.com/nodelife/nodelife/topology/cpu"
@@ -34,7 +34,7 @@ func filledLarge(b *testing.B, opts cpu.Options, filled int) *cpu.Static {
 
 // admitHint returns the first preferred hint of the pod's only container
 // (what the topology manager picks for a lone provider), or no affinity.
-func admitHint(b testing.TB, p *cpu.Static, pod cgroup.Pod) topology.Hint {
+func admitHint(b testing.TB, p *cpu.Static, pod core.Pod) topology.Hint {
 	hs, err := p.Hints(pod, pod.Containers[0].Name)
 	if err != nil {
 		b.Fatal(err)

@@ -5,7 +5,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/topology"
 	"github.com/nodelife/nodelife/topology/checkpoint"
@@ -77,7 +76,7 @@ func ExampleStatic() {
 		return
 	}
 	four := core.ResourceList{core.ResourceCPU: resource.MustParse("4"), core.ResourceMemory: resource.MustParse("1Gi")}
-	pod := cgroup.Pod{UID: "pod-1", Containers: []core.Container{{Name: "app", Resources: core.ResourceRequirements{Requests: four, Limits: four}}}}
+	pod := core.Pod{UID: "pod-1", Containers: []core.Container{{Name: "app", Resources: core.ResourceRequirements{Requests: four, Limits: four}}}}
 
 	hints, _ := p.Hints(pod, "app")
 	fmt.Println("reserved:", p.Reserved(), "hints:", hints["cpu"])
@@ -138,7 +137,7 @@ func ExampleStatic_Demands() {
 	}
 	_ = p.Start(checkpoint.CPUState{})
 	l := core.ResourceList{core.ResourceCPU: resource.MustParse("8"), core.ResourceMemory: resource.MustParse("1Gi")}
-	pod := cgroup.Pod{UID: "big", Containers: []core.Container{{Name: "app", Resources: core.ResourceRequirements{Requests: l, Limits: l}}}}
+	pod := core.Pod{UID: "big", Containers: []core.Container{{Name: "app", Resources: core.ResourceRequirements{Requests: l, Limits: l}}}}
 	d := p.Demands(pod, "app")
 	fmt.Println(d[0].Resource, d[0].Asked, d[0].Free, d[0].Capacity)
 	fmt.Println(topology.Explain(topology.PolicySingleNUMANode, m.NUMANodes(), d))

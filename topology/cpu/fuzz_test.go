@@ -6,7 +6,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/topology"
 	"github.com/nodelife/nodelife/topology/checkpoint"
@@ -85,7 +84,7 @@ func FuzzStatic(f *testing.F) {
 				q = resource.MustParse("1500m")
 			}
 			l := core.ResourceList{core.ResourceCPU: q, core.ResourceMemory: resource.MustParse("1Mi")}
-			pod := cgroup.Pod{UID: uid, Containers: []core.Container{{Name: "c", Resources: core.ResourceRequirements{Requests: l, Limits: l}}}}
+			pod := core.Pod{UID: uid, Containers: []core.Container{{Name: "c", Resources: core.ResourceRequirements{Requests: l, Limits: l}}}}
 			if b&0x80 != 0 {
 				pod.InitContainers = []core.Container{{Name: "i", Resources: core.ResourceRequirements{Requests: l, Limits: l}}}
 			}

@@ -302,7 +302,7 @@ var errNotStarted = fmt.Errorf("%w: the policy was not started (call Start)", Er
 
 // findContainer returns pod's container called name and whether it is an
 // init container.
-func findContainer(pod cgroup.Pod, name string) (core.Container, bool, error) {
+func findContainer(pod core.Pod, name string) (core.Container, bool, error) {
 	for _, c := range pod.InitContainers {
 		if c.Name == name {
 			return c, true, nil
@@ -319,7 +319,7 @@ func findContainer(pod cgroup.Pod, name string) (core.Container, bool, error) {
 // GuaranteedCPUs returns the exclusive CPUs c asks for in pod (upstream's
 // guaranteedCPUs): its cpu request when the pod is Guaranteed and the
 // request a whole number of CPUs, else 0.
-func (p *Static) GuaranteedCPUs(pod cgroup.Pod, c core.Container) int {
+func (p *Static) GuaranteedCPUs(pod core.Pod, c core.Container) int {
 	if cgroup.PodQOS(pod, p.qos) != core.PodQOSGuaranteed {
 		return 0
 	}
@@ -335,7 +335,7 @@ func (p *Static) GuaranteedCPUs(pod cgroup.Pod, c core.Container) int {
 // (upstream's podGuaranteedCPUs): the larger of its longest-running need
 // (app containers plus sidecars) and each regular init container's need
 // plus the sidecars started before it.
-func (p *Static) PodGuaranteedCPUs(pod cgroup.Pod) int {
+func (p *Static) PodGuaranteedCPUs(pod core.Pod) int {
 	initMax, sidecars := 0, 0
 	for _, c := range pod.InitContainers {
 		if _, ok := c.Resources.Requests[core.ResourceCPU]; !ok {
@@ -368,7 +368,7 @@ func (p *Static) PodGuaranteedCPUs(pod cgroup.Pod) int {
 // request, preferred when it has as few nodes as the smallest set whose
 // CPUs could ever hold the request (or, with align-by-socket, spans as
 // few sockets as that needs).
-func (p *Static) Hints(pod cgroup.Pod, container string) (topology.ProviderHints, error) {
+func (p *Static) Hints(pod core.Pod, container string) (topology.ProviderHints, error) {
 	if !p.started {
 		return nil, errNotStarted
 	}
@@ -377,7 +377,7 @@ func (p *Static) Hints(pod cgroup.Pod, container string) (topology.ProviderHints
 		return nil, err
 	}
 	requested := p.GuaranteedCPUs(pod, c)
-	if requested == 0 || pod.PodLevelResourcesSet() {
+	if requested == 0 || cgroup.PodLevelResourcesSet(&pod) {
 		return nil, nil
 	}
 	if err := p.checkHintNodes(); err != nil {
@@ -397,12 +397,12 @@ func (p *Static) Hints(pod cgroup.Pod, container string) (topology.ProviderHints
 // topology manager's pod scope; upstream's GetPodTopologyHints): as Hints
 // for PodGuaranteedCPUs, the CPUs its containers already have counted as
 // reusable, or the hints of exactly those CPUs when they are all it needs.
-func (p *Static) PodHints(pod cgroup.Pod) (topology.ProviderHints, error) {
+func (p *Static) PodHints(pod core.Pod) (topology.ProviderHints, error) {
 	if !p.started {
 		return nil, errNotStarted
 	}
 	requested := p.PodGuaranteedCPUs(pod)
-	if requested == 0 || pod.PodLevelResourcesSet() {
+	if requested == 0 || cgroup.PodLevelResourcesSet(&pod) {
 		return nil, nil
 	}
 	if err := p.checkHintNodes(); err != nil {

@@ -11,7 +11,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/topology"
 	"github.com/nodelife/nodelife/topology/checkpoint"
@@ -21,8 +20,8 @@ import (
 
 // makePod is upstream's test pod: one container asking request CPUs with
 // limit, and 1G of memory.
-func makePod(uid, container, request, limit string) cgroup.Pod {
-	return cgroup.Pod{UID: uid, Containers: []core.Container{{Name: container, Resources: core.ResourceRequirements{
+func makePod(uid, container, request, limit string) core.Pod {
+	return core.Pod{UID: uid, Containers: []core.Container{{Name: container, Resources: core.ResourceRequirements{
 		Requests: core.ResourceList{core.ResourceCPU: resource.MustParse(request), core.ResourceMemory: resource.MustParse("1G")},
 		Limits:   core.ResourceList{core.ResourceCPU: resource.MustParse(limit), core.ResourceMemory: resource.MustParse("1G")},
 	}}}}

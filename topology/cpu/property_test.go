@@ -7,7 +7,6 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/nodelifetest"
 	"github.com/nodelife/nodelife/topology"
@@ -103,7 +102,7 @@ func names(cs []core.Container) []string {
 	return out
 }
 
-func container(p cgroup.Pod, name string) core.Container {
+func container(p core.Pod, name string) core.Container {
 	for _, c := range append(append([]core.Container{}, p.InitContainers...), p.Containers...) {
 		if c.Name == name {
 			return c

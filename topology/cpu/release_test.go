@@ -6,7 +6,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/release"
 	"github.com/nodelife/nodelife/topology"
@@ -29,7 +28,7 @@ func TestCheckpointedContainerBeforeSMTCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	three := core.ResourceList{core.ResourceCPU: resource.MustParse("3"), core.ResourceMemory: resource.MustParse("1Gi")}
-	pod := cgroup.Pod{UID: "pod-1", Containers: []core.Container{
+	pod := core.Pod{UID: "pod-1", Containers: []core.Container{
 		{Name: "app", Resources: core.ResourceRequirements{Requests: three, Limits: three}},
 		{Name: "new", Resources: core.ResourceRequirements{Requests: three, Limits: three}}}}
 	set := func(s string) cpuset.CPUSet {
@@ -115,7 +114,7 @@ func TestDistributedAlignBySocket(t *testing.T) {
 			t.Fatal(err)
 		}
 		eight := core.ResourceList{core.ResourceCPU: resource.MustParse("8"), core.ResourceMemory: resource.MustParse("1Gi")}
-		pod := cgroup.Pod{UID: "p", Containers: []core.Container{{Name: "app", Resources: core.ResourceRequirements{Requests: eight, Limits: eight}}}}
+		pod := core.Pod{UID: "p", Containers: []core.Container{{Name: "app", Resources: core.ResourceRequirements{Requests: eight, Limits: eight}}}}
 		got, err := p.Allocate(pod, "app", topology.Hint{Any: true})
 		if err != nil || got.String() != c.want {
 			t.Errorf("%v: the static policy gives %v, %v; want %s", c.v, got, err, c.want)

@@ -7,7 +7,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/topology"
 	"github.com/nodelife/nodelife/topology/checkpoint"
@@ -76,16 +75,16 @@ func newNode8(tb testing.TB) *node8 {
 	return &node8{cpus: c, mem: mem, tm: tm}
 }
 
-func podOf(uid, cpus, mem, huge string) cgroup.Pod {
+func podOf(uid, cpus, mem, huge string) core.Pod {
 	l := func() core.ResourceList {
 		return core.ResourceList{core.ResourceCPU: resource.MustParse(cpus), core.ResourceMemory: resource.MustParse(mem), "hugepages-1Gi": resource.MustParse(huge)}
 	}
-	return cgroup.Pod{UID: uid, Containers: []core.Container{{Name: "app", Resources: core.ResourceRequirements{Requests: l(), Limits: l()}}}}
+	return core.Pod{UID: uid, Containers: []core.Container{{Name: "app", Resources: core.ResourceRequirements{Requests: l(), Limits: l()}}}}
 }
 
 // admit runs one admission; it reports whether the pod was placed (a
 // refused pod's allocations are released).
-func (n *node8) admit(tb testing.TB, pod cgroup.Pod) bool {
+func (n *node8) admit(tb testing.TB, pod core.Pod) bool {
 	a, err := n.tm.Admit(pod)
 	if err != nil {
 		tb.Fatal(err)

@@ -27,8 +27,8 @@ func (e allocationError) Is(target error) bool { return target == ErrAllocation 
 
 // guaranteed reports whether pod gets NUMA memory: Guaranteed and without
 // pod-level resources (the PodLevelResourceManagers gate is off).
-func (p *Static) guaranteed(pod cgroup.Pod) bool {
-	return cgroup.PodQOS(pod, p.qos) == core.PodQOSGuaranteed && !pod.PodLevelResourcesSet()
+func (p *Static) guaranteed(pod core.Pod) bool {
+	return cgroup.PodQOS(pod, p.qos) == core.PodQOSGuaranteed && !cgroup.PodLevelResourcesSet(&pod)
 }
 
 // Hints returns the policy's topology hints for one container (upstream's
@@ -45,7 +45,7 @@ func (p *Static) guaranteed(pod cgroup.Pod) bool {
 // topology manager reads as no preference. A request that is not a whole
 // number of bytes is an error; upstream then gives no hints (nil), as
 // Hints does with the error.
-func (p *Static) Hints(pod cgroup.Pod, container string) (topology.ProviderHints, error) {
+func (p *Static) Hints(pod core.Pod, container string) (topology.ProviderHints, error) {
 	if !p.started {
 		return nil, errNotStarted
 	}
@@ -60,7 +60,7 @@ func (p *Static) Hints(pod cgroup.Pod, container string) (topology.ProviderHints
 	if err != nil {
 		return nil, err
 	}
-	if pod.PodLevelResourcesSet() {
+	if cgroup.PodLevelResourcesSet(&pod) {
 		return nil, nil
 	}
 	if blocks, ok := p.entries[pod.UID][container]; ok {
@@ -74,7 +74,7 @@ func (p *Static) Hints(pod cgroup.Pod, container string) (topology.ProviderHints
 // for PodRequests. If one of its containers already has blocks, the hints
 // are regenerated from that container's blocks against the pod's requests,
 // as upstream does.
-func (p *Static) PodHints(pod cgroup.Pod) (topology.ProviderHints, error) {
+func (p *Static) PodHints(pod core.Pod) (topology.ProviderHints, error) {
 	if !p.started {
 		return nil, errNotStarted
 	}
@@ -85,7 +85,7 @@ func (p *Static) PodHints(pod cgroup.Pod) (topology.ProviderHints, error) {
 	if err != nil {
 		return nil, err
 	}
-	if pod.PodLevelResourcesSet() || len(req) == 0 {
+	if cgroup.PodLevelResourcesSet(&pod) || len(req) == 0 {
 		return nil, nil
 	}
 	for _, c := range slices.Concat(pod.InitContainers, pod.Containers) {
@@ -285,7 +285,7 @@ func bestHint(hs []topology.Hint) topology.Hint {
 // allocation changes nothing and returns an error wrapping ErrAllocation
 // with upstream's text; a hint naming a NUMA node the machine state lacks
 // is refused (ErrInvalid), where upstream panics.
-func (p *Static) Allocate(pod cgroup.Pod, container string, hint topology.Hint) ([]checkpoint.MemoryBlock, error) {
+func (p *Static) Allocate(pod core.Pod, container string, hint topology.Hint) ([]checkpoint.MemoryBlock, error) {
 	if !p.started {
 		return nil, errNotStarted
 	}
@@ -400,7 +400,7 @@ func (p *Static) place(nodes []int, name string, size uint64) {
 // updateReuse is upstream's updatePodReusableMemory: only the current pod
 // keeps reusable memory; a regular init container's blocks make up to
 // their size reusable on their nodes, any other container uses it up.
-func (p *Static) updateReuse(pod cgroup.Pod, container string, blocks []checkpoint.MemoryBlock) {
+func (p *Static) updateReuse(pod core.Pod, container string, blocks []checkpoint.MemoryBlock) {
 	for uid := range p.reuse {
 		if uid != pod.UID {
 			delete(p.reuse, uid)
@@ -433,7 +433,7 @@ func (p *Static) updateReuse(pod cgroup.Pod, container string, blocks []checkpoi
 	}
 }
 
-func regularInit(pod cgroup.Pod, container string) bool {
+func regularInit(pod core.Pod, container string) bool {
 	for _, c := range pod.InitContainers {
 		if c.Name == container {
 			return c.RestartPolicy != core.ContainerRestartPolicyAlways
@@ -446,7 +446,7 @@ func regularInit(pod cgroup.Pod, container string) bool {
 // blocks of the regular init containers before container shrink by what
 // container takes of the same type on the same nodes, so that the pod's
 // blocks add up to what it holds.
-func (p *Static) countAgainstInit(pod cgroup.Pod, container string, blocks []checkpoint.MemoryBlock) {
+func (p *Static) countAgainstInit(pod core.Pod, container string, blocks []checkpoint.MemoryBlock) {
 	for _, cb := range blocks {
 		size := cb.Size
 		for _, ic := range pod.InitContainers {
@@ -538,7 +538,7 @@ func (p *Static) Provider() topology.Provider {
 		Name:     ResourceMemory,
 		Hints:    p.Hints,
 		PodHints: p.PodHints,
-		Allocate: func(pod cgroup.Pod, container string, hint topology.Hint) error {
+		Allocate: func(pod core.Pod, container string, hint topology.Hint) error {
 			_, err := p.Allocate(pod, container, hint)
 			return err
 		},
@@ -552,8 +552,8 @@ func (p *Static) Provider() topology.Provider {
 // manager's explanation of a refusal. Nil for other pods, a pod with
 // pod-level resources, a request that is not whole bytes, or before
 // Start. Memory an init container leaves to reuse is not counted free.
-func (p *Static) Demands(pod cgroup.Pod, container string) []topology.Demand {
-	if !p.started || pod.PodLevelResourcesSet() || cgroup.PodQOS(pod, p.qos) != core.PodQOSGuaranteed {
+func (p *Static) Demands(pod core.Pod, container string) []topology.Demand {
+	if !p.started || cgroup.PodLevelResourcesSet(&pod) || cgroup.PodQOS(pod, p.qos) != core.PodQOSGuaranteed {
 		return nil
 	}
 	var req map[string]uint64

@@ -5,14 +5,13 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/topology"
 	"github.com/nodelife/nodelife/topology/checkpoint"
 	"github.com/nodelife/nodelife/topology/memory"
 )
 
-func guaranteed(uid, mem, huge string) cgroup.Pod {
+func guaranteed(uid, mem, huge string) core.Pod {
 	l := func() core.ResourceList {
 		out := core.ResourceList{core.ResourceCPU: resource.MustParse("1"), core.ResourceMemory: resource.MustParse(mem)}
 		if huge != "" {
@@ -20,7 +19,7 @@ func guaranteed(uid, mem, huge string) cgroup.Pod {
 		}
 		return out
 	}
-	return cgroup.Pod{UID: uid, Containers: []core.Container{{Name: "app", Resources: core.ResourceRequirements{Requests: l(), Limits: l()}}}}
+	return core.Pod{UID: uid, Containers: []core.Container{{Name: "app", Resources: core.ResourceRequirements{Requests: l(), Limits: l()}}}}
 }
 
 // twoNodes is the static policy on two NUMA nodes of 8Gi with two 1Gi
@@ -120,7 +119,7 @@ func ExamplePodRequests() {
 		l := core.ResourceList{core.ResourceMemory: resource.MustParse(mem)}
 		return core.Container{Name: name, RestartPolicy: restart, Resources: core.ResourceRequirements{Requests: l, Limits: l}}
 	}
-	pod := cgroup.Pod{
+	pod := core.Pod{
 		InitContainers: []core.Container{c("proxy", "1Gi", core.ContainerRestartPolicyAlways), c("migrate", "6Gi", "")},
 		Containers:     []core.Container{c("app", "2Gi", "")},
 	}

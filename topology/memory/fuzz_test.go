@@ -6,7 +6,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/nodelifetest"
 	"github.com/nodelife/nodelife/topology"
@@ -73,7 +72,7 @@ func FuzzStatic(f *testing.F) {
 			if b&0x40 != 0 {
 				l["hugepages-1Gi"] = resource.MustParse("1Gi")
 			}
-			pod := cgroup.Pod{UID: uid, Containers: []core.Container{{Name: "c", Resources: core.ResourceRequirements{Requests: l, Limits: l}}}}
+			pod := core.Pod{UID: uid, Containers: []core.Container{{Name: "c", Resources: core.ResourceRequirements{Requests: l, Limits: l}}}}
 			if b&0x20 != 0 {
 				pod.InitContainers = []core.Container{{Name: "i", Resources: core.ResourceRequirements{Requests: l, Limits: l}}}
 			}

@@ -280,7 +280,7 @@ func (p *Static) Blocks(podUID, container string) ([]checkpoint.MemoryBlock, boo
 
 var errNotStarted = fmt.Errorf("%w: the policy was not started (call Start)", ErrInvalid)
 
-func findContainer(pod cgroup.Pod, name string) (core.Container, error) {
+func findContainer(pod core.Pod, name string) (core.Container, error) {
 	for _, c := range slices.Concat(pod.InitContainers, pod.Containers) {
 		if c.Name == name {
 			return c, nil
@@ -313,7 +313,7 @@ func ContainerRequests(c core.Container) (map[string]uint64, error) {
 // long-running containers' sum (app containers and sidecars) and each
 // regular init container's request plus the sidecars started before it.
 // Only resources some app container requests are listed.
-func PodRequests(pod cgroup.Pod) (map[string]uint64, error) {
+func PodRequests(pod core.Pod) (map[string]uint64, error) {
 	initMax, sidecars := map[string]uint64{}, map[string]uint64{}
 	for _, c := range pod.InitContainers {
 		req, err := ContainerRequests(c)

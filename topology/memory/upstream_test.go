@@ -10,7 +10,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/topology"
 	"github.com/nodelife/nodelife/topology/checkpoint"
@@ -68,8 +67,8 @@ func resources(c upstreamContainer) core.ResourceRequirements {
 	return core.ResourceRequirements{Requests: list(c.Requests), Limits: list(c.Limits)}
 }
 
-func (u upstreamPod) pod() cgroup.Pod {
-	p := cgroup.Pod{UID: u.UID}
+func (u upstreamPod) pod() core.Pod {
+	p := core.Pod{UID: u.UID}
 	conv := func(cs []upstreamContainer) []core.Container {
 		var out []core.Container
 		for _, c := range cs {
@@ -207,7 +206,7 @@ func runUpstreamCase(t *testing.T, tc upstreamCase) {
 		}
 		return err != nil
 	}
-	var pod cgroup.Pod
+	var pod core.Pod
 	if tc.Pod != nil {
 		pod = tc.Pod.pod()
 	}

@@ -9,7 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/nodelife/nodelife/admission"
 	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/examples/kubeapi"
 	"github.com/nodelife/nodelife/examples/sim"
@@ -91,7 +90,7 @@ func (in *interner) pod(p *corev1.Pod) sim.Pod {
 // configurations, say) can be large and is not read.
 func admissionAnnotations(a map[string]string) map[string]string {
 	var out map[string]string
-	for _, k := range []string{admission.ConfigSourceAnnotation, admission.ConfigMirrorAnnotation, admission.ConfigHashAnnotation} {
+	for _, k := range []string{core.ConfigSourceAnnotation, core.ConfigMirrorAnnotation, core.ConfigHashAnnotation} {
 		if v, ok := a[k]; ok {
 			if out == nil {
 				out = map[string]string{}
