@@ -35,7 +35,7 @@ func IsMirrorPodOf(mirror, static *Pod) bool {
 }
 
 // IsCriticalPod reports whether the kubelet treats p as critical: a static
-// or mirror pod, or a priority of at least cgroup.SystemCriticalPriority.
+// or mirror pod, or a priority of at least core.SystemCriticalPriority.
 func IsCriticalPod(p *Pod) bool {
 	return IsStaticPod(p) || IsMirrorPod(p) || p.Priority != nil && *p.Priority >= core.SystemCriticalPriority
 }

@@ -21,7 +21,7 @@ func checkErr(format string, args ...any) error {
 
 // CheckPressureResult checks that a node-pressure eviction step never
 // selects a critical pod (static, mirror, or priority at least
-// cgroup.SystemCriticalPriority), for a threshold or for local storage,
+// core.SystemCriticalPriority), for a threshold or for local storage,
 // and that its ranking is in upstream's order (CheckRanking).
 func CheckPressureResult(r pressure.Result) error {
 	if e := r.Decision.Evict; e != nil && e.Pod != nil && e.Pod.IsCritical() {
