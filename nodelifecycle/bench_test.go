@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/taints"
 )
@@ -25,7 +26,7 @@ func benchCluster(tb testing.TB, nodes, podsPerNode int) (*Controller, time.Time
 	for i := 0; i < nodes; i++ {
 		name := fmt.Sprintf("node-%05d", i)
 		zone := string(rune('a' + i%3))
-		c.UpsertNode(Node{Name: name, UID: "uid-" + name, CreationTimestamp: start.Add(-time.Hour),
+		c.UpsertNode(core.Node{Name: name, UID: "uid-" + name, CreationTimestamp: start.Add(-time.Hour),
 			Labels:     map[string]string{eviction.LabelTopologyRegion: "r", eviction.LabelTopologyZone: zone},
 			Conditions: []conditions.Condition{{Type: conditions.Ready, Status: conditions.True, LastHeartbeatTime: start, LastTransitionTime: start}}})
 		c.UpsertLease(Lease{Node: name, RenewTime: start})

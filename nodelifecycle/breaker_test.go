@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/release"
 	"github.com/nodelife/nodelife/taints"
 )
@@ -49,8 +50,8 @@ func runRestartWithLaggingCache(t *testing.T, cfg Config, answer bool) []string 
 	names := []string{"a-1", "a-2", "b-1"}
 	live := &laggingLeases{names: names}
 	tol := int64(300)
-	nodeAt := func(name string, hb time.Time) Node {
-		return Node{Name: name, Labels: zoneLabels(name[:1]), Conditions: readyAt(hb), CreationTimestamp: scenarioStart.Add(-time.Hour)}
+	nodeAt := func(name string, hb time.Time) core.Node {
+		return core.Node{Name: name, Labels: zoneLabels(name[:1]), Conditions: readyAt(hb), CreationTimestamp: scenarioStart.Add(-time.Hour)}
 	}
 	start := func(c *Controller, leasesAt time.Duration) {
 		k := int(leasesAt / (10 * time.Second))
@@ -248,7 +249,7 @@ func TestLeaseCircuitBreakerAnswers(t *testing.T) {
 			live := tc.live
 			c.SetLiveLeases(&live)
 			for _, n := range []string{"a-1", "a-2"} {
-				c.UpsertNode(Node{Name: n, Labels: zoneLabels("a"), Conditions: readyAt(scenarioStart)})
+				c.UpsertNode(core.Node{Name: n, Labels: zoneLabels("a"), Conditions: readyAt(scenarioStart)})
 				c.UpsertLease(Lease{Node: n, RenewTime: scenarioStart, ResourceVersion: "5"})
 			}
 			var got []string
@@ -314,7 +315,7 @@ func TestLeaseHoldKeepsNoReady(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newScenario(t, tc.cfg)
 			c.SetLiveLeases(&fixedLeases{rv: "9", found: true, cacheRV: "7"})
-			c.UpsertNode(Node{Name: "a-1", Labels: zoneLabels("a"), CreationTimestamp: scenarioStart})
+			c.UpsertNode(core.Node{Name: "a-1", Labels: zoneLabels("a"), CreationTimestamp: scenarioStart})
 			c.UpsertLease(Lease{Node: "a-1", RenewTime: scenarioStart, ResourceVersion: "5"})
 			var got []string
 			for d := time.Duration(0); d <= 66*time.Second; d += time.Second {

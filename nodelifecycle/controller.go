@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/internal/minheap"
 	"github.com/nodelife/nodelife/taints"
@@ -118,7 +119,7 @@ type nodeState struct {
 	// Unix nanoseconds, while quiet.
 	deadline int64
 
-	node    Node
+	node    core.Node
 	zone    string
 	renew   time.Time
 	leaseRV string
@@ -183,11 +184,15 @@ func (c *Controller) Passes() int { return c.passes }
 func (c *Controller) TaintPasses() int { return c.taintPasses }
 
 // UpsertNode adds node to the view or replaces the node of the same name.
+// The controller reads its Name, UID, CreationTimestamp (the probe time of
+// a node that never posted a Ready condition), Labels (the zone labels of
+// eviction.ZoneKey and node.kubernetes.io/exclude-disruption), Conditions,
+// Taints and Unschedulable (the unschedulable:NoSchedule taint follows it).
 // The slices and map of node are not modified and must not be modified by
 // the caller afterwards. A node whose taints, conditions or
 // unschedulability changed has its condition taints reconciled at the next
 // Step; one whose NoExecute taints changed has its pods planned again.
-func (c *Controller) UpsertNode(node Node) {
+func (c *Controller) UpsertNode(node core.Node) {
 	ns := c.nodes[node.Name]
 	if ns == nil {
 		ns = &nodeState{rec: c.gone[node.Name], queuedMaybe: true}
@@ -433,11 +438,11 @@ func (c *Controller) markDirty(ns *nodeState, reconcile, plan bool) {
 
 // Node returns the named node as the Controller sees it, with its own
 // writes applied, and whether it is in the view.
-func (c *Controller) Node(name string) (Node, bool) {
+func (c *Controller) Node(name string) (core.Node, bool) {
 	if ns := c.nodes[name]; ns != nil {
 		return ns.node, true
 	}
-	return Node{}, false
+	return core.Node{}, false
 }
 
 // Pod returns the pod as the Controller sees it and whether it is in the

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/nodelifecycle"
 	"github.com/nodelife/nodelife/release"
@@ -33,7 +34,7 @@ func Example() {
 		for i := 1; i <= 2; i++ {
 			name := fmt.Sprintf("%s-%d", zone, i)
 			names = append(names, name)
-			c.UpsertNode(nodelifecycle.Node{Name: name, CreationTimestamp: start.Add(-time.Hour), Conditions: ready(start),
+			c.UpsertNode(core.Node{Name: name, CreationTimestamp: start.Add(-time.Hour), Conditions: ready(start),
 				Labels: map[string]string{eviction.LabelTopologyRegion: "r", eviction.LabelTopologyZone: zone}})
 			c.UpsertPod(nodelifecycle.Pod{Namespace: "shop", Name: "web-" + name, UID: "uid-" + name, NodeName: name, Ready: true,
 				Tolerations: taints.WithDefaultTolerationSeconds(nil, 30, 30)})
@@ -122,7 +123,7 @@ func ExampleController_Step_apply() {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	c, _ := nodelifecycle.New(nodelifecycle.DefaultConfig())
 	for _, z := range []string{"a", "b"} {
-		c.UpsertNode(nodelifecycle.Node{Name: z + "-1", CreationTimestamp: start.Add(-time.Hour),
+		c.UpsertNode(core.Node{Name: z + "-1", CreationTimestamp: start.Add(-time.Hour),
 			Labels:     map[string]string{eviction.LabelTopologyZone: z},
 			Conditions: []conditions.Condition{{Type: conditions.Ready, Status: conditions.True, LastHeartbeatTime: start, LastTransitionTime: start}}})
 		c.UpsertLease(nodelifecycle.Lease{Node: z + "-1", RenewTime: start})
@@ -160,7 +161,7 @@ func ExampleController_Step_apply() {
 func ExampleController_Scheduled() {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	c, _ := nodelifecycle.New(nodelifecycle.DefaultConfig())
-	c.UpsertNode(nodelifecycle.Node{Name: "n1", Labels: map[string]string{eviction.LabelTopologyZone: "a"},
+	c.UpsertNode(core.Node{Name: "n1", Labels: map[string]string{eviction.LabelTopologyZone: "a"},
 		Conditions: []conditions.Condition{{Type: conditions.Ready, Status: conditions.True, LastHeartbeatTime: start}},
 		Taints:     []taints.Taint{{Key: "dedicated", Value: "db", Effect: taints.TaintEffectNoExecute}}})
 	sixty := int64(60)
@@ -195,7 +196,7 @@ func ExampleController_ViewRestored() {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, restore := range []bool{false, true} {
 		c, _ := nodelifecycle.New(nodelifecycle.DefaultConfig())
-		c.UpsertNode(nodelifecycle.Node{Name: "n1", CreationTimestamp: start, Conditions: []conditions.Condition{{Type: conditions.Ready,
+		c.UpsertNode(core.Node{Name: "n1", CreationTimestamp: start, Conditions: []conditions.Condition{{Type: conditions.Ready,
 			Status: conditions.True, LastHeartbeatTime: start, LastTransitionTime: start}}})
 		c.UpsertLease(nodelifecycle.Lease{Node: "n1", RenewTime: start.Add(10 * time.Second)})
 		c.Step(start.Add(10*time.Second), nil)
@@ -233,7 +234,7 @@ func ExampleController_SetLiveLeases() {
 	c, _ := nodelifecycle.New(nodelifecycle.DefaultConfig())
 	c.SetLiveLeases(staleCache{})
 	for _, n := range []string{"n-1", "n-2"} {
-		c.UpsertNode(nodelifecycle.Node{Name: n, Conditions: []conditions.Condition{{Type: conditions.Ready, Status: conditions.True,
+		c.UpsertNode(core.Node{Name: n, Conditions: []conditions.Condition{{Type: conditions.Ready, Status: conditions.True,
 			LastHeartbeatTime: start, LastTransitionTime: start}}})
 		c.UpsertLease(nodelifecycle.Lease{Node: n, RenewTime: start, ResourceVersion: "120"})
 	}
@@ -274,7 +275,7 @@ func ExampleController_RenewLease() {
 		panic(err)
 	}
 	for _, name := range []string{"a", "b"} {
-		c.UpsertNode(nodelifecycle.Node{Name: name, CreationTimestamp: start.Add(-time.Hour),
+		c.UpsertNode(core.Node{Name: name, CreationTimestamp: start.Add(-time.Hour),
 			Conditions: []conditions.Condition{{Type: conditions.Ready, Status: conditions.True, LastHeartbeatTime: start, LastTransitionTime: start}},
 			Labels:     map[string]string{eviction.LabelTopologyRegion: "r", eviction.LabelTopologyZone: "z"}})
 		c.UpsertLease(nodelifecycle.Lease{Node: name, RenewTime: start})

@@ -1,12 +1,16 @@
 package nodelifecycle
 
-import "time"
+import (
+	"time"
+
+	"github.com/nodelife/nodelife/core"
+)
 
 // Machine is what both the Controller and the naive reference of
 // naive_test.go implement, for the external property test (which draws
 // from nodelifetest).
 type Machine interface {
-	UpsertNode(Node)
+	UpsertNode(core.Node)
 	DeleteNode(string)
 	UpsertLease(Lease)
 	DeleteLease(string)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/taints"
 )
@@ -35,7 +36,7 @@ func FuzzStep(f *testing.F) {
 			n := names[i%len(names)]
 			switch op % 10 {
 			case 0, 1:
-				c.UpsertNode(Node{Name: n, CreationTimestamp: now.Add(-time.Duration(op) * time.Second),
+				c.UpsertNode(core.Node{Name: n, CreationTimestamp: now.Add(-time.Duration(op) * time.Second),
 					Labels:     map[string]string{eviction.LabelTopologyZone: name, eviction.LabelNodeExcludeDisruption: status},
 					Conditions: []conditions.Condition{{Type: conditions.Type(key), Status: conditions.Status(status)}, {Type: conditions.Ready, Status: conditions.Status(status), LastHeartbeatTime: now}},
 					Taints:     []taints.Taint{{Key: key, Value: name, Effect: taints.Effect(status)}, {Key: key, Effect: taints.TaintEffectNoExecute}},

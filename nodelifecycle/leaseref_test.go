@@ -9,6 +9,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction"
 )
 
@@ -26,7 +27,7 @@ func TestRenewLeaseIsUpsertLease(t *testing.T) {
 		n := rapid.IntRange(1, 5).Draw(t, "nodes")
 		refs := make([]LeaseRef, n)
 		add := func(i int, at time.Time) {
-			node := Node{Name: fmt.Sprintf("n%d", i), CreationTimestamp: start.Add(-time.Hour),
+			node := core.Node{Name: fmt.Sprintf("n%d", i), CreationTimestamp: start.Add(-time.Hour),
 				Labels:     map[string]string{eviction.LabelTopologyRegion: "r", eviction.LabelTopologyZone: fmt.Sprint(i % 2)},
 				Conditions: []conditions.Condition{{Type: conditions.Ready, Status: conditions.True, LastHeartbeatTime: at, LastTransitionTime: at}}}
 			byName.UpsertNode(node)

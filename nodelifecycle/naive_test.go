@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/taints"
 )
@@ -21,7 +22,7 @@ type naive struct {
 	cfg     Config
 	tainter *eviction.NoExecuteTainter
 
-	nodes  map[string]Node
+	nodes  map[string]core.Node
 	leases map[string]Lease
 	pods   map[string]Pod
 
@@ -49,13 +50,13 @@ func newNaive(cfg Config) *naive {
 	if err != nil {
 		panic(err)
 	}
-	return &naive{cfg: cfg, tainter: t, nodes: map[string]Node{}, leases: map[string]Lease{}, pods: map[string]Pod{},
+	return &naive{cfg: cfg, tainter: t, nodes: map[string]core.Node{}, leases: map[string]Lease{}, pods: map[string]Pod{},
 		records: map[string]conditions.HealthRecord{}, seen: map[string]bool{}, scheduled: map[string]map[string]eviction.Scheduled{},
 		goneUID: map[string]map[string]string{}, bound: map[string]bool{},
 		states: map[string]eviction.ZoneState{}}
 }
 
-func (n *naive) UpsertNode(node Node) { n.nodes[node.Name] = node }
+func (n *naive) UpsertNode(node core.Node) { n.nodes[node.Name] = node }
 func (n *naive) DeleteNode(name string) {
 	delete(n.nodes, name)
 	delete(n.seen, name)
@@ -131,7 +132,7 @@ func (n *naive) podsOn(node string) []Pod {
 	return out
 }
 
-func (n *naive) taintNode(node Node) eviction.TaintNode {
+func (n *naive) taintNode(node core.Node) eviction.TaintNode {
 	return eviction.TaintNode{Name: node.Name, UID: node.UID, Zone: eviction.ZoneKey(node.Labels), Taints: node.Taints}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/taints"
 )
@@ -133,7 +134,7 @@ func TestAllZonesDownNoNoExecute(t *testing.T) {
 	c := newScenario(t, DefaultConfig())
 	for _, z := range []string{"a", "b"} {
 		name := z + "-1"
-		c.UpsertNode(Node{Name: name, Labels: zoneLabels(z), Conditions: readyAt(scenarioStart)})
+		c.UpsertNode(core.Node{Name: name, Labels: zoneLabels(z), Conditions: readyAt(scenarioStart)})
 		c.UpsertPod(Pod{Namespace: "ns", Name: "p-" + z, UID: "u-" + z, NodeName: name, Ready: true,
 			Tolerations: taints.WithDefaultTolerationSeconds(nil, 300, 300)})
 	}
@@ -174,12 +175,12 @@ func TestAllZonesDownNoNoExecute(t *testing.T) {
 func TestRestartCountsFromFirstSight(t *testing.T) {
 	c := newScenario(t, DefaultConfig())
 	old := scenarioStart.Add(-time.Hour)
-	c.UpsertNode(Node{Name: "a-1", Labels: zoneLabels("a"),
+	c.UpsertNode(core.Node{Name: "a-1", Labels: zoneLabels("a"),
 		Conditions: []conditions.Condition{{Type: conditions.Ready, Status: conditions.Unknown, Reason: conditions.ReasonNodeStatusUnknown,
 			LastHeartbeatTime: old, LastTransitionTime: old}},
 		Taints: []taints.Taint{{Key: taints.TaintNodeUnreachable, Effect: taints.TaintEffectNoSchedule, TimeAdded: old},
 			{Key: taints.TaintNodeUnreachable, Effect: taints.TaintEffectNoExecute, TimeAdded: old}}})
-	c.UpsertNode(Node{Name: "a-2", Labels: zoneLabels("a"), Conditions: readyAt(scenarioStart)})
+	c.UpsertNode(core.Node{Name: "a-2", Labels: zoneLabels("a"), Conditions: readyAt(scenarioStart)})
 	sixty := int64(60)
 	c.UpsertPod(Pod{Namespace: "ns", Name: "p", UID: "u", NodeName: "a-1",
 		Tolerations: []taints.Toleration{{Key: taints.TaintNodeUnreachable, Operator: taints.TolerationOpExists,
@@ -214,7 +215,7 @@ func TestTolerationCountsFromObservation(t *testing.T) {
 			cfg := DefaultConfig()
 			cfg.NoExecute.Anchor = tc.anchor
 			c := newScenario(t, cfg)
-			c.UpsertNode(Node{Name: "n1", Labels: zoneLabels("a"), Conditions: readyAt(scenarioStart),
+			c.UpsertNode(core.Node{Name: "n1", Labels: zoneLabels("a"), Conditions: readyAt(scenarioStart),
 				Taints: []taints.Taint{{Key: "dedicated", Value: "db", Effect: taints.TaintEffectNoExecute, TimeAdded: scenarioStart}}})
 			c.UpsertLease(Lease{Node: "n1", RenewTime: scenarioStart})
 			c.Step(scenarioStart, nil)
@@ -240,7 +241,7 @@ func TestTolerationCountsFromObservation(t *testing.T) {
 // after that acts at +55s, runs no second pass and writes nothing again.
 func TestStepClampsEarlierNow(t *testing.T) {
 	c := newScenario(t, DefaultConfig())
-	c.UpsertNode(Node{Name: "b-1", Labels: zoneLabels("b"), Conditions: readyAt(scenarioStart)})
+	c.UpsertNode(core.Node{Name: "b-1", Labels: zoneLabels("b"), Conditions: readyAt(scenarioStart)})
 	c.UpsertLease(Lease{Node: "b-1", RenewTime: scenarioStart})
 	c.Step(scenarioStart, nil)
 	r := c.Step(scenarioStart.Add(55*time.Second), nil)
@@ -270,7 +271,7 @@ func TestEnteringFullDisruptionUntaints(t *testing.T) {
 	c := newScenario(t, DefaultConfig())
 	for _, z := range []string{"a", "b"} {
 		name := z + "-1"
-		c.UpsertNode(Node{Name: name, Labels: zoneLabels(z), Conditions: readyAt(scenarioStart)})
+		c.UpsertNode(core.Node{Name: name, Labels: zoneLabels(z), Conditions: readyAt(scenarioStart)})
 		c.UpsertPod(Pod{Namespace: "ns", Name: "p-" + z, UID: "u-" + z, NodeName: name, Ready: true,
 			Tolerations: taints.WithDefaultTolerationSeconds(nil, 300, 300)})
 	}
@@ -320,8 +321,8 @@ func TestEnteringFullDisruptionUntaints(t *testing.T) {
 func TestViewRestored(t *testing.T) {
 	run := func(restore bool) []string {
 		c := newScenario(t, DefaultConfig())
-		c.UpsertNode(Node{Name: "a-1", Labels: zoneLabels("a"), Conditions: readyAt(scenarioStart), CreationTimestamp: scenarioStart})
-		c.UpsertNode(Node{Name: "b-1", Labels: zoneLabels("b"), Conditions: readyAt(scenarioStart), CreationTimestamp: scenarioStart})
+		c.UpsertNode(core.Node{Name: "a-1", Labels: zoneLabels("a"), Conditions: readyAt(scenarioStart), CreationTimestamp: scenarioStart})
+		c.UpsertNode(core.Node{Name: "b-1", Labels: zoneLabels("b"), Conditions: readyAt(scenarioStart), CreationTimestamp: scenarioStart})
 		tol := int64(300)
 		c.UpsertPod(Pod{Namespace: "ns", Name: "p", UID: "u", NodeName: "b-1", Tolerations: []taints.Toleration{
 			{Key: taints.TaintNodeUnreachable, Operator: taints.TolerationOpExists, Effect: taints.TaintEffectNoExecute, TolerationSeconds: &tol}}})
@@ -374,7 +375,7 @@ func TestPodBoundToNotReadyNodeIsMarked(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, n := range []string{"a-1", "a-2"} {
-		c.UpsertNode(Node{Name: n, UID: n, CreationTimestamp: scenarioStart, Labels: zoneLabels("a"), Conditions: readyAt(scenarioStart)})
+		c.UpsertNode(core.Node{Name: n, UID: n, CreationTimestamp: scenarioStart, Labels: zoneLabels("a"), Conditions: readyAt(scenarioStart)})
 	}
 	var got []string
 	step := func(d time.Duration) {
@@ -433,8 +434,8 @@ func TestFullDisruptionKeepsTaintSwappedInThePass(t *testing.T) {
 		}
 		notReady := []conditions.Condition{{Type: conditions.Ready, Status: conditions.False, Reason: "KubeletNotReady",
 			LastHeartbeatTime: scenarioStart, LastTransitionTime: scenarioStart}}
-		c.UpsertNode(Node{Name: "a-1", UID: "a-1", CreationTimestamp: scenarioStart, Labels: zoneLabels("a"), Conditions: notReady})
-		c.UpsertNode(Node{Name: "a-2", UID: "a-2", CreationTimestamp: scenarioStart, Labels: zoneLabels("a"), Conditions: readyAt(scenarioStart)})
+		c.UpsertNode(core.Node{Name: "a-1", UID: "a-1", CreationTimestamp: scenarioStart, Labels: zoneLabels("a"), Conditions: notReady})
+		c.UpsertNode(core.Node{Name: "a-2", UID: "a-2", CreationTimestamp: scenarioStart, Labels: zoneLabels("a"), Conditions: readyAt(scenarioStart)})
 		var lines []string
 		for d := time.Duration(0); d <= 55*time.Second; d += 5 * time.Second {
 			for _, a := range c.Step(scenarioStart.Add(d), nil).Actions {

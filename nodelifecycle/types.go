@@ -9,26 +9,6 @@ import (
 	"github.com/nodelife/nodelife/taints"
 )
 
-// Node is what the controller reads of a Node object. Field names are
-// those of k8s.io/api/core/v1, so converting is a field copy.
-type Node struct {
-	// Name is metadata.name; UID metadata.uid.
-	Name, UID string
-	// CreationTimestamp is metadata.creationTimestamp: the probe time of a
-	// node that never posted a Ready condition.
-	CreationTimestamp time.Time
-	// Labels are metadata.labels: the zone labels (eviction.ZoneKey) and
-	// node.kubernetes.io/exclude-disruption are read from them.
-	Labels map[string]string
-	// Conditions is status.conditions.
-	Conditions []conditions.Condition
-	// Taints is spec.taints.
-	Taints []taints.Taint
-	// Unschedulable is spec.unschedulable (the unschedulable:NoSchedule
-	// condition taint follows it).
-	Unschedulable bool
-}
-
 // Lease is what the controller reads of a node's Lease in
 // kube-node-lease.
 type Lease struct {

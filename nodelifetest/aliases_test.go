@@ -3,12 +3,12 @@ package nodelifetest_test
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/nodelife/nodelife/nodelifecycle"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/shutdown"
 )
 
 type (
-	nodelifecycleNode   = nodelifecycle.Node
+	nodelifecycleNode   = core.Node
 	shutdownPhaseConfig = shutdown.PhaseConfig
 	metaRef             = metav1.OwnerReference
 )

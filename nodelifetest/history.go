@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/nodelifecycle"
 	"github.com/nodelife/nodelife/taints"
@@ -30,7 +31,7 @@ type History struct {
 	Heartbeats []Mark
 	// End is when the history ends; Final is every node as it was then.
 	End   time.Time
-	Final []nodelifecycle.Node
+	Final []core.Node
 	// Actions are all the controller's actions, in order (Scenario.Run
 	// only).
 	Actions []nodelifecycle.Action
@@ -96,4 +97,4 @@ func (h *History) recordWrite(a nodelifecycle.Action, w *world) {
 	}
 }
 
-func zoneOf(n *nodelifecycle.Node) string { return eviction.ZoneName(eviction.ZoneKey(n.Labels)) }
+func zoneOf(n *core.Node) string { return eviction.ZoneName(eviction.ZoneKey(n.Labels)) }

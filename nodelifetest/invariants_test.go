@@ -144,7 +144,7 @@ func TestCheckEvictedOnceAndRecoveredPlanted(t *testing.T) {
 	h := nodelifetest.History{Evictions: []nodelifetest.Eviction{{At: sec(1), Pod: "a/p"}, {At: sec(2), Pod: "a/p"}}}
 	wantViolation(t, nodelifetest.CheckEvictedOnce(h), "a/p", "twice")
 	h.End = sec(600)
-	h.Final = []nodelifecycle.Node{{Name: "n1", Taints: []taints.Taint{unreachableNE}}}
+	h.Final = []core.Node{{Name: "n1", Taints: []taints.Taint{unreachableNE}}}
 	wantViolation(t, nodelifetest.CheckRecovered(h), "n1", "not Ready")
 }
 

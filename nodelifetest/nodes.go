@@ -8,9 +8,9 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/lease"
-	"github.com/nodelife/nodelife/nodelifecycle"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -67,10 +67,10 @@ func (o Options) zones(t *rapid.T) []string {
 // eight (a node that never posted), otherwise any status with a heartbeat
 // up to 90 s old; some carry MemoryPressure, the controller's own taints,
 // a user's NoExecute taint, or are cordoned.
-func Nodes(o Options) *rapid.Generator[[]nodelifecycle.Node] {
-	return rapid.Custom(func(t *rapid.T) []nodelifecycle.Node {
+func Nodes(o Options) *rapid.Generator[[]core.Node] {
+	return rapid.Custom(func(t *rapid.T) []core.Node {
 		zones := o.zones(t)
-		nodes := make([]nodelifecycle.Node, rapid.IntRange(1, o.maxNodes()).Draw(t, "nodes"))
+		nodes := make([]core.Node, rapid.IntRange(1, o.maxNodes()).Draw(t, "nodes"))
 		for i := range nodes {
 			nodes[i] = drawNode(t, o, fmt.Sprintf("n%d", i), zones)
 		}
@@ -78,9 +78,9 @@ func Nodes(o Options) *rapid.Generator[[]nodelifecycle.Node] {
 	})
 }
 
-func drawNode(t *rapid.T, o Options, name string, zones []string) nodelifecycle.Node {
+func drawNode(t *rapid.T, o Options, name string, zones []string) core.Node {
 	now := o.now()
-	n := nodelifecycle.Node{Name: name, UID: "uid-" + name, CreationTimestamp: ago(t, now, 3600, "age")}
+	n := core.Node{Name: name, UID: "uid-" + name, CreationTimestamp: ago(t, now, 3600, "age")}
 	if rapid.Bool().Draw(t, "young") {
 		n.CreationTimestamp = ago(t, now, 120, "youngAge") // within reach of the startup grace
 	}
@@ -117,11 +117,11 @@ func drawNode(t *rapid.T, o Options, name string, zones []string) nodelifecycle.
 
 // OneNode draws one node as Nodes does, named from names (n0 when there
 // are none), so that a sequence of draws upserts the same nodes again.
-func OneNode(o Options, names ...string) *rapid.Generator[nodelifecycle.Node] {
+func OneNode(o Options, names ...string) *rapid.Generator[core.Node] {
 	if len(names) == 0 {
 		names = []string{"n0"}
 	}
-	return rapid.Custom(func(t *rapid.T) nodelifecycle.Node {
+	return rapid.Custom(func(t *rapid.T) core.Node {
 		return drawNode(t, o, rapid.SampledFrom(names).Draw(t, "name"), o.zones(t))
 	})
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/eviction/pressure"
-	"github.com/nodelife/nodelife/nodelifecycle"
 	"github.com/nodelife/nodelife/nodelifetest"
 	"github.com/nodelife/nodelife/taints"
 )
@@ -87,12 +86,12 @@ func TestPodGoStringDrawn(t *testing.T) {
 // fault schedule.
 func TestScenarioString(t *testing.T) {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	node := func(name, zone string) nodelifecycle.Node {
-		return nodelifecycle.Node{Name: name, Labels: map[string]string{eviction.LabelTopologyZone: zone}}
+	node := func(name, zone string) core.Node {
+		return core.Node{Name: name, Labels: map[string]string{eviction.LabelTopologyZone: zone}}
 	}
 	prio := int32(0)
 	s := nodelifetest.Scenario{Cluster: nodelifetest.Cluster{Start: start,
-		Nodes: []nodelifecycle.Node{node("a-0", "a"), node("b-0", "b"), node("a-1", "a")},
+		Nodes: []core.Node{node("a-0", "a"), node("b-0", "b"), node("a-1", "a")},
 		Pods:  []nodelifetest.Pod{{Namespace: "ns", Name: "p0", NodeName: "a-0", Priority: &prio, Ready: true}}},
 		Faults:   []nodelifetest.Fault{{Kind: nodelifetest.FaultShutdown, Nodes: []string{"a-0"}, From: time.Minute, To: 3*time.Minute + 20*time.Second}},
 		Duration: 10 * time.Minute}

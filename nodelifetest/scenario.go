@@ -10,6 +10,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/nodelifecycle"
 	"github.com/nodelife/nodelife/taints"
@@ -22,7 +23,7 @@ type Cluster struct {
 	// then.
 	Start time.Time
 	// Nodes are the nodes, zone-labelled, named zone-index ("a-0").
-	Nodes []nodelifecycle.Node
+	Nodes []core.Node
 	// Pods are the pods, each bound to a node.
 	Pods []Pod
 }
@@ -84,7 +85,7 @@ func Clusters(o Options) *rapid.Generator[Cluster] {
 		for i, pods := range perNode {
 			zone := zones[i%len(zones)]
 			name := fmt.Sprintf("%s-%d", zone, i/len(zones))
-			c.Nodes = append(c.Nodes, nodelifecycle.Node{Name: name, UID: "uid-" + name, CreationTimestamp: c.Start.Add(-time.Hour),
+			c.Nodes = append(c.Nodes, core.Node{Name: name, UID: "uid-" + name, CreationTimestamp: c.Start.Add(-time.Hour),
 				Labels:     map[string]string{eviction.LabelTopologyRegion: "r", eviction.LabelTopologyZone: zone},
 				Conditions: readyConditions(c.Start)})
 			for _, p := range pods {
@@ -320,7 +321,7 @@ func (s Scenario) apiDown(d time.Duration) bool {
 // world is the API server's state as the driver keeps it.
 type world struct {
 	order                  []string
-	nodes                  map[string]*nodelifecycle.Node
+	nodes                  map[string]*core.Node
 	leases                 map[string]time.Time
 	pods                   map[string]nodelifecycle.Pod
 	tolerations            map[string][]taints.Toleration
@@ -332,7 +333,7 @@ type world struct {
 }
 
 func newWorld(s Scenario) *world {
-	w := &world{nodes: map[string]*nodelifecycle.Node{}, leases: map[string]time.Time{}, pods: map[string]nodelifecycle.Pod{},
+	w := &world{nodes: map[string]*core.Node{}, leases: map[string]time.Time{}, pods: map[string]nodelifecycle.Pod{},
 		tolerations: map[string][]taints.Toleration{}, podNode: map[string]string{}, changed: map[string]bool{}, leaseChanged: map[string]bool{},
 		silent: map[string]bool{}, shut: map[string]bool{}, pressure: map[string]bool{}, podChanged: map[string]bool{}}
 	for _, n := range s.Nodes {

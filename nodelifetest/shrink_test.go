@@ -12,6 +12,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/nodelifecycle"
 	"github.com/nodelife/nodelife/nodelifetest"
 	"github.com/nodelife/nodelife/taints"
@@ -232,7 +233,7 @@ func TestShrinkNeedsTwoNodes(t *testing.T) {
 		n := c.Nodes[0]
 		n.Name, n.UID = name, "uid-"+name
 		if name == "a-0" {
-			one.Nodes = []nodelifecycle.Node{n}
+			one.Nodes = []core.Node{n}
 		}
 		two.Nodes = append(two.Nodes, n)
 	}

@@ -202,9 +202,11 @@ func Pod(p *corev1.Pod) core.Pod {
 	return out
 }
 
-// Node converts a node into the library's one node type: metadata (names,
-// labels and annotations shared with n, not copied; timestamps), the
-// spec's taints and unschedulable, and the status's conditions.
+// Node converts a node into the library's one node type, which the node
+// lifecycle controller, the pod GC and the shutdown planners read:
+// metadata (names, labels and annotations shared with n, not copied;
+// timestamps), the spec's taints and unschedulable, and the status's
+// conditions.
 func Node(n *corev1.Node) core.Node {
 	return core.Node{Name: n.Name, UID: string(n.UID), Labels: n.Labels, Annotations: n.Annotations,
 		CreationTimestamp: n.CreationTimestamp.Time, DeletionTimestamp: timePtr(n.DeletionTimestamp),
@@ -297,13 +299,6 @@ func ApplyLease(l lease.Lease, dst *coordinationv1.Lease) {
 		v := *dst.Spec.LeaseTransitions
 		dst.Spec.LeaseTransitions = &v
 	}
-}
-
-// LifecycleNode is what the composed node lifecycle controller
-// (nodelifecycle.Controller) reads of a node.
-func LifecycleNode(n *corev1.Node) nodelifecycle.Node {
-	return nodelifecycle.Node{Name: n.Name, UID: string(n.UID), CreationTimestamp: n.CreationTimestamp.Time, Labels: n.Labels,
-		Conditions: Conditions(n.Status.Conditions), Taints: Taints(n.Spec.Taints), Unschedulable: n.Spec.Unschedulable}
 }
 
 // LifecycleLease is what the composed node lifecycle controller reads of

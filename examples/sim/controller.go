@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/nodelifecycle"
 	"github.com/nodelife/nodelife/taints"
@@ -22,7 +23,7 @@ func (r *run) syncNode(i int) {
 		r.ctl.DeleteNode(n.name)
 		return
 	}
-	r.ctl.UpsertNode(nodelifecycle.Node{Name: n.name, UID: "uid-" + n.name, CreationTimestamp: n.created, Labels: n.labels,
+	r.ctl.UpsertNode(core.Node{Name: n.name, UID: "uid-" + n.name, CreationTimestamp: n.created, Labels: n.labels,
 		Conditions: n.conds, Taints: n.taints})
 }
 

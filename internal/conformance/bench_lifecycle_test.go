@@ -48,7 +48,7 @@ func lifecyclePairs() []pair {
 				b.Fatal(err)
 			}
 			for i := 0; i < nodes; i++ {
-				c.UpsertNode(kubeapi.LifecycleNode(mkNode(i)))
+				c.UpsertNode(kubeapi.Node(mkNode(i)))
 				c.UpsertLease(nodelifecycle.Lease{Node: fmt.Sprintf("n%04d", i), RenewTime: start})
 			}
 			c.Step(start, nil)

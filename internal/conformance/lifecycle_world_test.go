@@ -338,7 +338,7 @@ func newNodelifeSide(client *fake.Clientset, cfg nodelifecycle.Config) (*nodelif
 	s := &nodelifeSide{client: client, c: c, nodes: map[string]*corev1.Node{}, pods: map[string]*corev1.Pod{}}
 	l, _ := client.Tracker().List(nodeGVR, corev1.SchemeGroupVersion.WithKind("Node"), "")
 	for _, n := range l.(*corev1.NodeList).Items {
-		c.UpsertNode(kubeapi.LifecycleNode(&n))
+		c.UpsertNode(kubeapi.Node(&n))
 		s.nodes[n.Name] = &n
 	}
 	ll, _ := client.Tracker().List(leaseGVR, coordinationv1.SchemeGroupVersion.WithKind("Lease"), "")
@@ -393,7 +393,7 @@ func (s *nodelifeSide) apply(actions []k8stesting.Action) bool {
 		switch a.GetResource().Resource {
 		case "nodes":
 			if n := getNode(s.client, name); n != nil {
-				s.c.UpsertNode(kubeapi.LifecycleNode(n))
+				s.c.UpsertNode(kubeapi.Node(n))
 				s.nodes[name] = n
 			} else {
 				s.c.DeleteNode(name)

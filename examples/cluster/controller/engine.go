@@ -143,7 +143,7 @@ func (e *Engine) sync(snap Snapshot) {
 			continue
 		}
 		e.nodes[n.Name] = n
-		e.ctl.UpsertNode(kubeapi.LifecycleNode(n))
+		e.ctl.UpsertNode(kubeapi.Node(n))
 	}
 	for name := range e.nodes {
 		if !seen[name] {
