@@ -102,7 +102,7 @@ func BenchmarkQueue(b *testing.B) {
 			names[i] = fmt.Sprintf("node-%06d", i)
 		}
 		b.Run(fmt.Sprintf("op=add-remove/n=%d", n), func(b *testing.B) {
-			q, _ := NewRateLimitedQueue(0.1, QueueOptions{})
+			q, _ := NewRateLimitedQueue(0.1, FixedQueueOptions())
 			for i, name := range names {
 				q.Add(name, "", t0.Add(time.Duration(i%977)*time.Millisecond))
 			}
@@ -115,7 +115,7 @@ func BenchmarkQueue(b *testing.B) {
 			}
 		})
 		b.Run(fmt.Sprintf("op=try-retry/n=%d", n), func(b *testing.B) {
-			q, _ := NewRateLimitedQueue(1e9, QueueOptions{}) // a token every ns
+			q, _ := NewRateLimitedQueue(1e9, FixedQueueOptions()) // a token every ns
 			for i, name := range names {
 				q.Add(name, "", t0.Add(time.Duration(i%977)*time.Millisecond))
 			}

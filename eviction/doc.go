@@ -123,19 +123,18 @@
 //
 // # Options
 //
-// Upstream's behaviour is the default, except for the two queue defects
-// under QueueOptions, which are fixed by default. Each difference is an
-// option:
+// Upstream's behaviour is the default, defects included. Each difference
+// is an option:
 //
 //   - Config.LargeClusterSizeBy: SizeCluster compares the threshold with the
 //     cluster's size, as the flag's name says (kubernetes#102908).
 //   - Config.KeepProbesOnExit: do not reset probes when leaving full
 //     disruption (openyurtio/openyurt#2713).
-//   - QueueOptions: by default a stopped queue reports rate 0, so it can be
-//     restarted at rate 1 (upstream's reports 1 and cannot,
-//     kubernetes#104639), and Try takes a token only for an item it
-//     processes (upstream takes one before checking that the head is due).
-//     UpstreamQueueOptions restores both.
+//   - QueueOptions.RestartStopped: a stopped queue reports rate 0, so it
+//     can be restarted at rate 1 (upstream's reports 1 and cannot,
+//     kubernetes#104639); QueueOptions.TokenOnlyForDue: Try takes a token
+//     only for an item it processes (upstream takes one before checking
+//     that the head is due). FixedQueueOptions turns both on.
 //   - NoExecuteConfig.Anchor: AnchorTaintAdded counts tolerationSeconds from
 //     the taint's TimeAdded, so deadlines survive a restart
 //     (kubernetes#108268).

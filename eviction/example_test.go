@@ -133,7 +133,7 @@ func ExampleTokenBucket() {
 }
 
 func ExampleRateLimitedQueue() {
-	q, _ := eviction.NewRateLimitedQueue(0.1, eviction.QueueOptions{})
+	q, _ := eviction.NewRateLimitedQueue(0.1, eviction.FixedQueueOptions())
 	for _, n := range []string{"node-a", "node-b"} {
 		q.Add(n, "", start)
 	}
@@ -158,8 +158,8 @@ func ExampleRateLimitedQueue() {
 
 func ExampleRateLimitedQueue_SetRate() {
 	// kubernetes#104639: upstream's stopped limiter reports rate 1, so a
-	// later SetRate(1) is skipped.
-	for _, opts := range []eviction.QueueOptions{{}, eviction.UpstreamQueueOptions()} {
+	// later SetRate(1) is skipped; RestartStopped fixes it.
+	for _, opts := range []eviction.QueueOptions{{RestartStopped: true}, {}} {
 		q, _ := eviction.NewRateLimitedQueue(0.1, opts)
 		_ = q.SetRate(0, start)
 		_ = q.SetRate(1, start)
@@ -171,7 +171,7 @@ func ExampleRateLimitedQueue_SetRate() {
 }
 
 func ExampleNoExecuteTainter() {
-	t, _ := eviction.NewNoExecuteTainter(eviction.DefaultConfig(), eviction.QueueOptions{})
+	t, _ := eviction.NewNoExecuteTainter(eviction.DefaultConfig(), eviction.FixedQueueOptions())
 	node := eviction.TaintNode{Name: "n1", Zone: "z"}
 	// Monitor pass: the node was observed Unknown.
 	a := t.Observe(node, conditions.Unknown, start)

@@ -78,7 +78,7 @@ func FuzzQueue(f *testing.F) {
 	f.Add(0.1, []byte{0, 1, 2, 3, 4, 5, 6, 7})
 	f.Add(-1.0, []byte{7, 7, 6, 0, 0})
 	f.Fuzz(func(t *testing.T, rate float64, ops []byte) {
-		q, err := NewRateLimitedQueue(rate, QueueOptions{SpendTokenWhenNotDue: len(ops)%2 == 0, StoppedReportsRateOne: len(ops)%3 == 0})
+		q, err := NewRateLimitedQueue(rate, QueueOptions{TokenOnlyForDue: len(ops)%2 != 0, RestartStopped: len(ops)%3 != 0})
 		if err != nil {
 			return
 		}
@@ -170,7 +170,7 @@ func FuzzQueueReentrant(f *testing.F) {
 	f.Add([]byte{0x00, 0x01, 0xa7, 0xe0, 0x20, 0x40, 0x80}) // Try whose action clears
 	f.Add([]byte{0x00, 0xa5, 0xa0, 0xa0, 0x00, 0xc0})       // nested Trys
 	f.Fuzz(func(t *testing.T, ops []byte) {
-		q, err := NewRateLimitedQueue(1e10, QueueOptions{SpendTokenWhenNotDue: len(ops)%2 == 1})
+		q, err := NewRateLimitedQueue(1e10, QueueOptions{RestartStopped: true, TokenOnlyForDue: len(ops)%2 != 1})
 		if err != nil {
 			t.Fatal(err)
 		}

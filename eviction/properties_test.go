@@ -16,7 +16,7 @@ import (
 func TestPropertyQueueRateBound(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		rate := rapid.SampledFrom([]float64{0.01, 0.1, 0.5, 1, 2, 10}).Draw(t, "rate")
-		opts := QueueOptions{SpendTokenWhenNotDue: rapid.Bool().Draw(t, "spend")}
+		opts := QueueOptions{RestartStopped: true, TokenOnlyForDue: !rapid.Bool().Draw(t, "spend")}
 		q, _ := NewRateLimitedQueue(rate, opts)
 		naive := &naiveQueue{rate: rate, opts: opts}
 		now := t0
@@ -130,7 +130,7 @@ func (n *naiveQueue) try(now time.Time, retry bool) []string {
 			return out
 		}
 		due := !now.Before(n.items[h].ProcessAt)
-		if n.opts.SpendTokenWhenNotDue {
+		if !n.opts.TokenOnlyForDue {
 			if !n.allow(now) || !due {
 				return out
 			}

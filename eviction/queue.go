@@ -8,28 +8,29 @@ import (
 	"github.com/nodelife/nodelife/internal/clock"
 )
 
-// QueueOptions selects between nodelife's rate-limited queue and upstream's
-// exact behaviour. The zero value is nodelife's: both upstream defects
-// fixed. UpstreamQueueOptions returns upstream's.
+// QueueOptions selects fixes of two defects of upstream's rate-limited
+// queue. The zero value is upstream's RateLimitedTimedQueue exactly, defects
+// included, as every default of the library is upstream's; FixedQueueOptions
+// turns both fixes on.
 type QueueOptions struct {
-	// StoppedReportsRateOne makes a stopped queue report rate 1, as
-	// client-go's "never" limiter reports QPS 1. SetRate skips a swap to
-	// the rate already reported, so a zone stopped this way ignores
-	// SetRate(1) and stays stopped (kubernetes#104639; the fix, PR #104936,
-	// was closed). Off: a stopped queue reports 0 and any positive rate
-	// restarts it.
-	StoppedReportsRateOne bool
-	// SpendTokenWhenNotDue takes a token before looking at whether the head
-	// item is due, as upstream's RateLimitedTimedQueue.Try does, so a pass
-	// that finds only a not-yet-due head still uses up the zone's rate. Off:
-	// the token is taken only for an item that is processed.
-	SpendTokenWhenNotDue bool
+	// RestartStopped makes a stopped queue report rate 0, so that any
+	// positive rate, 1 included, restarts it. Off (upstream): a stopped
+	// queue reports rate 1, as client-go's "never" limiter reports QPS 1,
+	// and since SetRate skips a swap to the rate already reported, a zone
+	// stopped this way ignores SetRate(1) and stays stopped
+	// (kubernetes#104639; the fix, PR #104936, was closed).
+	RestartStopped bool
+	// TokenOnlyForDue makes Try take a token only for an item it
+	// processes. Off (upstream's RateLimitedTimedQueue.Try): the token is
+	// taken before Try looks at whether the head item is due, so a pass
+	// that finds only a not-yet-due head still uses up the zone's rate.
+	TokenOnlyForDue bool
 }
 
-// UpstreamQueueOptions returns the options that reproduce upstream's
-// RateLimitedTimedQueue exactly, defects included.
-func UpstreamQueueOptions() QueueOptions {
-	return QueueOptions{StoppedReportsRateOne: true, SpendTokenWhenNotDue: true}
+// FixedQueueOptions returns the options with both of upstream's queue
+// defects fixed.
+func FixedQueueOptions() QueueOptions {
+	return QueueOptions{RestartStopped: true, TokenOnlyForDue: true}
 }
 
 // TaintQueueBurst is the burst of every zone's tainting limiter
@@ -119,10 +120,10 @@ func checkQueueRate(rate float64) error {
 }
 
 // Rate returns the limiter's rate as upstream's QPS reports it, a float32
-// (0.1 reads 0.10000000149011612): 0 for a stopped queue, or 1 with
-// StoppedReportsRateOne.
+// (0.1 reads 0.10000000149011612): 1 for a stopped queue, as upstream's,
+// or 0 with RestartStopped.
 func (q *RateLimitedQueue) Rate() float64 {
-	if q.bucket.Stopped() && q.opts.StoppedReportsRateOne {
+	if q.bucket.Stopped() && !q.opts.RestartStopped {
 		return 1
 	}
 	return q.bucket.Rate()
@@ -293,8 +294,8 @@ func (q *RateLimitedQueue) Contains(name string) bool {
 // (its name stays in the dedupe set) or done=false and a wait to retry it at
 // now + wait + 1ns.
 //
-// By default the token is taken only for an item that is due; with
-// SpendTokenWhenNotDue it is taken first, as upstream.
+// By default the token is taken first, as upstream's; with
+// TokenOnlyForDue only for an item that is due.
 //
 // fn may call any method of q. What fn returns then applies to the item
 // queued under the name fn was given, as upstream's UniqueQueue applies it
@@ -315,7 +316,7 @@ func (q *RateLimitedQueue) Try(now time.Time, fn func(Item) (done bool, retryAft
 	for len(q.heap) > 0 {
 		q.order() // fn may have requeued items
 		head := q.heap[0]
-		if q.opts.SpendTokenWhenNotDue {
+		if !q.opts.TokenOnlyForDue {
 			if !q.bucket.Allow(now) || now.Before(head.ProcessAt) {
 				break
 			}

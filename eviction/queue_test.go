@@ -87,10 +87,10 @@ func TestTokenBucketErrors(t *testing.T) {
 			t.Errorf("NewTokenBucket(%v, %d) = %v, want an error naming %q", tc.rate, tc.burst, err, tc.want)
 		}
 	}
-	if _, err := NewRateLimitedQueue(nan(), QueueOptions{}); !errors.Is(err, ErrInvalidRate) {
+	if _, err := NewRateLimitedQueue(nan(), FixedQueueOptions()); !errors.Is(err, ErrInvalidRate) {
 		t.Fatalf("queue rate NaN: %v", err)
 	}
-	q, _ := NewRateLimitedQueue(1, QueueOptions{})
+	q, _ := NewRateLimitedQueue(1, FixedQueueOptions())
 	if err := q.SetRate(posInf(), at(0)); !errors.Is(err, ErrInvalidRate) || q.Rate() != 1 {
 		t.Fatalf("SetRate(+Inf) = %v, rate %v", err, q.Rate())
 	}
@@ -106,7 +106,7 @@ func collect(q *RateLimitedQueue, now time.Time) []string {
 // Items come out by ProcessAt, ties in insertion order; a retried item goes
 // back at now + wait + 1ns.
 func TestQueueOrderAndRetry(t *testing.T) {
-	q, _ := NewRateLimitedQueue(1000, QueueOptions{}) // one token per ms
+	q, _ := NewRateLimitedQueue(1000, FixedQueueOptions()) // one token per ms
 	for _, n := range []string{"c", "a", "b"} {
 		q.Add(n, "uid-"+n, at(0))
 	}
@@ -143,7 +143,7 @@ func TestQueueOrderAndRetry(t *testing.T) {
 // Dedupe (UniqueQueue): Add refuses a queued name and a processed one until
 // Remove; RemoveFromQueue keeps the name in the set (TestAddAfterTry).
 func TestQueueDedupe(t *testing.T) {
-	q, _ := NewRateLimitedQueue(1000, QueueOptions{})
+	q, _ := NewRateLimitedQueue(1000, FixedQueueOptions())
 	if !q.Add("n1", "", at(0)) || q.Add("n1", "", at(1)) {
 		t.Fatal("Add of a queued name must fail")
 	}
@@ -184,7 +184,7 @@ func TestQueueDedupe(t *testing.T) {
 
 // At 0.1/s a zone queue hands out one node per 10s.
 func TestQueueRateLimit(t *testing.T) {
-	q, _ := NewRateLimitedQueue(0.1, QueueOptions{})
+	q, _ := NewRateLimitedQueue(0.1, FixedQueueOptions())
 	for _, n := range []string{"n1", "n2", "n3"} {
 		q.Add(n, "", at(0))
 	}
@@ -202,9 +202,9 @@ func TestQueueRateLimit(t *testing.T) {
 	}
 }
 
-// Upstream takes a token before checking that the head is due; by default
-// nodelife does not, so a pass that finds nothing due costs nothing.
-func TestQueueSpendTokenWhenNotDue(t *testing.T) {
+// Upstream takes a token before checking that the head is due; with
+// TokenOnlyForDue a pass that finds nothing due costs nothing.
+func TestQueueTokenOnlyForDue(t *testing.T) {
 	run := func(opts QueueOptions) int {
 		q, _ := NewRateLimitedQueue(1, opts)
 		q.Add("x", "", at(0))
@@ -212,10 +212,10 @@ func TestQueueSpendTokenWhenNotDue(t *testing.T) {
 		q.Try(at(1.5), func(Item) (bool, time.Duration) { return true, 0 })              // not due
 		return q.Try(at(2).Add(1), func(Item) (bool, time.Duration) { return true, 0 })
 	}
-	if n := run(QueueOptions{}); n != 1 {
-		t.Fatalf("default: processed %d at 2s+1ns, want 1", n)
+	if n := run(FixedQueueOptions()); n != 1 {
+		t.Fatalf("fixed: processed %d at 2s+1ns, want 1", n)
 	}
-	if n := run(QueueOptions{SpendTokenWhenNotDue: true}); n != 0 {
+	if n := run(QueueOptions{RestartStopped: true}); n != 0 {
 		t.Fatalf("upstream: processed %d at 2s+1ns, want 0 (the 1.5s pass spent the token)", n)
 	}
 }
@@ -229,8 +229,8 @@ func TestQueueSetRateStopped104639(t *testing.T) {
 		reported  float64
 		restarted bool
 	}{
-		{"nodelife: rate 0 is stopped, rate 1 restarts", QueueOptions{}, 0, true},
-		{"upstream: stopped reports 1, SetRate(1) is a no-op", UpstreamQueueOptions(), 1, false},
+		{"nodelife: rate 0 is stopped, rate 1 restarts", FixedQueueOptions(), 0, true},
+		{"upstream: stopped reports 1, SetRate(1) is a no-op", QueueOptions{}, 1, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			q, _ := NewRateLimitedQueue(0.1, tc.opts)
@@ -260,7 +260,7 @@ func TestQueueSetRateStopped104639(t *testing.T) {
 // SwapLimiter: the same rate is a no-op; a new rate starts drained only if
 // the old bucket had no token.
 func TestQueueSetRateDrain(t *testing.T) {
-	q, _ := NewRateLimitedQueue(0.1, QueueOptions{})
+	q, _ := NewRateLimitedQueue(0.1, FixedQueueOptions())
 	q.Add("a", "", at(0))
 	q.Add("b", "", at(0))
 	// The limiter's rates are float32, as upstream's: 0.1 is
@@ -276,7 +276,7 @@ func TestQueueSetRateDrain(t *testing.T) {
 	if next, _ := q.Next(at(1)); !next.Equal(at(1).Add(hundredth)) {
 		t.Fatalf("drained new bucket: next %v, want 101s and 2,235ns", next)
 	}
-	q2, _ := NewRateLimitedQueue(0.1, QueueOptions{})
+	q2, _ := NewRateLimitedQueue(0.1, FixedQueueOptions())
 	q2.Add("a", "", at(0))
 	_ = q2.SetRate(0.01, at(0)) // old bucket full: new one full
 	if got := collect(q2, at(0)); !cmp.Equal(got, []string{"a"}) {
@@ -289,8 +289,8 @@ func TestQueueSetRateDrain(t *testing.T) {
 // items, in the same order.
 func TestPropertyRequeueIsRemoveAdd(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		a, _ := NewRateLimitedQueue(1, QueueOptions{})
-		b, _ := NewRateLimitedQueue(1, QueueOptions{})
+		a, _ := NewRateLimitedQueue(1, FixedQueueOptions())
+		b, _ := NewRateLimitedQueue(1, FixedQueueOptions())
 		now := time.Unix(1000, 0)
 		names := []string{"n0", "n1", "n2", "n3", "n4", "n5"}
 		for i, ops := 0, rapid.IntRange(1, 40).Draw(t, "ops"); i < ops; i++ {

@@ -50,7 +50,7 @@ func checkHeap(t interface{ Fatalf(string, ...any) }, q *RateLimitedQueue) {
 
 func newAlwaysQueue(t *testing.T, names ...string) *RateLimitedQueue {
 	t.Helper()
-	q, err := NewRateLimitedQueue(1e10, QueueOptions{}) // refill interval rounds to 0: never limited
+	q, err := NewRateLimitedQueue(1e10, FixedQueueOptions()) // refill interval rounds to 0: never limited
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func TestTryReentrant(t *testing.T) {
 // reachable (which removes it from its queue), removing another node, or
 // observing a node of a new zone, all while Pass runs.
 func TestTainterPassReentrant(t *testing.T) {
-	tn, err := NewNoExecuteTainter(DefaultConfig(), QueueOptions{})
+	tn, err := NewNoExecuteTainter(DefaultConfig(), FixedQueueOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,7 +363,7 @@ var genQueueOp = rapid.Custom(func(t *rapid.T) queueOp {
 func TestPropertyQueueReentrant(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		rate := rapid.SampledFrom([]float64{0, 0.1, 1, 1e10}).Draw(t, "rate")
-		q, _ := NewRateLimitedQueue(rate, QueueOptions{})
+		q, _ := NewRateLimitedQueue(rate, FixedQueueOptions())
 		m := newModel(rate)
 		ops := rapid.SliceOfN(genQueueOp, 1, 40).Draw(t, "ops")
 		// inner[k] are the operations the k-th call of an action makes,

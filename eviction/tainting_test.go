@@ -11,7 +11,7 @@ import (
 
 func newTainter(t *testing.T) *NoExecuteTainter {
 	t.Helper()
-	tn, err := NewNoExecuteTainter(DefaultConfig(), QueueOptions{})
+	tn, err := NewNoExecuteTainter(DefaultConfig(), FixedQueueOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

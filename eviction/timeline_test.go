@@ -43,7 +43,7 @@ func TestTimelineZoneOutage(t *testing.T) {
 	outage, recovery := at(60), at(455)
 	monitorCfg := conditions.DefaultMonitorConfig()
 	cfg := DefaultConfig()
-	tainter, err := NewNoExecuteTainter(cfg, QueueOptions{})
+	tainter, err := NewNoExecuteTainter(cfg, FixedQueueOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

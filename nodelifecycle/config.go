@@ -98,9 +98,9 @@ type Config struct {
 	// anchor, re-planning on toleration edits, Lt/Gt operators); its zero
 	// value is upstream.
 	NoExecute eviction.NoExecuteConfig
-	// Queue selects the tainting queues' behaviour; its zero value fixes
-	// the two upstream queue defects that eviction.QueueOptions documents,
-	// eviction.UpstreamQueueOptions() restores them.
+	// Queue selects the tainting queues' behaviour; its zero value is
+	// upstream's, defects included, and eviction.FixedQueueOptions() fixes
+	// the two that eviction.QueueOptions documents.
 	Queue eviction.QueueOptions
 }
 

@@ -107,8 +107,8 @@ func TestPropertyIncrementalMatchesNaive(t *testing.T) {
 		if rapid.Bool().Draw(t, "anchorTaintAdded") {
 			cfg.NoExecute.Anchor = eviction.AnchorTaintAdded
 		}
-		if rapid.Bool().Draw(t, "upstreamQueue") {
-			cfg.Queue = eviction.UpstreamQueueOptions()
+		if rapid.Bool().Draw(t, "fixedQueue") {
+			cfg.Queue = eviction.FixedQueueOptions()
 		}
 		apply := failing(rapid.SampledFrom([]uint32{0, 0, 3, 7}).Draw(t, "failEvery"))
 		cfg.LeaseCircuitBreaker = rapid.Bool().Draw(t, "breaker")
