@@ -154,7 +154,8 @@ func Scenarios(o Options) *rapid.Generator[Scenario] {
 	})
 }
 
-// RunOptions configure Scenario.Run.
+// RunOptions configure Scenario.Run. The zero value restores the
+// controller's view after every API fault and traces nothing.
 type RunOptions struct {
 	// JudgeStaleView leaves the controller's view as it is after an API
 	// fault instead of calling Controller.ViewRestored: upstream's

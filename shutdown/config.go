@@ -62,7 +62,8 @@ func seconds(s int64) time.Duration {
 // Config is the kubelet's graceful node shutdown configuration
 // (KubeletConfiguration shutdownGracePeriod, shutdownGracePeriodCriticalPods
 // and shutdownGracePeriodByPodPriority, all unset by default, which leaves
-// the feature off), plus this library's options.
+// the feature off), plus this library's options. The zero value is the
+// kubelet's default: graceful node shutdown off.
 //
 // Either the two-phase form (ShutdownGracePeriod and
 // ShutdownGracePeriodCriticalPods) or the priority form

@@ -56,7 +56,8 @@ type Provider struct {
 // ManagerConfig configures a Manager: the kubelet's
 // --topology-manager-policy, --topology-manager-scope and
 // --topology-manager-policy-options, the machine's NUMA nodes and the
-// hint providers.
+// hint providers. The zero value is not usable (no policy; Validate
+// refuses it): set Policy, PolicyNone for the kubelet's default.
 type ManagerConfig struct {
 	// Policy is the merge policy; under PolicyNone no hints are asked and
 	// every container is allocated without affinity.

@@ -70,7 +70,8 @@ const (
 	PolicySingleNUMANode Policy = "single-numa-node"
 )
 
-// PolicyOptions are --topology-manager-policy-options.
+// PolicyOptions are --topology-manager-policy-options. The zero value is
+// the kubelet's default: no option set, DefaultMaxAllowableNUMANodes.
 type PolicyOptions struct {
 	// PreferClosestNUMA is prefer-closest-numa-nodes (GA): among masks of
 	// the same size, the merge prefers the one with the smallest average

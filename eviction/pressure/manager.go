@@ -14,7 +14,9 @@ import (
 )
 
 // Config configures the eviction manager. Field names follow the
-// KubeletConfiguration; DefaultConfig returns upstream's defaults.
+// KubeletConfiguration; DefaultConfig returns upstream's defaults. The zero
+// value is valid but is not the kubelet's default: it has no thresholds, so
+// the manager never evicts; start from DefaultConfig.
 type Config struct {
 	// Thresholds are the parsed thresholds (ParseThresholdConfig); the
 	// containerfs ones are derived from Layout by NewManager.

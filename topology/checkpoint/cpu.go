@@ -236,6 +236,8 @@ func MarshalCPUV1(policy string, defaultCPUSet cpuset.CPUSet, byContainerID map[
 type ContainerRef struct{ PodUID, Container string }
 
 // CPUReadOptions is what the kubelet knows when it restores the state.
+// The zero value is a v1.37 kubelet with its default policy (none) and
+// default gates.
 type CPUReadOptions struct {
 	// PolicyName is the configured --cpu-manager-policy; the file must
 	// have been written under it. Empty means "none", the kubelet's

@@ -350,6 +350,8 @@ func MarshalMemory(s MemoryState, f MemoryFormat) ([]byte, error) {
 }
 
 // MemoryReadOptions is what the kubelet knows when it restores the state.
+// The zero value is a v1.37 kubelet with its default policy (None) and
+// default gates.
 type MemoryReadOptions struct {
 	// PolicyName is the configured --memory-manager-policy; the file must
 	// have been written under it. Empty means "None", the kubelet's

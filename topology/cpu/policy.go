@@ -62,7 +62,8 @@ func (e SMTAlignmentError) Error() string {
 // Type returns "SMTAlignmentError", the pod's admission failure reason.
 func (e SMTAlignmentError) Type() string { return "SMTAlignmentError" }
 
-// Config configures a static policy.
+// Config configures a static policy. The zero value is not usable (no
+// Machine; NewStatic refuses it).
 type Config struct {
 	Machine *Machine
 	// NumReserved is the number of CPUs kept out of exclusive allocation:

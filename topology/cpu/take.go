@@ -22,7 +22,9 @@ const (
 	Spread
 )
 
-// TakeOptions tune TakePacked and TakeDistributed.
+// TakeOptions tune TakePacked and TakeDistributed. The zero value is
+// upstream's default taking: Packed, no policy option, and v1.36.3's
+// free-core count.
 type TakeOptions struct {
 	Sorting Sorting
 	// PreferUncoreCache tries whole and then partly free uncore (L3)

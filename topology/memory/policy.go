@@ -16,7 +16,8 @@ import (
 // as its checkpoint records it.
 const PolicyName = "Static"
 
-// Config configures a static policy.
+// Config configures a static policy. The zero value is not usable (no
+// reserved memory, which the kubelet requires; NewStatic refuses it).
 type Config struct {
 	// Nodes are the machine's NUMA nodes (IDs 0-63).
 	Nodes []NUMANode

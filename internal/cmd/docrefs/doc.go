@@ -1,5 +1,6 @@
 // Command docrefs checks that the library's comments name only identifiers
-// that exist, so that a rename cannot leave a stale reference behind.
+// that exist, so that a rename cannot leave a stale reference behind, and
+// that every config says what its zero value is.
 //
 // It reads every Go file of a module (tests and examples included, nested
 // modules and testdata left out) and looks in every comment for two forms:
@@ -17,10 +18,15 @@
 // (memory.available, cpu.weight) are cgroup files and signals, not
 // identifiers, and are skipped.
 //
+// It also checks DESIGN's rule that every config documents its zero
+// value: an exported struct type named ...Config or ...Options, outside
+// internal/, examples/ and tests, must say "zero value" in its doc.
+//
 // Usage:
 //
 //	go run ./internal/cmd/docrefs [module-dir]
 //
-// It prints "file:line: name" for every reference that does not resolve
-// and exits 1 when there is one.
+// It prints "file:line: name" for every reference that does not resolve,
+// "file:line: Type: ..." for every config without its zero value, and
+// exits 1 when there is one.
 package main

@@ -29,9 +29,53 @@ func main() {
 		fmt.Println(f)
 	}
 	if len(found) > 0 {
-		fmt.Fprintf(os.Stderr, "docrefs: %d reference(s) above name nothing that exists; fix or drop them\n", len(found))
+		fmt.Fprintf(os.Stderr, "docrefs: %d problem(s) above: a reference that names nothing that exists, or a config whose zero value is not documented\n", len(found))
 		os.Exit(1)
 	}
+}
+
+// zeroRule matches the sentence every Config and Options type's doc holds.
+var zeroRule = regexp.MustCompile(`(?i)zero\s+value`)
+
+// undocumentedZero returns "file:line: Type: no zero value" for every
+// exported struct type of a non-test file named ...Config or ...Options
+// whose doc does not say what its zero value is (DESIGN rule 6), outside
+// internal/ and examples/.
+func undocumentedZero(fset *token.FileSet, pkgs map[string]*pkgInfo) []string {
+	var found []string
+	for _, p := range pkgs {
+		if strings.Contains(p.path, "/internal/") || strings.HasSuffix(p.path, "/internal") || strings.Contains(p.path, "/examples") {
+			continue
+		}
+		for _, f := range p.files {
+			if strings.HasSuffix(f.path, "_test.go") {
+				continue
+			}
+			for _, d := range f.file.Decls {
+				g, ok := d.(*ast.GenDecl)
+				if !ok || g.Tok != token.TYPE {
+					continue
+				}
+				for _, sp := range g.Specs {
+					ts := sp.(*ast.TypeSpec)
+					name := ts.Name.Name
+					if _, isStruct := ts.Type.(*ast.StructType); !isStruct || !ts.Name.IsExported() ||
+						!(strings.HasSuffix(name, "Config") || strings.HasSuffix(name, "Options")) {
+						continue
+					}
+					doc := ts.Doc
+					if doc == nil && len(g.Specs) == 1 {
+						doc = g.Doc
+					}
+					if doc == nil || !zeroRule.MatchString(doc.Text()) {
+						pos := fset.Position(ts.Pos())
+						found = append(found, fmt.Sprintf("%s:%d: %s: its doc does not say what its zero value is", pos.Filename, pos.Line, name))
+					}
+				}
+			}
+		}
+	}
+	return found
 }
 
 // pkgInfo is what a package declares: its top-level names, and per type
@@ -64,7 +108,9 @@ func check(roots ...string) ([]string, error) {
 			return nil, err
 		}
 	}
-	return resolveAll(fset, pkgs), nil
+	found := append(resolveAll(fset, pkgs), undocumentedZero(fset, pkgs)...)
+	sort.Strings(found)
+	return found, nil
 }
 
 // load parses the Go files of the module at root into pkgs.

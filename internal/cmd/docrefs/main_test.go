@@ -37,8 +37,23 @@ type PodGC struct{}
 // Step steps.
 func (g *PodGC) Step() {}
 
-// Config has a field and a method.
+// Config has a field and a method. Its zero
+// value is fine.
 type Config struct{ Quarantine time.Duration }
+
+// StepOptions says nothing of its zero.
+type StepOptions struct{ Fast bool }
+
+// stepConfig is unexported: not judged.
+type stepConfig struct{}
+
+// RunConfig is not a struct: not judged.
+type RunConfig func()
+
+type (
+	// GroupConfig is in a group. The zero value is nothing.
+	GroupConfig struct{}
+)
 
 // Validate validates.
 func (Config) Validate() error { return nil }
@@ -65,6 +80,8 @@ package core
 // types, and gc.Nope (stale) is still checked.
 `)
 	write(t, lib, "testdata/skip.go", "// gc.Skipped is in testdata.\npackage skip\n")
+	write(t, lib, "internal/x/x.go", "// Package x is internal.\npackage x\n\n// XConfig is internal: not judged.\ntype XConfig struct{}\n")
+	write(t, lib, "gc/gc_test.go", "package gc\n\n// TestConfig is in a test: not judged.\ntype TestConfig struct{}\n")
 	write(t, app, "go.mod", "module example.com/app\n")
 	write(t, app, "main.go", `// Command app calls gc.PodGC.Step and gc.PodGC.Walk (stale), and
 // metrics.Thing from a package it imports from elsewhere.
@@ -94,6 +111,7 @@ var _ = metrics.X
 		"lib/core/core.go:2: gc.Missing",
 		"lib/core/core.go:2: gc.PodGC.Run",
 		"lib/core/x_test.go:4: gc.Nope",
+		"lib/gc/gc.go:18: StepOptions: its doc does not say what its zero value is",
 		"lib/gc/gc.go:1: PodGC.Stepp",
 		"lib/gc/gc.go:2: Config.Gone",
 	}
