@@ -144,3 +144,16 @@ func (p *Pod) IsMirror() bool {
 func (p *Pod) IsCritical() bool {
 	return p.IsStatic() || p.IsMirror() || p.Priority != nil && *p.Priority >= SystemCriticalPriority
 }
+
+// PodRef names a pod in an action or a decision: the identity the caller
+// gave it, copied from its Pod.
+type PodRef struct {
+	// Namespace, Name and UID are the pod's.
+	Namespace, Name, UID string
+}
+
+// Key returns "namespace/name".
+func (r PodRef) Key() string { return r.Namespace + "/" + r.Name }
+
+// Ref returns the pod's PodRef.
+func (p *Pod) Ref() PodRef { return PodRef{Namespace: p.Namespace, Name: p.Name, UID: p.UID} }

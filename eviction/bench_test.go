@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -46,10 +47,10 @@ func BenchmarkPlanNode(b *testing.B) {
 	tols := append([]taints.Toleration{{Key: "example.com/dedicated", Operator: taints.TolerationOpEqual, Value: "db", Effect: taints.TaintEffectNoSchedule}},
 		taints.DefaultNoExecuteTolerations()...)
 	for _, n := range benchSizes {
-		pods := make([]Pod, n)
+		pods := make([]core.Pod, n)
 		sched := make(map[string]Scheduled)
 		for i := range pods {
-			pods[i] = Pod{Namespace: fmt.Sprintf("ns-%03d", i%500), Name: fmt.Sprintf("pod-%06d", i), UID: fmt.Sprint(i), Tolerations: tols}
+			pods[i] = core.Pod{Namespace: fmt.Sprintf("ns-%03d", i%500), Name: fmt.Sprintf("pod-%06d", i), UID: fmt.Sprint(i), Tolerations: tols}
 			if i%3 == 0 {
 				sched[pods[i].Key()] = Scheduled{CreatedAt: t0, At: t0.Add(300 * time.Second)}
 			}
@@ -71,11 +72,11 @@ func BenchmarkPlanNodes(b *testing.B) {
 	nodeTaints := []taints.Taint{{Key: taints.TaintNodeUnreachable, Effect: taints.TaintEffectNoExecute, TimeAdded: t0}}
 	tols := taints.DefaultNoExecuteTolerations()
 	const nodes, perNode = 1000, 100
-	podsByNode := make([][]Pod, nodes)
+	podsByNode := make([][]core.Pod, nodes)
 	sched := make(map[string]Scheduled)
 	for n := range podsByNode {
 		for i := 0; i < perNode; i++ {
-			p := Pod{Namespace: fmt.Sprintf("ns-%03d", (n*perNode+i)%500), Name: fmt.Sprintf("pod-%06d", n*perNode+i), UID: fmt.Sprint(n*perNode + i), Tolerations: tols}
+			p := core.Pod{Namespace: fmt.Sprintf("ns-%03d", (n*perNode+i)%500), Name: fmt.Sprintf("pod-%06d", n*perNode+i), UID: fmt.Sprint(n*perNode + i), Tolerations: tols}
 			podsByNode[n] = append(podsByNode[n], p)
 			if i%3 == 0 {
 				sched[p.Key()] = Scheduled{CreatedAt: t0, At: t0.Add(300 * time.Second)}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/taints"
 )
@@ -192,7 +193,7 @@ func ExampleNoExecuteTainter() {
 
 func ExampleNoExecuteConfig_Plan() {
 	unreachable := taints.Taint{Key: taints.TaintNodeUnreachable, Effect: taints.TaintEffectNoExecute, TimeAdded: start}
-	pod := eviction.Pod{Namespace: "default", Name: "web", Tolerations: taints.DefaultNoExecuteTolerations()}
+	pod := core.Pod{Namespace: "default", Name: "web", Tolerations: taints.DefaultNoExecuteTolerations()}
 	var cfg eviction.NoExecuteConfig // upstream behaviour
 
 	d := cfg.Plan([]taints.Taint{unreachable}, pod, nil, start)
@@ -219,7 +220,7 @@ func ExampleNoExecuteConfig_PlanNode() {
 		{Key: "dedicated", Value: "db", Effect: taints.TaintEffectNoSchedule},
 		{Key: taints.TaintNodeNotReady, Effect: taints.TaintEffectNoExecute},
 	}
-	pods := []eviction.Pod{
+	pods := []core.Pod{
 		{Namespace: "b", Name: "cache"},
 		{Namespace: "a", Name: "api", Tolerations: taints.DefaultNoExecuteTolerations()},
 		{Namespace: "a", Name: "agent", Tolerations: []taints.Toleration{{Operator: taints.TolerationOpExists}}},

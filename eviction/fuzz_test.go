@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -144,7 +145,7 @@ func FuzzNoExecutePlan(f *testing.F) {
 		}
 		cfg := NoExecuteConfig{Anchor: Anchor(flags >> 1 & 1), Replan: flags&4 != 0, Matcher: taints.Matcher{ComparisonOperators: flags&8 != 0}}
 		n := t0.Add(time.Duration(now))
-		d := cfg.Plan([]taints.Taint{tt}, Pod{Namespace: "ns", Name: "p", Tolerations: []taints.Toleration{tol}}, existing, n)
+		d := cfg.Plan([]taints.Taint{tt}, core.Pod{Namespace: "ns", Name: "p", Tolerations: []taints.Toleration{tol}}, existing, n)
 		switch d.Action {
 		case NoExecuteEvictNow:
 			if d.Condition == nil || *d.Condition != TaintEvictionCondition() {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/internal/enum"
 	"github.com/nodelife/nodelife/taints"
 
@@ -58,17 +59,6 @@ func (c NoExecuteConfig) Validate() error {
 	}
 	return nil
 }
-
-// Pod is what the planner needs to know about a pod.
-type Pod struct {
-	// Namespace, Name and UID identify the pod.
-	Namespace, Name, UID string
-	// Tolerations are the pod's tolerations, in spec order: order matters.
-	Tolerations []taints.Toleration
-}
-
-// Key returns "namespace/name", the key upstream schedules evictions by.
-func (p Pod) Key() string { return p.Namespace + "/" + p.Name }
 
 // Scheduled is an eviction already scheduled for a pod (upstream's timed
 // worker).
@@ -149,7 +139,7 @@ const TaintManagerEvictionReason = "TaintManagerEviction"
 // that planning a hundred thousand pods formats nothing nobody reads.
 type NoExecuteDecision struct {
 	// Pod is the pod decided about.
-	Pod Pod
+	Pod core.PodRef
 	// Action is what to do.
 	Action NoExecuteAction
 	// At is when the pod is to be deleted: now for EvictNow, the deadline
@@ -335,7 +325,7 @@ func (c NoExecuteConfig) matchTolerations(noExec []taints.Taint, tols []taints.T
 // over the used tolerations. A now earlier than the schedule's CreatedAt is
 // clamped to it. Plan never fails: tolerationSeconds beyond ~292 years are
 // capped, where upstream's arithmetic overflows.
-func (c NoExecuteConfig) Plan(nodeTaints []taints.Taint, pod Pod, existing *Scheduled, now time.Time) NoExecuteDecision {
+func (c NoExecuteConfig) Plan(nodeTaints []taints.Taint, pod core.Pod, existing *Scheduled, now time.Time) NoExecuteDecision {
 	noExec := noExecuteTaints(nodeTaints)
 	var d NoExecuteDecision
 	c.plan(&d, noExec, &pod, existing, now)
@@ -354,11 +344,11 @@ func noExecuteTaints(ts []taints.Taint) []taints.Taint {
 }
 
 // plan fills d, which must be zero, with the decision for pod.
-func (c NoExecuteConfig) plan(d *NoExecuteDecision, noExec []taints.Taint, pod *Pod, existing *Scheduled, now time.Time) {
+func (c NoExecuteConfig) plan(d *NoExecuteDecision, noExec []taints.Taint, pod *core.Pod, existing *Scheduled, now time.Time) {
 	if existing != nil && now.Before(existing.CreatedAt) {
 		now = existing.CreatedAt
 	}
-	d.Pod = *pod
+	d.Pod = pod.Ref()
 	if len(noExec) == 0 {
 		cancel(d, existing, ReasonNoNoExecuteTaints)
 		return
@@ -439,7 +429,7 @@ func schedule(d *NoExecuteDecision, s Scheduled, t taints.Taint, reason string) 
 // handler: the node's NoExecute taints are filtered once, and each pod is
 // planned with Plan against its entry in scheduled (keyed by Pod.Key; nil
 // means none). Decisions are sorted by namespace, name and UID.
-func (c NoExecuteConfig) PlanNode(nodeTaints []taints.Taint, pods []Pod, scheduled map[string]Scheduled, now time.Time) []NoExecuteDecision {
+func (c NoExecuteConfig) PlanNode(nodeTaints []taints.Taint, pods []core.Pod, scheduled map[string]Scheduled, now time.Time) []NoExecuteDecision {
 	noExec := noExecuteTaints(nodeTaints)
 	order := podOrder(pods)
 	out := make([]NoExecuteDecision, len(pods))
@@ -463,7 +453,7 @@ func (c NoExecuteConfig) PlanNode(nodeTaints []taints.Taint, pods []Pod, schedul
 
 // podOrder returns the indexes of pods sorted by namespace, name and UID
 // (then input order), or nil if pods are sorted already.
-func podOrder(pods []Pod) []int32 {
+func podOrder(pods []core.Pod) []int32 {
 	sorted := true
 	for i := 1; i < len(pods) && sorted; i++ {
 		sorted = comparePods(&pods[i-1], &pods[i]) <= 0
@@ -474,7 +464,7 @@ func podOrder(pods []Pod) []int32 {
 	// Each key starts with the 8 bytes of namespace and of name that follow
 	// the prefix all pods share, packed big-endian, so most comparisons are
 	// two integer compares; equal packed bytes fall back to the strings.
-	nsSkip, nameSkip := commonPrefix(pods, func(p *Pod) string { return p.Namespace }), commonPrefix(pods, func(p *Pod) string { return p.Name })
+	nsSkip, nameSkip := commonPrefix(pods, func(p *core.Pod) string { return p.Namespace }), commonPrefix(pods, func(p *core.Pod) string { return p.Name })
 	type key struct {
 		ns, name uint64
 		i        int32
@@ -507,7 +497,7 @@ func podOrder(pods []Pod) []int32 {
 }
 
 // commonPrefix returns the length of the prefix field(p) shares across pods.
-func commonPrefix(pods []Pod, field func(*Pod) string) int {
+func commonPrefix(pods []core.Pod, field func(*core.Pod) string) int {
 	prefix := field(&pods[0])
 	for i := 1; i < len(pods) && prefix != ""; i++ {
 		s := field(&pods[i])
@@ -534,6 +524,6 @@ func pack(s string, skip int) uint64 {
 }
 
 // comparePods orders pods by namespace, name and UID.
-func comparePods(a, b *Pod) int {
+func comparePods(a, b *core.Pod) int {
 	return podorder.CompareIdentity(a.Namespace, a.Name, a.UID, b.Namespace, b.Name, b.UID)
 }

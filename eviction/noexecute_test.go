@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -62,7 +63,7 @@ func TestNoExecutePlan(t *testing.T) {
 		{"tolerationSeconds beyond Duration is capped, not wrapped", []taints.Taint{unreachable}, []taints.Toleration{tol(taints.TaintNodeUnreachable, secs(18446744074))}, nil, 0, outcome{NoExecuteSchedule, t0.Add(time.Duration(maxTolerationSeconds) * time.Second), ReasonTolerationSeconds}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d := NoExecuteConfig{}.Plan(tc.taints, Pod{Namespace: "ns", Name: "p", Tolerations: tc.tols}, tc.existing, at(tc.now))
+			d := NoExecuteConfig{}.Plan(tc.taints, core.Pod{Namespace: "ns", Name: "p", Tolerations: tc.tols}, tc.existing, at(tc.now))
 			if got := (outcome{d.Action, d.At, d.Reason}); got != tc.want {
 				t.Fatalf("got %+v, want %+v (%s)", got, tc.want, d.Message())
 			}
@@ -85,12 +86,12 @@ func TestNoExecutePlan(t *testing.T) {
 }
 
 func TestNoExecuteDecisionDetails(t *testing.T) {
-	d := NoExecuteConfig{}.Plan([]taints.Taint{unreachable, dedicated}, Pod{Namespace: "ns", Name: "p",
+	d := NoExecuteConfig{}.Plan([]taints.Taint{unreachable, dedicated}, core.Pod{Namespace: "ns", Name: "p",
 		Tolerations: []taints.Toleration{tol(taints.TaintNodeUnreachable, secs(300))}}, nil, at(0))
 	if d.Taint != dedicated || d.Message() != "pod ns/p does not tolerate dedicated=db:NoExecute: evict now" {
 		t.Fatalf("%+v", d)
 	}
-	d = NoExecuteConfig{}.Plan([]taints.Taint{unreachable, notReady}, Pod{Namespace: "ns", Name: "p",
+	d = NoExecuteConfig{}.Plan([]taints.Taint{unreachable, notReady}, core.Pod{Namespace: "ns", Name: "p",
 		Tolerations: []taints.Toleration{tol(taints.TaintNodeUnreachable, secs(300)), tol(taints.TaintNodeNotReady, secs(60))}}, nil, at(0))
 	if d.Taint != notReady || d.Scheduled != (Scheduled{CreatedAt: at(0), At: at(60)}) {
 		t.Fatalf("%+v", d)
@@ -100,8 +101,8 @@ func TestNoExecuteDecisionDetails(t *testing.T) {
 // Options: re-planning on toleration edits (kubernetes#102993, #108982)
 // and anchoring at the taint's TimeAdded (kubernetes#108268).
 func TestNoExecuteOptions(t *testing.T) {
-	pod := func(s int64) Pod {
-		return Pod{Namespace: "ns", Name: "p", Tolerations: []taints.Toleration{tol(taints.TaintNodeUnreachable, secs(s))}}
+	pod := func(s int64) core.Pod {
+		return core.Pod{Namespace: "ns", Name: "p", Tolerations: []taints.Toleration{tol(taints.TaintNodeUnreachable, secs(s))}}
 	}
 	sched := &Scheduled{CreatedAt: at(0), At: at(300)}
 	added := stamped(unreachable, at(-100))
@@ -109,7 +110,7 @@ func TestNoExecuteOptions(t *testing.T) {
 		name     string
 		cfg      NoExecuteConfig
 		taint    taints.Taint
-		pod      Pod
+		pod      core.Pod
 		existing *Scheduled
 		now      float64
 		want     outcome
@@ -135,7 +136,7 @@ func TestNoExecuteOptions(t *testing.T) {
 	// tolerations, not the smallest seconds.
 	cfg := NoExecuteConfig{Anchor: AnchorTaintAdded}
 	d := cfg.Plan([]taints.Taint{stamped(unreachable, at(0)), stamped(notReady, at(250))},
-		Pod{Tolerations: []taints.Toleration{tol(taints.TaintNodeUnreachable, secs(300)), tol(taints.TaintNodeNotReady, secs(60))}}, nil, at(260))
+		core.Pod{Tolerations: []taints.Toleration{tol(taints.TaintNodeUnreachable, secs(300)), tol(taints.TaintNodeNotReady, secs(60))}}, nil, at(260))
 	if d.At != at(300) || d.Taint.Key != taints.TaintNodeUnreachable {
 		t.Fatalf("earliest deadline: %+v", d)
 	}
@@ -144,7 +145,7 @@ func TestNoExecuteOptions(t *testing.T) {
 // KEP-5471 comparison operators go through the configured Matcher.
 func TestNoExecuteMatcher(t *testing.T) {
 	taint := taints.Taint{Key: "gpu-temp", Value: "90", Effect: taints.TaintEffectNoExecute}
-	pod := Pod{Tolerations: []taints.Toleration{{Key: "gpu-temp", Operator: taints.TolerationOpLt, Value: "95", Effect: taints.TaintEffectNoExecute}}}
+	pod := core.Pod{Tolerations: []taints.Toleration{{Key: "gpu-temp", Operator: taints.TolerationOpLt, Value: "95", Effect: taints.TaintEffectNoExecute}}}
 	if d := (NoExecuteConfig{}).Plan([]taints.Taint{taint}, pod, nil, at(0)); d.Action != NoExecuteEvictNow {
 		t.Fatalf("Lt without the feature tolerates nothing: %+v", d)
 	}
@@ -157,7 +158,7 @@ func TestNoExecuteMatcher(t *testing.T) {
 // PlanNode filters the node's NoExecute taints once and sorts decisions by
 // namespace, name and UID.
 func TestNoExecutePlanNode(t *testing.T) {
-	pods := []Pod{
+	pods := []core.Pod{
 		{Namespace: "b", Name: "web", UID: "2"},
 		{Namespace: "a", Name: "web", UID: "1", Tolerations: []taints.Toleration{tol(taints.TaintNodeUnreachable, secs(300))}},
 		{Namespace: "a", Name: "db", UID: "3", Tolerations: []taints.Toleration{tol(taints.TaintNodeUnreachable, secs(300))}},
@@ -190,7 +191,7 @@ func TestNoExecuteConfigValidate(t *testing.T) {
 		t.Fatalf("Validate = %v", err)
 	}
 	d := cfg.Plan([]taints.Taint{stamped(unreachable, at(-100))},
-		Pod{Tolerations: []taints.Toleration{tol(taints.TaintNodeUnreachable, secs(60))}}, &Scheduled{CreatedAt: at(0), At: at(300)}, at(10))
+		core.Pod{Tolerations: []taints.Toleration{tol(taints.TaintNodeUnreachable, secs(60))}}, &Scheduled{CreatedAt: at(0), At: at(300)}, at(10))
 	if d.Action != NoExecuteSchedule || !d.At.Equal(at(60)) {
 		t.Fatalf("unknown anchor replanned to %v (%s), want CreatedAt + 60s", d.At, d.Action)
 	}
@@ -199,7 +200,7 @@ func TestNoExecuteConfigValidate(t *testing.T) {
 // Message names the pod once; Why is the same text without it, for an
 // action that carries the pod already.
 func TestNoExecuteWhy(t *testing.T) {
-	p := Pod{Namespace: "ns", Name: "p"}
+	p := core.PodRef{Namespace: "ns", Name: "p"}
 	for _, tc := range []struct {
 		d        NoExecuteDecision
 		msg, why string

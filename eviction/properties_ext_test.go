@@ -9,6 +9,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/nodelifetest"
 	"github.com/nodelife/nodelife/taints"
@@ -111,7 +112,7 @@ func TestPropertyNoExecute(t *testing.T) {
 		tols := rapid.SliceOfN(nodelifetest.Tolerations(nodelifetest.Options{Keys: neKeys, Values: neValues}), 0, 4).Draw(t, "tols")
 		existing := nodelifetest.Schedules(nodelifetest.Options{Now: t0}).Draw(t, "existing")
 		now := t0.Add(time.Duration(rapid.IntRange(0, 400).Draw(t, "now")) * time.Second)
-		pod := eviction.Pod{Namespace: "ns", Name: "p", Tolerations: tols}
+		pod := core.Pod{Namespace: "ns", Name: "p", Tolerations: tols}
 		d := cfg.Plan(nodeTaints, pod, existing, now)
 
 		isNE := func(tt taints.Taint) bool { return tt.Effect == taints.TaintEffectNoExecute }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -16,7 +17,7 @@ type simNode struct {
 	node       conditions.Node
 	rec        conditions.HealthRecord
 	taints     []taints.Taint
-	pods       []Pod
+	pods       []core.Pod
 }
 
 // A 3-zone, 150-node cluster; zone b loses connectivity at 60s (its last
@@ -57,7 +58,7 @@ func TestTimelineZoneOutage(t *testing.T) {
 			n := &simNode{name: name, zone: ZoneKey(map[string]string{LabelTopologyRegion: "r", LabelTopologyZone: z})}
 			n.node = conditions.Node{Name: name, CreationTimestamp: at(-3600), HasLease: true, LeaseRenewTime: at(0),
 				Conditions: []conditions.Condition{{Type: conditions.Ready, Status: conditions.True, Reason: "KubeletReady", LastHeartbeatTime: at(0), LastTransitionTime: at(-3600)}}}
-			n.pods = []Pod{{Namespace: "default", Name: "pod-" + name, UID: "uid-" + name, Tolerations: taints.DefaultNoExecuteTolerations()}}
+			n.pods = []core.Pod{{Namespace: "default", Name: "pod-" + name, UID: "uid-" + name, Tolerations: taints.DefaultNoExecuteTolerations()}}
 			nodes = append(nodes, n)
 			byName[name] = n
 		}

@@ -102,7 +102,7 @@ func (n *naive) cancelGone(name string) {
 			delete(sched, key)
 			if !ok || p.NodeName != name {
 				ns, pn, _ := strings.Cut(key, "/")
-				_ = n.emit(Action{Kind: KindCancel, Node: name, Pod: PodRef{Namespace: ns, Name: pn, UID: n.goneUID[name][key]},
+				_ = n.emit(Action{Kind: KindCancel, Node: name, Pod: core.PodRef{Namespace: ns, Name: pn, UID: n.goneUID[name][key]},
 					Reason: "PodDeleted", Message: "pod " + key + " is gone from the node: its eviction is cancelled"})
 			}
 		}
@@ -178,7 +178,7 @@ func (n *naive) Step(now time.Time, apply Apply) Ready {
 
 	// Pods bound since the last Step to a node whose saved Ready is not
 	// True are marked NotReady, node by node.
-	byNode := map[string][]PodRef{}
+	byNode := map[string][]core.PodRef{}
 	for _, key := range sortedKeys(n.bound) {
 		p, ok := n.pods[key]
 		if !ok || !p.Ready {
@@ -188,7 +188,7 @@ func (n *naive) Step(now time.Time, apply Apply) Ready {
 		if _, exists := n.nodes[p.NodeName]; !exists || !r.Known || !r.HasSavedReady || r.SavedReady.Status == conditions.True {
 			continue
 		}
-		byNode[p.NodeName] = append(byNode[p.NodeName], PodRef{Namespace: p.Namespace, Name: p.Name, UID: p.UID})
+		byNode[p.NodeName] = append(byNode[p.NodeName], core.PodRef{Namespace: p.Namespace, Name: p.Name, UID: p.UID})
 	}
 	n.bound = map[string]bool{}
 	for _, name := range sortedKeys(byNode) {
@@ -311,10 +311,10 @@ func (n *naive) Step(now time.Time, apply Apply) Ready {
 			a := n.tainter.Observe(passNode(name), decide, now)
 			_ = n.setTaints(name, a.Add, a.Remove, a.Reason, a.Message)
 			if h.MarkPodsNotReady {
-				var refs []PodRef
+				var refs []core.PodRef
 				for _, p := range n.podsOn(name) {
 					if p.Ready {
-						refs = append(refs, PodRef{Namespace: p.Namespace, Name: p.Name, UID: p.UID})
+						refs = append(refs, core.PodRef{Namespace: p.Namespace, Name: p.Name, UID: p.UID})
 					}
 				}
 				if n.emit(Action{Kind: KindPodsNotReady, Node: name, Pods: refs, Reason: "NodeNotReady", Message: "Node is not ready"}) != nil {
@@ -406,16 +406,16 @@ func (n *naive) Step(now time.Time, apply Apply) Ready {
 			sched = map[string]eviction.Scheduled{}
 			n.scheduled[name] = sched
 		}
-		var live []eviction.Pod
+		var live []core.Pod
 		for _, p := range n.podsOn(name) {
 			if !p.Terminating {
-				live = append(live, eviction.Pod{Namespace: p.Namespace, Name: p.Name, UID: p.UID, Tolerations: p.Tolerations})
+				live = append(live, core.Pod{Namespace: p.Namespace, Name: p.Name, UID: p.UID, Tolerations: p.Tolerations})
 			}
 		}
 		n.cancelGone(name)
 		for _, d := range n.cfg.NoExecute.PlanNode(node.Taints, live, sched, now) {
 			key := d.Pod.Key()
-			ref := PodRef{Namespace: d.Pod.Namespace, Name: d.Pod.Name, UID: d.Pod.UID}
+			ref := core.PodRef{Namespace: d.Pod.Namespace, Name: d.Pod.Name, UID: d.Pod.UID}
 			switch d.Action {
 			case eviction.NoExecuteEvictNow:
 				if old, ok := sched[key]; ok && !old.At.After(now) {
@@ -496,7 +496,7 @@ func (n *naive) Step(now time.Time, apply Apply) Ready {
 func (n *naive) schedulePass(now time.Time) { n.nextPass = nextTaintPass(n.tainter, n.start, now) }
 
 func (n *naive) evict(node string, p Pod, reason string, taint taints.Taint, msg string) error {
-	err := n.emit(Action{Kind: KindEvict, Node: node, Pod: PodRef{Namespace: p.Namespace, Name: p.Name, UID: p.UID},
+	err := n.emit(Action{Kind: KindEvict, Node: node, Pod: core.PodRef{Namespace: p.Namespace, Name: p.Name, UID: p.UID},
 		Taint: taint, Condition: eviction.TaintEvictionCondition(), Reason: reason, Message: msg})
 	if err == nil {
 		p.Terminating = true

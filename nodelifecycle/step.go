@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/taints"
 )
@@ -553,9 +554,9 @@ func (c *Controller) markBound() (failed bool) {
 	}
 	slices.SortFunc(marks, func(a, b mark) int { return cmp.Compare(a.ns.node.Name, b.ns.node.Name) })
 	for _, m := range marks {
-		refs := make([]PodRef, len(m.pods))
+		refs := make([]core.PodRef, len(m.pods))
 		for i, ps := range m.pods {
-			refs[i] = PodRef{Namespace: ps.pod.Namespace, Name: ps.pod.Name, UID: ps.pod.UID}
+			refs[i] = core.PodRef{Namespace: ps.pod.Namespace, Name: ps.pod.Name, UID: ps.pod.UID}
 		}
 		slices.SortFunc(refs, comparePodRefs)
 		msg := fmt.Sprintf("bound to node %s, whose Ready is %s", m.ns.node.Name, m.ns.rec.SavedReady.Status)
@@ -609,11 +610,11 @@ func (c *Controller) endPass() {
 // False, as upstream's MarkPodsNotReady; on failure the next pass asks
 // again.
 func (c *Controller) markPodsNotReady(ns *nodeState) {
-	var refs []PodRef
+	var refs []core.PodRef
 	var marked []*podState
 	for _, ps := range c.byNode[ns.node.Name] {
 		if ps.pod.Ready {
-			refs = append(refs, PodRef{Namespace: ps.pod.Namespace, Name: ps.pod.Name, UID: ps.pod.UID})
+			refs = append(refs, core.PodRef{Namespace: ps.pod.Namespace, Name: ps.pod.Name, UID: ps.pod.UID})
 			marked = append(marked, ps)
 		}
 	}
@@ -627,7 +628,7 @@ func (c *Controller) markPodsNotReady(ns *nodeState) {
 	}
 }
 
-func comparePodRefs(a, b PodRef) int {
+func comparePodRefs(a, b core.PodRef) int {
 	return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name), cmp.Compare(a.UID, b.UID))
 }
 
@@ -735,7 +736,7 @@ func (c *Controller) schedule(ns *nodeState, key string, s eviction.Scheduled) {
 
 // evict deletes a pod for its node's NoExecute taints.
 func (c *Controller) evict(ns *nodeState, ps *podState, reason string, taint taints.Taint, message string) error {
-	err := c.emit(Action{Kind: KindEvict, Node: ns.node.Name, Pod: PodRef{Namespace: ps.pod.Namespace, Name: ps.pod.Name, UID: ps.pod.UID},
+	err := c.emit(Action{Kind: KindEvict, Node: ns.node.Name, Pod: core.PodRef{Namespace: ps.pod.Namespace, Name: ps.pod.Name, UID: ps.pod.UID},
 		Taint: taint, Condition: eviction.TaintEvictionCondition(), Reason: reason, Message: message})
 	if err == nil {
 		ps.pod.Terminating = true
@@ -762,7 +763,7 @@ func (c *Controller) cancelGone(ns *nodeState, bound map[string]*podState) {
 	for _, k := range gone {
 		key, uid, _ := strings.Cut(k, "\x00")
 		namespace, name, _ := strings.Cut(key, "/")
-		_ = c.emit(Action{Kind: KindCancel, Node: ns.node.Name, Pod: PodRef{Namespace: namespace, Name: name, UID: uid},
+		_ = c.emit(Action{Kind: KindCancel, Node: ns.node.Name, Pod: core.PodRef{Namespace: namespace, Name: name, UID: uid},
 			Reason: "PodDeleted", Message: "pod " + key + " is gone from the node: its eviction is cancelled"})
 	}
 }
@@ -770,10 +771,10 @@ func (c *Controller) cancelGone(ns *nodeState, bound map[string]*podState) {
 // planNode plans the node's live pods against its NoExecute taints.
 func (c *Controller) planNode(now time.Time, ns *nodeState) {
 	bound := c.byNode[ns.node.Name]
-	live := make([]eviction.Pod, 0, len(bound))
+	live := make([]core.Pod, 0, len(bound))
 	for _, ps := range bound {
 		if !ps.pod.Terminating {
-			live = append(live, eviction.Pod{Namespace: ps.pod.Namespace, Name: ps.pod.Name, UID: ps.pod.UID, Tolerations: ps.pod.Tolerations})
+			live = append(live, core.Pod{Namespace: ps.pod.Namespace, Name: ps.pod.Name, UID: ps.pod.UID, Tolerations: ps.pod.Tolerations})
 		}
 	}
 	c.cancelGone(ns, bound)
@@ -788,7 +789,7 @@ func (c *Controller) planNode(now time.Time, ns *nodeState) {
 				// Upstream cancels the pending eviction (with its event)
 				// before it evicts at once.
 				delete(ns.scheduled, key)
-				_ = c.emit(Action{Kind: KindCancel, Node: ns.node.Name, Pod: PodRef{Namespace: d.Pod.Namespace, Name: d.Pod.Name, UID: d.Pod.UID},
+				_ = c.emit(Action{Kind: KindCancel, Node: ns.node.Name, Pod: core.PodRef{Namespace: d.Pod.Namespace, Name: d.Pod.Name, UID: d.Pod.UID},
 					Reason: "EvictNow", Message: "evicted at once instead"})
 			}
 			if c.evict(ns, bound[key], d.Reason, d.Taint, d.Why()) != nil {
@@ -799,12 +800,12 @@ func (c *Controller) planNode(now time.Time, ns *nodeState) {
 				continue
 			}
 			c.schedule(ns, key, d.Scheduled)
-			_ = c.emit(Action{Kind: KindSchedule, Node: ns.node.Name, Pod: PodRef{Namespace: d.Pod.Namespace, Name: d.Pod.Name, UID: d.Pod.UID},
+			_ = c.emit(Action{Kind: KindSchedule, Node: ns.node.Name, Pod: core.PodRef{Namespace: d.Pod.Namespace, Name: d.Pod.Name, UID: d.Pod.UID},
 				Taint: d.Taint, Due: d.At, Reason: d.Reason, Message: d.Why()})
 		case eviction.NoExecuteCancel:
 			if _, ok := ns.scheduled[key]; ok {
 				delete(ns.scheduled, key)
-				_ = c.emit(Action{Kind: KindCancel, Node: ns.node.Name, Pod: PodRef{Namespace: d.Pod.Namespace, Name: d.Pod.Name, UID: d.Pod.UID},
+				_ = c.emit(Action{Kind: KindCancel, Node: ns.node.Name, Pod: core.PodRef{Namespace: d.Pod.Namespace, Name: d.Pod.Name, UID: d.Pod.UID},
 					Reason: d.Reason, Message: d.Why()})
 			}
 		}

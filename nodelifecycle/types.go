@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/taints"
 )
@@ -104,15 +105,6 @@ const (
 	ReasonLeaseCacheStale = "LeaseCacheStale"
 )
 
-// PodRef names a pod.
-type PodRef struct {
-	// Namespace, Name and UID identify the pod.
-	Namespace, Name, UID string
-}
-
-// Key returns "namespace/name".
-func (p PodRef) Key() string { return p.Namespace + "/" + p.Name }
-
 // Action is one thing the controller decided, in order. Fields that do not
 // apply to its Kind are zero.
 type Action struct {
@@ -130,10 +122,10 @@ type Action struct {
 	ZoneState eviction.ZoneState
 	Rate      float64
 	// Pod is the pod of KindSchedule, KindCancel and KindEvict.
-	Pod PodRef
+	Pod core.PodRef
 	// Pods are, for KindPodsNotReady, the node's pods whose Ready condition
 	// turns False (possibly none).
-	Pods []PodRef
+	Pods []core.PodRef
 	// Conditions is, for KindNodeStatus, the node's whole condition list to
 	// write.
 	Conditions []conditions.Condition

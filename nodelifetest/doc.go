@@ -15,7 +15,7 @@
 //		cfg := nodelifetest.ShutdownConfigs(nodelifetest.Options{Valid: true}).Draw(t, "config")
 //		var ps []core.Pod
 //		for _, p := range pods {
-//			ps = append(ps, p.Shutdown())
+//			ps = append(ps, p.Core())
 //		}
 //		plan, err := cfg.Plan(ps)
 //		...
@@ -24,8 +24,8 @@
 //		}
 //	})
 //
-// A drawn Pod has every package's shape (Cgroup, Admission, Pressure,
-// Shutdown, Eviction, Lifecycle), so one counterexample feeds every
+// A drawn Pod has every package's shape (Core, Admission, Pressure,
+// Lifecycle), so one counterexample feeds every
 // planner. Scenarios draws a cluster and a schedule of outages,
 // shutdowns, pressure episodes and API faults; Scenario.Run plays it
 // against a nodelifecycle.Controller on a virtual clock and returns a

@@ -42,7 +42,7 @@ func Example_kubeletConfig() {
 	for seed := 0; seed < 2000; seed++ {
 		var ps []core.Pod
 		for _, p := range pods.Example(seed) {
-			ps = append(ps, p.Shutdown())
+			ps = append(ps, p.Core())
 		}
 		plan, _ := shutdownCfg.Plan(ps)
 		for _, ph := range plan.Phases {
@@ -220,7 +220,7 @@ func ExampleOnePod() {
 	p := nodelifetest.OnePod(nodelifetest.Options{MaxPods: 1}).Example(7)
 	fmt.Println(p.Key(), p.QOSClass(), "critical:", p.Critical())
 	fmt.Println("as the node lifecycle controller takes it:", p.Lifecycle().Key(), len(p.Lifecycle().Tolerations), "tolerations")
-	sp := p.Shutdown()
+	sp := p.Core()
 	fmt.Println("as graceful shutdown takes it:", sp.Key(), sp.Phase)
 	// Output:
 	// a/p0 Burstable critical: false

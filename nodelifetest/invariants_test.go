@@ -282,7 +282,7 @@ func TestPropertyShutdownChecksHoldOnLibrary(t *testing.T) {
 		cfg := cfgs.Example(seed)
 		var ps []core.Pod
 		for _, p := range pods.Example(seed) {
-			ps = append(ps, p.Shutdown())
+			ps = append(ps, p.Core())
 		}
 		p, err := cfg.Plan(ps)
 		if err != nil {

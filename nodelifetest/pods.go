@@ -10,7 +10,6 @@ import (
 	"github.com/nodelife/nodelife/admission"
 	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/core"
-	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/eviction/pressure"
 	"github.com/nodelife/nodelife/nodelifecycle"
 	"github.com/nodelife/nodelife/taints"
@@ -61,19 +60,23 @@ type Pod struct {
 // Key returns "namespace/name".
 func (p Pod) Key() string { return p.Namespace + "/" + p.Name }
 
-// Cgroup returns the pod as package cgroup takes it. Its QOSClass is left
-// empty, so that cgroup computes it.
-func (p Pod) Cgroup() core.Pod {
-	return core.Pod{Namespace: p.Namespace, Name: p.Name, UID: p.UID, Annotations: p.annotations(), Priority: p.Priority,
-		InitContainers: p.InitContainers, Containers: p.Containers, Resources: p.Resources, Overhead: p.Overhead}
+// Core returns the pod as the library's one pod type, running on its node:
+// what the cgroup computations, graceful shutdown and the NoExecute
+// taint-eviction planner take. Its QOSClass is left empty, so that cgroup
+// computes it.
+func (p Pod) Core() core.Pod {
+	return core.Pod{Namespace: p.Namespace, Name: p.Name, UID: p.UID, Annotations: p.annotations(), NodeName: p.NodeName,
+		Priority: p.Priority, PriorityClassName: p.PriorityClassName, TerminationGracePeriodSeconds: p.TerminationGracePeriodSeconds,
+		Tolerations: p.Tolerations, InitContainers: p.InitContainers, Containers: p.Containers, Resources: p.Resources,
+		Overhead: p.Overhead, Phase: core.PodRunning}
 }
 
 // QOSClass returns the pod's QoS class as the kubelet computes it.
-func (p Pod) QOSClass() core.PodQOSClass { return cgroup.ComputeQOS(p.Cgroup(), cgroup.QOSOptions{}) }
+func (p Pod) QOSClass() core.PodQOSClass { return cgroup.ComputeQOS(p.Core(), cgroup.QOSOptions{}) }
 
 // Critical reports whether the kubelet treats the pod as critical: static,
 // mirror, or of priority at least core.SystemCriticalPriority.
-func (p Pod) Critical() bool { c := p.Cgroup(); return c.IsCritical() }
+func (p Pod) Critical() bool { c := p.Core(); return c.IsCritical() }
 
 // Admission returns the pod as package admission takes it.
 func (p Pod) Admission() *admission.Pod {
@@ -119,18 +122,6 @@ func (p Pod) Pressure() pressure.Pod {
 
 func pressureResources(l core.ResourceList) pressure.Resources {
 	return pressure.Resources{Memory: l[core.ResourceMemory], EphemeralStorage: l[core.ResourceEphemeralStorage]}
-}
-
-// Shutdown returns the pod as graceful node shutdown takes it, running.
-func (p Pod) Shutdown() core.Pod {
-	return core.Pod{Namespace: p.Namespace, Name: p.Name, UID: p.UID, Priority: p.Priority, PriorityClassName: p.PriorityClassName,
-		TerminationGracePeriodSeconds: p.TerminationGracePeriodSeconds, Phase: core.PodRunning, Tolerations: p.Tolerations}
-}
-
-// Eviction returns the pod as the NoExecute taint-eviction planner takes
-// it.
-func (p Pod) Eviction() eviction.Pod {
-	return eviction.Pod{Namespace: p.Namespace, Name: p.Name, UID: p.UID, Tolerations: p.Tolerations}
 }
 
 // Lifecycle returns the pod as the node lifecycle controller takes it.

@@ -52,7 +52,7 @@ func naivePhaseIndex(phases []shutdown.PhaseConfig, prio int32) int {
 func drawPods(t *rapid.T, max int) []core.Pod {
 	var pods []core.Pod
 	for _, p := range nodelifetest.Pods(nodelifetest.Options{MaxPods: max, MinPriority: -3000, MaxPriority: 13000}).Draw(t, "pods") {
-		pods = append(pods, p.Shutdown())
+		pods = append(pods, p.Core())
 	}
 	return pods
 }

@@ -161,11 +161,6 @@ func TaintNode(n *corev1.Node) eviction.TaintNode {
 	return eviction.TaintNode{Name: n.Name, UID: string(n.UID), Zone: eviction.ZoneKey(n.Labels), Taints: Taints(n.Spec.Taints)}
 }
 
-// EvictionPod is what the NoExecute taint-eviction planner reads of a pod.
-func EvictionPod(p *corev1.Pod) eviction.Pod {
-	return eviction.Pod{Namespace: p.Namespace, Name: p.Name, UID: string(p.UID), Tolerations: Tolerations(p.Spec.Tolerations)}
-}
-
 // Pod converts a pod into the library's one pod type, which the pod GC,
 // the shutdown planners, the cgroup computations, the topology managers
 // and every migrated planner read: metadata (names, labels and annotations

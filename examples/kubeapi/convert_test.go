@@ -172,7 +172,7 @@ func TestDaemonSetPod(t *testing.T) {
 	}
 	now := time.Date(2026, 3, 1, 12, 2, 0, 0, time.UTC)
 	unreachable := []taints.Taint{{Key: taints.TaintNodeUnreachable, Effect: taints.TaintEffectNoExecute, TimeAdded: now}}
-	if d := (eviction.NoExecuteConfig{}).Plan(unreachable, EvictionPod(p), nil, now); d.Reason != eviction.ReasonToleratedForever {
+	if d := (eviction.NoExecuteConfig{}).Plan(unreachable, Pod(p), nil, now); d.Reason != eviction.ReasonToleratedForever {
 		t.Errorf("decision %+v", d)
 	}
 	// system-node-critical: the shutdown manager puts it in the last phase.
@@ -222,7 +222,7 @@ func TestDeploymentChain(t *testing.T) {
 	pod := ms[2].obj.(*corev1.Pod)
 	now := time.Date(2026, 3, 1, 12, 2, 0, 0, time.UTC)
 	unreachable := []taints.Taint{{Key: taints.TaintNodeUnreachable, Effect: taints.TaintEffectNoExecute, TimeAdded: now}}
-	d := (eviction.NoExecuteConfig{}).Plan(unreachable, EvictionPod(pod), nil, now)
+	d := (eviction.NoExecuteConfig{}).Plan(unreachable, Pod(pod), nil, now)
 	if d.Action != eviction.NoExecuteSchedule || !d.At.Equal(now.Add(5*time.Minute)) {
 		t.Errorf("decision %+v", d)
 	}

@@ -17,7 +17,7 @@
 //	mon := kubeapi.MonitorNode(node, lease)                 // conditions.Monitor input
 //	zone := kubeapi.ZoneNode(node)                          // eviction.Config.PlanDisruption input
 //	plan := eviction.NoExecuteConfig{}.Plan(kubeapi.Taints(node.Spec.Taints),
-//		kubeapi.EvictionPod(pod), nil, now)
+//		kubeapi.Pod(pod), nil, now)
 //	node.Status.Conditions = kubeapi.FromConditions(newConds) // write back
 //
 // The tests decode real manifests from testdata: a Node as a kubelet posts

@@ -19,7 +19,7 @@ import (
 // A pod with the admission plugin's default tolerations on a node the
 // controller has just tainted unreachable: the taint-eviction planner,
 // fed straight from the API objects, deletes it 300s later.
-func ExampleEvictionPod() {
+func ExamplePod_noExecute() {
 	now := time.Date(2026, 3, 1, 12, 2, 0, 0, time.UTC)
 	added := metav1.NewTime(now)
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "worker-b-17"},
@@ -27,7 +27,7 @@ func ExampleEvictionPod() {
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-0"},
 		Spec: corev1.PodSpec{Tolerations: kubeapi.FromTolerations(taints.DefaultNoExecuteTolerations())}}
 
-	d := eviction.NoExecuteConfig{}.Plan(kubeapi.Taints(node.Spec.Taints), kubeapi.EvictionPod(pod), nil, now)
+	d := eviction.NoExecuteConfig{}.Plan(kubeapi.Taints(node.Spec.Taints), kubeapi.Pod(pod), nil, now)
 	fmt.Println(d.Action, d.Reason, d.At.Sub(now))
 	// Output:
 	// Schedule TolerationSeconds 5m0s

@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/readiness"
 	"github.com/nodelife/nodelife/taints"
@@ -62,15 +63,15 @@ func Readiness(Options) (Report, error) {
 	}
 	type pod struct {
 		node string
-		pod  eviction.Pod
+		pod  core.Pod
 	}
 	pods := []pod{
-		{"b-1", eviction.Pod{Namespace: "shop", Name: "web-b1", Tolerations: admitted()}},
-		{"b-1", eviction.Pod{Namespace: "shop", Name: "db-0", Tolerations: admitted(dbTol)}},
-		{"b-1", eviction.Pod{Namespace: "kube-system", Name: "cni-agent-b1", Tolerations: admitted(agentTol)}},
-		{"b-2", eviction.Pod{Namespace: "shop", Name: "web-b2", Tolerations: admitted()}},
-		{"b-2", eviction.Pod{Namespace: "kube-system", Name: "cni-agent-b2", Tolerations: admitted(agentTol)}},
-		{"b-3", eviction.Pod{Namespace: "shop", Name: "web-b3", Tolerations: admitted()}},
+		{"b-1", core.Pod{Namespace: "shop", Name: "web-b1", Tolerations: admitted()}},
+		{"b-1", core.Pod{Namespace: "shop", Name: "db-0", Tolerations: admitted(dbTol)}},
+		{"b-1", core.Pod{Namespace: "kube-system", Name: "cni-agent-b1", Tolerations: admitted(agentTol)}},
+		{"b-2", core.Pod{Namespace: "shop", Name: "web-b2", Tolerations: admitted()}},
+		{"b-2", core.Pod{Namespace: "kube-system", Name: "cni-agent-b2", Tolerations: admitted(agentTol)}},
+		{"b-3", core.Pod{Namespace: "shop", Name: "web-b3", Tolerations: admitted()}},
 	}
 	gone := map[string]bool{}
 	scheduled := map[string]eviction.Scheduled{}

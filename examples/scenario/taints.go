@@ -3,6 +3,7 @@ package scenario
 import (
 	"fmt"
 
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/taints"
 )
@@ -80,7 +81,7 @@ func Taints(Options) (Report, error) {
 		if t, found := taints.FindMatchingUntoleratedTaint(nodeTaints, tols, hard); found {
 			schedule = "no, untolerated " + t.String()
 		}
-		d := eviction.NoExecuteConfig{}.Plan(nodeTaints, eviction.Pod{Name: p.name, Tolerations: tols}, nil, Start)
+		d := eviction.NoExecuteConfig{}.Plan(nodeTaints, core.Pod{Name: p.name, Tolerations: tols}, nil, Start)
 		run := "stays"
 		switch d.Action {
 		case eviction.NoExecuteEvictNow:

@@ -497,7 +497,7 @@ func (r *run) buildCluster() {
 		}
 		pi := len(r.pods)
 		sp := pod{node: ni, src: k, wl: -1, replace: replacementOf(p.Owner.Kind), gone: -1, replaced: -1, wanted: -1, placedOn: -1, stoppedAt: -1,
-			p: eviction.Pod{Namespace: p.Namespace, Name: p.Name, UID: fmt.Sprint(pi), Tolerations: defaults.of(p.Tolerations)}}
+			p: core.PodRef{Namespace: p.Namespace, Name: p.Name, UID: fmt.Sprint(pi)}, tols: defaults.of(p.Tolerations)}
 		if w := p.Workload(); w != "" {
 			wi, ok := r.wlIndex[w]
 			if !ok {

@@ -32,7 +32,7 @@ func (r *run) syncNode(i int) {
 func (r *run) syncPod(pi int) {
 	p := &r.pods[pi]
 	r.ctl.UpsertPod(nodelifecycle.Pod{Namespace: p.p.Namespace, Name: p.p.Name, UID: p.p.UID, NodeName: r.nodes[p.node].name,
-		Tolerations: p.p.Tolerations, Ready: !p.notReady, Terminating: p.stoppedAt >= 0})
+		Tolerations: p.tols, Ready: !p.notReady, Terminating: p.stoppedAt >= 0})
 }
 
 // step runs the controller at now, carries its actions out, and queues

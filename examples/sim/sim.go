@@ -583,7 +583,8 @@ func (n *node) sawNoExecute(t taints.Taint) {
 // pod is a simulated pod; the times are since the start, -1 for never.
 type pod struct {
 	node int
-	p    eviction.Pod
+	p    core.PodRef
+	tols []taints.Toleration // its tolerations, admission's defaults included
 
 	// Explicit clusters only.
 	src                 int // index in run.srcPods
@@ -804,7 +805,7 @@ func (r *run) buildSynthetic() {
 			idx := len(r.nodes)
 			for k := 0; k < cfg.PodsPerNode; k++ {
 				pi := len(r.pods)
-				r.pods = append(r.pods, pod{node: idx, stoppedAt: -1, p: eviction.Pod{Namespace: "shop", Name: fmt.Sprintf("%s-%d", n.name, k), UID: strconv.Itoa(pi), Tolerations: tols}})
+				r.pods = append(r.pods, pod{node: idx, stoppedAt: -1, p: core.PodRef{Namespace: "shop", Name: fmt.Sprintf("%s-%d", n.name, k), UID: strconv.Itoa(pi)}, tols: tols})
 				n.pods = append(n.pods, pi)
 			}
 			for _, o := range cfg.Outages {

@@ -8,7 +8,7 @@
 // item and the field, and warnings for the kinds it skips. Validate reports
 // what a replay cannot work around, such as a pod bound to a node the
 // snapshot does not have. The objects convert into nodelife's inputs with
-// package kubeapi (Pod, Node, ZoneNode, EvictionPod, ...).
+// package kubeapi (Pod, Node, ZoneNode, TaintNode, ...).
 //
 // JSON is read as a stream, never held whole: a List's items are read a
 // batch at a time (8,192 items or 16 MiB) and decoded on every core while

@@ -17,7 +17,7 @@ func ExampleLoad() {
 	fmt.Println(len(s.Nodes), "nodes,", len(s.Pods), "pods,", len(s.Leases), "leases,", len(warnings), "warnings")
 	fmt.Println(s.Validate())
 	for _, p := range s.PodsOn()["w-1c1"] {
-		ep := kubeapi.EvictionPod(p)
+		ep := kubeapi.Pod(p)
 		fmt.Println(ep.Key(), len(ep.Tolerations), "tolerations")
 	}
 	// Output:

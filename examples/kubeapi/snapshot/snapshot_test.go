@@ -49,7 +49,7 @@ func TestLoadSample(t *testing.T) {
 			continue
 		}
 		got := "untolerated"
-		for _, tol := range kubeapi.EvictionPod(p).Tolerations {
+		for _, tol := range kubeapi.Pod(p).Tolerations {
 			if tol.ToleratesTaint(&unreachable) {
 				got = "forever"
 				if tol.TolerationSeconds != nil {
