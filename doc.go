@@ -39,8 +39,13 @@
 // planners read, with core/v1's names and values flattened out of
 // metadata, spec and status; a caller converts an API object once
 // (examples/kubeapi's Pod and Node) and hands the result to every package
-// that takes it. The pod GC and the shutdown planners read it today; the
-// other packages' pod and node types move onto it package by package.
+// that takes it, with the resource lists (ResourceList,
+// ResourceRequirements, Container, PodQOSClass) and PodRef, the identity
+// decisions name a pod by. The pod GC, graceful and non-graceful
+// shutdown, the cgroup computations, the topology managers, the NoExecute
+// taint-eviction planner and the node lifecycle controller's nodes read
+// it; the remaining per-package pod types (admission, eviction/pressure,
+// cri, nodelifecycle's pods) move onto it package by package.
 //
 // taints: node taints and pod tolerations. Matching with upstream's
 // Equal/Exists rules and the opt-in Lt/Gt operators of KEP-5471, the

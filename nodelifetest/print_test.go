@@ -113,7 +113,7 @@ func TestScenarioGoStringDrawn(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		s := nodelifetest.Scenarios(nodelifetest.Options{}).Draw(t, "scenario")
 		text := fmt.Sprintf("%#v", s)
-		for _, bad := range []string{"0x", "int64Amount", "nodelifecycle.Node{"} {
+		for _, bad := range []string{"0x", "int64Amount", "core.Node{"} {
 			if strings.Contains(text, bad) {
 				t.Fatalf("%q in %s", bad, text)
 			}
