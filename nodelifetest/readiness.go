@@ -7,6 +7,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/readiness"
 	"github.com/nodelife/nodelife/taints"
 )
@@ -77,9 +78,9 @@ func ReadinessRules(o Options) *rapid.Generator[[]readiness.Rule] {
 // of the pool's condition types at True, False or Unknown, the rules'
 // taints with any value on about half, and their completion annotations
 // (the UID key or the legacy name key) on about a third.
-func ReadinessNodes(rules []readiness.Rule) *rapid.Generator[readiness.Node] {
-	return rapid.Custom(func(t *rapid.T) readiness.Node {
-		n := readiness.Node{Name: "n1", Labels: map[string]string{}}
+func ReadinessNodes(rules []readiness.Rule) *rapid.Generator[core.Node] {
+	return rapid.Custom(func(t *rapid.T) core.Node {
+		n := core.Node{Name: "n1", Labels: map[string]string{}}
 		if p := rapid.SampledFrom([]string{"a", "b", ""}).Draw(t, "pool"); p != "" {
 			n.Labels["pool"] = p
 		}
@@ -124,7 +125,7 @@ func withKey(m map[string]string, k, v string) map[string]string {
 // puts its taint back, and one that matches, evaluates and finds its
 // conditions met leaves the node untainted and completed; a completion
 // annotation is never removed.
-func CheckReadinessPlan(rules []readiness.Rule, before readiness.Node, plan readiness.NodePlan) error {
+func CheckReadinessPlan(rules []readiness.Rule, before core.Node, plan readiness.NodePlan) error {
 	after := plan.Node
 	for k := range before.Annotations {
 		if _, ok := after.Annotations[k]; !ok {

@@ -6,6 +6,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/readiness"
 )
 
@@ -34,7 +35,7 @@ func TestCheckReadinessPlanPlanted(t *testing.T) {
 	rules := []readiness.Rule{{Name: "c", EnforcementMode: readiness.Continuous,
 		Conditions: []readiness.ConditionRequirement{{Type: "Ready", RequiredStatus: "True"}}}}
 	rules[0].Taint.Key, rules[0].Taint.Effect = "readiness.k8s.io/c", "NoSchedule"
-	n := readiness.Node{Name: "n", Conditions: nil}
+	n := core.Node{Name: "n", Conditions: nil}
 	n.Conditions = append(n.Conditions, readinessCondition("Ready", "True"))
 	stuck := readiness.NodePlan{Node: n}
 	stuck.Node.Taints = append(stuck.Node.Taints, rules[0].Taint)
@@ -44,7 +45,7 @@ func TestCheckReadinessPlanPlanted(t *testing.T) {
 	b := rules[0]
 	b.EnforcementMode = readiness.BootstrapOnly
 	key, value := b.CompletionAnnotation()
-	done := readiness.Node{Name: "n", Annotations: map[string]string{key: value}}
+	done := core.Node{Name: "n", Annotations: map[string]string{key: value}}
 	retainted := readiness.NodePlan{Node: done}
 	retainted.Node.Taints = append(retainted.Node.Taints, b.Taint)
 	if err := CheckReadinessPlan([]readiness.Rule{b}, done, retainted); err == nil {

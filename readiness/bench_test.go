@@ -5,19 +5,20 @@ import (
 	"testing"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/taints"
 )
 
 // benchNodes returns n nodes of pool a, one in ten not ready and one in
 // ten tainted.
-func benchNodes(n int) []Node {
-	nodes := make([]Node, n)
+func benchNodes(n int) []core.Node {
+	nodes := make([]core.Node, n)
 	for i := range nodes {
 		status := conditions.True
 		if i%10 == 3 {
 			status = conditions.False
 		}
-		nodes[i] = Node{Name: fmt.Sprintf("n%06d", i), Labels: map[string]string{"pool": "a", "kubernetes.io/hostname": fmt.Sprintf("n%06d", i)},
+		nodes[i] = core.Node{Name: fmt.Sprintf("n%06d", i), Labels: map[string]string{"pool": "a", "kubernetes.io/hostname": fmt.Sprintf("n%06d", i)},
 			Conditions: []conditions.Condition{{Type: "Ready", Status: conditions.True}, {Type: "cni.example.com/Ready", Status: status}}}
 		if i%10 == 5 {
 			nodes[i].Taints = []taints.Taint{cniTaint}

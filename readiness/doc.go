@@ -28,6 +28,11 @@
 //
 // # Semantics
 //
+// A node is a core.Node, of which the rules read the Name, the Labels
+// (selectors), the Annotations (where completions are kept), the Taints
+// and the Conditions (Type and Status only, the first condition of a type
+// counting).
+//
 // A rule applies to a node its selector matches (a selector that does not
 // parse matches none; an empty one every node). Each condition is taken at
 // the node's status for its type, or at its default (Unknown when unset)

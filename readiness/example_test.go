@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/readiness"
 	"github.com/nodelife/nodelife/taints"
 )
@@ -20,8 +21,8 @@ func cni(mode readiness.EnforcementMode) readiness.Rule {
 		NodeSelector: metav1.LabelSelector{MatchLabels: map[string]string{"pool": "gpu"}}}
 }
 
-func gpuNode(network conditions.Status, ts ...taints.Taint) readiness.Node {
-	return readiness.Node{Name: "gpu-1", Labels: map[string]string{"pool": "gpu"}, Taints: ts,
+func gpuNode(network conditions.Status, ts ...taints.Taint) core.Node {
+	return core.Node{Name: "gpu-1", Labels: map[string]string{"pool": "gpu"}, Taints: ts,
 		Conditions: []conditions.Condition{{Type: "cni.example.com/NetworkReady", Status: network}}}
 }
 
@@ -61,7 +62,7 @@ func ExamplePlanRule() {
 	notReady.Name = "gpu-2"
 	cpu := gpuNode(conditions.False)
 	cpu.Name, cpu.Labels = "cpu-1", map[string]string{"pool": "cpu"}
-	plan := readiness.PlanRule(cni(readiness.Continuous), []readiness.Node{ready, notReady, cpu}, nil, readiness.Options{})
+	plan := readiness.PlanRule(cni(readiness.Continuous), []core.Node{ready, notReady, cpu}, nil, readiness.Options{})
 	for _, a := range plan.Actions {
 		fmt.Println(a.Node, a.Reason)
 	}
@@ -74,8 +75,8 @@ func ExamplePlanRule() {
 // The report of a dry-run rule, in the controller's words.
 func ExampleDryRun() {
 	tainted := gpuNode(conditions.True, taints.Taint{Key: "readiness.k8s.io/cni", Effect: taints.TaintEffectNoSchedule})
-	silent := readiness.Node{Name: "gpu-3", Labels: map[string]string{"pool": "gpu"}}
-	fmt.Println(readiness.DryRun(cni(readiness.Continuous), []readiness.Node{tainted, silent}).Summary)
+	silent := core.Node{Name: "gpu-3", Labels: map[string]string{"pool": "gpu"}}
+	fmt.Println(readiness.DryRun(cni(readiness.Continuous), []core.Node{tainted, silent}).Summary)
 	// Output:
 	// would add 1 taints, would remove 1 taints, 1 nodes have missing conditions
 }
@@ -84,7 +85,7 @@ func ExampleDryRun() {
 func ExampleCleanup() {
 	rule := cni(readiness.Continuous)
 	rule.Deleting = true
-	plan := readiness.Cleanup(rule, []readiness.Node{gpuNode(conditions.False, rule.Taint)}, nil, readiness.Options{})
+	plan := readiness.Cleanup(rule, []core.Node{gpuNode(conditions.False, rule.Taint)}, nil, readiness.Options{})
 	fmt.Println(plan.Actions[0].Message, len(plan.Nodes[0].Taints))
 	// Output:
 	// Taint 'readiness.k8s.io/cni:NoSchedule' removed by rule 'cni' 0
@@ -92,7 +93,7 @@ func ExampleCleanup() {
 
 // The evaluation reports a condition the node does not post as Unknown.
 func ExampleEvaluate() {
-	e := readiness.Evaluate(cni(readiness.Continuous), readiness.Node{Name: "gpu-3", Labels: map[string]string{"pool": "gpu"}})
+	e := readiness.Evaluate(cni(readiness.Continuous), core.Node{Name: "gpu-3", Labels: map[string]string{"pool": "gpu"}})
 	fmt.Println(e.Met, e.Missing, e.Results[0].CurrentStatus, e.TaintStatus)
 	// Output:
 	// false 1 Unknown Absent
@@ -102,7 +103,7 @@ func ExampleEvaluate() {
 // here the completion comes first, so the stale plan's add is refused.
 func ExampleApply() {
 	rule := cni(readiness.BootstrapOnly)
-	add := readiness.PlanRule(rule, []readiness.Node{gpuNode(conditions.False)}, nil, readiness.Options{}).Actions[0]
+	add := readiness.PlanRule(rule, []core.Node{gpuNode(conditions.False)}, nil, readiness.Options{}).Actions[0]
 	done := readiness.PlanNode([]readiness.Rule{rule}, gpuNode(conditions.True), nil, readiness.Options{}).Node
 	_, changed := readiness.Apply(done, add, readiness.Options{})
 	fmt.Println(add.Kind, "applied:", changed)

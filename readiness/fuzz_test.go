@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -59,8 +60,8 @@ func fuzzRule(s *bytes, i int, distinct bool) Rule {
 	return r
 }
 
-func fuzzNode(s *bytes, rules []Rule) Node {
-	n := Node{Name: "n", Labels: map[string]string{}}
+func fuzzNode(s *bytes, rules []Rule) core.Node {
+	n := core.Node{Name: "n", Labels: map[string]string{}}
 	if p := fuzzPools[s.next(3)]; p != "" {
 		n.Labels["pool"] = p
 	}
@@ -105,8 +106,8 @@ func FuzzPlan(f *testing.F) {
 		first := func(string) bool { return false }
 		plan := PlanNode(rules, n, first, opts)
 		for _, r := range rules {
-			_ = PlanRule(r, []Node{n, plan.Node}, first, opts)
-			_ = DryRun(r, []Node{n})
+			_ = PlanRule(r, []core.Node{n, plan.Node}, first, opts)
+			_ = DryRun(r, []core.Node{n})
 			_ = r.Validate()
 			_, _ = WebhookCreate(r, rules)
 			_ = ValidateUpdate(rules[0], r)

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -43,7 +44,7 @@ type Evaluation struct {
 
 // Evaluate returns r's verdict on n before any action: the conditions'
 // results, whether they are met, and the taint as n has it.
-func Evaluate(r Rule, n Node) Evaluation {
+func Evaluate(r Rule, n core.Node) Evaluation {
 	e := Evaluation{Rule: r.Name, Node: n.Name, Results: make([]ConditionResult, len(r.Conditions)), TaintStatus: TaintAbsent}
 	all, anyMet := true, false
 	for i, req := range r.Conditions {
@@ -161,7 +162,7 @@ type Options struct {
 // when neither the taint nor a missing annotation is left to write; a
 // completion is skipped when its annotation is there, and deferred (skipped)
 // while the taint is on the node. n is not modified.
-func Apply(n Node, a Action, opts Options) (Node, bool) {
+func Apply(n core.Node, a Action, opts Options) (core.Node, bool) {
 	hasTaint := false
 	for _, t := range n.Taints {
 		if t.Key == a.Taint.Key && t.Effect == a.Taint.Effect {
@@ -238,14 +239,14 @@ func compile(r Rule) selector {
 	return selector{s}
 }
 
-func (s selector) matches(n Node) bool { return s.s != nil && s.s.Matches(labels.Set(n.Labels)) }
+func (s selector) matches(n core.Node) bool { return s.s != nil && s.s.Matches(labels.Set(n.Labels)) }
 
 // Applies reports whether r's node selector matches n. A selector that
 // does not parse matches no node; an empty one matches every node.
-func (r Rule) Applies(n Node) bool { return compile(r).matches(n) }
+func (r Rule) Applies(n core.Node) bool { return compile(r).matches(n) }
 
 // event returns the action of kind k for r on n with its event text.
-func event(k ActionKind, r Rule, n Node) Action {
+func event(k ActionKind, r Rule, n core.Node) Action {
 	a := Action{Kind: k, Rule: r.Name, Node: n.Name, Taint: r.Taint}
 	verb := ""
 	switch k {
@@ -277,7 +278,7 @@ func event(k ActionKind, r Rule, n Node) Action {
 // or, for a bootstrap-only rule met without its taint, the completion is
 // recorded. It returns n after the actions, the evaluation and the actions
 // that change n or record an event.
-func evaluate(r Rule, n Node, first bool, opts Options) (Node, Evaluation, []Action) {
+func evaluate(r Rule, n core.Node, first bool, opts Options) (core.Node, Evaluation, []Action) {
 	e := Evaluate(r, n)
 	hasTaint := e.TaintStatus == TaintPresent
 	var a Action
@@ -317,7 +318,7 @@ type Skip struct {
 // NodePlan is what the controller does to one node on a node event.
 type NodePlan struct {
 	// Node is the node after the actions.
-	Node Node
+	Node core.Node
 	// Actions are the writes and events, rule by rule.
 	Actions []Action
 	// Evaluations are the verdicts of the rules evaluated on the node (the
@@ -338,7 +339,7 @@ type NodePlan struct {
 // visited in random order; rules with distinct taints do not interact).
 // With opts.ReleaseUnmatched a rule that no longer matches n but evaluated
 // it before removes its taint. Inputs are not modified.
-func PlanNode(rules []Rule, n Node, evaluatedBefore func(rule string) bool, opts Options) NodePlan {
+func PlanNode(rules []Rule, n core.Node, evaluatedBefore func(rule string) bool, opts Options) NodePlan {
 	order := slices.Clone(rules)
 	slices.SortStableFunc(order, func(a, b Rule) int { return strings.Compare(a.Name, b.Name) })
 	plan := NodePlan{Node: n}
@@ -372,7 +373,7 @@ func PlanNode(rules []Rule, n Node, evaluatedBefore func(rule string) bool, opts
 
 // release removes r's taint from n (no completion annotation), appending
 // the action to acts when it changed n.
-func release(r Rule, n Node, acts []Action, opts Options) (Node, []Action) {
+func release(r Rule, n core.Node, acts []Action, opts Options) (core.Node, []Action) {
 	a := event(KindRemoveTaint, r, n)
 	a.AnnotationKey, a.AnnotationValue = "", ""
 	n, changed := Apply(n, a, opts)
@@ -398,7 +399,7 @@ type DryRunResult struct {
 // DryRun returns what r would do to nodes, as the controller reports a
 // dry-run rule: every matching node is evaluated whatever the rule's mode
 // and completion annotations; nothing is written.
-func DryRun(r Rule, nodes []Node) DryRunResult {
+func DryRun(r Rule, nodes []core.Node) DryRunResult {
 	var out DryRunResult
 	sel := compile(r)
 	for _, n := range nodes {
@@ -437,7 +438,7 @@ func DryRun(r Rule, nodes []Node) DryRunResult {
 // RulePlan is what the controller does on a rule event.
 type RulePlan struct {
 	// Nodes are the nodes after the actions, in the order given.
-	Nodes []Node
+	Nodes []core.Node
 	// Actions are the writes and events, node by node.
 	Actions []Action
 	// Evaluations are the rule's verdicts on the nodes it evaluated (its
@@ -458,7 +459,7 @@ type RulePlan struct {
 // holds an evaluation of the node (nil: none does). With
 // opts.ReleaseUnmatched the nodes it no longer matches but evaluated before
 // lose its taint. Inputs are not modified.
-func PlanRule(r Rule, nodes []Node, evaluatedBefore func(node string) bool, opts Options) RulePlan {
+func PlanRule(r Rule, nodes []core.Node, evaluatedBefore func(node string) bool, opts Options) RulePlan {
 	if r.Deleting {
 		return Cleanup(r, nodes, evaluatedBefore, opts)
 	}
@@ -493,7 +494,7 @@ func PlanRule(r Rule, nodes []Node, evaluatedBefore func(node string) bool, opts
 // stay. With opts.CleanupEvaluatedNodes also from the nodes it evaluated
 // before (evaluatedBefore) that no longer match; with
 // opts.KeepTaintsOnDryRunDelete a dry-run rule removes nothing.
-func Cleanup(r Rule, nodes []Node, evaluatedBefore func(node string) bool, opts Options) RulePlan {
+func Cleanup(r Rule, nodes []core.Node, evaluatedBefore func(node string) bool, opts Options) RulePlan {
 	plan := RulePlan{Nodes: slices.Clone(nodes)}
 	if r.DryRun && opts.KeepTaintsOnDryRunDelete {
 		return plan
@@ -513,7 +514,7 @@ func Cleanup(r Rule, nodes []Node, evaluatedBefore func(node string) bool, opts 
 // the conditions (as type to status, ignoring heartbeats, reasons and
 // messages, and order), of the taints (as key and effect to value), or of
 // the labels. A created node is always evaluated.
-func NeedsEvaluation(old, n Node) bool {
+func NeedsEvaluation(old, n core.Node) bool {
 	return !sameConditions(old.Conditions, n.Conditions) || !sameTaints(old.Taints, n.Taints) || !maps.Equal(old.Labels, n.Labels)
 }
 

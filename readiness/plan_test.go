@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -26,8 +27,8 @@ func cniRule(mode EnforcementMode) Rule {
 
 // node builds a node of pool a with the given taints and condition
 // statuses ("Type=Status").
-func node(ts []taints.Taint, conds ...string) Node {
-	n := Node{Name: "n1", Labels: map[string]string{"pool": "a"}, Taints: ts}
+func node(ts []taints.Taint, conds ...string) core.Node {
+	n := core.Node{Name: "n1", Labels: map[string]string{"pool": "a"}, Taints: ts}
 	for _, c := range conds {
 		t, s, _ := strings.Cut(c, "=")
 		n.Conditions = append(n.Conditions, conditions.Condition{Type: conditions.Type(t), Status: conditions.Status(s)})
@@ -63,7 +64,7 @@ func TestDecisionTable(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
 		rule        Rule
-		node        Node
+		node        core.Node
 		seen        bool // the rule evaluated the node before
 		want        []string
 		taints      []taints.Taint
@@ -147,7 +148,7 @@ func TestDecisionTable(t *testing.T) {
 	}
 }
 
-func withAnn(n Node, key string) Node {
+func withAnn(n core.Node, key string) core.Node {
 	n.Annotations = map[string]string{key: uidVal}
 	return n
 }
@@ -194,7 +195,7 @@ func TestConditionResults(t *testing.T) {
 		Conditions: []ConditionRequirement{{Type: "MaintenanceRequired", RequiredStatus: conditions.False, DefaultStatus: conditions.False},
 			{Type: "Ready", RequiredStatus: conditions.True}},
 		Taint: taints.Taint{Key: "readiness.k8s.io/maintenance", Effect: taints.TaintEffectNoSchedule}}
-	e := Evaluate(r, Node{Name: "n", Conditions: []conditions.Condition{{Type: "Ready", Status: conditions.True}},
+	e := Evaluate(r, core.Node{Name: "n", Conditions: []conditions.Condition{{Type: "Ready", Status: conditions.True}},
 		Taints: []taints.Taint{r.Taint}})
 	want := []ConditionResult{
 		{Type: "MaintenanceRequired", CurrentStatus: conditions.Unknown, RequiredStatus: conditions.False, DefaultStatus: conditions.False},

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -18,7 +19,7 @@ func TestRulePathOnCompletedNodes(t *testing.T) {
 	r := cniRule(BootstrapOnly)
 	for _, tc := range []struct {
 		name        string
-		node        Node
+		node        core.Node
 		want        []string
 		taints      []taints.Taint
 		annotations map[string]string
@@ -31,7 +32,7 @@ func TestRulePathOnCompletedNodes(t *testing.T) {
 			[]string{marked}, nil, map[string]string{nameKey: uidVal, uidKey: uidVal}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			plan := PlanRule(r, []Node{tc.node}, func(string) bool { return true }, Options{})
+			plan := PlanRule(r, []core.Node{tc.node}, func(string) bool { return true }, Options{})
 			if diff := cmp.Diff(tc.want, actions(plan.Actions)); diff != "" {
 				t.Errorf("actions (-want +got):\n%s", diff)
 			}
@@ -111,7 +112,7 @@ func TestCleanup(t *testing.T) {
 		{"#374 fixed: a dry-run rule removes nothing", deleting(dryRun(cniRule(Continuous))), Options{KeepTaintsOnDryRunDelete: true}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			plan := PlanRule(tc.rule, []Node{matching, moved, bystander}, evaluated, tc.opts)
+			plan := PlanRule(tc.rule, []core.Node{matching, moved, bystander}, evaluated, tc.opts)
 			if diff := cmp.Diff(tc.want, removedFrom(plan)); diff != "" {
 				t.Errorf("removed from (-want +got):\n%s", diff)
 			}
@@ -134,7 +135,7 @@ func TestReleaseUnmatched(t *testing.T) {
 	seen := func(string) bool { return true }
 	for _, opts := range []Options{{}, {ReleaseUnmatched: true}} {
 		np := PlanNode([]Rule{r}, n, seen, opts)
-		rp := PlanRule(r, []Node{n}, seen, opts)
+		rp := PlanRule(r, []core.Node{n}, seen, opts)
 		want := 1
 		if opts.ReleaseUnmatched {
 			want = 0
@@ -165,7 +166,7 @@ func TestBootstrapRace(t *testing.T) {
 	r := cniRule(BootstrapOnly)
 	stale := node(nil, "cni.example.com/Ready=False")
 	fresh := node(nil, "cni.example.com/Ready=True")
-	add := PlanRule(r, []Node{stale}, nil, Options{}).Actions
+	add := PlanRule(r, []core.Node{stale}, nil, Options{}).Actions
 	mark := PlanNode([]Rule{r}, fresh, nil, Options{}).Actions
 	if len(add) != 1 || add[0].Kind != KindAddTaint || len(mark) != 1 || mark[0].Kind != KindMarkCompleted {
 		t.Fatalf("plans: %v and %v", actions(add), actions(mark))
@@ -203,7 +204,7 @@ func TestDryRun(t *testing.T) {
 	ready := cniRule(Continuous)
 	ready.Conditions[0].Type = "Ready"
 	tainted := []taints.Taint{cniTaint}
-	named := func(n Node, name, pool string) Node {
+	named := func(n core.Node, name, pool string) core.Node {
 		n.Name, n.Labels = name, map[string]string{"pool": pool}
 		return n
 	}
@@ -214,20 +215,20 @@ func TestDryRun(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		rule  Rule
-		nodes []Node
+		nodes []core.Node
 		want  DryRunResult
 	}{
-		{"conditions unmet, taint absent", ready, []Node{node(nil, "Ready=False")},
+		{"conditions unmet, taint absent", ready, []core.Node{node(nil, "Ready=False")},
 			DryRunResult{1, 1, 0, 0, "would add 1 taints"}},
-		{"conditions met, taint present", ready, []Node{node(tainted, "Ready=True")},
+		{"conditions met, taint present", ready, []core.Node{node(tainted, "Ready=True")},
 			DryRunResult{1, 0, 1, 0, "would remove 1 taints"}},
-		{"a condition missing", ready, []Node{node(nil)},
+		{"a condition missing", ready, []core.Node{node(nil)},
 			DryRunResult{1, 1, 0, 1, "would add 1 taints, 1 nodes have missing conditions"}},
-		{"absent condition satisfied by its default", maintenance, []Node{node(tainted)},
+		{"absent condition satisfied by its default", maintenance, []core.Node{node(tainted)},
 			DryRunResult{1, 0, 1, 1, "would remove 1 taints, 1 nodes have missing conditions"}},
-		{"a node the selector does not match", ready, []Node{named(node(nil, "Ready=False"), "x", "b")},
+		{"a node the selector does not match", ready, []core.Node{named(node(nil, "Ready=False"), "x", "b")},
 			DryRunResult{0, 0, 0, 0, "No changes needed"}},
-		{"several nodes in different branches", ready, []Node{
+		{"several nodes in different branches", ready, []core.Node{
 			named(node(nil, "Ready=False"), "add", "a"), named(node(tainted, "Ready=True"), "remove", "a"),
 			named(node(nil), "risky", "a"), named(node(nil, "Ready=False"), "skip", "b")},
 			DryRunResult{3, 2, 1, 1, "would add 2 taints, would remove 1 taints, 1 nodes have missing conditions"}},
@@ -263,16 +264,16 @@ func TestNeedsEvaluation(t *testing.T) {
 		{"both nil", nil, nil, true},
 		{"nil compared to empty valued label", nil, map[string]string{"node-role.kubernetes.io/worker": ""}, false},
 	} {
-		a, b := Node{Labels: tc.a}, Node{Labels: tc.b}
+		a, b := core.Node{Labels: tc.a}, core.Node{Labels: tc.b}
 		if NeedsEvaluation(a, b) == tc.same || NeedsEvaluation(b, a) == tc.same {
 			t.Errorf("labels, %s: needs evaluation %v/%v, want %v", tc.name, NeedsEvaluation(a, b), NeedsEvaluation(b, a), !tc.same)
 		}
 	}
-	conds := func(kv ...string) Node { return node(nil, kv...) }
+	conds := func(kv ...string) core.Node { return node(nil, kv...) }
 	c1 := conds("Ready=True", "NetworkReady=False")
 	for _, tc := range []struct {
 		name string
-		b    Node
+		b    core.Node
 		same bool
 	}{
 		{"identical conditions", conds("Ready=True", "NetworkReady=False"), true},
@@ -334,7 +335,7 @@ func TestCompletionAnnotation(t *testing.T) {
 		{"both", map[string]string{key: value, r.LegacyCompletionKey(): "true"}, true},
 		{"another rule's", map[string]string{"readiness.k8s.io/bootstrap-completed-other": "x"}, false},
 	} {
-		if got := r.Completed(Node{Annotations: tc.ann}); got != tc.want {
+		if got := r.Completed(core.Node{Annotations: tc.ann}); got != tc.want {
 			t.Errorf("%s: completed %v, want %v", tc.name, got, tc.want)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -133,7 +134,7 @@ func (r Rule) LegacyCompletionKey() string { return CompletionAnnotationPrefix +
 
 // Completed reports whether n carries the rule's completion annotation,
 // in either form.
-func (r Rule) Completed(n Node) bool {
+func (r Rule) Completed(n core.Node) bool {
 	key, _ := r.CompletionAnnotation()
 	_, uid := n.Annotations[key]
 	_, legacy := n.Annotations[r.LegacyCompletionKey()]
@@ -142,26 +143,11 @@ func (r Rule) Completed(n Node) bool {
 
 // HasTaint reports whether n has the rule's taint: a taint with its key and
 // effect, whatever the value.
-func (r Rule) HasTaint(n Node) bool {
+func (r Rule) HasTaint(n core.Node) bool {
 	for _, t := range n.Taints {
 		if t.Key == r.Taint.Key && t.Effect == r.Taint.Effect {
 			return true
 		}
 	}
 	return false
-}
-
-// Node is the part of a core/v1 Node the readiness controller reads.
-type Node struct {
-	// Name is metadata.name.
-	Name string
-	// Labels are metadata.labels, matched by the rules' selectors.
-	Labels map[string]string
-	// Annotations are metadata.annotations, where completions are kept.
-	Annotations map[string]string
-	// Taints are spec.taints.
-	Taints []taints.Taint
-	// Conditions are status.conditions; only Type and Status are read, the
-	// first condition of a type counting.
-	Conditions []conditions.Condition
 }

@@ -95,9 +95,3 @@ func (r nodeReadinessRule) rule() readiness.Rule {
 	}
 	return out
 }
-
-// ReadinessNode is what the readiness rules read of a node.
-func ReadinessNode(n *corev1.Node) readiness.Node {
-	return readiness.Node{Name: n.Name, Labels: n.Labels, Annotations: n.Annotations,
-		Taints: Taints(n.Spec.Taints), Conditions: Conditions(n.Status.Conditions)}
-}

@@ -44,13 +44,13 @@ func Readiness(Options) (Report, error) {
 		r.fact("rule", rule.Name, "Warning", "webhook: %s", w)
 	}
 
-	var nodes []readiness.Node
+	var nodes []core.Node
 	index := map[string]int{}
 	for _, zone := range []string{"a", "b", "c"} {
 		for i := 1; i <= 6; i++ {
 			name := fmt.Sprintf("%s-%d", zone, i)
 			index[name] = len(nodes)
-			nodes = append(nodes, readiness.Node{Name: name, Labels: map[string]string{"topology.kubernetes.io/zone": zone},
+			nodes = append(nodes, core.Node{Name: name, Labels: map[string]string{"topology.kubernetes.io/zone": zone},
 				Conditions: []conditions.Condition{{Type: conditions.Ready, Status: conditions.True}, {Type: netReady, Status: conditions.True}}})
 		}
 	}
@@ -77,7 +77,7 @@ func Readiness(Options) (Report, error) {
 	scheduled := map[string]eviction.Scheduled{}
 	var tainted, evicted int64
 	// evictions plans the pods on node (only the one keyed only, when set)
-	evictions := func(at time.Duration, node readiness.Node, only string) {
+	evictions := func(at time.Duration, node core.Node, only string) {
 		now := Start.Add(at)
 		for _, p := range pods {
 			if p.node != node.Name || gone[p.pod.Key()] || (only != "" && p.pod.Key() != only) {

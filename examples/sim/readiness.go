@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/readiness"
 	"github.com/nodelife/nodelife/taints"
 )
@@ -31,7 +32,7 @@ type readinessState struct {
 	rules     []readiness.Rule
 	opts      readiness.Options
 	evaluated []map[string]bool // per node, the rules that evaluated it
-	seen      []readiness.Node  // per node, as last evaluated
+	seen      []core.Node       // per node, as last evaluated
 	done      []bool            // per node, evaluated once
 }
 
@@ -63,7 +64,7 @@ func (r *run) initReadiness() {
 		return
 	}
 	rs := &readinessState{rules: r.cfg.ReadinessRules, opts: r.cfg.ReadinessOptions,
-		evaluated: make([]map[string]bool, len(r.nodes)), seen: make([]readiness.Node, len(r.nodes)), done: make([]bool, len(r.nodes))}
+		evaluated: make([]map[string]bool, len(r.nodes)), seen: make([]core.Node, len(r.nodes)), done: make([]bool, len(r.nodes))}
 	r.readiness = rs
 	start := readinessStart(rs.rules)
 	for i := range r.nodes {
@@ -152,7 +153,7 @@ func (r *run) evalReadiness(now time.Time, i int) bool {
 	if n.deleted {
 		return false
 	}
-	cur := readiness.Node{Name: n.name, Labels: n.labels, Annotations: n.annotations, Taints: n.taints, Conditions: n.conds}
+	cur := core.Node{Name: n.name, Labels: n.labels, Annotations: n.annotations, Taints: n.taints, Conditions: n.conds}
 	if rs.done[i] && !readiness.NeedsEvaluation(rs.seen[i], cur) {
 		return false
 	}
