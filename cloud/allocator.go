@@ -4,6 +4,8 @@ import (
 	"errors"
 	"net/netip"
 	"strconv"
+
+	"github.com/nodelife/nodelife/core"
 )
 
 // Default node CIDR mask sizes (kube-controller-manager's
@@ -97,7 +99,7 @@ type RangeAllocator struct {
 // the Service ranges occupied, then the pod CIDRs of existing nodes
 // occupied. A node CIDR that does not parse or lies outside its cluster CIDR
 // fails the start, as upstream, with the node and the value named.
-func NewRangeAllocator(cfg RangeAllocatorConfig, existing []Node) (*RangeAllocator, error) {
+func NewRangeAllocator(cfg RangeAllocatorConfig, existing []core.Node) (*RangeAllocator, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -132,7 +134,7 @@ func (a *RangeAllocator) Sets() []*CIDRSet { return a.sets }
 
 // parsePodCIDRs parses a node's pod CIDRs against the sets: each must parse
 // and there must be a set for its position.
-func (a *RangeAllocator) parsePodCIDRs(n *Node) ([]netip.Prefix, error) {
+func (a *RangeAllocator) parsePodCIDRs(n *core.Node) ([]netip.Prefix, error) {
 	out := make([]netip.Prefix, len(n.PodCIDRs))
 	for i, s := range n.PodCIDRs {
 		p, err := netip.ParsePrefix(s)
@@ -148,7 +150,7 @@ func (a *RangeAllocator) parsePodCIDRs(n *Node) ([]netip.Prefix, error) {
 	return out, nil
 }
 
-func (a *RangeAllocator) occupy(n *Node) error {
+func (a *RangeAllocator) occupy(n *core.Node) error {
 	ps, err := a.parsePodCIDRs(n)
 	if err != nil {
 		return err
@@ -189,10 +191,10 @@ func (u PodCIDRUpdate) Strings() []string {
 // exhausted the error wraps ErrCIDRExhausted and Reason is
 // "CIDRNotAvailable"; the blocks already taken for the node stay taken
 // (upstream) unless ReleaseOnPartialFailure is set.
-func (a *RangeAllocator) Sync(n Node) (PodCIDRUpdate, error) {
+func (a *RangeAllocator) Sync(n core.Node) (PodCIDRUpdate, error) {
 	u := PodCIDRUpdate{Node: n.Name}
 	switch {
-	case n.Deleting:
+	case n.Deleting():
 		u.Reason = "NodeDeleting"
 		return u, nil
 	case len(n.PodCIDRs) > 0:
@@ -233,7 +235,7 @@ func (a *RangeAllocator) Abort(u PodCIDRUpdate) error {
 // Delete releases a deleted node's pod CIDRs. A CIDR that does not parse or
 // lies outside its cluster CIDR is an error naming it; the others are
 // released.
-func (a *RangeAllocator) Delete(n Node) error {
+func (a *RangeAllocator) Delete(n core.Node) error {
 	ps, err := a.parsePodCIDRs(&n)
 	if err != nil {
 		return err

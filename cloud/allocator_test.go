@@ -6,6 +6,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/nodelife/nodelife/core"
 )
 
 func cidrs(u PodCIDRUpdate) string { return strings.Join(u.Strings(), ",") }
@@ -30,7 +33,7 @@ func TestRangeAllocatorDualStack(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i, n := range []string{"a", "b"} {
-				u, err := a.Sync(Node{Name: n})
+				u, err := a.Sync(core.Node{Name: n})
 				if err != nil || u.Reason != "CIDRAssigned" || cidrs(u) != tc.want[i] {
 					t.Fatalf("node %s: %q %s %v, want %q", n, cidrs(u), u.Reason, err, tc.want[i])
 				}
@@ -40,42 +43,42 @@ func TestRangeAllocatorDualStack(t *testing.T) {
 }
 
 func TestRangeAllocatorLifecycle(t *testing.T) {
-	existing := []Node{{Name: "old", PodCIDRs: []string{"10.0.0.0/24"}}, {Name: "fresh"}}
+	existing := []core.Node{{Name: "old", PodCIDRs: []string{"10.0.0.0/24"}}, {Name: "fresh"}}
 	a, err := NewRangeAllocator(RangeAllocatorConfig{ClusterCIDRs: []netip.Prefix{mp("10.0.0.0/22")}}, existing)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The existing node's block is taken at start; the next node gets the
 	// following one.
-	u, _ := a.Sync(Node{Name: "n1"})
+	u, _ := a.Sync(core.Node{Name: "n1"})
 	if cidrs(u) != "10.0.1.0/24" {
 		t.Fatalf("n1 got %q", cidrs(u))
 	}
 	// A node that has CIDRs (our own write, seen again) only occupies.
-	if u, err := a.Sync(Node{Name: "n1", PodCIDRs: u.Strings()}); err != nil || u.PodCIDRs != nil || u.Reason != "CIDROccupied" {
+	if u, err := a.Sync(core.Node{Name: "n1", PodCIDRs: u.Strings()}); err != nil || u.PodCIDRs != nil || u.Reason != "CIDROccupied" {
 		t.Fatalf("resync: %+v %v", u, err)
 	}
-	if u, _ := a.Sync(Node{Name: "gone", Deleting: true}); u.Reason != "NodeDeleting" || u.PodCIDRs != nil {
+	if u, _ := a.Sync(core.Node{Name: "gone", DeletionTimestamp: &time.Time{}}); u.Reason != "NodeDeleting" || u.PodCIDRs != nil {
 		t.Fatalf("deleting node: %+v", u)
 	}
-	u2, _ := a.Sync(Node{Name: "n2"})
-	u3, _ := a.Sync(Node{Name: "n3"})
+	u2, _ := a.Sync(core.Node{Name: "n2"})
+	u3, _ := a.Sync(core.Node{Name: "n3"})
 	if cidrs(u2) != "10.0.2.0/24" || cidrs(u3) != "10.0.3.0/24" {
 		t.Fatalf("n2 %q n3 %q", cidrs(u2), cidrs(u3))
 	}
-	if u, err := a.Sync(Node{Name: "n4"}); !errors.Is(err, ErrCIDRExhausted) || u.Reason != "CIDRNotAvailable" || !strings.Contains(err.Error(), `"n4"`) {
+	if u, err := a.Sync(core.Node{Name: "n4"}); !errors.Is(err, ErrCIDRExhausted) || u.Reason != "CIDRNotAvailable" || !strings.Contains(err.Error(), `"n4"`) {
 		t.Fatalf("n4: %+v %v", u, err)
 	}
 	// Deleting n1 frees its block for the next node.
-	if err := a.Delete(Node{Name: "n1", PodCIDRs: []string{"10.0.1.0/24"}}); err != nil {
+	if err := a.Delete(core.Node{Name: "n1", PodCIDRs: []string{"10.0.1.0/24"}}); err != nil {
 		t.Fatal(err)
 	}
-	if u, _ := a.Sync(Node{Name: "n4"}); cidrs(u) != "10.0.1.0/24" {
+	if u, _ := a.Sync(core.Node{Name: "n4"}); cidrs(u) != "10.0.1.0/24" {
 		t.Fatalf("n4 after release got %q", cidrs(u))
 	}
 	// A failed patch gives the block back.
-	_ = a.Delete(Node{Name: "n4", PodCIDRs: []string{"10.0.1.0/24"}})
-	u5, _ := a.Sync(Node{Name: "n5"})
+	_ = a.Delete(core.Node{Name: "n4", PodCIDRs: []string{"10.0.1.0/24"}})
+	u5, _ := a.Sync(core.Node{Name: "n5"})
 	if err := a.Abort(u5); err != nil || a.Sets()[0].Free() != 1 {
 		t.Fatalf("abort: %v, Free %d", err, a.Sets()[0].Free())
 	}
@@ -89,7 +92,7 @@ func TestRangeAllocatorServiceCIDR(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if u, _ := a.Sync(Node{Name: "n"}); cidrs(u) != "10.0.16.0/24" {
+	if u, _ := a.Sync(core.Node{Name: "n"}); cidrs(u) != "10.0.16.0/24" {
 		t.Fatalf("got %q, want 10.0.16.0/24", cidrs(u))
 	}
 }
@@ -100,10 +103,10 @@ func TestRangeAllocatorPartialFailure(t *testing.T) {
 	for _, release := range []bool{false, true} {
 		cfg := RangeAllocatorConfig{ClusterCIDRs: []netip.Prefix{mp("fd00::/48"), mp("10.0.0.0/24")}, ReleaseOnPartialFailure: release}
 		a, _ := NewRangeAllocator(cfg, nil)
-		if _, err := a.Sync(Node{Name: "first"}); err != nil {
+		if _, err := a.Sync(core.Node{Name: "first"}); err != nil {
 			t.Fatal(err)
 		}
-		_, err := a.Sync(Node{Name: "second"})
+		_, err := a.Sync(core.Node{Name: "second"})
 		if !errors.Is(err, ErrCIDRExhausted) || !strings.Contains(err.Error(), "10.0.0.0/24") {
 			t.Fatalf("second: %v", err)
 		}
@@ -120,14 +123,14 @@ func TestRangeAllocatorPartialFailure(t *testing.T) {
 func TestRangeAllocatorErrors(t *testing.T) {
 	cfg := RangeAllocatorConfig{ClusterCIDRs: []netip.Prefix{mp("10.0.0.0/16")}}
 	for _, tc := range []struct {
-		node Node
+		node core.Node
 		want string
 	}{
-		{Node{Name: "n", PodCIDRs: []string{"10.0.300.0/24"}}, `pod CIDR "10.0.300.0/24" does not parse`},
-		{Node{Name: "n", PodCIDRs: []string{"192.168.0.0/24"}}, "192.168.0.0/24 is out of the range of cluster CIDR 10.0.0.0/16"},
-		{Node{Name: "n", PodCIDRs: []string{"10.0.0.0/24", "fd00::/64"}}, "at index 1, which does not exist"},
+		{core.Node{Name: "n", PodCIDRs: []string{"10.0.300.0/24"}}, `pod CIDR "10.0.300.0/24" does not parse`},
+		{core.Node{Name: "n", PodCIDRs: []string{"192.168.0.0/24"}}, "192.168.0.0/24 is out of the range of cluster CIDR 10.0.0.0/16"},
+		{core.Node{Name: "n", PodCIDRs: []string{"10.0.0.0/24", "fd00::/64"}}, "at index 1, which does not exist"},
 	} {
-		if _, err := NewRangeAllocator(cfg, []Node{tc.node}); !errors.Is(err, ErrInvalidCIDR) || !strings.Contains(err.Error(), tc.want) {
+		if _, err := NewRangeAllocator(cfg, []core.Node{tc.node}); !errors.Is(err, ErrInvalidCIDR) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("start with %v: %v, want %q", tc.node.PodCIDRs, err, tc.want)
 		}
 		a, _ := NewRangeAllocator(cfg, nil)

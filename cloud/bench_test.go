@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/netip"
 	"testing"
+
+	"github.com/nodelife/nodelife/core"
 )
 
 // Allocate every /24 of a /8 (65,536 node CIDRs), then release them all:
@@ -39,13 +41,13 @@ func BenchmarkCIDRSetAllocateRelease(b *testing.B) {
 
 // routeBench builds n nodes with one pod CIDR each and the routes a cloud
 // lists: all but 1% of the nodes have theirs, plus 1% stale routes.
-func routeBench(n int) (RouteConfig, []Node, []Route) {
+func routeBench(n int) (RouteConfig, []core.Node, []Route) {
 	cfg := RouteConfig{ClusterCIDRs: []netip.Prefix{mp("10.0.0.0/8")}}
-	nodes := make([]Node, n)
+	nodes := make([]core.Node, n)
 	var routes []Route
 	for i := range nodes {
 		cidr := fmt.Sprintf("10.%d.%d.0/24", i>>8, i&255)
-		nodes[i] = Node{Name: fmt.Sprintf("node-%06d", i), UID: fmt.Sprintf("uid-%d", i), PodCIDRs: []string{cidr},
+		nodes[i] = core.Node{Name: fmt.Sprintf("node-%06d", i), UID: fmt.Sprintf("uid-%d", i), PodCIDRs: []string{cidr},
 			Addresses: addrs("InternalIP", fmt.Sprintf("172.16.%d.%d", i>>8, i&255))}
 		if i%100 != 0 {
 			routes = append(routes, Route{Name: "c-" + nodes[i].UID, TargetNode: nodes[i].Name, DestinationCIDR: cidr})

@@ -1,6 +1,9 @@
 // Package cloud holds the cloud controller manager's node decisions as
 // plain functions and one state machine, with the cloud provider injected as
-// two small interfaces (Instances, Routes; see the fake subpackage):
+// two small interfaces (Instances, Routes; see the fake subpackage). Nodes
+// are core.Node: the decisions read their names, labels, annotations,
+// taints, provider ID, pod CIDRs, deletion timestamp, conditions (Ready and
+// NetworkUnavailable) and addresses.
 //
 //   - node initialization (the cloud node controller): for a node that
 //     carries node.cloudprovider.kubernetes.io/uninitialized,

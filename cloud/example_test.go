@@ -9,6 +9,7 @@ import (
 	"github.com/nodelife/nodelife/cloud"
 	"github.com/nodelife/nodelife/cloud/fake"
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -26,15 +27,15 @@ func ExampleRangeAllocator() {
 	cfg := cloud.RangeAllocatorConfig{ClusterCIDRs: []netip.Prefix{
 		netip.MustParsePrefix("10.244.0.0/16"), netip.MustParsePrefix("fd00:10:244::/56"),
 	}}
-	existing := []cloud.Node{{Name: "old", PodCIDRs: []string{"10.244.0.0/24", "fd00:10:244::/64"}}}
+	existing := []core.Node{{Name: "old", PodCIDRs: []string{"10.244.0.0/24", "fd00:10:244::/64"}}}
 	a, _ := cloud.NewRangeAllocator(cfg, existing)
-	u, _ := a.Sync(cloud.Node{Name: "new"})
+	u, _ := a.Sync(core.Node{Name: "new"})
 	fmt.Println(u.Reason, u.Strings())
 	// Output: CIDRAssigned [10.244.1.0/24 fd00:10:244:1::/64]
 }
 
 func ExamplePlanInitialization() {
-	node := cloud.Node{Name: "worker-1", Taints: []taints.Taint{{Key: taints.TaintExternalCloudProvider, Value: "true", Effect: taints.TaintEffectNoSchedule}},
+	node := core.Node{Name: "worker-1", Taints: []taints.Taint{{Key: taints.TaintExternalCloudProvider, Value: "true", Effect: taints.TaintEffectNoSchedule}},
 		Addresses: []conditions.NodeAddress{{Type: conditions.NodeHostName, Address: "worker-1"}}}
 	meta := &cloud.InstanceMetadata{ProviderID: "fake://eu-1b/i-42", InstanceType: "c6.large", Zone: "eu-1b", Region: "eu-1",
 		NodeAddresses: fake.Addresses("InternalIP", "10.0.3.7")}
@@ -53,7 +54,7 @@ func ExamplePlanInitialization() {
 }
 
 func ExamplePlanAddressSync() {
-	node := cloud.Node{Name: "n", Annotations: map[string]string{cloud.AnnotationProvidedNodeIP: "fd00::7,10.0.3.7"},
+	node := core.Node{Name: "n", Annotations: map[string]string{cloud.AnnotationProvidedNodeIP: "fd00::7,10.0.3.7"},
 		Addresses: fake.Addresses("InternalIP", "10.0.3.7")}
 	addrs, changed, _ := cloud.PlanAddressSync(node, fake.Addresses("InternalIP", "10.0.3.7", "InternalIP", "fd00::7", "ExternalIP", "203.0.113.7"))
 	fmt.Println(changed, addrs)
@@ -61,7 +62,7 @@ func ExamplePlanAddressSync() {
 }
 
 func ExampleReconcileLabels() {
-	n := cloud.Node{Labels: map[string]string{cloud.LabelZoneBeta: "eu-1b", cloud.LabelZone: "eu-1a"}}
+	n := core.Node{Labels: map[string]string{cloud.LabelZoneBeta: "eu-1b", cloud.LabelZone: "eu-1a"}}
 	fmt.Println(cloud.ReconcileLabels(n))
 	// Output: map[topology.kubernetes.io/zone:eu-1b]
 }
@@ -69,7 +70,7 @@ func ExampleReconcileLabels() {
 func ExampleInitialize() {
 	c := fake.New()
 	c.Add("worker-1", fake.Instance{Metadata: cloud.InstanceMetadata{ProviderID: "fake://i-1", Zone: "eu-1a"}})
-	node := cloud.Node{Name: "worker-1", Taints: []taints.Taint{{Key: taints.TaintExternalCloudProvider, Effect: taints.TaintEffectNoSchedule}}}
+	node := core.Node{Name: "worker-1", Taints: []taints.Taint{{Key: taints.TaintExternalCloudProvider, Effect: taints.TaintEffectNoSchedule}}}
 	fmt.Println(cloud.Initialize(context.Background(), c, node).Reason)
 	c.Fail("InstanceMetadata", nil)
 	fmt.Println(cloud.Initialize(context.Background(), c, node).Reason)
@@ -79,7 +80,7 @@ func ExampleInitialize() {
 }
 
 func ExampleDecideLifecycle() {
-	notReady := cloud.Node{Name: "n1", Conditions: []conditions.Condition{{Type: conditions.Ready, Status: conditions.Unknown}}}
+	notReady := core.Node{Name: "n1", Conditions: []conditions.Condition{{Type: conditions.Ready, Status: conditions.Unknown}}}
 	fmt.Println(cloud.DecideLifecycle(notReady, cloud.Probe{Exists: true, Shutdown: true}).Action)
 	fmt.Println(cloud.DecideLifecycle(notReady, cloud.Probe{Exists: false}).Message)
 	fmt.Println(cloud.DecideLifecycle(notReady, cloud.Probe{ExistsErr: fmt.Errorf("timeout")}).Action)
@@ -94,7 +95,7 @@ func ExampleMonitorNodes() {
 	c.Add("running", fake.Instance{})
 	c.Add("stopped", fake.Instance{Shutdown: true})
 	unknown := []conditions.Condition{{Type: conditions.Ready, Status: conditions.Unknown}}
-	nodes := []cloud.Node{
+	nodes := []core.Node{
 		{Name: "ready", Conditions: []conditions.Condition{{Type: conditions.Ready, Status: conditions.True}}},
 		{Name: "running", Conditions: unknown}, {Name: "stopped", Conditions: unknown}, {Name: "vanished", Conditions: unknown},
 	}
@@ -112,7 +113,7 @@ func ExampleMonitorNodes() {
 
 func ExamplePlanRoutes() {
 	cfg := cloud.RouteConfig{ClusterCIDRs: []netip.Prefix{netip.MustParsePrefix("10.244.0.0/16")}}
-	nodes := []cloud.Node{{Name: "a", UID: "uid-a", PodCIDRs: []string{"10.244.0.0/24"}}, {Name: "b", UID: "uid-b", PodCIDRs: []string{"10.244.1.0/24"}}}
+	nodes := []core.Node{{Name: "a", UID: "uid-a", PodCIDRs: []string{"10.244.0.0/24"}}, {Name: "b", UID: "uid-b", PodCIDRs: []string{"10.244.1.0/24"}}}
 	routes := []cloud.Route{
 		{Name: "k-uid-a", TargetNode: "a", DestinationCIDR: "10.244.0.0/24"},
 		{Name: "k-uid-z", TargetNode: "z", DestinationCIDR: "10.244.9.0/24"},
@@ -151,7 +152,7 @@ func ExampleNetworkUnavailable() {
 }
 
 func ExampleLoadBalancerNodes() {
-	nodes := []cloud.Node{
+	nodes := []core.Node{
 		{Name: "a"},
 		{Name: "b", Labels: map[string]string{cloud.LabelExcludeFromLoadBalancers: "true"}},
 		{Name: "c", Taints: []taints.Taint{{Key: cloud.TaintToBeDeletedByClusterAutoscaler, Effect: taints.TaintEffectNoSchedule}}},
@@ -165,7 +166,7 @@ func ExampleLoadBalancerNodes() {
 }
 
 func ExampleShouldSyncUpdatedNode() {
-	old := cloud.Node{Name: "a", ProviderID: "fake://i-1"}
+	old := core.Node{Name: "a", ProviderID: "fake://i-1"}
 	cur := old
 	cur.Conditions = []conditions.Condition{{Type: conditions.Ready, Status: conditions.False}}
 	fmt.Println(cloud.ShouldSyncUpdatedNode(old, cur))
@@ -187,12 +188,12 @@ func ExampleParseProvidedNodeIP() {
 }
 
 func ExampleLoadBalancerHostsChanged() {
-	a := cloud.Node{Name: "a", ProviderID: "fake://i-1"}
-	b := cloud.Node{Name: "b", ProviderID: "fake://i-2"}
+	a := core.Node{Name: "a", ProviderID: "fake://i-1"}
+	b := core.Node{Name: "b", ProviderID: "fake://i-2"}
 	notReady := b
 	notReady.Conditions = []conditions.Condition{{Type: conditions.Ready, Status: conditions.False}}
-	fmt.Println(cloud.LoadBalancerHostsChanged([]cloud.Node{a, b}, []cloud.Node{notReady, a}, cloud.LoadBalancerOptions{}))
-	fmt.Println(cloud.LoadBalancerHostsChanged([]cloud.Node{a, b}, []cloud.Node{a}, cloud.LoadBalancerOptions{}))
+	fmt.Println(cloud.LoadBalancerHostsChanged([]core.Node{a, b}, []core.Node{notReady, a}, cloud.LoadBalancerOptions{}))
+	fmt.Println(cloud.LoadBalancerHostsChanged([]core.Node{a, b}, []core.Node{a}, cloud.LoadBalancerOptions{}))
 	// Output:
 	// false
 	// true
@@ -200,7 +201,7 @@ func ExampleLoadBalancerHostsChanged() {
 
 func ExampleIncludedInLoadBalancers() {
 	for _, v := range []string{"true", "false", "0", "", "yes"} {
-		n := cloud.Node{Labels: map[string]string{cloud.LabelExcludeFromLoadBalancers: v}}
+		n := core.Node{Labels: map[string]string{cloud.LabelExcludeFromLoadBalancers: v}}
 		fmt.Printf("%q:%v ", v, cloud.IncludedInLoadBalancers(&n))
 	}
 	fmt.Println()
@@ -208,7 +209,7 @@ func ExampleIncludedInLoadBalancers() {
 }
 
 func ExampleShutdownTaint() {
-	n := cloud.Node{Name: "n", Taints: []taints.Taint{{Key: taints.TaintExternalCloudProvider, Effect: taints.TaintEffectNoSchedule}}}
-	fmt.Println(cloud.ShutdownTaint(), n.Uninitialized())
+	n := core.Node{Name: "n", Taints: []taints.Taint{{Key: taints.TaintExternalCloudProvider, Effect: taints.TaintEffectNoSchedule}}}
+	fmt.Println(cloud.ShutdownTaint(), cloud.Uninitialized(&n))
 	// Output: node.cloudprovider.kubernetes.io/shutdown:NoSchedule true
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 )
 
 // FuzzCIDRSet: any cluster CIDR, node mask and sequence of operations on
@@ -64,7 +65,7 @@ func FuzzAddressRules(f *testing.F) {
 			typ, addr, _ := strings.Cut(item, "=")
 			cloud = append(cloud, conditions.NodeAddress{Type: conditions.NodeAddressType(typ), Address: addr})
 		}
-		n := Node{Name: "n", Annotations: map[string]string{AnnotationProvidedNodeIP: annotation}, Addresses: cloud[:len(cloud)/2]}
+		n := core.Node{Name: "n", Annotations: map[string]string{AnnotationProvidedNodeIP: annotation}, Addresses: cloud[:len(cloud)/2]}
 		got, err := addressesFromNodeIP(n, cloud)
 		if err != nil {
 			return

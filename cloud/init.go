@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -62,9 +63,9 @@ type InitPlan struct {
 //     except those in a kubernetes.io or k8s.io namespace and those the node
 //     already has, removes the taint, and then sets the addresses as
 //     PlanAddressSync does.
-func PlanInitialization(n Node, meta *InstanceMetadata, err error) InitPlan {
+func PlanInitialization(n core.Node, meta *InstanceMetadata, err error) InitPlan {
 	p := InitPlan{Node: n.Name}
-	if !n.Uninitialized() {
+	if !Uninitialized(&n) {
 		p.Labels = ReconcileLabels(n)
 		p.Reason, p.Message = "UpToDate", "node "+n.Name+" is initialized; its labels are consistent"
 		if len(p.Labels) > 0 {
@@ -162,8 +163,8 @@ func inKubernetesNamespace(key string) bool {
 // (addressesFromNodeIP). changed is false when the result holds the same
 // address per type as the node has; err is set, and nothing changes, when the
 // annotation is invalid.
-func PlanAddressSync(n Node, cloud []conditions.NodeAddress) (addrs []conditions.NodeAddress, changed bool, err error) {
-	if n.Uninitialized() || len(cloud) == 0 {
+func PlanAddressSync(n core.Node, cloud []conditions.NodeAddress) (addrs []conditions.NodeAddress, changed bool, err error) {
+	if Uninitialized(&n) || len(cloud) == 0 {
 		return nil, false, nil
 	}
 	addrs = slices.Clone(cloud)
@@ -208,7 +209,7 @@ func addressesChanged(a, b []conditions.NodeAddress) bool {
 // addresses of the types no node IP matched. Addresses of a matched type that
 // are not node IPs are dropped. A node IP the cloud does not report is
 // ErrInvalidNodeIP.
-func addressesFromNodeIP(n Node, cloud []conditions.NodeAddress) ([]conditions.NodeAddress, error) {
+func addressesFromNodeIP(n core.Node, cloud []conditions.NodeAddress) ([]conditions.NodeAddress, error) {
 	v, ok := n.Annotations[AnnotationProvidedNodeIP]
 	if !ok {
 		return cloud, nil
@@ -272,7 +273,7 @@ var labelPairs = [][2]string{
 // node has (zone, region, instance type), its value under the GA name when
 // that differs or is missing. A GA label without its beta twin is left
 // alone. nil when nothing changes.
-func ReconcileLabels(n Node) map[string]string {
+func ReconcileLabels(n core.Node) map[string]string {
 	var out map[string]string
 	for _, p := range labelPairs {
 		v, ok := n.Labels[p[0]]
@@ -292,8 +293,8 @@ func ReconcileLabels(n Node) map[string]string {
 // Initialize asks the provider for n's metadata and plans its
 // initialization. It calls the provider only for an uninitialized node; a
 // nil provider is a failed lookup (ErrNoProvider).
-func Initialize(ctx context.Context, p Instances, n Node) InitPlan {
-	if !n.Uninitialized() {
+func Initialize(ctx context.Context, p Instances, n core.Node) InitPlan {
+	if !Uninitialized(&n) {
 		return PlanInitialization(n, nil, nil)
 	}
 	if p == nil {

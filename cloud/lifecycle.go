@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -85,11 +86,11 @@ type Probe struct {
 // a node that is not Ready (False or Unknown), an instance gone from the
 // cloud deletes the Node, a shut-down instance gets the shutdown taint, and
 // a provider error changes nothing and is reported.
-func DecideLifecycle(n Node, probe Probe) LifecycleDecision {
+func DecideLifecycle(n core.Node, probe Probe) LifecycleDecision {
 	d := LifecycleDecision{Node: n.Name}
 	shutdown := ShutdownTaint()
 	has := taints.Exists(n.Taints, shutdown)
-	if n.ready() == conditions.True {
+	if readyStatus(&n) == conditions.True {
 		if has {
 			d.Action, d.Reason, d.Message = LifecycleRemoveShutdownTaint, "Ready", "node "+n.Name+" is Ready; removing the shutdown taint"
 		} else {
@@ -122,12 +123,12 @@ func DecideLifecycle(n Node, probe Probe) LifecycleDecision {
 // order given, and returns the decisions, one per node, as one pass of the
 // controller (every node-monitor-period, 5s by default). A nil provider
 // fails every question with ErrNoProvider.
-func MonitorNodes(ctx context.Context, p Instances, nodes []Node) []LifecycleDecision {
+func MonitorNodes(ctx context.Context, p Instances, nodes []core.Node) []LifecycleDecision {
 	out := make([]LifecycleDecision, len(nodes))
 	for i := range nodes {
 		n := &nodes[i]
 		var probe Probe
-		if n.ready() != conditions.True {
+		if readyStatus(n) != conditions.True {
 			if p == nil {
 				out[i] = DecideLifecycle(*n, Probe{ExistsErr: ErrNoProvider})
 				continue

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 )
 
 // LoadBalancerOptions select the node-set rules.
@@ -24,7 +25,7 @@ type LoadBalancerOptions struct {
 // label is included; with it, only when its value parses as false
 // (strconv.ParseBool: "false", "0", "f", "F", "FALSE", "False"). Any other
 // value, "" included, excludes it. A nil node is not included.
-func IncludedInLoadBalancers(n *Node) bool {
+func IncludedInLoadBalancers(n *core.Node) bool {
 	if n == nil {
 		return false
 	}
@@ -39,8 +40,8 @@ func IncludedInLoadBalancers(n *Node) bool {
 // inLoadBalancerSet applies the stable node set's predicates (not being
 // deleted, included, not tainted ToBeDeletedByClusterAutoscaler) and, with
 // RequireReady, Ready=True.
-func inLoadBalancerSet(n *Node, opts LoadBalancerOptions) bool {
-	if n.Deleting || !IncludedInLoadBalancers(n) {
+func inLoadBalancerSet(n *core.Node, opts LoadBalancerOptions) bool {
+	if n.Deleting() || !IncludedInLoadBalancers(n) {
 		return false
 	}
 	for i := range n.Taints {
@@ -48,7 +49,7 @@ func inLoadBalancerSet(n *Node, opts LoadBalancerOptions) bool {
 			return false
 		}
 	}
-	return !opts.RequireReady || n.ready() == conditions.True
+	return !opts.RequireReady || readyStatus(n) == conditions.True
 }
 
 // LoadBalancerNodes returns the names of the nodes that belong behind a
@@ -59,7 +60,7 @@ func inLoadBalancerSet(n *Node, opts LoadBalancerOptions) bool {
 // LoadBalancerOptions.RequireReady); neither does the uninitialized taint
 // nor a missing provider ID: upstream keeps such nodes in the set, and only
 // a change of provider ID triggers a resync (ShouldSyncUpdatedNode).
-func LoadBalancerNodes(nodes []Node, opts LoadBalancerOptions) []string {
+func LoadBalancerNodes(nodes []core.Node, opts LoadBalancerOptions) []string {
 	var out []string
 	for i := range nodes {
 		if inLoadBalancerSet(&nodes[i], opts) {
@@ -74,7 +75,7 @@ func LoadBalancerNodes(nodes []Node, opts LoadBalancerOptions) []string {
 // controller resync every load balancer: the node's inclusion by label
 // changed, or its provider ID did. Other changes (readiness, the
 // autoscaler's taint) wait for the next periodic sync.
-func ShouldSyncUpdatedNode(old, updated Node) bool {
+func ShouldSyncUpdatedNode(old, updated core.Node) bool {
 	return IncludedInLoadBalancers(&old) != IncludedInLoadBalancers(&updated) || old.ProviderID != updated.ProviderID
 }
 
@@ -82,8 +83,8 @@ func ShouldSyncUpdatedNode(old, updated Node) bool {
 // updated: the node set (with its provider IDs) differs between the nodes it
 // was last synced with and the current ones, both filtered by the node-set
 // rules (upstream's nodesSufficientlyEqual, negated).
-func LoadBalancerHostsChanged(lastSynced, current []Node, opts LoadBalancerOptions) bool {
-	distill := func(nodes []Node) [][2]string {
+func LoadBalancerHostsChanged(lastSynced, current []core.Node, opts LoadBalancerOptions) bool {
+	distill := func(nodes []core.Node) [][2]string {
 		var out [][2]string
 		for i := range nodes {
 			if inLoadBalancerSet(&nodes[i], opts) {

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -22,8 +23,8 @@ func addrs(pairs ...string) []conditions.NodeAddress {
 
 var uninitialized = taints.Taint{Key: taints.TaintExternalCloudProvider, Value: "true", Effect: taints.TaintEffectNoSchedule}
 
-func newNode(name string) Node {
-	return Node{Name: name, UID: "uid-" + name, Taints: []taints.Taint{uninitialized, {Key: "example.com/pool", Value: "gpu", Effect: taints.TaintEffectNoSchedule}},
+func newNode(name string) core.Node {
+	return core.Node{Name: name, UID: "uid-" + name, Taints: []taints.Taint{uninitialized, {Key: "example.com/pool", Value: "gpu", Effect: taints.TaintEffectNoSchedule}},
 		Labels: map[string]string{"kubernetes.io/hostname": name, "team": "node-owner"}, Addresses: addrs("Hostname", name)}
 }
 
@@ -76,7 +77,7 @@ func TestPlanInitializationKeepsTaint(t *testing.T) {
 	meta := &InstanceMetadata{ProviderID: "fake://i-1", NodeAddresses: addrs("InternalIP", "10.0.0.5")}
 	for _, tc := range []struct {
 		name    string
-		node    Node
+		node    core.Node
 		meta    *InstanceMetadata
 		err     error
 		reason  string
@@ -110,7 +111,7 @@ func errString(err error) string {
 // first in its order, each with the cloud's type; then the cloud's
 // addresses of other types; 10.0.0.6, another InternalIP, is dropped.
 func TestAddressesFromNodeIPDualStack(t *testing.T) {
-	n := Node{Name: "n", Annotations: map[string]string{AnnotationProvidedNodeIP: "fd00::5,10.0.0.5"}}
+	n := core.Node{Name: "n", Annotations: map[string]string{AnnotationProvidedNodeIP: "fd00::5,10.0.0.5"}}
 	cloud := addrs("InternalIP", "10.0.0.5", "InternalIP", "10.0.0.6", "InternalIP", "fd00::5", "ExternalIP", "203.0.113.5", "Hostname", "h")
 	got, err := addressesFromNodeIP(n, cloud)
 	want := addrs("InternalIP", "fd00::5", "InternalIP", "10.0.0.5", "ExternalIP", "203.0.113.5", "Hostname", "h")
@@ -137,7 +138,7 @@ func TestAddressesFromNodeIPDualStack(t *testing.T) {
 }
 
 func TestPlanAddressSync(t *testing.T) {
-	n := Node{Name: "n", Addresses: addrs("InternalIP", "10.0.0.5", "Hostname", "n")}
+	n := core.Node{Name: "n", Addresses: addrs("InternalIP", "10.0.0.5", "Hostname", "n")}
 	// The same addresses: no change.
 	if _, changed, err := PlanAddressSync(n, addrs("InternalIP", "10.0.0.5")); changed || err != nil {
 		t.Fatalf("unchanged: %v %v", changed, err)
@@ -179,11 +180,11 @@ func TestReconcileLabels(t *testing.T) {
 		{map[string]string{LabelInstanceType: "m5"}, nil}, // GA alone: untouched
 		{nil, nil},
 	} {
-		if got := ReconcileLabels(Node{Labels: tc.labels}); !maps.Equal(got, tc.want) || (got == nil) != (tc.want == nil) {
+		if got := ReconcileLabels(core.Node{Labels: tc.labels}); !maps.Equal(got, tc.want) || (got == nil) != (tc.want == nil) {
 			t.Errorf("%v: got %v, want %v", tc.labels, got, tc.want)
 		}
 	}
-	p := PlanInitialization(Node{Name: "n", Labels: map[string]string{LabelZoneBeta: "a"}}, nil, nil)
+	p := PlanInitialization(core.Node{Name: "n", Labels: map[string]string{LabelZoneBeta: "a"}}, nil, nil)
 	if p.Initialize || p.Reason != "LabelsReconciled" || p.Labels[LabelZone] != "a" {
 		t.Errorf("%+v", p)
 	}
@@ -210,20 +211,20 @@ func TestDecideLifecycle(t *testing.T) {
 	boom := errors.New("API rate limit")
 	for _, tc := range []struct {
 		name   string
-		node   Node
+		node   core.Node
 		probe  Probe
 		action LifecycleAction
 		reason string
 	}{
-		{"Ready with the taint", Node{Name: "n", Conditions: ready(conditions.True), Taints: []taints.Taint{shut}}, Probe{}, LifecycleRemoveShutdownTaint, "Ready"},
-		{"Ready without it", Node{Name: "n", Conditions: ready(conditions.True)}, Probe{}, LifecycleNone, "ShutdownTaintAbsent"},
-		{"gone from the cloud", Node{Name: "n", Conditions: ready(conditions.Unknown)}, Probe{Exists: false}, LifecycleDeleteNode, EventDeletingNode},
-		{"no Ready condition, gone", Node{Name: "n"}, Probe{}, LifecycleDeleteNode, EventDeletingNode},
-		{"exists check failed", Node{Name: "n", Conditions: ready(conditions.False)}, Probe{ExistsErr: boom}, LifecycleNone, "ExistsCheckFailed"},
-		{"shut down", Node{Name: "n", Conditions: ready(conditions.Unknown)}, Probe{Exists: true, Shutdown: true}, LifecycleAddShutdownTaint, "InstanceShutdown"},
-		{"shut down, tainted", Node{Name: "n", Conditions: ready(conditions.Unknown), Taints: []taints.Taint{shut}}, Probe{Exists: true, Shutdown: true}, LifecycleNone, "AlreadyTainted"},
-		{"shutdown check failed", Node{Name: "n", Conditions: ready(conditions.False)}, Probe{Exists: true, ShutdownErr: boom}, LifecycleNone, "ShutdownCheckFailed"},
-		{"running but NotReady", Node{Name: "n", Conditions: ready(conditions.False)}, Probe{Exists: true}, LifecycleNone, "Running"},
+		{"Ready with the taint", core.Node{Name: "n", Conditions: ready(conditions.True), Taints: []taints.Taint{shut}}, Probe{}, LifecycleRemoveShutdownTaint, "Ready"},
+		{"Ready without it", core.Node{Name: "n", Conditions: ready(conditions.True)}, Probe{}, LifecycleNone, "ShutdownTaintAbsent"},
+		{"gone from the cloud", core.Node{Name: "n", Conditions: ready(conditions.Unknown)}, Probe{Exists: false}, LifecycleDeleteNode, EventDeletingNode},
+		{"no Ready condition, gone", core.Node{Name: "n"}, Probe{}, LifecycleDeleteNode, EventDeletingNode},
+		{"exists check failed", core.Node{Name: "n", Conditions: ready(conditions.False)}, Probe{ExistsErr: boom}, LifecycleNone, "ExistsCheckFailed"},
+		{"shut down", core.Node{Name: "n", Conditions: ready(conditions.Unknown)}, Probe{Exists: true, Shutdown: true}, LifecycleAddShutdownTaint, "InstanceShutdown"},
+		{"shut down, tainted", core.Node{Name: "n", Conditions: ready(conditions.Unknown), Taints: []taints.Taint{shut}}, Probe{Exists: true, Shutdown: true}, LifecycleNone, "AlreadyTainted"},
+		{"shutdown check failed", core.Node{Name: "n", Conditions: ready(conditions.False)}, Probe{Exists: true, ShutdownErr: boom}, LifecycleNone, "ShutdownCheckFailed"},
+		{"running but NotReady", core.Node{Name: "n", Conditions: ready(conditions.False)}, Probe{Exists: true}, LifecycleNone, "Running"},
 	} {
 		d := DecideLifecycle(tc.node, tc.probe)
 		if d.Action != tc.action || d.Reason != tc.reason {
@@ -235,7 +236,7 @@ func TestDecideLifecycle(t *testing.T) {
 			}
 		}
 	}
-	d := DecideLifecycle(Node{Name: "n1"}, Probe{})
+	d := DecideLifecycle(core.Node{Name: "n1"}, Probe{})
 	if d.Message != "Deleting node n1 because it does not exist in the cloud provider" {
 		t.Errorf("event message %q", d.Message)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nodelife/nodelife/cloud"
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/nodelifetest"
 )
 
@@ -125,7 +126,7 @@ func TestPropertyCIDRSetAgainstOracle(t *testing.T) {
 	})
 }
 
-func routeWorld(t *rapid.T) (cloud.RouteConfig, []cloud.Node, []cloud.Route) {
+func routeWorld(t *rapid.T) (cloud.RouteConfig, []core.Node, []cloud.Route) {
 	w := nodelifetest.RouteWorlds().Draw(t, "world")
 	return w.Config, w.Nodes, w.Routes
 }
@@ -223,7 +224,7 @@ func TestPropertyPlansIgnoreOrder(t *testing.T) {
 		a1, _ := cloud.NewRangeAllocator(cloud.RangeAllocatorConfig{ClusterCIDRs: []netip.Prefix{cloud.MP("10.1.0.0/16")}}, nil)
 		got := map[netip.Prefix]string{}
 		for _, n := range n3 {
-			u, err := a1.Sync(cloud.Node{Name: n.Name})
+			u, err := a1.Sync(core.Node{Name: n.Name})
 			if err != nil {
 				t.Fatal(err)
 			}

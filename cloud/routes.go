@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 )
 
 // Route is a cloud route to a node's pod CIDR (k8s.io/cloud-provider.Route).
@@ -135,7 +136,7 @@ func (c RouteConfig) Validate() error {
 // cloud lists two routes to one node with the same CIDR: then, as upstream,
 // the first decides. An invalid cfg is an error (RouteConfig.Validate) and no
 // plan.
-func PlanRoutes(cfg RouteConfig, nodes []Node, routes []Route) (RoutePlan, error) {
+func PlanRoutes(cfg RouteConfig, nodes []core.Node, routes []Route) (RoutePlan, error) {
 	if err := cfg.Validate(); err != nil {
 		return RoutePlan{}, err
 	}

@@ -12,13 +12,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/taints"
 )
 
 var routeCfg = RouteConfig{ClusterCIDRs: []netip.Prefix{mp("10.0.0.0/16")}}
 
 // mustPlan is PlanRoutes for configurations known to be valid.
-func mustPlan(t interface{ Fatalf(string, ...any) }, cfg RouteConfig, nodes []Node, routes []Route) RoutePlan {
+func mustPlan(t interface{ Fatalf(string, ...any) }, cfg RouteConfig, nodes []core.Node, routes []Route) RoutePlan {
 	p, err := PlanRoutes(cfg, nodes, routes)
 	if err != nil {
 		t.Fatalf("PlanRoutes: %v", err)
@@ -40,7 +41,7 @@ func TestRouteConfigValidate(t *testing.T) {
 
 // controllers/route/route_controller.go reconcile, worked by hand.
 func TestPlanRoutes(t *testing.T) {
-	nodes := []Node{
+	nodes := []core.Node{
 		{Name: "n2", UID: "u2", PodCIDRs: []string{"10.0.1.0/24"}, Addresses: addrs("InternalIP", "10.1.0.2")},
 		{Name: "n1", UID: "u1", PodCIDRs: []string{"10.0.0.0/24"}, Addresses: addrs("InternalIP", "10.1.0.1")},
 		{Name: "n3", UID: "u3"}, // no pod CIDR yet
@@ -80,10 +81,10 @@ func TestPlanRoutes(t *testing.T) {
 // With EnableNodeAddresses a route whose recorded addresses differ from the
 // node's is replaced; without it, addresses do not matter.
 func TestPlanRoutesAddresses(t *testing.T) {
-	n := Node{Name: "n1", UID: "u1", PodCIDRs: []string{"10.0.0.0/24", "fd00::/64"}, Addresses: addrs("InternalIP", "10.1.0.1")}
+	n := core.Node{Name: "n1", UID: "u1", PodCIDRs: []string{"10.0.0.0/24", "fd00::/64"}, Addresses: addrs("InternalIP", "10.1.0.1")}
 	stale := Route{Name: "c-1", TargetNode: "n1", DestinationCIDR: "10.0.0.0/24", EnableNodeAddresses: true, TargetNodeAddresses: addrs("InternalIP", "10.1.0.99")}
 	cfg := RouteConfig{ClusterCIDRs: []netip.Prefix{mp("10.0.0.0/16"), mp("fd00::/48")}}
-	p := mustPlan(t, cfg, []Node{n}, []Route{stale, {Name: "c-2", TargetNode: "n1", DestinationCIDR: "fd00::/64", TargetNodeAddresses: addrs("InternalIP", "10.1.0.99")}})
+	p := mustPlan(t, cfg, []core.Node{n}, []Route{stale, {Name: "c-2", TargetNode: "n1", DestinationCIDR: "fd00::/64", TargetNodeAddresses: addrs("InternalIP", "10.1.0.99")}})
 	if len(p.Delete) != 1 || p.Delete[0].Reason != "AddressesChanged" || len(p.Create) != 1 || p.Create[0].Reason != "AddressesChanged" ||
 		p.Create[0].Route.DestinationCIDR != "10.0.0.0/24" || !slices.Equal(p.Nodes[0].Pending, []string{"10.0.0.0/24"}) {
 		t.Fatalf("%+v", p)
@@ -112,7 +113,7 @@ func TestNetworkUnavailable(t *testing.T) {
 // controllers/service/controller.go stableNodeSetPredicates.
 func TestLoadBalancerNodes(t *testing.T) {
 	tbd := []taints.Taint{{Key: TaintToBeDeletedByClusterAutoscaler, Value: "1700000000", Effect: taints.TaintEffectNoSchedule}}
-	nodes := []Node{
+	nodes := []core.Node{
 		{Name: "plain", Conditions: ready(conditions.True)},
 		{Name: "notready", Conditions: ready(conditions.False)},
 		{Name: "uninit", Taints: []taints.Taint{uninitialized}, Conditions: ready(conditions.True)},
@@ -122,7 +123,7 @@ func TestLoadBalancerNodes(t *testing.T) {
 		{Name: "excl-false", Labels: map[string]string{LabelExcludeFromLoadBalancers: "false"}},
 		{Name: "excl-0", Labels: map[string]string{LabelExcludeFromLoadBalancers: "0"}},
 		{Name: "scaling-down", Taints: tbd},
-		{Name: "deleting", Deleting: true},
+		{Name: "deleting", DeletionTimestamp: &time.Time{}},
 	}
 	got := LoadBalancerNodes(nodes, LoadBalancerOptions{})
 	if want := []string{"excl-0", "excl-false", "notready", "plain", "uninit"}; !slices.Equal(got, want) {
@@ -133,7 +134,7 @@ func TestLoadBalancerNodes(t *testing.T) {
 		t.Errorf("RequireReady: got %v, want %v", got, want)
 	}
 
-	a := Node{Name: "a", ProviderID: "p1"}
+	a := core.Node{Name: "a", ProviderID: "p1"}
 	b := a
 	b.Conditions = ready(conditions.False)
 	b.Taints = tbd
@@ -147,13 +148,13 @@ func TestLoadBalancerNodes(t *testing.T) {
 	if !ShouldSyncUpdatedNode(a, c) || !ShouldSyncUpdatedNode(a, e) {
 		t.Error("a provider ID or exclusion change must trigger a resync")
 	}
-	if LoadBalancerHostsChanged([]Node{a}, []Node{a, {Name: "d", Deleting: true}}, LoadBalancerOptions{}) {
+	if LoadBalancerHostsChanged([]core.Node{a}, []core.Node{a, {Name: "d", DeletionTimestamp: &time.Time{}}}, LoadBalancerOptions{}) {
 		t.Error("a deleting node is not a host")
 	}
-	if !LoadBalancerHostsChanged([]Node{a}, []Node{c}, LoadBalancerOptions{}) || !LoadBalancerHostsChanged([]Node{a}, nil, LoadBalancerOptions{}) {
+	if !LoadBalancerHostsChanged([]core.Node{a}, []core.Node{c}, LoadBalancerOptions{}) || !LoadBalancerHostsChanged([]core.Node{a}, nil, LoadBalancerOptions{}) {
 		t.Error("changed provider ID or a lost host must count")
 	}
-	if LoadBalancerHostsChanged([]Node{a, c}, []Node{c, a}, LoadBalancerOptions{}) {
+	if LoadBalancerHostsChanged([]core.Node{a, c}, []core.Node{c, a}, LoadBalancerOptions{}) {
 		t.Error("order must not count")
 	}
 }
@@ -162,30 +163,30 @@ func TestLoadBalancerNodes(t *testing.T) {
 // pod CIDR counts as present, so the pass deletes it and creates nothing.
 // RecreateBlackholes plans the replacement in the same pass.
 func TestPlanRoutesBlackholeOnCurrentCIDR(t *testing.T) {
-	n := Node{Name: "n1", UID: "u1", PodCIDRs: []string{"10.0.0.0/24"}}
+	n := core.Node{Name: "n1", UID: "u1", PodCIDRs: []string{"10.0.0.0/24"}}
 	bh := Route{Name: "c-1", TargetNode: "n1", DestinationCIDR: "10.0.0.0/24", Blackhole: true}
-	p := mustPlan(t, routeCfg, []Node{n}, []Route{bh})
+	p := mustPlan(t, routeCfg, []core.Node{n}, []Route{bh})
 	if len(p.Delete) != 1 || len(p.Create) != 0 || len(p.Nodes[0].Pending) != 0 {
 		t.Fatalf("upstream: %+v", p)
 	}
 	cfg := routeCfg
 	cfg.RecreateBlackholes = true
-	p = mustPlan(t, cfg, []Node{n}, []Route{bh})
+	p = mustPlan(t, cfg, []core.Node{n}, []Route{bh})
 	if len(p.Delete) != 1 || len(p.Create) != 1 || p.Create[0].Reason != "Blackhole" || !slices.Equal(p.Nodes[0].Pending, []string{"10.0.0.0/24"}) {
 		t.Fatalf("RecreateBlackholes: %+v", p)
 	}
 }
 
 func TestNilNodesAndProvider(t *testing.T) {
-	var n *Node
-	if n.Uninitialized() || IncludedInLoadBalancers(nil) {
+	var n *core.Node
+	if Uninitialized(n) || IncludedInLoadBalancers(nil) {
 		t.Error("a nil node is neither uninitialized nor included")
 	}
-	d := MonitorNodes(context.Background(), nil, []Node{{Name: "a"}})
+	d := MonitorNodes(context.Background(), nil, []core.Node{{Name: "a"}})
 	if d[0].Action != LifecycleNone || !errors.Is(d[0].Err, ErrNoProvider) {
 		t.Errorf("nil provider: %+v", d[0])
 	}
-	p := Initialize(context.Background(), nil, Node{Name: "a", Taints: []taints.Taint{uninitialized}})
+	p := Initialize(context.Background(), nil, core.Node{Name: "a", Taints: []taints.Taint{uninitialized}})
 	if p.Initialize || !errors.Is(p.Err, ErrNoProvider) {
 		t.Errorf("nil provider: %+v", p)
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -36,32 +37,10 @@ const (
 	TaintToBeDeletedByClusterAutoscaler = "ToBeDeletedByClusterAutoscaler"
 )
 
-// Node is the part of a Node the cloud controllers read, field for field as
-// k8s.io/api/core/v1 names them. The library never modifies a Node.
-type Node struct {
-	// Name and UID identify the node (the UID is the route name hint).
-	Name, UID string
-	// ProviderID is spec.providerID, e.g. "aws:///us-east-1a/i-0abc".
-	ProviderID string
-	// Labels and Annotations are the node's metadata.
-	Labels, Annotations map[string]string
-	// Taints are spec.taints.
-	Taints []taints.Taint
-	// Addresses are status.addresses.
-	Addresses []conditions.NodeAddress
-	// Conditions are status.conditions (Ready and NetworkUnavailable are
-	// read).
-	Conditions []conditions.Condition
-	// PodCIDRs are spec.podCIDRs, one per IP family, primary first.
-	PodCIDRs []string
-	// Deleting reports that metadata.deletionTimestamp is set.
-	Deleting bool
-}
-
 // Uninitialized reports whether n still carries the
 // node.cloudprovider.kubernetes.io/uninitialized taint the kubelet registers
 // with under --cloud-provider=external. A nil node is not.
-func (n *Node) Uninitialized() bool {
+func Uninitialized(n *core.Node) bool {
 	if n == nil {
 		return false
 	}
@@ -73,8 +52,8 @@ func (n *Node) Uninitialized() bool {
 	return false
 }
 
-// ready is the status of n's Ready condition, Unknown when it has none.
-func (n *Node) ready() conditions.Status {
+// readyStatus is the status of n's Ready condition, Unknown when it has none.
+func readyStatus(n *core.Node) conditions.Status {
 	if c, ok := conditions.Find(n.Conditions, conditions.Ready); ok {
 		return c.Status
 	}
@@ -103,12 +82,12 @@ type InstanceMetadata struct {
 // changes nothing for that node.
 type Instances interface {
 	// InstanceExists reports whether the node's instance still exists.
-	InstanceExists(ctx context.Context, node *Node) (bool, error)
+	InstanceExists(ctx context.Context, node *core.Node) (bool, error)
 	// InstanceShutdown reports whether the node's instance is shut down.
-	InstanceShutdown(ctx context.Context, node *Node) (bool, error)
+	InstanceShutdown(ctx context.Context, node *core.Node) (bool, error)
 	// InstanceMetadata returns the node's instance metadata; nil with no
 	// error means "nothing to do yet".
-	InstanceMetadata(ctx context.Context, node *Node) (*InstanceMetadata, error)
+	InstanceMetadata(ctx context.Context, node *core.Node) (*InstanceMetadata, error)
 }
 
 // Routes is the part of a cloud provider the route controller needs

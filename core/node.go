@@ -28,11 +28,21 @@ type Node struct {
 	Taints []taints.Taint
 	// Unschedulable is spec.unschedulable (a cordoned node).
 	Unschedulable bool
+	// ProviderID is spec.providerID, e.g. "aws:///us-east-1a/i-0abc"; ""
+	// until the cloud controller manager (or the kubelet) sets it.
+	ProviderID string
+	// PodCIDRs are spec.podCIDRs, one per IP family, primary first.
+	PodCIDRs []string
 
 	// Conditions are status.conditions; of each type the first counts, as
 	// the API's helpers read them.
 	Conditions []conditions.Condition
+	// Addresses are status.addresses, in order.
+	Addresses []conditions.NodeAddress
 }
+
+// Deleting reports whether metadata.deletionTimestamp is set.
+func (n *Node) Deleting() bool { return n.DeletionTimestamp != nil }
 
 // ReadyStatus returns the status of the node's first Ready condition, or ""
 // when it has none.

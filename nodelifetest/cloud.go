@@ -8,6 +8,7 @@ import (
 
 	"github.com/nodelife/nodelife/cloud"
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 )
 
 // CIDRSpace is a cluster CIDR and the block size node IPAM hands out.
@@ -53,7 +54,7 @@ func PrefixesIn(cluster netip.Prefix) *rapid.Generator[netip.Prefix] {
 // route controller's config.
 type RouteWorld struct {
 	Config cloud.RouteConfig
-	Nodes  []cloud.Node
+	Nodes  []core.Node
 	Routes []cloud.Route
 }
 
@@ -70,7 +71,7 @@ func RouteWorlds() *rapid.Generator[RouteWorld] {
 	return rapid.Custom(func(t *rapid.T) RouteWorld {
 		w := RouteWorld{Config: cloud.RouteConfig{ClusterCIDRs: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/16"), netip.MustParsePrefix("fd00::/48")}}}
 		for i := rapid.IntRange(0, 8).Draw(t, "nodes"); i > 0; i-- {
-			n := cloud.Node{Name: fmt.Sprintf("n%d", i), UID: fmt.Sprintf("u%d", i), Addresses: internal(t, "address")}
+			n := core.Node{Name: fmt.Sprintf("n%d", i), UID: fmt.Sprintf("u%d", i), Addresses: internal(t, "address")}
 			switch rapid.IntRange(0, 2).Draw(t, "stack") {
 			case 1:
 				n.PodCIDRs = []string{fmt.Sprintf("10.0.%d.0/24", i)}

@@ -6,13 +6,14 @@ import (
 
 	"github.com/nodelife/nodelife/cloud"
 	"github.com/nodelife/nodelife/cloud/fake"
+	"github.com/nodelife/nodelife/core"
 )
 
 func ExampleCloud() {
 	ctx := context.Background()
 	c := fake.New()
 	c.Add("n1", fake.Instance{Metadata: cloud.InstanceMetadata{ProviderID: "fake://i-1", NodeAddresses: fake.Addresses("InternalIP", "10.0.0.1")}})
-	n := &cloud.Node{Name: "n1"}
+	n := &core.Node{Name: "n1"}
 	exists, _ := c.InstanceExists(ctx, n)
 	c.SetShutdown("n1", true)
 	down, _ := c.InstanceShutdown(ctx, n)

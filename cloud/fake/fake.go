@@ -9,6 +9,7 @@ import (
 
 	"github.com/nodelife/nodelife/cloud"
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 )
 
 // ErrInjected is the default error of a failure set with Fail.
@@ -72,7 +73,7 @@ func (c *Cloud) call(method string) error {
 var errNilNode = errors.New("fake cloud: nil node")
 
 // InstanceExists reports whether node's instance exists.
-func (c *Cloud) InstanceExists(_ context.Context, node *cloud.Node) (bool, error) {
+func (c *Cloud) InstanceExists(_ context.Context, node *core.Node) (bool, error) {
 	if err := c.call("InstanceExists"); err != nil {
 		return false, err
 	}
@@ -85,7 +86,7 @@ func (c *Cloud) InstanceExists(_ context.Context, node *cloud.Node) (bool, error
 
 // InstanceShutdown reports whether node's instance is stopped; a missing
 // instance is not shut down.
-func (c *Cloud) InstanceShutdown(_ context.Context, node *cloud.Node) (bool, error) {
+func (c *Cloud) InstanceShutdown(_ context.Context, node *core.Node) (bool, error) {
 	if err := c.call("InstanceShutdown"); err != nil {
 		return false, err
 	}
@@ -98,7 +99,7 @@ func (c *Cloud) InstanceShutdown(_ context.Context, node *cloud.Node) (bool, err
 
 // InstanceMetadata returns a copy of node's instance metadata, or an error
 // when there is no such instance.
-func (c *Cloud) InstanceMetadata(_ context.Context, node *cloud.Node) (*cloud.InstanceMetadata, error) {
+func (c *Cloud) InstanceMetadata(_ context.Context, node *core.Node) (*cloud.InstanceMetadata, error) {
 	if err := c.call("InstanceMetadata"); err != nil {
 		return nil, err
 	}

@@ -198,14 +198,20 @@ func Pod(p *corev1.Pod) core.Pod {
 }
 
 // Node converts a node into the library's one node type, which the node
-// lifecycle controller, the pod GC and the shutdown planners read:
-// metadata (names, labels and annotations shared with n, not copied;
-// timestamps), the spec's taints and unschedulable, and the status's
-// conditions.
+// lifecycle controller, the pod GC, the shutdown planners, the readiness
+// rules and the cloud controller manager's decisions read: metadata
+// (names, labels and annotations shared with n, not copied; timestamps),
+// the spec's taints, unschedulable, provider ID and pod CIDRs (shared),
+// and the status's conditions and addresses.
 func Node(n *corev1.Node) core.Node {
-	return core.Node{Name: n.Name, UID: string(n.UID), Labels: n.Labels, Annotations: n.Annotations,
+	out := core.Node{Name: n.Name, UID: string(n.UID), Labels: n.Labels, Annotations: n.Annotations,
 		CreationTimestamp: n.CreationTimestamp.Time, DeletionTimestamp: timePtr(n.DeletionTimestamp),
-		Taints: Taints(n.Spec.Taints), Unschedulable: n.Spec.Unschedulable, Conditions: Conditions(n.Status.Conditions)}
+		Taints: Taints(n.Spec.Taints), Unschedulable: n.Spec.Unschedulable, ProviderID: n.Spec.ProviderID,
+		PodCIDRs: n.Spec.PodCIDRs, Conditions: Conditions(n.Status.Conditions)}
+	for _, a := range n.Status.Addresses {
+		out.Addresses = append(out.Addresses, conditions.NodeAddress{Type: conditions.NodeAddressType(a.Type), Address: a.Address})
+	}
+	return out
 }
 
 func resources(req, lim corev1.ResourceList) core.ResourceRequirements {

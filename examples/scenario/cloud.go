@@ -10,6 +10,7 @@ import (
 	"github.com/nodelife/nodelife/cloud"
 	"github.com/nodelife/nodelife/cloud/fake"
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -33,7 +34,7 @@ func CloudNode(Options) (Report, error) {
 		AdditionalLabels: map[string]string{"example.com/pool": "general", "node.kubernetes.io/pool": "ignored"},
 	}})
 	ready := []conditions.Condition{{Type: conditions.Ready, Status: conditions.True}}
-	cp := cloud.Node{Name: "cp-1", UID: "uid-cp-1", ProviderID: "fake://eu-1a/i-0c1", Conditions: ready,
+	cp := core.Node{Name: "cp-1", UID: "uid-cp-1", ProviderID: "fake://eu-1a/i-0c1", Conditions: ready,
 		Labels:   map[string]string{cloud.LabelExcludeFromLoadBalancers: "true"},
 		PodCIDRs: []string{"10.244.0.0/24", "fd00:10:244::/64"}, Addresses: fake.Addresses("InternalIP", "10.0.1.2")}
 	for _, cidr := range cp.PodCIDRs {
@@ -42,14 +43,14 @@ func CloudNode(Options) (Report, error) {
 	provider.AddRoute(cloud.Route{Name: "prod-uid-x-10.8.0.0/24", TargetNode: "prod-x", DestinationCIDR: "10.8.0.0/24"})
 
 	alloc, err := cloud.NewRangeAllocator(cloud.RangeAllocatorConfig{ClusterCIDRs: clusterCIDRs,
-		ServiceCIDRs: []netip.Prefix{netip.MustParsePrefix("10.96.0.0/12")}}, []cloud.Node{cp})
+		ServiceCIDRs: []netip.Prefix{netip.MustParsePrefix("10.96.0.0/12")}}, []core.Node{cp})
 	if err != nil {
 		return r, err
 	}
 	r.fact("cloud", "", "", "cluster %s: cluster CIDRs %v, node masks /24 and /64; cp-1 holds %v", clusterName, clusterCIDRs, cp.PodCIDRs)
 
 	// +0s: the kubelet registers with --cloud-provider=external --node-ip=10.0.1.7.
-	w := cloud.Node{Name: "worker-1", UID: "uid-worker-1", Conditions: ready,
+	w := core.Node{Name: "worker-1", UID: "uid-worker-1", Conditions: ready,
 		Taints:      []taints.Taint{{Key: taints.TaintExternalCloudProvider, Value: "true", Effect: taints.TaintEffectNoSchedule}},
 		Annotations: map[string]string{cloud.AnnotationProvidedNodeIP: "10.0.1.7"},
 		Labels:      map[string]string{"kubernetes.io/hostname": "worker-1"}, Addresses: fake.Addresses("Hostname", "worker-1")}
@@ -84,7 +85,7 @@ func CloudNode(Options) (Report, error) {
 	// +10s: the route controller's reconcile.
 	routeCfg := cloud.RouteConfig{ClusterCIDRs: clusterCIDRs}
 	created, deleted := 0, 0
-	reconcile := func(at time.Duration, nodes []cloud.Node) error {
+	reconcile := func(at time.Duration, nodes []core.Node) error {
 		routes, err := provider.ListRoutes(ctx, clusterName)
 		if err != nil {
 			return err
@@ -108,7 +109,7 @@ func CloudNode(Options) (Report, error) {
 			r.at(at, "route", c.Route.TargetNode, c.Reason, "route %s -> %s created", c.Route.DestinationCIDR, c.Route.TargetNode)
 		}
 		for _, n := range p.Nodes {
-			i := slices.IndexFunc(nodes, func(x cloud.Node) bool { return x.Name == n.Node })
+			i := slices.IndexFunc(nodes, func(x core.Node) bool { return x.Name == n.Node })
 			cond, write := cloud.NetworkUnavailable(nodes[i].Conditions, n.RoutesCreated(nil), Start.Add(at))
 			if write {
 				nodes[i].Conditions, _ = conditions.Set(nodes[i].Conditions, cond, Start.Add(at))
@@ -117,7 +118,7 @@ func CloudNode(Options) (Report, error) {
 		}
 		return nil
 	}
-	nodes := []cloud.Node{cp, w}
+	nodes := []core.Node{cp, w}
 	if err := reconcile(10*time.Second, nodes); err != nil {
 		return r, err
 	}
@@ -135,11 +136,11 @@ func CloudNode(Options) (Report, error) {
 		for _, d := range cloud.MonitorNodes(ctx, provider, nodes) {
 			switch d.Action {
 			case cloud.LifecycleAddShutdownTaint:
-				i := slices.IndexFunc(nodes, func(x cloud.Node) bool { return x.Name == d.Node })
+				i := slices.IndexFunc(nodes, func(x core.Node) bool { return x.Name == d.Node })
 				nodes[i].Taints, _ = taints.AddOrUpdate(nodes[i].Taints, cloud.ShutdownTaint())
 				r.at(at, "cloud", d.Node, d.Reason, "cloud node lifecycle: %s; taints %v", d.Action, nodes[i].Taints)
 			case cloud.LifecycleDeleteNode:
-				i := slices.IndexFunc(nodes, func(x cloud.Node) bool { return x.Name == d.Node })
+				i := slices.IndexFunc(nodes, func(x core.Node) bool { return x.Name == d.Node })
 				gone := nodes[i]
 				nodes = slices.Delete(nodes, i, i+1)
 				r.at(at, "cloud", d.Node, d.Reason, "cloud node lifecycle: %s", d.Message)

@@ -388,7 +388,7 @@ func (r *run) cloudPass(now time.Time) {
 		if n.deleted {
 			continue
 		}
-		d := cloud.DecideLifecycle(cloud.Node{Name: n.name, Conditions: n.conds, Taints: n.taints},
+		d := cloud.DecideLifecycle(core.Node{Name: n.name, Conditions: n.conds, Taints: n.taints},
 			cloud.Probe{Exists: !n.instanceGone, Shutdown: n.off})
 		switch d.Action {
 		case cloud.LifecycleDeleteNode:
