@@ -3,6 +3,7 @@ package admission
 import (
 	"strconv"
 
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/internal/k8sname"
 )
 
@@ -17,7 +18,7 @@ const MetadataName = "metadata.name"
 //     entries are not validated);
 //   - with Affinity set, n must match one of its terms (see
 //     NodeSelector.Matches); an Affinity without terms matches nothing.
-func RequiredAffinityMatches(p *Pod, n *Node) bool {
+func RequiredAffinityMatches(p *Pod, n *core.Node) bool {
 	return affinityMatches(p, n, labelView{m: n.Labels})
 }
 
@@ -39,7 +40,7 @@ func (l labelView) get(k string) (string, bool) {
 	return v, ok
 }
 
-func affinityMatches(p *Pod, n *Node, l labelView) bool {
+func affinityMatches(p *Pod, n *core.Node, l labelView) bool {
 	for k, v := range p.NodeSelector {
 		if lv, ok := l.get(k); !ok || lv != v {
 			return false
@@ -54,9 +55,9 @@ func affinityMatches(p *Pod, n *Node, l labelView) bool {
 // n's fields; the fields are not checked when n has no name. A term with an
 // invalid requirement (see Requirement.Valid, ValidField) never matches,
 // while the other terms still can.
-func (s *NodeSelector) Matches(n *Node) bool { return s.matches(n, labelView{m: n.Labels}) }
+func (s *NodeSelector) Matches(n *core.Node) bool { return s.matches(n, labelView{m: n.Labels}) }
 
-func (s *NodeSelector) matches(n *Node, l labelView) bool {
+func (s *NodeSelector) matches(n *core.Node, l labelView) bool {
 	for i := range s.Terms {
 		t := &s.Terms[i]
 		if len(t.MatchExpressions) == 0 && len(t.MatchFields) == 0 {
@@ -69,7 +70,7 @@ func (s *NodeSelector) matches(n *Node, l labelView) bool {
 	return false
 }
 
-func (t *Term) matches(n *Node, l labelView) bool {
+func (t *Term) matches(n *core.Node, l labelView) bool {
 	for i := range t.MatchExpressions {
 		if !t.MatchExpressions[i].Valid() {
 			return false

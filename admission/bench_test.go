@@ -20,8 +20,8 @@ func benchPod(name string, cpu, memMi int64) *Pod {
 	}
 }
 
-func benchNode(name string) Node {
-	return Node{Name: name,
+func benchNode(name string) core.Node {
+	return core.Node{Name: name,
 		Labels: map[string]string{"kubernetes.io/os": "linux", "disk": "ssd"},
 		Taints: []taints.Taint{{Key: "dedicated", Value: "web", Effect: taints.TaintEffectNoExecute}},
 		Allocatable: core.ResourceList{

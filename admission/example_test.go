@@ -24,8 +24,8 @@ func pod(name, cpu, memory string) *admission.Pod {
 		Containers: []core.Container{{Name: "c", Resources: core.ResourceRequirements{Requests: req}}}}
 }
 
-func node4x8() admission.Node {
-	return admission.Node{Name: "n1", UID: "node-uid", Allocatable: core.ResourceList{
+func node4x8() core.Node {
+	return core.Node{Name: "n1", UID: "node-uid", Allocatable: core.ResourceList{
 		core.ResourceCPU:    resource.MustParse("4"),
 		core.ResourceMemory: resource.MustParse("8Gi"),
 		core.ResourcePods:   resource.MustParse("110"),
@@ -111,7 +111,7 @@ func ExampleChain_Admit() {
 // Required node affinity: a term matches when all its requirements hold;
 // Gt compares the label as an integer.
 func ExampleRequiredAffinityMatches() {
-	n := &admission.Node{Name: "n1", Labels: map[string]string{"disk": "ssd", "cores": "64"}}
+	n := &core.Node{Name: "n1", Labels: map[string]string{"disk": "ssd", "cores": "64"}}
 	p := &admission.Pod{Affinity: &admission.NodeSelector{Terms: []admission.Term{{
 		MatchExpressions: []admission.Requirement{
 			{Key: "disk", Operator: admission.OpIn, Values: []string{"ssd", "nvme"}},
@@ -174,7 +174,7 @@ func ExamplePreempt_priorityPlaysNoPart() {
 // A static pod from a manifest and its mirror pod: missing, it is created;
 // an orphaned mirror pod is deleted.
 func ExampleReconcileMirrors() {
-	node := &admission.Node{Name: "cp-1", UID: "node-uid"}
+	node := &core.Node{Name: "cp-1", UID: "node-uid"}
 	etcd := admission.StaticPod(admission.Pod{Name: "etcd", Namespace: "kube-system"}, node.Name, core.SourceFile, "0f3c")
 	fmt.Println(etcd.Name, etcd.Annotations[core.ConfigHashAnnotation])
 

@@ -54,7 +54,7 @@ func StaticPod(m Pod, nodeName, source, uid string) Pod {
 // MirrorPod returns the mirror pod the kubelet creates for static: a copy
 // with the mirror annotation set to the static pod's config hash, owned by
 // node (a controller owner reference to the Node, by ownerUID).
-func MirrorPod(static *Pod, node *Node) (mirror Pod, ownerUID string, err error) {
+func MirrorPod(static *Pod, node *core.Node) (mirror Pod, ownerUID string, err error) {
 	if node.UID == "" {
 		return Pod{}, "", fmt.Errorf("%w %s", ErrNodeUIDUnset, node.Name)
 	}
@@ -104,7 +104,7 @@ type MirrorAction struct {
 // precondition) and created again; a missing one is created. No mirror pod
 // is created when node is nil (the kubelet could not get its Node) or being
 // deleted. A pod that is not static gets no action.
-func ReconcileMirror(static, mirror *Pod, node *Node) []MirrorAction {
+func ReconcileMirror(static, mirror *Pod, node *core.Node) []MirrorAction {
 	if !IsStaticPod(static) {
 		return nil
 	}
@@ -138,7 +138,7 @@ func ReconcileMirror(static, mirror *Pod, node *Node) []MirrorAction {
 // (its mirror found by full name), then a delete, by name, of each mirror
 // pod whose static pod is gone, unless terminating reports that the kubelet
 // is still stopping the static pod of that full name (nil: none is).
-func ReconcileMirrors(node *Node, static, mirrors []*Pod, terminating func(fullName string) bool) []MirrorAction {
+func ReconcileMirrors(node *core.Node, static, mirrors []*Pod, terminating func(fullName string) bool) []MirrorAction {
 	byName := make(map[string]*Pod, len(mirrors))
 	for _, m := range mirrors {
 		byName[PodFullName(m)] = m

@@ -22,7 +22,7 @@ func actions(as []MirrorAction) string {
 // kubelet_pods.go), case by case.
 func TestReconcileMirror(t *testing.T) {
 	static := StaticPod(Pod{Name: "etcd", Namespace: "kube-system"}, "Node-1", core.SourceFile, "h1")
-	node := &Node{Name: "Node-1", UID: "n-uid"}
+	node := &core.Node{Name: "Node-1", UID: "n-uid"}
 	good, owner, err := MirrorPod(&static, node)
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +42,7 @@ func TestReconcileMirror(t *testing.T) {
 	tests := []struct {
 		name   string
 		mirror *Pod
-		node   *Node
+		node   *core.Node
 		want   string
 	}{
 		{"missing: created", nil, node, `Create etcd-node-1_kube-system uid="" after=false Missing; `},
@@ -89,7 +89,7 @@ func TestStaticPodDefaults(t *testing.T) {
 	if h := StaticPod(Pod{Name: "x"}, "n", core.SourceHTTP, "u"); len(h.Tolerations) != 0 {
 		t.Fatalf("an http pod gets no toleration: %v", h.Tolerations)
 	}
-	if _, _, err := MirrorPod(&p, &Node{Name: "cp-1"}); !errors.Is(err, ErrNodeUIDUnset) || err.Error() != "admission: UID unset for node cp-1" {
+	if _, _, err := MirrorPod(&p, &core.Node{Name: "cp-1"}); !errors.Is(err, ErrNodeUIDUnset) || err.Error() != "admission: UID unset for node cp-1" {
 		t.Fatalf("MirrorPod without a node UID: %v", err)
 	}
 }

@@ -45,7 +45,7 @@ func sanitize(p ContainerPort) hostPort {
 // A NodeInfo is not safe for concurrent use. Its zero value is not usable:
 // create one with NewNodeInfo.
 type NodeInfo struct {
-	node Node
+	node core.Node
 	opts Options
 
 	alloc       amounts
@@ -67,7 +67,7 @@ type NodeInfo struct {
 // NewNodeInfo returns the NodeInfo of node with pods admitted, in order.
 // Neither node nor the pods are copied: they must not change while the
 // NodeInfo holds them.
-func NewNodeInfo(node Node, opts Options, pods ...*Pod) *NodeInfo {
+func NewNodeInfo(node core.Node, opts Options, pods ...*Pod) *NodeInfo {
 	ni := &NodeInfo{opts: opts, list: core.ResourceList{}}
 	ni.SetNode(node)
 	for _, p := range pods {
@@ -77,7 +77,7 @@ func NewNodeInfo(node Node, opts Options, pods ...*Pod) *NodeInfo {
 }
 
 // SetNode replaces the node (a status update), keeping the pods.
-func (ni *NodeInfo) SetNode(node Node) {
+func (ni *NodeInfo) SetNode(node core.Node) {
 	ni.node = node
 	ni.alloc = amounts{}
 	ni.allowedPods = 0
@@ -88,7 +88,7 @@ func (ni *NodeInfo) SetNode(node Node) {
 }
 
 // Node returns the node.
-func (ni *NodeInfo) Node() Node { return ni.node }
+func (ni *NodeInfo) Node() core.Node { return ni.node }
 
 // Options returns the options given to NewNodeInfo.
 func (ni *NodeInfo) Options() Options { return ni.opts }

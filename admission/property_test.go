@@ -19,7 +19,7 @@ func drawPod(t *rapid.T, i int) *admission.Pod {
 	return p.Admission()
 }
 
-func drawNode(t *rapid.T) admission.Node {
+func drawNode(t *rapid.T) core.Node {
 	return nodelifetest.AdmissionNodes(nodelifetest.Options{}).Draw(t, "node")
 }
 
@@ -32,7 +32,7 @@ func value(p *admission.Pod, name core.ResourceName) int64 {
 	return q.Value()
 }
 
-func allocValue(n admission.Node, name core.ResourceName) int64 {
+func allocValue(n core.Node, name core.ResourceName) int64 {
 	q := n.Allocatable[name]
 	if name == core.ResourceCPU {
 		return q.MilliValue()

@@ -25,7 +25,7 @@ func TestAdmitCountsResizeStatus(t *testing.T) {
 		Resize: &cgroup.ResizeStatus{Containers: []cgroup.ContainerResizeStatus{
 			{Name: "a", Allocated: cpu("1"), Actuated: &core.ResourceRequirements{Requests: cpu("2")}},
 			{Name: "b", Allocated: cpu("2"), Actuated: &core.ResourceRequirements{Requests: cpu("1")}}}}}
-	node := Node{Name: "n", Allocatable: core.ResourceList{core.ResourceCPU: resource.MustParse("4"),
+	node := core.Node{Name: "n", Allocatable: core.ResourceList{core.ResourceCPU: resource.MustParse("4"),
 		core.ResourcePods: resource.MustParse("110")}}
 	newPod := &Pod{Namespace: "ns", Name: "new", UID: "new",
 		Containers: []core.Container{{Name: "c", Resources: core.ResourceRequirements{Requests: cpu("1")}}}}

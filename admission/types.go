@@ -119,33 +119,6 @@ type Pod struct {
 	Resize *cgroup.ResizeStatus
 }
 
-// Features is a node's status.features.
-type Features struct {
-	// SupplementalGroupsPolicy is status.features.supplementalGroupsPolicy;
-	// nil counts as false.
-	SupplementalGroupsPolicy *bool
-}
-
-// Node is the part of a core/v1 Node that admission reads.
-type Node struct {
-	// Name is metadata.name, matched by spec.nodeName and by matchFields on
-	// metadata.name.
-	Name string
-	// UID is metadata.uid; a mirror pod is owned by it.
-	UID string
-	// Labels are metadata.labels.
-	Labels map[string]string
-	// Taints are spec.taints; only NoExecute ones refuse a pod.
-	Taints []taints.Taint
-	// Allocatable is status.allocatable.
-	Allocatable core.ResourceList
-	// Features is status.features.
-	Features Features
-	// DeletionTimestamp is metadata.deletionTimestamp: no mirror pod is
-	// created for a node being deleted.
-	DeletionTimestamp *time.Time
-}
-
 // Result is an admit handler's verdict, as the kubelet's PodAdmitResult.
 type Result struct {
 	// Admit is true when the pod may run.

@@ -27,10 +27,10 @@ func requestPod(l core.ResourceList) *Pod {
 
 // machine1 is predicate_test.go's node: allocatable 10 millicpu, 20 bytes of
 // memory, 32 pods.
-func machine1(ts ...taints.Taint) Node {
+func machine1(ts ...taints.Taint) core.Node {
 	l := milliCPUMem(10, 20)
 	l[core.ResourcePods] = *resource.NewQuantity(32, resource.DecimalSI)
-	return Node{Name: "machine1", Allocatable: l, Taints: ts}
+	return core.Node{Name: "machine1", Allocatable: l, Taints: ts}
 }
 
 // pkg/kubelet/lifecycle/predicate_test.go, TestGeneralPredicates.
@@ -41,7 +41,7 @@ func TestUpstreamGeneralPredicates(t *testing.T) {
 		name  string
 		pod   *Pod
 		other *Pod
-		node  Node
+		node  core.Node
 		want  []Failure
 	}{
 		{name: "no resources/port/host requested always fits", pod: &Pod{}, other: requestPod(milliCPUMem(9, 19)), node: machine1()},
@@ -303,10 +303,10 @@ func ptr[T any](v T) *T { return &v }
 // cases of TestParsePodFullName, which PodFullName forms.
 func TestUpstreamMirrorClient(t *testing.T) {
 	pod := &Pod{Name: "test-pod-name", Namespace: "test-pod-ns", Annotations: map[string]string{core.ConfigHashAnnotation: "123456789"}}
-	if _, _, err := MirrorPod(pod, &Node{Name: "test-node-name"}); err == nil {
+	if _, _, err := MirrorPod(pod, &core.Node{Name: "test-node-name"}); err == nil {
 		t.Error("node missing UID: no error")
 	}
-	mirror, owner, err := MirrorPod(pod, &Node{Name: "test-node-name", UID: "test-node-uid-1234"})
+	mirror, owner, err := MirrorPod(pod, &core.Node{Name: "test-node-name", UID: "test-node-uid-1234"})
 	if err != nil || owner != "test-node-uid-1234" || mirror.Annotations[core.ConfigMirrorAnnotation] != "123456789" {
 		t.Errorf("successfully fetched node: owner %q, annotations %v, %v", owner, mirror.Annotations, err)
 	}

@@ -39,6 +39,17 @@ type Node struct {
 	Conditions []conditions.Condition
 	// Addresses are status.addresses, in order.
 	Addresses []conditions.NodeAddress
+	// Allocatable is status.allocatable: what pods may request.
+	Allocatable ResourceList
+	// Features is status.features.
+	Features NodeFeatures
+}
+
+// NodeFeatures is a node's status.features: what its kubelet supports.
+type NodeFeatures struct {
+	// SupplementalGroupsPolicy is status.features.supplementalGroupsPolicy;
+	// nil counts as false.
+	SupplementalGroupsPolicy *bool
 }
 
 // Deleting reports whether metadata.deletionTimestamp is set.

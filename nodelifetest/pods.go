@@ -361,8 +361,8 @@ func PodsOn(pods []Pod, nodes []string) *rapid.Generator[[]Pod] {
 // allocatable cpu, memory, ephemeral storage, 2 MiB huge pages and
 // example.com/gpu, each listed on about two nodes in three (amounts from
 // the same values pods request), and 0-12 pods.
-func AdmissionNodes(o Options) *rapid.Generator[admission.Node] {
-	return rapid.Custom(func(t *rapid.T) admission.Node {
+func AdmissionNodes(o Options) *rapid.Generator[core.Node] {
+	return rapid.Custom(func(t *rapid.T) core.Node {
 		alloc := core.ResourceList{}
 		for _, name := range append(slices.Clone(podResources), scalarResources...) {
 			if !rare(t, 3, "unlisted "+string(name)) {
@@ -370,6 +370,6 @@ func AdmissionNodes(o Options) *rapid.Generator[admission.Node] {
 			}
 		}
 		alloc[core.ResourcePods] = *resource.NewQuantity(rapid.Int64Range(0, 12).Draw(t, "pods"), resource.DecimalSI)
-		return admission.Node{Name: "n1", UID: "uid-n1", Allocatable: alloc}
+		return core.Node{Name: "n1", UID: "uid-n1", Allocatable: alloc}
 	})
 }

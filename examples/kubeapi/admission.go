@@ -74,22 +74,6 @@ func appendPorts(out []admission.ContainerPort, ports []corev1.ContainerPort) []
 	return out
 }
 
-// AdmissionNode is what the kubelet's admission reads of its Node: name,
-// UID, labels, taints, allocatable, status.features and the deletion
-// timestamp.
-func AdmissionNode(n *corev1.Node) admission.Node {
-	out := admission.Node{
-		Name: n.Name, UID: string(n.UID), Labels: n.Labels,
-		Taints:            Taints(n.Spec.Taints),
-		Allocatable:       resourceList(n.Status.Allocatable),
-		DeletionTimestamp: timePtr(n.DeletionTimestamp),
-	}
-	if f := n.Status.Features; f != nil {
-		out.Features.SupplementalGroupsPolicy = f.SupplementalGroupsPolicy
-	}
-	return out
-}
-
 // ResizeStatus is what p's status says of its resources during an in-place
 // resize: the PodResizePending condition's Infeasible reason, every
 // container's allocatedResources and resources, and the pod-level ones. ok

@@ -199,10 +199,11 @@ func Pod(p *corev1.Pod) core.Pod {
 
 // Node converts a node into the library's one node type, which the node
 // lifecycle controller, the pod GC, the shutdown planners, the readiness
-// rules and the cloud controller manager's decisions read: metadata
+// rules, admission and the cloud controller manager's decisions read: metadata
 // (names, labels and annotations shared with n, not copied; timestamps),
 // the spec's taints, unschedulable, provider ID and pod CIDRs (shared),
-// and the status's conditions and addresses.
+// and the status's conditions, addresses, allocatable (copied) and
+// features (what admission reads).
 func Node(n *corev1.Node) core.Node {
 	out := core.Node{Name: n.Name, UID: string(n.UID), Labels: n.Labels, Annotations: n.Annotations,
 		CreationTimestamp: n.CreationTimestamp.Time, DeletionTimestamp: timePtr(n.DeletionTimestamp),
@@ -210,6 +211,10 @@ func Node(n *corev1.Node) core.Node {
 		PodCIDRs: n.Spec.PodCIDRs, Conditions: Conditions(n.Status.Conditions)}
 	for _, a := range n.Status.Addresses {
 		out.Addresses = append(out.Addresses, conditions.NodeAddress{Type: conditions.NodeAddressType(a.Type), Address: a.Address})
+	}
+	out.Allocatable = resourceList(n.Status.Allocatable)
+	if f := n.Status.Features; f != nil {
+		out.Features.SupplementalGroupsPolicy = f.SupplementalGroupsPolicy
 	}
 	return out
 }

@@ -66,7 +66,7 @@ func (r *run) initPlacement() {
 	pl := &placement{nis: make([]*admission.NodeInfo, len(r.nodes)), pods: make([]*admission.Pod, len(r.pods))}
 	for i := range r.nodes {
 		src := r.srcNodes[i]
-		pl.nis[i] = admission.NewNodeInfo(admission.Node{Name: src.Name, Labels: src.Labels, Allocatable: src.Allocatable}, admission.Options{})
+		pl.nis[i] = admission.NewNodeInfo(core.Node{Name: src.Name, Labels: src.Labels, Allocatable: src.Allocatable}, admission.Options{})
 	}
 	pl.zoneCount = make([][]int, len(r.wls))
 	for w := range pl.zoneCount {

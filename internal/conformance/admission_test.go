@@ -291,7 +291,7 @@ func TestDifferentialAdmit(t *testing.T) {
 			nlPods[j] = &ap
 		}
 		ap := kubeapi.AdmissionPod(pod)
-		ni := admission.NewNodeInfo(kubeapi.AdmissionNode(node), admission.OptionsFor(upstreamRelease), nlPods...)
+		ni := admission.NewNodeInfo(kubeapi.Node(node), admission.OptionsFor(upstreamRelease), nlPods...)
 		got := ni.Admit(&ap)
 
 		// upstream writes the kubelet's OS into the cached Node's labels:

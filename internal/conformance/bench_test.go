@@ -615,7 +615,7 @@ func admissionBench() (*v1.Node, *v1.Pod, []*v1.Pod, admission.Pod, *admission.N
 	pod.Spec.NodeSelector = map[string]string{"disk": "ssd"}
 	upNI := schedulerframework.NewNodeInfo(others...)
 	upNI.SetNode(node)
-	return node, pod, others, kubeapi.AdmissionPod(pod), admission.NewNodeInfo(kubeapi.AdmissionNode(node), admission.Options{}, nl...), upNI
+	return node, pod, others, kubeapi.AdmissionPod(pod), admission.NewNodeInfo(kubeapi.Node(node), admission.Options{}, nl...), upNI
 }
 
 func BenchmarkPairs(b *testing.B) {

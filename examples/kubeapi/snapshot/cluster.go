@@ -40,7 +40,7 @@ func (s *Snapshot) Cluster() *sim.Cluster {
 	c := &sim.Cluster{Nodes: make([]sim.Node, 0, len(s.Nodes)), Pods: s.replayPods, Refused: s.Refused}
 	for _, n := range s.Nodes {
 		c.Nodes = append(c.Nodes, sim.Node{Name: in.str(n.Name), Labels: in.labels(n.Labels), Taints: kubeapi.Taints(n.Spec.Taints),
-			Ready: kubeapi.ReadyStatus(n), Created: n.CreationTimestamp.Time, Allocatable: in.list(kubeapi.AdmissionNode(n).Allocatable)})
+			Ready: kubeapi.ReadyStatus(n), Created: n.CreationTimestamp.Time, Allocatable: in.list(kubeapi.Node(n).Allocatable)})
 	}
 	if c.Pods == nil {
 		c.Pods = make([]sim.Pod, 0, len(s.Pods))
