@@ -7,10 +7,10 @@ import (
 )
 
 // benchNodes returns n nodes that posted Ready True and hold a lease.
-func benchNodes(n int) []Node {
-	nodes := make([]Node, n)
+func benchNodes(n int) []NodeObservation {
+	nodes := make([]NodeObservation, n)
 	for i := range nodes {
-		nodes[i] = Node{
+		nodes[i] = NodeObservation{
 			Name:              fmt.Sprintf("node-%06d", i),
 			CreationTimestamp: t0,
 			Conditions: []Condition{

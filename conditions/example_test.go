@@ -120,7 +120,7 @@ func ExampleEffectiveReportFrequency() {
 // grace period the controller marks it Unknown at the first pass after +50s.
 func ExampleMonitorConfig_Observe() {
 	cfg := conditions.DefaultMonitorConfig()
-	node := conditions.Node{
+	node := conditions.NodeObservation{
 		Name:              "node-1",
 		CreationTimestamp: start.Add(-time.Hour),
 		Conditions:        []conditions.Condition{{Type: conditions.Ready, Status: conditions.True, Reason: "KubeletReady", LastHeartbeatTime: start, LastTransitionTime: start}},
@@ -152,7 +152,7 @@ func ExampleMonitorConfig_Observe() {
 func ExampleMonitor() {
 	m, _ := conditions.NewMonitor(conditions.DefaultMonitorConfig())
 	ready := []conditions.Condition{{Type: conditions.Ready, Status: conditions.True, LastHeartbeatTime: start, LastTransitionTime: start}}
-	nodes := []conditions.Node{
+	nodes := []conditions.NodeObservation{
 		{Name: "leased", Conditions: ready, HasLease: true, LeaseRenewTime: start},
 		{Name: "silent", Conditions: ready},
 	}

@@ -69,8 +69,11 @@ func (c MonitorConfig) Validate() error {
 	)
 }
 
-// Node is what the monitor reads of a Node and its Lease.
-type Node struct {
+// NodeObservation is what the monitor reads of a node and its Lease at
+// one pass: a node's name, creation time and conditions with the state of
+// its lease. (The library's node type is core.Node, which this package
+// cannot import; nodelifecycle builds an observation from it.)
+type NodeObservation struct {
 	// Name is the node's name (used by Monitor only).
 	Name string
 	// CreationTimestamp is metadata.creationTimestamp.
@@ -199,7 +202,7 @@ type Health struct {
 // Observe is pure: it allocates only when it returns conditions to write.
 // A now earlier than rec.LastObserved is clamped to it. Zero times are
 // treated as the instants they are (year 1), never as errors.
-func (c MonitorConfig) Observe(rec HealthRecord, node Node, now time.Time) Health {
+func (c MonitorConfig) Observe(rec HealthRecord, node NodeObservation, now time.Time) Health {
 	if now.Before(rec.LastObserved) {
 		now = rec.LastObserved
 	}
@@ -288,13 +291,13 @@ func freshRecord(probe, transition time.Time, ready Condition, now time.Time) He
 
 // timeoutReady returns the Ready condition a timeout leaves and whether it
 // differs from the posted one, without allocating.
-func timeoutReady(node Node, now time.Time) (Condition, bool) {
+func timeoutReady(node NodeObservation, now time.Time) (Condition, bool) {
 	posted, ok := Find(node.Conditions, Ready)
 	return timeoutRewrite(Ready, posted, ok, node, now)
 }
 
 // timeoutConditions returns the node's conditions with the timeout applied.
-func timeoutConditions(node Node, now time.Time) []Condition {
+func timeoutConditions(node NodeObservation, now time.Time) []Condition {
 	out := make([]Condition, len(node.Conditions), len(node.Conditions)+len(timeoutTypes))
 	copy(out, node.Conditions)
 	for _, t := range timeoutTypes {
@@ -314,7 +317,7 @@ func timeoutConditions(node Node, now time.Time) []Condition {
 // never updated, with the node's creation as heartbeat; a True or False one
 // becomes Unknown, keeping its heartbeat; an Unknown one is left alone.
 // changed is false only in the last case.
-func timeoutRewrite(t Type, c Condition, found bool, node Node, now time.Time) (_ Condition, changed bool) {
+func timeoutRewrite(t Type, c Condition, found bool, node NodeObservation, now time.Time) (_ Condition, changed bool) {
 	switch {
 	case !found:
 		return Condition{Type: t, Status: Unknown, Reason: ReasonNodeStatusNeverUpdated, Message: MessageNodeStatusNeverUpd,

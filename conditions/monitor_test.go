@@ -20,7 +20,7 @@ func readyCond(s Status, heartbeat, transition time.Time) Condition {
 // NodeStatusNeverUpdated with the creation time as heartbeat.
 func TestMonitorStartupGrace(t *testing.T) {
 	cfg := DefaultMonitorConfig()
-	node := Node{Name: "n1", CreationTimestamp: t0}
+	node := NodeObservation{Name: "n1", CreationTimestamp: t0}
 	h := cfg.Observe(HealthRecord{}, node, at(5))
 	if h.TimedOut || h.Write || h.HasCurrentReady || h.GracePeriod != 60*time.Second || !h.Deadline.Equal(at(60)) {
 		t.Fatalf("at 5s: %+v", h)
@@ -48,7 +48,7 @@ func TestMonitorStartupGrace(t *testing.T) {
 // A renewing lease alone keeps a node healthy, however old its status.
 func TestMonitorLeaseKeepsNodeHealthy(t *testing.T) {
 	cfg := DefaultMonitorConfig()
-	node := Node{Name: "n1", CreationTimestamp: created, Conditions: []Condition{readyCond(True, t0, t0)}, HasLease: true, LeaseRenewTime: t0}
+	node := NodeObservation{Name: "n1", CreationTimestamp: created, Conditions: []Condition{readyCond(True, t0, t0)}, HasLease: true, LeaseRenewTime: t0}
 	rec := HealthRecord{}
 	for s := 0; s <= 600; s += 5 {
 		node.LeaseRenewTime = at(s - s%10) // renewed every 10s
@@ -62,7 +62,7 @@ func TestMonitorLeaseKeepsNodeHealthy(t *testing.T) {
 		rec = h.Record
 	}
 	// A lease without renewTime counts once (first seen), then never again.
-	node = Node{Name: "n2", CreationTimestamp: created, Conditions: []Condition{readyCond(True, t0, t0)}, HasLease: true}
+	node = NodeObservation{Name: "n2", CreationTimestamp: created, Conditions: []Condition{readyCond(True, t0, t0)}, HasLease: true}
 	h := cfg.Observe(HealthRecord{}, node, at(0))
 	h = cfg.Observe(h.Record, node, at(30))
 	if !h.Record.ProbeTimestamp.Equal(at(0)) {
@@ -87,7 +87,7 @@ func TestMonitorTimelineStaleThenRecovery(t *testing.T) {
 			network := Condition{Type: NetworkUnavailable, Status: False, Reason: "RouteCreated", LastHeartbeatTime: t0, LastTransitionTime: t0}
 			memory := Condition{Type: MemoryPressure, Status: False, Reason: "KubeletHasSufficientMemory", LastHeartbeatTime: t0, LastTransitionTime: t0}
 			ready := readyCond(True, t0, t0)
-			node := Node{Name: "n1", CreationTimestamp: created, Conditions: []Condition{network, memory, ready}, HasLease: true, LeaseRenewTime: t0}
+			node := NodeObservation{Name: "n1", CreationTimestamp: created, Conditions: []Condition{network, memory, ready}, HasLease: true, LeaseRenewTime: t0}
 
 			h := cfg.Observe(HealthRecord{}, node, at(0))
 			if !h.Record.ProbeTimestamp.Equal(at(0)) || !h.Deadline.Equal(at(g)) {
@@ -143,7 +143,7 @@ func TestMonitorTimelineStaleThenRecovery(t *testing.T) {
 // the transition timestamp.
 func TestMonitorHeartbeatKeepsTransition(t *testing.T) {
 	cfg := DefaultMonitorConfig()
-	node := Node{CreationTimestamp: created, Conditions: []Condition{readyCond(True, t0, t0)}}
+	node := NodeObservation{CreationTimestamp: created, Conditions: []Condition{readyCond(True, t0, t0)}}
 	h := cfg.Observe(HealthRecord{}, node, at(0))
 	node.Conditions = []Condition{readyCond(True, at(10), t0)}
 	h = cfg.Observe(h.Record, node, at(12))
@@ -156,7 +156,7 @@ func TestMonitorHeartbeatKeepsTransition(t *testing.T) {
 // so the startup grace applies from the last probe.
 func TestMonitorReadyRemoved(t *testing.T) {
 	cfg := DefaultMonitorConfig()
-	node := Node{CreationTimestamp: created, Conditions: []Condition{readyCond(True, t0, t0)}}
+	node := NodeObservation{CreationTimestamp: created, Conditions: []Condition{readyCond(True, t0, t0)}}
 	h := cfg.Observe(HealthRecord{}, node, at(0))
 	node.Conditions = nil
 	h = cfg.Observe(h.Record, node, at(30))
@@ -173,7 +173,7 @@ func TestMonitorReadyRemoved(t *testing.T) {
 
 func TestMonitorRetryAndKubeletNotReadyOption(t *testing.T) {
 	cfg := DefaultMonitorConfig()
-	node := Node{CreationTimestamp: created, Conditions: []Condition{readyCond(True, t0, t0)}, HasLease: true, LeaseRenewTime: t0}
+	node := NodeObservation{CreationTimestamp: created, Conditions: []Condition{readyCond(True, t0, t0)}, HasLease: true, LeaseRenewTime: t0}
 	h := cfg.Observe(HealthRecord{}, node, at(0))
 	// The kubelet posts False while the lease stays fresh (kubernetes#125618).
 	node.Conditions = []Condition{{Type: Ready, Status: False, Reason: "KubeletNotReady", LastHeartbeatTime: at(10), LastTransitionTime: at(10)}}
@@ -197,7 +197,7 @@ func TestMonitorRetryAndKubeletNotReadyOption(t *testing.T) {
 
 func TestMonitorClampsBackwardsClock(t *testing.T) {
 	cfg := DefaultMonitorConfig()
-	node := Node{CreationTimestamp: created, Conditions: []Condition{readyCond(True, t0, t0)}}
+	node := NodeObservation{CreationTimestamp: created, Conditions: []Condition{readyCond(True, t0, t0)}}
 	h := cfg.Observe(HealthRecord{}, node, at(100))
 	h = cfg.Observe(h.Record, node, at(0)) // clock jumped back
 	if !h.Record.LastObserved.Equal(at(100)) || h.TimedOut {
@@ -223,13 +223,13 @@ func TestMonitorConfigValidate(t *testing.T) {
 
 func TestMonitorPass(t *testing.T) {
 	m, _ := NewMonitor(DefaultMonitorConfig())
-	healthy := Node{Name: "a", CreationTimestamp: created, Conditions: []Condition{readyCond(True, t0, t0)}, HasLease: true, LeaseRenewTime: t0}
-	silent := Node{Name: "b", CreationTimestamp: created, Conditions: []Condition{readyCond(True, t0, t0)}}
-	if ups := m.Step([]Node{healthy, silent}, at(0)); len(ups) != 0 || m.Len() != 2 {
+	healthy := NodeObservation{Name: "a", CreationTimestamp: created, Conditions: []Condition{readyCond(True, t0, t0)}, HasLease: true, LeaseRenewTime: t0}
+	silent := NodeObservation{Name: "b", CreationTimestamp: created, Conditions: []Condition{readyCond(True, t0, t0)}}
+	if ups := m.Step([]NodeObservation{healthy, silent}, at(0)); len(ups) != 0 || m.Len() != 2 {
 		t.Fatalf("first pass: %v", ups)
 	}
 	healthy.LeaseRenewTime = at(55)
-	ups := m.Step([]Node{healthy, silent}, at(55))
+	ups := m.Step([]NodeObservation{healthy, silent}, at(55))
 	if len(ups) != 1 || ups[0].Name != "b" || !ups[0].Health.Write || !ups[0].Health.MarkPodsNotReady {
 		t.Fatalf("timeout pass: %+v", ups)
 	}
@@ -240,7 +240,7 @@ func TestMonitorPass(t *testing.T) {
 		t.Fatalf("after failures: %+v", r)
 	}
 	// The write failed, so the next pass writes again.
-	if ups := m.Step([]Node{silent}, at(60)); len(ups) != 1 || !ups[0].Health.Write {
+	if ups := m.Step([]NodeObservation{silent}, at(60)); len(ups) != 1 || !ups[0].Health.Write {
 		t.Fatalf("retry pass: %+v", ups)
 	}
 	m.Forget("b")
@@ -256,7 +256,7 @@ func TestMonitorPass(t *testing.T) {
 func TestMonitorUnknownStatusAndType(t *testing.T) {
 	cfg := DefaultMonitorConfig()
 	odd := Condition{Type: "KernelDeadlock", Status: "Maybe", LastHeartbeatTime: t0}
-	node := Node{Conditions: []Condition{{Type: Ready, Status: "Maybe", LastHeartbeatTime: t0, LastTransitionTime: t0}, odd}}
+	node := NodeObservation{Conditions: []Condition{{Type: Ready, Status: "Maybe", LastHeartbeatTime: t0, LastTransitionTime: t0}, odd}}
 	h := cfg.Observe(HealthRecord{}, node, at(0))
 	if h.MarkPodsNotReady || h.TimedOut {
 		t.Fatalf("%+v", h)
@@ -277,16 +277,16 @@ func TestMonitorResetProbes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	node := Node{Name: "n1", CreationTimestamp: created, Conditions: []Condition{readyCond(True, t0, t0)}}
-	m.Step([]Node{node}, at(0))
+	node := NodeObservation{Name: "n1", CreationTimestamp: created, Conditions: []Condition{readyCond(True, t0, t0)}}
+	m.Step([]NodeObservation{node}, at(0))
 	m.ResetProbes(at(40))
 	if r, _ := m.Record("n1"); !r.ProbeTimestamp.Equal(at(40)) || !r.ReadyTransitionTimestamp.Equal(at(40)) {
 		t.Fatalf("record after reset: %+v", r)
 	}
-	if u := m.Step([]Node{node}, at(55)); len(u) != 0 {
+	if u := m.Step([]NodeObservation{node}, at(55)); len(u) != 0 {
 		t.Fatalf("timed out at 55s despite the reset at 40s: %+v", u)
 	}
-	if u := m.Step([]Node{node}, at(95)); len(u) != 1 || !u[0].Health.TimedOut {
+	if u := m.Step([]NodeObservation{node}, at(95)); len(u) != 1 || !u[0].Health.TimedOut {
 		t.Fatalf("not timed out at 95s (reset 40s + grace 50s): %+v", u)
 	}
 }
@@ -302,7 +302,7 @@ func TestMonitorResetProbes(t *testing.T) {
 func TestMonitorGraceAfterOwnUnknown(t *testing.T) {
 	cfg := DefaultMonitorConfig()
 	cfg.GracePeriod = LegacyNodeMonitorGracePeriod
-	node := Node{Name: "n1", CreationTimestamp: t0}
+	node := NodeObservation{Name: "n1", CreationTimestamp: t0}
 	h := cfg.Observe(HealthRecord{}, node, at(61))
 	if !h.TimedOut || !h.Write {
 		t.Fatalf("at 61s: %+v", h)
@@ -327,7 +327,7 @@ func TestMonitorGraceAfterOwnUnknown(t *testing.T) {
 func TestRecordWithoutTimeout(t *testing.T) {
 	cfg := DefaultMonitorConfig()
 	created := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	n := Node{Name: "n", CreationTimestamp: created}
+	n := NodeObservation{Name: "n", CreationTimestamp: created}
 	h := cfg.Observe(HealthRecord{}, n, created.Add(61*time.Second))
 	if !h.TimedOut || !h.Record.HasSavedReady || h.Record.SavedReady.Status != Unknown {
 		t.Fatalf("timed out %v, record %+v", h.TimedOut, h.Record)

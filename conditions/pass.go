@@ -39,7 +39,7 @@ func NewMonitor(cfg MonitorConfig) (*Monitor, error) {
 //
 // A pass allocates only for the updates it returns (and for the records of
 // nodes it has not seen before).
-func (m *Monitor) Step(nodes []Node, now time.Time) []NodeUpdate {
+func (m *Monitor) Step(nodes []NodeObservation, now time.Time) []NodeUpdate {
 	var updates []NodeUpdate
 	for i := range nodes {
 		n := &nodes[i]

@@ -57,7 +57,7 @@ func TestPropertyMonitorNeverUnknownBeforeGrace(t *testing.T) {
 		if rapid.Bool().Draw(t, "legacy") {
 			cfg.GracePeriod = conditions.LegacyNodeMonitorGracePeriod
 		}
-		node := conditions.Node{CreationTimestamp: t0}
+		node := conditions.NodeObservation{CreationTimestamp: t0}
 		var rec conditions.HealthRecord
 		now := t0
 		lastHeard := time.Time{} // oracle

@@ -14,7 +14,7 @@ import (
 // simNode is one node of the scripted cluster.
 type simNode struct {
 	name, zone string
-	node       conditions.Node
+	node       conditions.NodeObservation
 	rec        conditions.HealthRecord
 	taints     []taints.Taint
 	pods       []core.Pod
@@ -56,7 +56,7 @@ func TestTimelineZoneOutage(t *testing.T) {
 		for i := 0; i < perZone; i++ {
 			name := fmt.Sprintf("%s-%02d", z, i)
 			n := &simNode{name: name, zone: ZoneKey(map[string]string{LabelTopologyRegion: "r", LabelTopologyZone: z})}
-			n.node = conditions.Node{Name: name, CreationTimestamp: at(-3600), HasLease: true, LeaseRenewTime: at(0),
+			n.node = conditions.NodeObservation{Name: name, CreationTimestamp: at(-3600), HasLease: true, LeaseRenewTime: at(0),
 				Conditions: []conditions.Condition{{Type: conditions.Ready, Status: conditions.True, Reason: "KubeletReady", LastHeartbeatTime: at(0), LastTransitionTime: at(-3600)}}}
 			n.pods = []core.Pod{{Namespace: "default", Name: "pod-" + name, UID: "uid-" + name, Tolerations: taints.DefaultNoExecuteTolerations()}}
 			nodes = append(nodes, n)

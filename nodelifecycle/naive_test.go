@@ -255,7 +255,7 @@ func (n *naive) Step(now time.Time, apply Apply) Ready {
 				n.tripRV = ""
 			}
 			l, hasLease := n.leases[name]
-			h := mon.Observe(n.records[name], conditions.Node{Name: name, CreationTimestamp: node.CreationTimestamp, Conditions: node.Conditions,
+			h := mon.Observe(n.records[name], conditions.NodeObservation{Name: name, CreationTimestamp: node.CreationTimestamp, Conditions: node.Conditions,
 				HasLease: hasLease, LeaseRenewTime: l.RenewTime, LeaseResourceVersion: l.ResourceVersion}, now)
 			if h.TimedOut && n.cfg.LeaseCircuitBreaker && n.live != nil {
 				rv, found, err := n.live.LiveLease(name)

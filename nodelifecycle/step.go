@@ -218,8 +218,8 @@ func (ns *nodeState) taintNode() eviction.TaintNode {
 	return eviction.TaintNode{Name: ns.node.Name, UID: ns.node.UID, Zone: ns.zone, Taints: ts}
 }
 
-func (ns *nodeState) healthNode() conditions.Node {
-	return conditions.Node{Name: ns.node.Name, CreationTimestamp: ns.node.CreationTimestamp, Conditions: ns.node.Conditions,
+func (ns *nodeState) healthNode() conditions.NodeObservation {
+	return conditions.NodeObservation{Name: ns.node.Name, CreationTimestamp: ns.node.CreationTimestamp, Conditions: ns.node.Conditions,
 		HasLease: ns.hasLease, LeaseRenewTime: ns.renew, LeaseResourceVersion: ns.leaseRV}
 }
 

@@ -128,8 +128,8 @@ func FromConditions(in []conditions.Condition) []corev1.NodeCondition {
 
 // MonitorNode is what the node health monitor reads of a node and its
 // lease (kube-node-lease/<name>; nil when there is none).
-func MonitorNode(n *corev1.Node, l *coordinationv1.Lease) conditions.Node {
-	out := conditions.Node{Name: n.Name, CreationTimestamp: n.CreationTimestamp.Time, Conditions: Conditions(n.Status.Conditions)}
+func MonitorNode(n *corev1.Node, l *coordinationv1.Lease) conditions.NodeObservation {
+	out := conditions.NodeObservation{Name: n.Name, CreationTimestamp: n.CreationTimestamp.Time, Conditions: Conditions(n.Status.Conditions)}
 	if l != nil {
 		out.HasLease = true
 		if l.Spec.RenewTime != nil {

@@ -125,9 +125,9 @@ func TestMonitorOnARealNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	t0 := time.Date(2026, 3, 1, 12, 0, 45, 0, time.UTC)
-	mon.Step([]conditions.Node{MonitorNode(n, l)}, t0)
+	mon.Step([]conditions.NodeObservation{MonitorNode(n, l)}, t0)
 	now := t0.Add(55 * time.Second)
-	ups := mon.Step([]conditions.Node{MonitorNode(n, l)}, now)
+	ups := mon.Step([]conditions.NodeObservation{MonitorNode(n, l)}, now)
 	if len(ups) != 1 || !ups[0].Health.Write {
 		t.Fatalf("updates %+v", ups)
 	}
