@@ -3,6 +3,7 @@ package core
 import (
 	"time"
 
+	"github.com/nodelife/nodelife/conditions"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -72,6 +73,8 @@ type Pod struct {
 
 	// Phase is status.phase.
 	Phase PodPhase
+	// Conditions are status.conditions; of each type the first counts.
+	Conditions []PodCondition
 	// QOSClass is status.qosClass; "" when not yet set, and then computed
 	// from the resources by those who need it (cgroup.PodQOS). Once set it
 	// is immutable upstream.
@@ -157,3 +160,26 @@ func (r PodRef) Key() string { return r.Namespace + "/" + r.Name }
 
 // Ref returns the pod's PodRef.
 func (p *Pod) Ref() PodRef { return PodRef{Namespace: p.Namespace, Name: p.Name, UID: p.UID} }
+
+// PodConditionType is the type of a pod condition, with core/v1's values.
+type PodConditionType string
+
+// The pod condition types the library reads or writes.
+const (
+	// PodReady: the pod can serve; the node lifecycle controller sets it
+	// False on the pods of a node that stops being Ready.
+	PodReady PodConditionType = "Ready"
+	// DisruptionTarget: the pod is about to be deleted by a disruption
+	// (the taint eviction controller, the pod GC, preemption).
+	DisruptionTarget PodConditionType = "DisruptionTarget"
+)
+
+// PodCondition is a pod condition, the fields of core/v1's PodCondition the
+// library reads or writes.
+type PodCondition struct {
+	// Type and Status are the condition's type and status.
+	Type   PodConditionType
+	Status conditions.Status
+	// Reason and Message say why, as the API has them.
+	Reason, Message string
+}

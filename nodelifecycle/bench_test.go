@@ -31,7 +31,7 @@ func benchCluster(tb testing.TB, nodes, podsPerNode int) (*Controller, time.Time
 			Conditions: []conditions.Condition{{Type: conditions.Ready, Status: conditions.True, LastHeartbeatTime: start, LastTransitionTime: start}}})
 		c.UpsertLease(Lease{Node: name, RenewTime: start})
 		for k := 0; k < podsPerNode; k++ {
-			c.UpsertPod(Pod{Namespace: "ns", Name: fmt.Sprintf("%s-%d", name, k), UID: fmt.Sprintf("%d-%d", i, k), NodeName: name, Ready: true, Tolerations: tols})
+			c.UpsertPod(corePod(PodState{Namespace: "ns", Name: fmt.Sprintf("%s-%d", name, k), UID: fmt.Sprintf("%d-%d", i, k), NodeName: name, Ready: true, Tolerations: tols}))
 		}
 	}
 	c.Step(start, nil)

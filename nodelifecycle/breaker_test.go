@@ -58,8 +58,8 @@ func runRestartWithLaggingCache(t *testing.T, cfg Config, answer bool) []string 
 		for i, n := range names {
 			c.UpsertNode(nodeAt(n, scenarioStart))
 			c.UpsertLease(Lease{Node: n, RenewTime: scenarioStart.Add(leasesAt), ResourceVersion: live.rv(k, i)})
-			c.UpsertPod(Pod{Namespace: "ns", Name: "p-" + n, UID: "u-" + n, NodeName: n, Ready: true, Tolerations: []taints.Toleration{
-				{Key: taints.TaintNodeUnreachable, Operator: taints.TolerationOpExists, Effect: taints.TaintEffectNoExecute, TolerationSeconds: &tol}}})
+			c.UpsertPod(corePod(PodState{Namespace: "ns", Name: "p-" + n, UID: "u-" + n, NodeName: n, Ready: true, Tolerations: []taints.Toleration{
+				{Key: taints.TaintNodeUnreachable, Operator: taints.TolerationOpExists, Effect: taints.TaintEffectNoExecute, TolerationSeconds: &tol}}}))
 		}
 		live.cacheRV = live.rv(k, len(names)-1)
 	}
@@ -320,7 +320,7 @@ func TestLeaseHoldKeepsNoReady(t *testing.T) {
 			var got []string
 			for d := time.Duration(0); d <= 66*time.Second; d += time.Second {
 				if d == 66*time.Second {
-					c.UpsertPod(Pod{Namespace: "ns", Name: "p", UID: "u", NodeName: "a-1", Ready: true})
+					c.UpsertPod(corePod(PodState{Namespace: "ns", Name: "p", UID: "u", NodeName: "a-1", Ready: true}))
 				}
 				for _, a := range c.Step(scenarioStart.Add(d), nil).Actions {
 					if a.Kind == KindTaints || a.Kind == KindZone {

@@ -152,7 +152,7 @@ type nodeState struct {
 }
 
 type podState struct {
-	pod Pod
+	pod PodState
 	// bindPending is set while the pod is in Controller.bound.
 	bindPending bool
 }
@@ -340,8 +340,14 @@ func (c *Controller) DeleteLease(node string) {
 // UpsertPod adds pod to the view or replaces the pod of the same
 // namespace and name; a pod without NodeName is deleted from it. Its
 // node's pods are planned again at the next Step when the pod is new,
-// moved, started terminating or changed its tolerations.
-func (c *Controller) UpsertPod(pod Pod) {
+// moved, started terminating or changed its tolerations. The controller
+// reads the pod's Namespace, Name, UID, NodeName, Tolerations (in order),
+// DeletionTimestamp (a terminating pod is left alone) and its Ready
+// condition (a pod whose Ready condition exists and is not False is the
+// kind MarkPodsNotReady changes); it keeps none of the pod's slices but
+// the tolerations, which must not be modified afterwards.
+func (c *Controller) UpsertPod(p core.Pod) {
+	pod := stateOf(&p)
 	if pod.NodeName == "" {
 		c.DeletePod(pod.Namespace, pod.Name)
 		return
@@ -447,11 +453,11 @@ func (c *Controller) Node(name string) (core.Node, bool) {
 
 // Pod returns the pod as the Controller sees it and whether it is in the
 // view.
-func (c *Controller) Pod(namespace, name string) (Pod, bool) {
+func (c *Controller) Pod(namespace, name string) (PodState, bool) {
 	if ps := c.pods[namespace+"/"+name]; ps != nil {
 		return ps.pod, true
 	}
-	return Pod{}, false
+	return PodState{}, false
 }
 
 // Scheduled returns the pending eviction of the pod and whether there is

@@ -36,7 +36,8 @@ func Example() {
 			names = append(names, name)
 			c.UpsertNode(core.Node{Name: name, CreationTimestamp: start.Add(-time.Hour), Conditions: ready(start),
 				Labels: map[string]string{eviction.LabelTopologyRegion: "r", eviction.LabelTopologyZone: zone}})
-			c.UpsertPod(nodelifecycle.Pod{Namespace: "shop", Name: "web-" + name, UID: "uid-" + name, NodeName: name, Ready: true,
+			c.UpsertPod(core.Pod{Namespace: "shop", Name: "web-" + name, UID: "uid-" + name, NodeName: name,
+				Conditions:  []core.PodCondition{{Type: core.PodReady, Status: conditions.True}},
 				Tolerations: taints.WithDefaultTolerationSeconds(nil, 30, 30)})
 		}
 	}
@@ -165,7 +166,7 @@ func ExampleController_Scheduled() {
 		Conditions: []conditions.Condition{{Type: conditions.Ready, Status: conditions.True, LastHeartbeatTime: start}},
 		Taints:     []taints.Taint{{Key: "dedicated", Value: "db", Effect: taints.TaintEffectNoExecute}}})
 	sixty := int64(60)
-	c.UpsertPod(nodelifecycle.Pod{Namespace: "shop", Name: "db-0", UID: "u1", NodeName: "n1",
+	c.UpsertPod(core.Pod{Namespace: "shop", Name: "db-0", UID: "u1", NodeName: "n1",
 		Tolerations: []taints.Toleration{{Key: "dedicated", Operator: taints.TolerationOpEqual, Value: "db",
 			Effect: taints.TaintEffectNoExecute, TolerationSeconds: &sixty}}})
 	r := c.Step(start, nil)

@@ -14,7 +14,7 @@ type Machine interface {
 	DeleteNode(string)
 	UpsertLease(Lease)
 	DeleteLease(string)
-	UpsertPod(Pod)
+	UpsertPod(core.Pod)
 	DeletePod(string, string)
 	Step(now time.Time, apply Apply) Ready
 	SetLiveLeases(LiveLeases)

@@ -49,8 +49,8 @@ func FuzzStep(f *testing.F) {
 				c.DeleteLease(n)
 			case 5, 6:
 				secs := int64(op) - 100
-				c.UpsertPod(Pod{Namespace: status, Name: name + n, UID: key, NodeName: n, Ready: op%2 == 0, Terminating: op%3 == 0,
-					Tolerations: []taints.Toleration{{Key: key, Operator: taints.Operator(status), Value: name, Effect: taints.Effect(status), TolerationSeconds: &secs}}})
+				c.UpsertPod(corePod(PodState{Namespace: status, Name: name + n, UID: key, NodeName: n, Ready: op%2 == 0, Terminating: op%3 == 0,
+					Tolerations: []taints.Toleration{{Key: key, Operator: taints.Operator(status), Value: name, Effect: taints.Effect(status), TolerationSeconds: &secs}}}))
 			case 7:
 				c.DeletePod(status, name+n)
 			default:

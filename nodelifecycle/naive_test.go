@@ -24,7 +24,7 @@ type naive struct {
 
 	nodes  map[string]core.Node
 	leases map[string]Lease
-	pods   map[string]Pod
+	pods   map[string]PodState
 
 	live   LiveLeases
 	tripRV string
@@ -50,7 +50,7 @@ func newNaive(cfg Config) *naive {
 	if err != nil {
 		panic(err)
 	}
-	return &naive{cfg: cfg, tainter: t, nodes: map[string]core.Node{}, leases: map[string]Lease{}, pods: map[string]Pod{},
+	return &naive{cfg: cfg, tainter: t, nodes: map[string]core.Node{}, leases: map[string]Lease{}, pods: map[string]PodState{},
 		records: map[string]conditions.HealthRecord{}, seen: map[string]bool{}, scheduled: map[string]map[string]eviction.Scheduled{},
 		goneUID: map[string]map[string]string{}, bound: map[string]bool{},
 		states: map[string]eviction.ZoneState{}}
@@ -64,7 +64,8 @@ func (n *naive) DeleteNode(name string) {
 func (n *naive) UpsertLease(l Lease)        { n.leases[l.Node] = l }
 func (n *naive) SetLiveLeases(l LiveLeases) { n.live = l }
 func (n *naive) DeleteLease(node string)    { delete(n.leases, node) }
-func (n *naive) UpsertPod(p Pod) {
+func (n *naive) UpsertPod(cp core.Pod) {
+	p := stateOf(&cp)
 	if p.NodeName == "" {
 		n.DeletePod(p.Namespace, p.Name)
 		return
@@ -86,7 +87,7 @@ func (n *naive) DeletePod(ns, name string) {
 
 // left notes the UID of a pod that leaves its node, for the cancel of its
 // pending eviction.
-func (n *naive) left(p Pod) {
+func (n *naive) left(p PodState) {
 	if n.goneUID[p.NodeName] == nil {
 		n.goneUID[p.NodeName] = map[string]string{}
 	}
@@ -121,14 +122,14 @@ func (n *naive) emit(a Action) error {
 
 func (n *naive) names() []string { return sortedKeys(n.nodes) }
 
-func (n *naive) podsOn(node string) []Pod {
-	var out []Pod
+func (n *naive) podsOn(node string) []PodState {
+	var out []PodState
 	for _, p := range n.pods {
 		if p.NodeName == node {
 			out = append(out, p)
 		}
 	}
-	slices.SortFunc(out, func(a, b Pod) int { return cmp.Compare(a.Key(), b.Key()) })
+	slices.SortFunc(out, func(a, b PodState) int { return cmp.Compare(a.Key(), b.Key()) })
 	return out
 }
 
@@ -495,7 +496,7 @@ func (n *naive) Step(now time.Time, apply Apply) Ready {
 // schedulePass sets the next tainting pass on the 100ms grid.
 func (n *naive) schedulePass(now time.Time) { n.nextPass = nextTaintPass(n.tainter, n.start, now) }
 
-func (n *naive) evict(node string, p Pod, reason string, taint taints.Taint, msg string) error {
+func (n *naive) evict(node string, p PodState, reason string, taint taints.Taint, msg string) error {
 	err := n.emit(Action{Kind: KindEvict, Node: node, Pod: core.PodRef{Namespace: p.Namespace, Name: p.Name, UID: p.UID},
 		Taint: taint, Condition: eviction.TaintEvictionCondition(), Reason: reason, Message: msg})
 	if err == nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/nodelifecycle"
 	"github.com/nodelife/nodelife/nodelifetest"
@@ -24,12 +25,12 @@ var (
 // drawPod draws a pod from nodelifetest as the controller takes it, named
 // from a small pool (so that upserts replace pods, with a UID that may
 // change), bound to a node of the pool about nine times in ten.
-func drawPod(t *rapid.T) nodelifecycle.Pod {
+func drawPod(t *rapid.T) core.Pod {
 	p := nodelifetest.OnePod(nodelifetest.Options{}).Draw(t, "pod")
 	name := rapid.SampledFrom(propPods).Draw(t, "name")
 	p.Namespace, p.Name, p.UID = "ns", name, name+"-"+rapid.SampledFrom([]string{"a", "b"}).Draw(t, "uid")
 	on := nodelifetest.PodsOn([]nodelifetest.Pod{p}, propNodes).Draw(t, "bound")
-	return on[0].Lifecycle()
+	return on[0].Core()
 }
 
 // failing returns an Apply that fails the actions whose hash modulo

@@ -135,8 +135,8 @@ func TestAllZonesDownNoNoExecute(t *testing.T) {
 	for _, z := range []string{"a", "b"} {
 		name := z + "-1"
 		c.UpsertNode(core.Node{Name: name, Labels: zoneLabels(z), Conditions: readyAt(scenarioStart)})
-		c.UpsertPod(Pod{Namespace: "ns", Name: "p-" + z, UID: "u-" + z, NodeName: name, Ready: true,
-			Tolerations: taints.WithDefaultTolerationSeconds(nil, 300, 300)})
+		c.UpsertPod(corePod(PodState{Namespace: "ns", Name: "p-" + z, UID: "u-" + z, NodeName: name, Ready: true,
+			Tolerations: taints.WithDefaultTolerationSeconds(nil, 300, 300)}))
 	}
 	got := drive(t, c, map[string]time.Duration{"a-1": 0, "b-1": 0}, 10*time.Minute)
 	want := []string{
@@ -182,9 +182,9 @@ func TestRestartCountsFromFirstSight(t *testing.T) {
 			{Key: taints.TaintNodeUnreachable, Effect: taints.TaintEffectNoExecute, TimeAdded: old}}})
 	c.UpsertNode(core.Node{Name: "a-2", Labels: zoneLabels("a"), Conditions: readyAt(scenarioStart)})
 	sixty := int64(60)
-	c.UpsertPod(Pod{Namespace: "ns", Name: "p", UID: "u", NodeName: "a-1",
+	c.UpsertPod(corePod(PodState{Namespace: "ns", Name: "p", UID: "u", NodeName: "a-1",
 		Tolerations: []taints.Toleration{{Key: taints.TaintNodeUnreachable, Operator: taints.TolerationOpExists,
-			Effect: taints.TaintEffectNoExecute, TolerationSeconds: &sixty}}})
+			Effect: taints.TaintEffectNoExecute, TolerationSeconds: &sixty}}}))
 	got := drive(t, c, map[string]time.Duration{"a-2": -1}, 2*time.Minute)
 	want := []string{
 		"+0s Taints a-1 -node.kubernetes.io/unreachable:NoExecute",
@@ -220,9 +220,9 @@ func TestTolerationCountsFromObservation(t *testing.T) {
 			c.UpsertLease(Lease{Node: "n1", RenewTime: scenarioStart})
 			c.Step(scenarioStart, nil)
 			thirty := int64(30)
-			c.UpsertPod(Pod{Namespace: "ns", Name: "p", UID: "u", NodeName: "n1",
+			c.UpsertPod(corePod(PodState{Namespace: "ns", Name: "p", UID: "u", NodeName: "n1",
 				Tolerations: []taints.Toleration{{Key: "dedicated", Operator: taints.TolerationOpEqual, Value: "db",
-					Effect: taints.TaintEffectNoExecute, TolerationSeconds: &thirty}}})
+					Effect: taints.TaintEffectNoExecute, TolerationSeconds: &thirty}}}))
 			var got []string
 			for _, a := range c.Step(scenarioStart.Add(100*time.Second), nil).Actions {
 				if a.Kind != KindNodeStatus && a.Kind != KindPodsNotReady && a.Kind != KindZone && a.Kind != KindTaints {
@@ -272,8 +272,8 @@ func TestEnteringFullDisruptionUntaints(t *testing.T) {
 	for _, z := range []string{"a", "b"} {
 		name := z + "-1"
 		c.UpsertNode(core.Node{Name: name, Labels: zoneLabels(z), Conditions: readyAt(scenarioStart)})
-		c.UpsertPod(Pod{Namespace: "ns", Name: "p-" + z, UID: "u-" + z, NodeName: name, Ready: true,
-			Tolerations: taints.WithDefaultTolerationSeconds(nil, 300, 300)})
+		c.UpsertPod(corePod(PodState{Namespace: "ns", Name: "p-" + z, UID: "u-" + z, NodeName: name, Ready: true,
+			Tolerations: taints.WithDefaultTolerationSeconds(nil, 300, 300)}))
 	}
 	got := drive(t, c, map[string]time.Duration{"a-1": 0, "b-1": 30 * time.Second}, 10*time.Minute)
 	want := []string{
@@ -324,8 +324,8 @@ func TestViewRestored(t *testing.T) {
 		c.UpsertNode(core.Node{Name: "a-1", Labels: zoneLabels("a"), Conditions: readyAt(scenarioStart), CreationTimestamp: scenarioStart})
 		c.UpsertNode(core.Node{Name: "b-1", Labels: zoneLabels("b"), Conditions: readyAt(scenarioStart), CreationTimestamp: scenarioStart})
 		tol := int64(300)
-		c.UpsertPod(Pod{Namespace: "ns", Name: "p", UID: "u", NodeName: "b-1", Tolerations: []taints.Toleration{
-			{Key: taints.TaintNodeUnreachable, Operator: taints.TolerationOpExists, Effect: taints.TaintEffectNoExecute, TolerationSeconds: &tol}}})
+		c.UpsertPod(corePod(PodState{Namespace: "ns", Name: "p", UID: "u", NodeName: "b-1", Tolerations: []taints.Toleration{
+			{Key: taints.TaintNodeUnreachable, Operator: taints.TolerationOpExists, Effect: taints.TaintEffectNoExecute, TolerationSeconds: &tol}}}))
 		b := blindness{from: 140 * time.Second, to: 200 * time.Second}
 		if restore {
 			b.resume = c.ViewRestored
@@ -391,12 +391,12 @@ func TestPodBoundToNotReadyNodeIsMarked(t *testing.T) {
 	}
 	for d := time.Duration(0); d <= 60*time.Second; d += 5 * time.Second {
 		if d == 30*time.Second {
-			c.UpsertPod(Pod{Namespace: "shop", Name: "web", UID: "u1", NodeName: "a-1", Ready: true})
+			c.UpsertPod(corePod(PodState{Namespace: "shop", Name: "web", UID: "u1", NodeName: "a-1", Ready: true}))
 		}
 		step(d)
 	}
-	c.UpsertPod(Pod{Namespace: "shop", Name: "late", UID: "u2", NodeName: "a-1", Ready: true})
-	c.UpsertPod(Pod{Namespace: "shop", Name: "starting", UID: "u3", NodeName: "a-2"})
+	c.UpsertPod(corePod(PodState{Namespace: "shop", Name: "late", UID: "u2", NodeName: "a-1", Ready: true}))
+	c.UpsertPod(corePod(PodState{Namespace: "shop", Name: "starting", UID: "u3", NodeName: "a-2"}))
 	step(60*time.Second + 500*time.Millisecond)
 	want := []string{
 		"+55s a-1 NodeNotReady [shop/web]",

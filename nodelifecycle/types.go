@@ -40,8 +40,10 @@ type LiveLeases interface {
 	CacheResourceVersion() string
 }
 
-// Pod is what the controller reads of a pod bound to a node.
-type Pod struct {
+// PodState is the controller's view of a pod bound to a node: what
+// UpsertPod took from the core.Pod it was given, and what the controller's
+// own actions changed since (Controller.Pod returns it).
+type PodState struct {
 	// Namespace, Name and UID identify the pod.
 	Namespace, Name, UID string
 	// NodeName is spec.nodeName; a pod with none is not the controller's.
@@ -49,9 +51,11 @@ type Pod struct {
 	// Tolerations are spec.tolerations, in order.
 	Tolerations []taints.Toleration
 	// Ready is true when the pod has a Ready condition that is not False:
-	// the pods MarkPodsNotReady changes.
+	// the pods MarkPodsNotReady changes. It turns false when the
+	// controller marks the pod NotReady.
 	Ready bool
-	// Terminating is true when metadata.deletionTimestamp is set. The
+	// Terminating is true when metadata.deletionTimestamp is set, or the
+	// controller evicted the pod. The
 	// Controller leaves such a pod alone and drops its pending eviction.
 	// Upstream's taint eviction controller still plans it and may delete
 	// it a second time, which changes nothing but its event stream.
@@ -59,7 +63,20 @@ type Pod struct {
 }
 
 // Key returns "namespace/name", the key pods are known by.
-func (p Pod) Key() string { return p.Namespace + "/" + p.Name }
+func (p PodState) Key() string { return p.Namespace + "/" + p.Name }
+
+// stateOf is what the controller keeps of p.
+func stateOf(p *core.Pod) PodState {
+	s := PodState{Namespace: p.Namespace, Name: p.Name, UID: p.UID, NodeName: p.NodeName, Tolerations: p.Tolerations,
+		Terminating: p.Deleting()}
+	for i := range p.Conditions {
+		if p.Conditions[i].Type == core.PodReady {
+			s.Ready = p.Conditions[i].Status != conditions.False
+			break
+		}
+	}
+	return s
+}
 
 // Kind says what an Action asks for.
 type Kind string

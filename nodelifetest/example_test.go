@@ -219,7 +219,8 @@ func ExampleCheckTolerations() {
 func ExampleOnePod() {
 	p := nodelifetest.OnePod(nodelifetest.Options{MaxPods: 1}).Example(7)
 	fmt.Println(p.Key(), p.QOSClass(), "critical:", p.Critical())
-	fmt.Println("as the node lifecycle controller takes it:", p.Lifecycle().Key(), len(p.Lifecycle().Tolerations), "tolerations")
+	lp := p.Core()
+	fmt.Println("as the node lifecycle controller takes it:", lp.Key(), len(lp.Tolerations), "tolerations")
 	sp := p.Core()
 	fmt.Println("as graceful shutdown takes it:", sp.Key(), sp.Phase)
 	// Output:

@@ -11,7 +11,7 @@ import (
 	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction/pressure"
-	"github.com/nodelife/nodelife/nodelifecycle"
+	"github.com/nodelife/nodelife/internal/coretest"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -61,14 +61,15 @@ type Pod struct {
 func (p Pod) Key() string { return p.Namespace + "/" + p.Name }
 
 // Core returns the pod as the library's one pod type, running on its node:
-// what the cgroup computations, graceful shutdown and the NoExecute
-// taint-eviction planner take. Its QOSClass is left empty, so that cgroup
-// computes it.
+// what the cgroup computations, graceful shutdown, the NoExecute
+// taint-eviction planner and the node lifecycle controller take (its Ready
+// condition True or False as Ready, a deletion timestamp when
+// Terminating). Its QOSClass is left empty, so that cgroup computes it.
 func (p Pod) Core() core.Pod {
 	return core.Pod{Namespace: p.Namespace, Name: p.Name, UID: p.UID, Annotations: p.annotations(), NodeName: p.NodeName,
 		Priority: p.Priority, PriorityClassName: p.PriorityClassName, TerminationGracePeriodSeconds: p.TerminationGracePeriodSeconds,
 		Tolerations: p.Tolerations, InitContainers: p.InitContainers, Containers: p.Containers, Resources: p.Resources,
-		Overhead: p.Overhead, Phase: core.PodRunning}
+		Overhead: p.Overhead, Phase: core.PodRunning, Conditions: coretest.PodReady(p.Ready), DeletionTimestamp: coretest.Deleting(p.Terminating)}
 }
 
 // QOSClass returns the pod's QoS class as the kubelet computes it.
@@ -122,12 +123,6 @@ func (p Pod) Pressure() pressure.Pod {
 
 func pressureResources(l core.ResourceList) pressure.Resources {
 	return pressure.Resources{Memory: l[core.ResourceMemory], EphemeralStorage: l[core.ResourceEphemeralStorage]}
-}
-
-// Lifecycle returns the pod as the node lifecycle controller takes it.
-func (p Pod) Lifecycle() nodelifecycle.Pod {
-	return nodelifecycle.Pod{Namespace: p.Namespace, Name: p.Name, UID: p.UID, NodeName: p.NodeName, Tolerations: p.Tolerations,
-		Ready: p.Ready, Terminating: p.Terminating}
 }
 
 // priorities are the values policies key on, the edge just below critical

@@ -12,6 +12,7 @@ import (
 	"github.com/nodelife/nodelife/conditions"
 	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction"
+	"github.com/nodelife/nodelife/internal/coretest"
 	"github.com/nodelife/nodelife/nodelifecycle"
 	"github.com/nodelife/nodelife/taints"
 )
@@ -203,7 +204,7 @@ func (s Scenario) Run(cfg nodelifecycle.Config, opts RunOptions) (History, error
 		w.leases[name] = s.Start
 	}
 	for _, p := range s.Pods {
-		c.UpsertPod(p.Lifecycle())
+		c.UpsertPod(p.Core())
 	}
 	end := s.Start.Add(s.Duration)
 	apiDown := false
@@ -324,7 +325,7 @@ type world struct {
 	order                  []string
 	nodes                  map[string]*core.Node
 	leases                 map[string]time.Time
-	pods                   map[string]nodelifecycle.Pod
+	pods                   map[string]core.Pod
 	tolerations            map[string][]taints.Toleration
 	podNode                map[string]string
 	deleted                []string
@@ -334,7 +335,7 @@ type world struct {
 }
 
 func newWorld(s Scenario) *world {
-	w := &world{nodes: map[string]*core.Node{}, leases: map[string]time.Time{}, pods: map[string]nodelifecycle.Pod{},
+	w := &world{nodes: map[string]*core.Node{}, leases: map[string]time.Time{}, pods: map[string]core.Pod{},
 		tolerations: map[string][]taints.Toleration{}, podNode: map[string]string{}, changed: map[string]bool{}, leaseChanged: map[string]bool{},
 		silent: map[string]bool{}, shut: map[string]bool{}, pressure: map[string]bool{}, podChanged: map[string]bool{}}
 	for _, n := range s.Nodes {
@@ -345,7 +346,7 @@ func newWorld(s Scenario) *world {
 		w.nodes[n.Name] = &n
 	}
 	for _, p := range s.Pods {
-		w.pods[p.Key()] = p.Lifecycle()
+		w.pods[p.Key()] = p.Core()
 		w.tolerations[p.Key()] = p.Tolerations
 		w.podNode[p.Key()] = p.NodeName
 	}
@@ -369,7 +370,7 @@ func (w *world) apply(a nodelifecycle.Action) {
 	case nodelifecycle.KindPodsNotReady:
 		for _, ref := range a.Pods {
 			if p, ok := w.pods[ref.Key()]; ok && p.UID == ref.UID {
-				p.Ready = false
+				p.Conditions = coretest.PodReady(false)
 				w.pods[ref.Key()] = p
 				w.podChanged[ref.Key()] = true
 			}

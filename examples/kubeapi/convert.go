@@ -162,13 +162,14 @@ func TaintNode(n *corev1.Node) eviction.TaintNode {
 }
 
 // Pod converts a pod into the library's one pod type, which the pod GC,
-// the shutdown planners, the cgroup computations, the topology managers
-// and every migrated planner read: metadata (names, labels and annotations
-// shared with p, not copied, so the static and mirror annotations come
-// along; timestamps), the spec's node name, priority, priority class,
-// grace period, tolerations, containers' and init containers' requests
-// and limits (sidecars by their restartPolicy), pod-level resources and
-// overhead, and the status's phase, reason and QoS class.
+// the shutdown planners, the cgroup computations, the topology managers,
+// the NoExecute planner and the node lifecycle controller read: metadata
+// (names, labels and annotations shared with p, not copied, so the static
+// and mirror annotations come along; timestamps), the spec's node name,
+// priority, priority class, grace period, tolerations, containers' and
+// init containers' requests and limits (sidecars by their restartPolicy),
+// pod-level resources and overhead, and the status's phase, reason, QoS
+// class and conditions.
 func Pod(p *corev1.Pod) core.Pod {
 	out := core.Pod{Namespace: p.Namespace, Name: p.Name, UID: string(p.UID), Labels: p.Labels, Annotations: p.Annotations,
 		CreationTimestamp: p.CreationTimestamp.Time, DeletionTimestamp: timePtr(p.DeletionTimestamp),
@@ -193,6 +194,10 @@ func Pod(p *corev1.Pod) core.Pod {
 	if r := p.Spec.Resources; r != nil {
 		pr := resources(r.Requests, r.Limits)
 		out.Resources = &pr
+	}
+	for _, c := range p.Status.Conditions {
+		out.Conditions = append(out.Conditions, core.PodCondition{Type: core.PodConditionType(c.Type), Status: conditions.Status(c.Status),
+			Reason: c.Reason, Message: c.Message})
 	}
 	return out
 }
@@ -317,17 +322,3 @@ func LifecycleLease(l *coordinationv1.Lease) nodelifecycle.Lease {
 	return out
 }
 
-// LifecyclePod is what the composed node lifecycle controller reads of a
-// bound pod: Ready is true when the pod has a Ready condition that is not
-// False (the pods MarkPodsNotReady changes).
-func LifecyclePod(p *corev1.Pod) nodelifecycle.Pod {
-	out := nodelifecycle.Pod{Namespace: p.Namespace, Name: p.Name, UID: string(p.UID), NodeName: p.Spec.NodeName,
-		Tolerations: Tolerations(p.Spec.Tolerations), Terminating: p.DeletionTimestamp != nil}
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			out.Ready = c.Status != corev1.ConditionFalse
-			break
-		}
-	}
-	return out
-}

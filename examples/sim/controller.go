@@ -31,8 +31,20 @@ func (r *run) syncNode(i int) {
 // stopped (killed, evicted, deleted) is terminating.
 func (r *run) syncPod(pi int) {
 	p := &r.pods[pi]
-	r.ctl.UpsertPod(nodelifecycle.Pod{Namespace: p.p.Namespace, Name: p.p.Name, UID: p.p.UID, NodeName: r.nodes[p.node].name,
-		Tolerations: p.tols, Ready: !p.notReady, Terminating: p.stoppedAt >= 0})
+	cp := core.Pod{Namespace: p.p.Namespace, Name: p.p.Name, UID: p.p.UID, NodeName: r.nodes[p.node].name,
+		Tolerations: p.tols, Conditions: podReady[!p.notReady]}
+	if p.stoppedAt >= 0 {
+		t := r.cfg.Start.Add(p.stoppedAt)
+		cp.DeletionTimestamp = &t
+	}
+	r.ctl.UpsertPod(cp)
+}
+
+// podReady holds the two Ready conditions a simulated pod can have,
+// shared by every pod (the controller does not modify what it is given).
+var podReady = map[bool][]core.PodCondition{
+	true:  {{Type: core.PodReady, Status: conditions.True}},
+	false: {{Type: core.PodReady, Status: conditions.False}},
 }
 
 // step runs the controller at now, carries its actions out, and queues

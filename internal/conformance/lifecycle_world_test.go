@@ -349,7 +349,7 @@ func newNodelifeSide(client *fake.Clientset, cfg nodelifecycle.Config) (*nodelif
 	c.SetLiveLeases(s)
 	pl, _ := client.Tracker().List(podGVR, corev1.SchemeGroupVersion.WithKind("Pod"), "")
 	for _, p := range pl.(*corev1.PodList).Items {
-		c.UpsertPod(kubeapi.LifecyclePod(&p))
+		c.UpsertPod(kubeapi.Pod(&p))
 		s.pods[p.Namespace+"/"+p.Name] = &p
 	}
 	client.ClearActions()
@@ -401,7 +401,7 @@ func (s *nodelifeSide) apply(actions []k8stesting.Action) bool {
 			}
 		case "pods":
 			if p := getPod(s.client, ns+"/"+name); p != nil {
-				s.c.UpsertPod(kubeapi.LifecyclePod(p))
+				s.c.UpsertPod(kubeapi.Pod(p))
 				s.pods[ns+"/"+name] = p
 			} else {
 				s.c.DeletePod(ns, name)

@@ -172,7 +172,7 @@ func (e *Engine) sync(snap Snapshot) {
 			continue
 		}
 		e.pods[key] = p
-		e.ctl.UpsertPod(kubeapi.LifecyclePod(p))
+		e.ctl.UpsertPod(kubeapi.Pod(p))
 	}
 	for key, p := range e.pods {
 		if !seen[key] {
