@@ -321,4 +321,3 @@ func LifecycleLease(l *coordinationv1.Lease) nodelifecycle.Lease {
 	}
 	return out
 }
-
