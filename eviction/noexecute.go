@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nodelife/nodelife/conditions"
 	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/internal/enum"
 	"github.com/nodelife/nodelife/taints"
@@ -110,19 +111,13 @@ const (
 	ReasonTolerationExpired = "TolerationExpired"
 )
 
-// PodCondition is a pod status condition, field for field as
-// k8s.io/api/core/v1.PodCondition without the times.
-type PodCondition struct {
-	Type, Status, Reason, Message string
-}
-
 // TaintEvictionCondition returns the condition the taint eviction
 // controller sets on a pod before deleting it: DisruptionTarget True,
 // reason DeletionByTaintManager.
-func TaintEvictionCondition() PodCondition {
-	return PodCondition{
-		Type:    "DisruptionTarget",
-		Status:  "True",
+func TaintEvictionCondition() core.PodCondition {
+	return core.PodCondition{
+		Type:    core.DisruptionTarget,
+		Status:  conditions.True,
 		Reason:  "DeletionByTaintManager",
 		Message: "Taint manager: deleting due to NoExecute taint",
 	}
@@ -153,7 +148,7 @@ type NoExecuteDecision struct {
 	Taint taints.Taint
 	// Condition is the pod condition to set before deleting, for EvictNow
 	// (a copy of TaintEvictionCondition); nil otherwise.
-	Condition *PodCondition
+	Condition *core.PodCondition
 	// Reason is machine-readable: one of the Reason* constants.
 	Reason string
 	// other is the deadline that came due (TolerationExpired) or the one a

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/nodelife/nodelife/conditions"
 	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/internal/clock"
 	"github.com/nodelife/nodelife/internal/podorder"
@@ -80,12 +81,6 @@ const (
 	PodGCUnscheduled PodGCReason = "terminating-unscheduled"
 )
 
-// PodCondition is a condition the pod GC writes into the pod's status.
-type PodCondition struct {
-	// Type, Status, Reason and Message are the condition's fields.
-	Type, Status, Reason, Message string
-}
-
 // PodDeletion is one pod to force delete.
 type PodDeletion struct {
 	// Pod is the pod.
@@ -97,7 +92,7 @@ type PodDeletion struct {
 	SetFailed bool
 	// Condition, when not nil, goes into the same status patch (orphaned
 	// pods: DisruptionTarget, reason DeletionByPodGC).
-	Condition *PodCondition
+	Condition *core.PodCondition
 	// Message says why, for a log line.
 	Message string
 }
@@ -195,13 +190,13 @@ func (g *PodGC) Step(now time.Time, in PodGCInput) (PodGCPlan, error) {
 	type pick struct {
 		i      int
 		reason PodGCReason
-		cond   *PodCondition
+		cond   *core.PodCondition
 		msg    string
 	}
 	picked := make([]bool, len(in.Pods))
 	var picks []pick
 	// add picks the pods idx, in order, skipping those already picked.
-	add := func(idx []int, reason PodGCReason, cond *PodCondition, msg string) {
+	add := func(idx []int, reason PodGCReason, cond *core.PodCondition, msg string) {
 		for _, i := range idx {
 			if !picked[i] {
 				picked[i] = true
@@ -247,7 +242,7 @@ func (g *PodGC) Step(now time.Time, in PodGCInput) (PodGCPlan, error) {
 			}
 		}
 		sortForDeletion(in.Pods, idx)
-		add(idx, PodGCOrphaned, &PodCondition{Type: "DisruptionTarget", Status: "True", Reason: "DeletionByPodGC", Message: "PodGC: node no longer exists"},
+		add(idx, PodGCOrphaned, &core.PodCondition{Type: core.DisruptionTarget, Status: conditions.True, Reason: "DeletionByPodGC", Message: "PodGC: node no longer exists"},
 			"its node no longer exists")
 	}
 

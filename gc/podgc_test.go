@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/nodelife/nodelife/conditions"
 	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/internal/coretest"
 	"github.com/nodelife/nodelife/taints"
@@ -167,7 +168,7 @@ func TestPodGCOrphanQuarantineTimeline(t *testing.T) {
 	if !cmp.Equal(plan.DeletedNodes, []string{"gone"}) || len(plan.Quarantined) != 0 || !plan.Next.IsZero() {
 		t.Errorf("t0+40s: deleted %v quarantined %v next %v", plan.DeletedNodes, plan.Quarantined, plan.Next)
 	}
-	wantCond := PodCondition{Type: "DisruptionTarget", Status: "True", Reason: "DeletionByPodGC", Message: "PodGC: node no longer exists"}
+	wantCond := core.PodCondition{Type: core.DisruptionTarget, Status: conditions.True, Reason: "DeletionByPodGC", Message: "PodGC: node no longer exists"}
 	if c := plan.Deletions[1].Condition; c == nil || *c != wantCond {
 		t.Errorf("condition %+v", c)
 	}

@@ -157,7 +157,7 @@ type Action struct {
 	Due time.Time
 	// Condition is, for KindEvict, the pod condition to set before the
 	// delete (eviction.TaintEvictionCondition).
-	Condition eviction.PodCondition
+	Condition core.PodCondition
 	// Reason is machine-readable; Message says it for people.
 	Reason, Message string
 	// Err is the error the Step's apply function returned for the action;

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/internal/clock"
 	"github.com/nodelife/nodelife/internal/enum"
 	"github.com/nodelife/nodelife/release"
@@ -510,7 +511,7 @@ func (m *Manager) eviction(t Threshold, p *Pod, fresh []Threshold, obs Observati
 	return Eviction{
 		Pod: p, Signal: t.Signal, Resource: r, Hard: t.IsHard(), GracePeriodSeconds: grace,
 		Status: PodStatus{Phase: PhaseFailed, Reason: Reason, Message: msg,
-			Conditions: []PodCondition{{Type: ConditionDisruptionTarget, Status: "True", Reason: ReasonTerminationByKubelet, Message: msg}}},
+			Conditions: []core.PodCondition{{Type: core.DisruptionTarget, Status: conditions.True, Reason: ReasonTerminationByKubelet, Message: msg}}},
 		Event:       Event{Type: EventTypeWarning, Reason: Reason, Message: msg},
 		Annotations: ann,
 	}

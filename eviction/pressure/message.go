@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/internal/quantity"
 )
 
@@ -16,10 +17,9 @@ const (
 	Reason = "Evicted"
 	// PhaseFailed is the phase an evicted pod ends in.
 	PhaseFailed = "Failed"
-	// ConditionDisruptionTarget is the pod condition type set on a pod the
-	// kubelet evicts for pressure.
-	ConditionDisruptionTarget = "DisruptionTarget"
-	// ReasonTerminationByKubelet is that condition's reason.
+	// ReasonTerminationByKubelet is the reason of the DisruptionTarget
+	// condition (core.DisruptionTarget) set on a pod the kubelet evicts for
+	// pressure.
 	ReasonTerminationByKubelet = "TerminationByKubelet"
 	// EventTypeWarning is the type of the pod and node events.
 	EventTypeWarning = "Warning"
@@ -42,12 +42,6 @@ const (
 	AnnotationStarvedResource = "starved_resource"
 )
 
-// PodCondition is a pod status condition.
-type PodCondition struct {
-	// Type, Status, Reason and Message are the core/v1 fields.
-	Type, Status, Reason, Message string
-}
-
 // PodStatus is the status the kubelet gives an evicted pod: phase Failed,
 // reason Evicted, the eviction message, and for a pressure eviction the
 // DisruptionTarget condition.
@@ -61,7 +55,7 @@ type PodStatus struct {
 	Message string
 	// Conditions holds DisruptionTarget=True, reason TerminationByKubelet
 	// (PodDisruptionConditions, GA); empty for local-storage evictions.
-	Conditions []PodCondition
+	Conditions []core.PodCondition
 }
 
 // IsEvicted reports whether a pod status records an eviction (upstream's

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -87,7 +88,7 @@ func TestEvictionStatus(t *testing.T) {
 	e := r.Decision.Evict
 	msg := "The node was low on resource: memory. Threshold quantity: 100Mi, available: 50Mi. Container c was using 1Gi, request is 0, has larger consumption of memory. "
 	want := PodStatus{Phase: "Failed", Reason: "Evicted", Message: msg,
-		Conditions: []PodCondition{{Type: "DisruptionTarget", Status: "True", Reason: "TerminationByKubelet", Message: msg}}}
+		Conditions: []core.PodCondition{{Type: core.DisruptionTarget, Status: conditions.True, Reason: "TerminationByKubelet", Message: msg}}}
 	if diff := cmp.Diff(want, e.Status); diff != "" {
 		t.Fatal(diff)
 	}

@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/examples/cluster/internal/apiutil"
 	"github.com/nodelife/nodelife/examples/kubeapi"
@@ -549,7 +550,7 @@ func (w *APIWriter) MarkPodNotReady(ctx context.Context, pod *corev1.Pod, now ti
 // DisruptionTarget condition is set through the status subresource, then
 // the pod is deleted, conditional on its UID. A pod already gone is not
 // an error.
-func (w *APIWriter) EvictPod(ctx context.Context, pod *corev1.Pod, cond eviction.PodCondition, now time.Time) error {
+func (w *APIWriter) EvictPod(ctx context.Context, pod *corev1.Pod, cond core.PodCondition, now time.Time) error {
 	// As upstream's taint eviction controller, try up to 5 times; upstream
 	// writes the condition with server-side apply, which cannot conflict,
 	// so a conflict here (another writer between the read and the
@@ -565,7 +566,7 @@ func (w *APIWriter) EvictPod(ctx context.Context, pod *corev1.Pod, cond eviction
 
 // evictOnce writes the DisruptionTarget condition on a fresh read of the
 // pod and deletes it, conditional on its UID.
-func (w *APIWriter) evictOnce(ctx context.Context, pod *corev1.Pod, cond eviction.PodCondition, now time.Time) error {
+func (w *APIWriter) evictOnce(ctx context.Context, pod *corev1.Pod, cond core.PodCondition, now time.Time) error {
 	if err := w.allowed(); err != nil {
 		return err
 	}

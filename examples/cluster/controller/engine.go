@@ -10,7 +10,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/nodelife/nodelife/eviction"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/examples/kubeapi"
 	"github.com/nodelife/nodelife/nodelifecycle"
 )
@@ -43,7 +43,7 @@ type Writer interface {
 	MarkPodNotReady(ctx context.Context, pod *corev1.Pod, now time.Time) error
 	// EvictPod sets the DisruptionTarget condition on pod and deletes it,
 	// conditional on its UID.
-	EvictPod(ctx context.Context, pod *corev1.Pod, cond eviction.PodCondition, now time.Time) error
+	EvictPod(ctx context.Context, pod *corev1.Pod, cond core.PodCondition, now time.Time) error
 }
 
 // Action is one decision of the controller, as nodelifecycle.Action

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/examples/cluster/internal/apiutil"
 	"github.com/nodelife/nodelife/examples/kubeapi"
@@ -152,7 +153,7 @@ func (w *memWriter) MarkPodNotReady(_ context.Context, pod *corev1.Pod, now time
 }
 
 // EvictPod implements Writer: the pod is marked as being deleted.
-func (w *memWriter) EvictPod(_ context.Context, pod *corev1.Pod, _ eviction.PodCondition, now time.Time) error {
+func (w *memWriter) EvictPod(_ context.Context, pod *corev1.Pod, _ core.PodCondition, now time.Time) error {
 	p := w.pods[pod.Namespace+"/"+pod.Name]
 	if p == nil {
 		return nil

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nodelife/nodelife/eviction"
+	"github.com/nodelife/nodelife/core"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -116,7 +116,7 @@ func TestEvictPodConflict(t *testing.T) {
 			return false, nil, nil
 		})
 		w := &APIWriter{Client: client, Clock: testingclock.NewFakeClock(t0)}
-		err := w.EvictPod(context.Background(), pod, eviction.PodCondition{Type: "DisruptionTarget", Status: "True", Reason: "DeletionByTaintManager"}, t0)
+		err := w.EvictPod(context.Background(), pod, core.PodCondition{Type: "DisruptionTarget", Status: "True", Reason: "DeletionByTaintManager"}, t0)
 		_, gerr := client.CoreV1().Pods("ns").Get(context.Background(), "p", metav1.GetOptions{})
 		if (err != nil) != tc.wantErr || apierrors.IsNotFound(gerr) != tc.deleted {
 			t.Errorf("%d conflicts: err %v, deleted %v", tc.conflicts, err, apierrors.IsNotFound(gerr))
