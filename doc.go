@@ -41,11 +41,12 @@
 // (examples/kubeapi's Pod and Node) and hands the result to every package
 // that takes it, with the resource lists (ResourceList,
 // ResourceRequirements, Container, PodQOSClass) and PodRef, the identity
-// decisions name a pod by. The pod GC, graceful and non-graceful
-// shutdown, the cgroup computations, the topology managers, the NoExecute
-// taint-eviction planner and the node lifecycle controller's nodes read
-// it; the remaining per-package pod types (admission, eviction/pressure,
-// cri, nodelifecycle's pods) move onto it package by package.
+// decisions name a pod by. Every package reads core.Node; the pod GC,
+// graceful and non-graceful shutdown, the cgroup computations, the
+// topology managers, the NoExecute taint-eviction planner and the node
+// lifecycle controller read core.Pod, and the remaining per-package pod
+// types (admission, eviction/pressure, cri) move onto it package by
+// package.
 //
 // taints: node taints and pod tolerations. Matching with upstream's
 // Equal/Exists rules and the opt-in Lt/Gt operators of KEP-5471, the

@@ -32,6 +32,6 @@
 // container's usage, a runtime's state, a plan) stay in that planner's
 // package.
 //
-// The package imports only taints and conditions of the library, so every
-// other package may import it.
+// Of the library the package imports only taints, conditions and two
+// internal helpers, so every other package may import it.
 package core

@@ -329,25 +329,23 @@ func declare(p *pkgInfo, f *ast.File) {
 					if p.members[name] == nil {
 						p.members[name] = map[string]bool{}
 					}
+					// A struct's fields and an interface's methods are its
+					// members; an embedded one leaves the type open.
+					fields := func(l *ast.FieldList) {
+						for _, f := range l.List {
+							if len(f.Names) == 0 {
+								p.open[name] = true
+							}
+							for _, n := range f.Names {
+								member(name, n.Name)
+							}
+						}
+					}
 					switch t := s.Type.(type) {
 					case *ast.StructType:
-						for _, fl := range t.Fields.List {
-							if len(fl.Names) == 0 {
-								p.open[name] = true
-							}
-							for _, n := range fl.Names {
-								member(name, n.Name)
-							}
-						}
+						fields(t.Fields)
 					case *ast.InterfaceType:
-						for _, m := range t.Methods.List {
-							if len(m.Names) == 0 {
-								p.open[name] = true
-							}
-							for _, n := range m.Names {
-								member(name, n.Name)
-							}
-						}
+						fields(t.Methods)
 					default:
 						if s.Assign.IsValid() {
 							p.open[name] = true // an alias: its members are elsewhere
