@@ -1,12 +1,14 @@
 package admission
 
+import "github.com/nodelife/nodelife/core"
+
 // Decision is the predicate admit handler's verdict: the Result, and the
 // pods to preempt first when a critical pod is admitted by evicting others.
 type Decision struct {
 	Result
 	// Preempt lists the pods to evict, in order, before p runs; each gets
 	// phase Failed with PreemptReason and PreemptMessage.
-	Preempt []*Pod
+	Preempt []*core.Pod
 }
 
 // Admit runs the kubelet's predicate admit handler for p against ni (the
@@ -18,7 +20,7 @@ type Decision struct {
 //  2. the Strict supplemental groups policy on a node whose
 //     status.features does not support it;
 //  3. the general predicates (Filter). When they fail and p is critical
-//     (IsCriticalPod), failures other than resources are reported first
+//     (core.Pod.IsCritical), failures other than resources are reported first
 //     if there are any; with only resource shortfalls, the pods to evict
 //     are chosen (Preempt) and p is admitted with them in Preempt, or, if
 //     no set of pods suffices, refused with ReasonUnexpectedAdmissionError
@@ -30,7 +32,7 @@ type Decision struct {
 // The kubelet retries a failure of node affinity alone after fetching its
 // Node again; a NodeInfo holds the node it is given, so the retry is the
 // caller's (SetNode, then Admit).
-func (ni *NodeInfo) Admit(p *Pod) Decision {
+func (ni *NodeInfo) Admit(p *core.Pod) Decision {
 	if r := ni.precheck(p); !r.Admit {
 		return Decision{Result: r}
 	}
@@ -38,7 +40,7 @@ func (ni *NodeInfo) Admit(p *Pod) Decision {
 	if len(ni.failures) == 0 {
 		return Decision{Result: Admitted()}
 	}
-	if !IsCriticalPod(p) {
+	if !p.IsCritical() {
 		return Decision{Result: ni.failures[0].Result()}
 	}
 	for _, f := range ni.failures {
@@ -57,7 +59,7 @@ func (ni *NodeInfo) Admit(p *Pod) Decision {
 }
 
 // precheck runs the checks before the predicates.
-func (ni *NodeInfo) precheck(p *Pod) Result {
+func (ni *NodeInfo) precheck(p *core.Pod) Result {
 	if os, ok := p.Labels[LabelOS]; ok && os != ni.opts.os() {
 		return Result{Reason: ReasonOSSelectorMismatch, Message: MessageOSSelectorMismatch}
 	}

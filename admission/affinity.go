@@ -17,8 +17,8 @@ const MetadataName = "metadata.name"
 //   - every nodeSelector entry must be a label of n with that value (the
 //     entries are not validated);
 //   - with Affinity set, n must match one of its terms (see
-//     NodeSelector.Matches); an Affinity without terms matches nothing.
-func RequiredAffinityMatches(p *Pod, n *core.Node) bool {
+//     MatchNodeSelector); an Affinity without terms matches nothing.
+func RequiredAffinityMatches(p *core.Pod, n *core.Node) bool {
 	return affinityMatches(p, n, labelView{m: n.Labels})
 }
 
@@ -40,49 +40,51 @@ func (l labelView) get(k string) (string, bool) {
 	return v, ok
 }
 
-func affinityMatches(p *Pod, n *core.Node, l labelView) bool {
+func affinityMatches(p *core.Pod, n *core.Node, l labelView) bool {
 	for k, v := range p.NodeSelector {
 		if lv, ok := l.get(k); !ok || lv != v {
 			return false
 		}
 	}
-	return p.Affinity == nil || p.Affinity.matches(n, l)
+	return p.Affinity == nil || selectorMatches(p.Affinity, n, l)
 }
 
-// Matches reports whether n matches one of the terms. A term with neither
+// MatchNodeSelector reports whether n matches one of s's terms. A term with neither
 // expressions nor fields is skipped. Within a term, every MatchExpressions
 // requirement must hold on n's labels and every MatchFields requirement on
 // n's fields; the fields are not checked when n has no name. A term with an
-// invalid requirement (see Requirement.Valid, ValidField) never matches,
+// invalid requirement (see ValidRequirement, ValidFieldRequirement) never matches,
 // while the other terms still can.
-func (s *NodeSelector) Matches(n *core.Node) bool { return s.matches(n, labelView{m: n.Labels}) }
+func MatchNodeSelector(s *core.NodeSelector, n *core.Node) bool {
+	return selectorMatches(s, n, labelView{m: n.Labels})
+}
 
-func (s *NodeSelector) matches(n *core.Node, l labelView) bool {
+func selectorMatches(s *core.NodeSelector, n *core.Node, l labelView) bool {
 	for i := range s.Terms {
 		t := &s.Terms[i]
 		if len(t.MatchExpressions) == 0 && len(t.MatchFields) == 0 {
 			continue
 		}
-		if t.matches(n, l) {
+		if termMatches(t, n, l) {
 			return true
 		}
 	}
 	return false
 }
 
-func (t *Term) matches(n *core.Node, l labelView) bool {
+func termMatches(t *core.NodeSelectorTerm, n *core.Node, l labelView) bool {
 	for i := range t.MatchExpressions {
-		if !t.MatchExpressions[i].Valid() {
+		if !ValidRequirement(&t.MatchExpressions[i]) {
 			return false
 		}
 	}
 	for i := range t.MatchFields {
-		if !t.MatchFields[i].ValidField() {
+		if !ValidFieldRequirement(&t.MatchFields[i]) {
 			return false
 		}
 	}
 	for i := range t.MatchExpressions {
-		if !t.MatchExpressions[i].matches(l) {
+		if !requirementMatches(&t.MatchExpressions[i], l) {
 			return false
 		}
 	}
@@ -95,32 +97,32 @@ func (t *Term) matches(n *core.Node, l labelView) bool {
 		if r.Key == MetadataName {
 			v = n.Name
 		}
-		if (v == r.Values[0]) != (r.Operator == OpIn) {
+		if (v == r.Values[0]) != (r.Operator == core.NodeSelectorOpIn) {
 			return false
 		}
 	}
 	return true
 }
 
-// Valid reports whether r is a valid label requirement, as apimachinery's
+// ValidRequirement reports whether r is a valid label requirement, as apimachinery's
 // labels.NewRequirement accepts it: a qualified-name key; one of the six
 // operators; In and NotIn with at least one value, Exists and DoesNotExist
 // with none, Gt and Lt with exactly one base-10 int64; every value a valid
 // label value (so "-1" is refused: a label value starts alphanumeric).
-func (r *Requirement) Valid() bool {
+func ValidRequirement(r *core.NodeSelectorRequirement) bool {
 	if !k8sname.QualifiedName(r.Key) {
 		return false
 	}
 	switch r.Operator {
-	case OpIn, OpNotIn:
+	case core.NodeSelectorOpIn, core.NodeSelectorOpNotIn:
 		if len(r.Values) == 0 {
 			return false
 		}
-	case OpExists, OpDoesNotExist:
+	case core.NodeSelectorOpExists, core.NodeSelectorOpDoesNotExist:
 		if len(r.Values) != 0 {
 			return false
 		}
-	case OpGt, OpLt:
+	case core.NodeSelectorOpGt, core.NodeSelectorOpLt:
 		if len(r.Values) != 1 {
 			return false
 		}
@@ -138,33 +140,33 @@ func (r *Requirement) Valid() bool {
 	return true
 }
 
-// ValidField reports whether r is a valid field requirement: In or NotIn
+// ValidFieldRequirement reports whether r is a valid field requirement: In or NotIn
 // with exactly one value. The key is not checked.
-func (r *Requirement) ValidField() bool {
-	return (r.Operator == OpIn || r.Operator == OpNotIn) && len(r.Values) == 1
+func ValidFieldRequirement(r *core.NodeSelectorRequirement) bool {
+	return (r.Operator == core.NodeSelectorOpIn || r.Operator == core.NodeSelectorOpNotIn) && len(r.Values) == 1
 }
 
-// MatchesLabels reports whether a valid label requirement r holds on
+// RequirementMatchesLabels reports whether a valid label requirement r holds on
 // labels: In needs the label with one of the values; NotIn holds without
 // the label or with another value; Exists and DoesNotExist test the key; Gt
 // and Lt need the label's value to parse as a base-10 int64 greater (less)
 // than r's. The result for an invalid r is unspecified.
-func (r *Requirement) MatchesLabels(labels map[string]string) bool {
-	return r.matches(labelView{m: labels})
+func RequirementMatchesLabels(r *core.NodeSelectorRequirement, labels map[string]string) bool {
+	return requirementMatches(r, labelView{m: labels})
 }
 
-func (r *Requirement) matches(l labelView) bool {
+func requirementMatches(r *core.NodeSelectorRequirement, l labelView) bool {
 	v, ok := l.get(r.Key)
 	switch r.Operator {
-	case OpIn:
+	case core.NodeSelectorOpIn:
 		return ok && has(r.Values, v)
-	case OpNotIn:
+	case core.NodeSelectorOpNotIn:
 		return !ok || !has(r.Values, v)
-	case OpExists:
+	case core.NodeSelectorOpExists:
 		return ok
-	case OpDoesNotExist:
+	case core.NodeSelectorOpDoesNotExist:
 		return !ok
-	case OpGt, OpLt:
+	case core.NodeSelectorOpGt, core.NodeSelectorOpLt:
 		if !ok || len(r.Values) != 1 {
 			return false
 		}
@@ -173,7 +175,7 @@ func (r *Requirement) matches(l labelView) bool {
 		if !ok1 || !ok2 {
 			return false
 		}
-		if r.Operator == OpGt {
+		if r.Operator == core.NodeSelectorOpGt {
 			return lv > rv
 		}
 		return lv < rv

@@ -10,8 +10,8 @@ import (
 	"github.com/nodelife/nodelife/taints"
 )
 
-func benchPod(name string, cpu, memMi int64) *Pod {
-	return &Pod{Namespace: "ns", Name: name, UID: name,
+func benchPod(name string, cpu, memMi int64) *core.Pod {
+	return &core.Pod{Namespace: "ns", Name: name, UID: name,
 		Containers: []core.Container{{Name: "c", Resources: core.ResourceRequirements{Requests: core.ResourceList{
 			core.ResourceCPU:    *resource.NewMilliQuantity(cpu, resource.DecimalSI),
 			core.ResourceMemory: *resource.NewQuantity(memMi<<20, resource.BinarySI),
@@ -33,7 +33,7 @@ func benchNode(name string) core.Node {
 
 // full110 is a node with 110 pods of 250m and 1Gi and a pod of 500m and
 // 1Gi with a node selector that fits on it.
-func full110() (*NodeInfo, *Pod) {
+func full110() (*NodeInfo, *core.Pod) {
 	ni := NewNodeInfo(benchNode("n1"), Options{})
 	for i := 0; i < 110; i++ {
 		ni.AddPod(benchPod(fmt.Sprintf("o%d", i), 250, 1024))
@@ -75,7 +75,7 @@ func BenchmarkAdmit(b *testing.B) {
 func BenchmarkFirstFit(b *testing.B) {
 	const nodes, pods = 5000, 150000
 	shapes := [][2]int64{{250, 512}, {1000, 2048}, {100, 128}}
-	podList := make([]*Pod, pods)
+	podList := make([]*core.Pod, pods)
 	for i := range podList {
 		s := shapes[i%len(shapes)]
 		podList[i] = benchPod(fmt.Sprintf("p%d", i), s[0], s[1])

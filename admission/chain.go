@@ -11,14 +11,14 @@ import (
 
 // Handler is one of the kubelet's pod admit handlers.
 type Handler interface {
-	Admit(p *Pod) Result
+	Admit(p *core.Pod) Result
 }
 
 // HandlerFunc adapts a function to a Handler.
-type HandlerFunc func(p *Pod) Result
+type HandlerFunc func(p *core.Pod) Result
 
 // Admit calls f(p).
-func (f HandlerFunc) Admit(p *Pod) Result { return f(p) }
+func (f HandlerFunc) Admit(p *core.Pod) Result { return f(p) }
 
 // Chain is the kubelet's admit handlers in the order it runs them (v1.37.2,
 // NewMainKubelet); the first refusal wins and the handlers after it do not
@@ -52,7 +52,7 @@ type Chain struct {
 // Admit runs the chain on p. When the predicates preempt pods to admit a
 // critical pod, the Decision lists them even if a later handler refuses p:
 // the kubelet evicts them as the predicate handler runs.
-func (c *Chain) Admit(p *Pod) Decision {
+func (c *Chain) Admit(p *core.Pod) Decision {
 	for _, h := range []Handler{c.Pressure, c.Sysctls, c.Topology} {
 		if h != nil {
 			if r := h.Admit(p); !r.Admit {
@@ -81,13 +81,13 @@ func (c *Chain) Admit(p *Pod) Decision {
 // always pass, BestEffort pods need a memory-pressure toleration under
 // MemoryPressure alone, and any other pressure refuses every pod.
 func PressureHandler(conds []conditions.Type, opts Options) Handler {
-	return HandlerFunc(func(p *Pod) Result {
+	return HandlerFunc(func(p *core.Pod) Result {
 		pp := pressure.Pod{
 			Name: p.Name, Namespace: p.Namespace, UID: p.UID,
 			Priority:    p.Priority,
-			Static:      IsStaticPod(p),
-			Mirror:      IsMirrorPod(p),
-			QOSClass:    string(cgroup.PodQOS(p.cgroupPod(), opts.qos())),
+			Static:      p.IsStatic(),
+			Mirror:      p.IsMirror(),
+			QOSClass:    string(cgroup.PodQOS(*p, opts.qos())),
 			Tolerations: p.Tolerations,
 		}
 		r := pressure.Admit(conds, &pp)
@@ -98,7 +98,7 @@ func PressureHandler(conds []conditions.Type, opts Options) Handler {
 // ShutdownHandler is the node shutdown manager's admit handler: every pod
 // is refused while m shuts the node down.
 func ShutdownHandler(m *shutdown.Manager) Handler {
-	return HandlerFunc(func(p *Pod) Result {
+	return HandlerFunc(func(p *core.Pod) Result {
 		a := m.Admit(core.Pod{Namespace: p.Namespace, Name: p.Name, UID: p.UID, Priority: p.Priority, PriorityClassName: p.PriorityClassName})
 		return Result{Admit: a.Admit, Reason: a.Reason, Message: a.Message}
 	})
@@ -111,8 +111,8 @@ func ShutdownHandler(m *shutdown.Manager) Handler {
 // and the error, which upstream, whose providers cannot fail there, never
 // reports.
 func TopologyHandler(m *topology.Manager) Handler {
-	return HandlerFunc(func(p *Pod) Result {
-		a, err := m.Admit(p.cgroupPod())
+	return HandlerFunc(func(p *core.Pod) Result {
+		a, err := m.Admit(*p)
 		if err != nil {
 			return Result{Reason: topology.ReasonUnexpectedAdmission, Message: err.Error()}
 		}

@@ -54,7 +54,7 @@
 // failing extended resources in map order (here sorted by name); the
 // kubelet retries a node affinity failure after fetching its Node again
 // (here the caller's NodeInfo holds one Node); pods resized in place are
-// taken with the resources and the resize status (Pod.Resize) they are
+// taken with the resources and the resize status (core.Pod.Resize) they are
 // given; requests backed by dynamic
 // resource allocation (status.extendedResourceClaimStatus) are not
 // modelled. The differential tests in internal/conformance run this

@@ -12,7 +12,7 @@ import (
 )
 
 // pod returns a pod whose one container requests cpu and memory.
-func pod(name, cpu, memory string) *admission.Pod {
+func pod(name, cpu, memory string) *core.Pod {
 	req := core.ResourceList{}
 	if cpu != "" {
 		req[core.ResourceCPU] = resource.MustParse(cpu)
@@ -20,7 +20,7 @@ func pod(name, cpu, memory string) *admission.Pod {
 	if memory != "" {
 		req[core.ResourceMemory] = resource.MustParse(memory)
 	}
-	return &admission.Pod{Namespace: "default", Name: name, UID: name,
+	return &core.Pod{Namespace: "default", Name: name, UID: name,
 		Containers: []core.Container{{Name: "c", Resources: core.ResourceRequirements{Requests: req}}}}
 }
 
@@ -91,7 +91,7 @@ func ExampleNodeInfo_Filter() {
 // BestEffort pod under memory pressure before the predicates run; a pod
 // with requests passes it and is refused by the shutdown handler.
 func ExampleChain_Admit() {
-	var shuttingDown admission.Handler = admission.HandlerFunc(func(*admission.Pod) admission.Result {
+	var shuttingDown admission.Handler = admission.HandlerFunc(func(*core.Pod) admission.Result {
 		return admission.Result{Reason: "NodeShutdown", Message: "Pod was rejected as the node is shutting down."}
 	})
 	chain := admission.Chain{
@@ -112,10 +112,10 @@ func ExampleChain_Admit() {
 // Gt compares the label as an integer.
 func ExampleRequiredAffinityMatches() {
 	n := &core.Node{Name: "n1", Labels: map[string]string{"disk": "ssd", "cores": "64"}}
-	p := &admission.Pod{Affinity: &admission.NodeSelector{Terms: []admission.Term{{
-		MatchExpressions: []admission.Requirement{
-			{Key: "disk", Operator: admission.OpIn, Values: []string{"ssd", "nvme"}},
-			{Key: "cores", Operator: admission.OpGt, Values: []string{"32"}},
+	p := &core.Pod{Affinity: &core.NodeSelector{Terms: []core.NodeSelectorTerm{{
+		MatchExpressions: []core.NodeSelectorRequirement{
+			{Key: "disk", Operator: core.NodeSelectorOpIn, Values: []string{"ssd", "nvme"}},
+			{Key: "cores", Operator: core.NodeSelectorOpGt, Values: []string{"32"}},
 		},
 	}}}}
 	fmt.Println(admission.RequiredAffinityMatches(p, n))
@@ -126,12 +126,73 @@ func ExampleRequiredAffinityMatches() {
 	// false
 }
 
+// A node selector's terms are alternatives: node n2 lacks the disk label
+// of the first term but has the name the second term's field names.
+func ExampleMatchNodeSelector() {
+	s := &core.NodeSelector{Terms: []core.NodeSelectorTerm{
+		{MatchExpressions: []core.NodeSelectorRequirement{{Key: "disk", Operator: core.NodeSelectorOpExists}}},
+		{MatchFields: []core.NodeSelectorRequirement{{Key: admission.MetadataName, Operator: core.NodeSelectorOpIn, Values: []string{"n2"}}}},
+	}}
+	fmt.Println(admission.MatchNodeSelector(s, &core.Node{Name: "n1", Labels: map[string]string{"disk": "ssd"}}))
+	fmt.Println(admission.MatchNodeSelector(s, &core.Node{Name: "n2"}))
+	fmt.Println(admission.MatchNodeSelector(s, &core.Node{Name: "n3"}))
+	// Output:
+	// true
+	// true
+	// false
+}
+
+// A requirement is checked as apimachinery's labels.NewRequirement would
+// check it before it is matched: Gt takes one base-10 integer that is also
+// a label value, Exists takes no values.
+func ExampleValidRequirement() {
+	for _, r := range []core.NodeSelectorRequirement{
+		{Key: "cores", Operator: core.NodeSelectorOpGt, Values: []string{"32"}},
+		{Key: "cores", Operator: core.NodeSelectorOpGt, Values: []string{"-1"}},
+		{Key: "disk", Operator: core.NodeSelectorOpExists, Values: []string{"ssd"}},
+		{Key: "bad key", Operator: core.NodeSelectorOpIn, Values: []string{"a"}},
+	} {
+		fmt.Println(r.Key, r.Operator, r.Values, admission.ValidRequirement(&r))
+	}
+	// Output:
+	// cores Gt [32] true
+	// cores Gt [-1] false
+	// disk Exists [ssd] false
+	// bad key In [a] false
+}
+
+// A field requirement is In or NotIn with one value.
+func ExampleValidFieldRequirement() {
+	r := core.NodeSelectorRequirement{Key: admission.MetadataName, Operator: core.NodeSelectorOpNotIn, Values: []string{"n1"}}
+	fmt.Println(admission.ValidFieldRequirement(&r))
+	r.Values = append(r.Values, "n2")
+	fmt.Println(admission.ValidFieldRequirement(&r))
+	// Output:
+	// true
+	// false
+}
+
+// NotIn holds on a node without the label; Lt compares integers.
+func ExampleRequirementMatchesLabels() {
+	notIn := core.NodeSelectorRequirement{Key: "zone", Operator: core.NodeSelectorOpNotIn, Values: []string{"a"}}
+	lt := core.NodeSelectorRequirement{Key: "cores", Operator: core.NodeSelectorOpLt, Values: []string{"16"}}
+	fmt.Println(admission.RequirementMatchesLabels(&notIn, map[string]string{}))
+	fmt.Println(admission.RequirementMatchesLabels(&notIn, map[string]string{"zone": "a"}))
+	fmt.Println(admission.RequirementMatchesLabels(&lt, map[string]string{"cores": "8"}))
+	fmt.Println(admission.RequirementMatchesLabels(&lt, map[string]string{"cores": "eight"}))
+	// Output:
+	// true
+	// false
+	// true
+	// false
+}
+
 // Preempt on its own: 150m of cpu to free for a critical pod.
 func ExamplePreempt() {
 	critical := pod("dns", "", "")
 	prio := int32(2000000000)
 	critical.Priority = &prio
-	running := []*admission.Pod{pod("a", "100m", ""), pod("b", "300m", ""), pod("c", "100m", "")}
+	running := []*core.Pod{pod("a", "100m", ""), pod("b", "300m", ""), pod("c", "100m", "")}
 	victims, err := admission.Preempt(critical, running, []admission.Need{{Resource: core.ResourceCPU, Amount: 150}}, admission.Options{})
 	fmt.Println(len(victims), victims[0].Name, err)
 
@@ -152,11 +213,11 @@ func ExamplePreempt_priorityPlaysNoPart() {
 	critical := pod("dns", "", "")
 	crit := int32(2000000000)
 	critical.Priority = &crit
-	withPriority := func(p *admission.Pod, prio int32) *admission.Pod {
+	withPriority := func(p *core.Pod, prio int32) *core.Pod {
 		p.Priority = &prio
 		return p
 	}
-	running := []*admission.Pod{
+	running := []*core.Pod{
 		withPriority(pod("batch", "300m", ""), 0),
 		withPriority(pod("payments", "500m", ""), 1000),
 		withPriority(pod("logs", "200m", ""), 0),
@@ -175,12 +236,12 @@ func ExamplePreempt_priorityPlaysNoPart() {
 // an orphaned mirror pod is deleted.
 func ExampleReconcileMirrors() {
 	node := &core.Node{Name: "cp-1", UID: "node-uid"}
-	etcd := admission.StaticPod(admission.Pod{Name: "etcd", Namespace: "kube-system"}, node.Name, core.SourceFile, "0f3c")
+	etcd := admission.StaticPod(core.Pod{Name: "etcd", Namespace: "kube-system"}, node.Name, core.SourceFile, "0f3c")
 	fmt.Println(etcd.Name, etcd.Annotations[core.ConfigHashAnnotation])
 
-	orphan := &admission.Pod{Name: "kube-scheduler-cp-1", Namespace: "kube-system",
+	orphan := &core.Pod{Name: "kube-scheduler-cp-1", Namespace: "kube-system",
 		Annotations: map[string]string{core.ConfigMirrorAnnotation: "77aa"}}
-	for _, a := range admission.ReconcileMirrors(node, []*admission.Pod{&etcd}, []*admission.Pod{orphan}, nil) {
+	for _, a := range admission.ReconcileMirrors(node, []*core.Pod{&etcd}, []*core.Pod{orphan}, nil) {
 		fmt.Println(a.Op, a.FullName, "-", a.Message)
 	}
 	// Output:

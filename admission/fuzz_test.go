@@ -4,13 +4,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nodelife/nodelife/core"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
 )
 
 var selectionOps = map[string]selection.Operator{
-	OpIn: selection.In, OpNotIn: selection.NotIn, OpExists: selection.Exists,
-	OpDoesNotExist: selection.DoesNotExist, OpGt: selection.GreaterThan, OpLt: selection.LessThan,
+	core.NodeSelectorOpIn: selection.In, core.NodeSelectorOpNotIn: selection.NotIn, core.NodeSelectorOpExists: selection.Exists,
+	core.NodeSelectorOpDoesNotExist: selection.DoesNotExist, core.NodeSelectorOpGt: selection.GreaterThan, core.NodeSelectorOpLt: selection.LessThan,
 }
 
 // FuzzRequirement checks the node-affinity requirement matcher against
@@ -36,7 +37,7 @@ func FuzzRequirement(f *testing.F) {
 		if k, v, ok := strings.Cut(label, "="); ok {
 			lm[k] = v
 		}
-		r := Requirement{Key: key, Operator: op, Values: vals}
+		r := core.NodeSelectorRequirement{Key: key, Operator: op, Values: vals}
 		sop, known := selectionOps[op]
 		var up *labels.Requirement
 		var err error
@@ -44,11 +45,11 @@ func FuzzRequirement(f *testing.F) {
 			up, err = labels.NewRequirement(key, sop, vals)
 		}
 		wantValid := known && err == nil
-		if got := r.Valid(); got != wantValid {
-			t.Fatalf("%+v: Valid() = %v, apimachinery valid %v (%v)", r, got, wantValid, err)
+		if got := ValidRequirement(&r); got != wantValid {
+			t.Fatalf("%+v: ValidRequirement = %v, apimachinery valid %v (%v)", r, got, wantValid, err)
 		}
 		if wantValid {
-			if got, want := r.MatchesLabels(lm), up.Matches(labels.Set(lm)); got != want {
+			if got, want := RequirementMatchesLabels(&r, lm), up.Matches(labels.Set(lm)); got != want {
 				t.Fatalf("%+v on %v: %v, apimachinery %v", r, lm, got, want)
 			}
 		}

@@ -28,7 +28,7 @@ var ErrNodeUIDUnset = errors.New("admission: UID unset for node")
 // source; that dump depends on k8s.io/kubernetes' internal types and cannot
 // be reproduced here, so the caller passes the UID it wants (the kubelet's
 // one, when known). m is not modified.
-func StaticPod(m Pod, nodeName, source, uid string) Pod {
+func StaticPod(m core.Pod, nodeName, source, uid string) core.Pod {
 	p := m
 	if p.UID == "" {
 		p.UID = uid
@@ -54,9 +54,9 @@ func StaticPod(m Pod, nodeName, source, uid string) Pod {
 // MirrorPod returns the mirror pod the kubelet creates for static: a copy
 // with the mirror annotation set to the static pod's config hash, owned by
 // node (a controller owner reference to the Node, by ownerUID).
-func MirrorPod(static *Pod, node *core.Node) (mirror Pod, ownerUID string, err error) {
+func MirrorPod(static *core.Pod, node *core.Node) (mirror core.Pod, ownerUID string, err error) {
 	if node.UID == "" {
-		return Pod{}, "", fmt.Errorf("%w %s", ErrNodeUIDUnset, node.Name)
+		return core.Pod{}, "", fmt.Errorf("%w %s", ErrNodeUIDUnset, node.Name)
 	}
 	mirror = *static
 	mirror.Annotations = make(map[string]string, len(static.Annotations)+1)
@@ -84,7 +84,7 @@ type MirrorAction struct {
 	Op MirrorOp
 	// Pod is the static pod for MirrorCreate, the mirror pod for
 	// MirrorDelete.
-	Pod *Pod
+	Pod *core.Pod
 	// FullName is the pod's PodFullName.
 	FullName string
 	// UID is the delete's precondition: the stale mirror pod's UID; empty
@@ -104,8 +104,8 @@ type MirrorAction struct {
 // precondition) and created again; a missing one is created. No mirror pod
 // is created when node is nil (the kubelet could not get its Node) or being
 // deleted. A pod that is not static gets no action.
-func ReconcileMirror(static, mirror *Pod, node *core.Node) []MirrorAction {
-	if !IsStaticPod(static) {
+func ReconcileMirror(static, mirror *core.Pod, node *core.Node) []MirrorAction {
+	if !static.IsStatic() {
 		return nil
 	}
 	var out []MirrorAction
@@ -138,8 +138,8 @@ func ReconcileMirror(static, mirror *Pod, node *core.Node) []MirrorAction {
 // (its mirror found by full name), then a delete, by name, of each mirror
 // pod whose static pod is gone, unless terminating reports that the kubelet
 // is still stopping the static pod of that full name (nil: none is).
-func ReconcileMirrors(node *core.Node, static, mirrors []*Pod, terminating func(fullName string) bool) []MirrorAction {
-	byName := make(map[string]*Pod, len(mirrors))
+func ReconcileMirrors(node *core.Node, static, mirrors []*core.Pod, terminating func(fullName string) bool) []MirrorAction {
+	byName := make(map[string]*core.Pod, len(mirrors))
 	for _, m := range mirrors {
 		byName[PodFullName(m)] = m
 	}

@@ -21,7 +21,7 @@ func actions(as []MirrorAction) string {
 // The kubelet's tryReconcileMirrorPods and orphan cleanup (kubelet.go,
 // kubelet_pods.go), case by case.
 func TestReconcileMirror(t *testing.T) {
-	static := StaticPod(Pod{Name: "etcd", Namespace: "kube-system"}, "Node-1", core.SourceFile, "h1")
+	static := StaticPod(core.Pod{Name: "etcd", Namespace: "kube-system"}, "Node-1", core.SourceFile, "h1")
 	node := &core.Node{Name: "Node-1", UID: "n-uid"}
 	good, owner, err := MirrorPod(&static, node)
 	if err != nil {
@@ -41,7 +41,7 @@ func TestReconcileMirror(t *testing.T) {
 
 	tests := []struct {
 		name   string
-		mirror *Pod
+		mirror *core.Pod
 		node   *core.Node
 		want   string
 	}{
@@ -60,33 +60,33 @@ func TestReconcileMirror(t *testing.T) {
 			}
 		})
 	}
-	apiPod := &Pod{Name: "web", Namespace: "default"}
+	apiPod := &core.Pod{Name: "web", Namespace: "default"}
 	if got := ReconcileMirror(apiPod, nil, node); got != nil {
 		t.Fatalf("a pod from the API server got %s", actions(got))
 	}
 
-	orphan := Pod{Name: "old-node-1", Namespace: "kube-system", UID: "m9", Annotations: map[string]string{core.ConfigMirrorAnnotation: "x"}}
-	stopping := Pod{Name: "stopping-node-1", Namespace: "kube-system", Annotations: map[string]string{core.ConfigMirrorAnnotation: "y"}}
-	got := actions(ReconcileMirrors(node, []*Pod{&static}, []*Pod{&good, &orphan, &stopping}, func(n string) bool { return n == "stopping-node-1_kube-system" }))
+	orphan := core.Pod{Name: "old-node-1", Namespace: "kube-system", UID: "m9", Annotations: map[string]string{core.ConfigMirrorAnnotation: "x"}}
+	stopping := core.Pod{Name: "stopping-node-1", Namespace: "kube-system", Annotations: map[string]string{core.ConfigMirrorAnnotation: "y"}}
+	got := actions(ReconcileMirrors(node, []*core.Pod{&static}, []*core.Pod{&good, &orphan, &stopping}, func(n string) bool { return n == "stopping-node-1_kube-system" }))
 	if want := `Delete old-node-1_kube-system uid="" after=false Orphaned; `; got != want {
 		t.Fatalf("orphans: got %s, want %s", got, want)
 	}
 }
 
 func TestStaticPodDefaults(t *testing.T) {
-	m := Pod{Name: "kube-apiserver", Tolerations: []taints.Toleration{{Key: "a", Operator: taints.TolerationOpExists}}}
+	m := core.Pod{Name: "kube-apiserver", Tolerations: []taints.Toleration{{Key: "a", Operator: taints.TolerationOpExists}}}
 	p := StaticPod(m, "CP-1", core.SourceFile, "abc")
 	if p.Name != "kube-apiserver-cp-1" || p.Namespace != "default" || p.NodeName != "CP-1" || p.UID != "abc" {
 		t.Fatalf("identity: %+v", p)
 	}
-	if p.Annotations[core.ConfigHashAnnotation] != "abc" || p.Annotations[core.ConfigSourceAnnotation] != core.SourceFile || !IsStaticPod(&p) {
+	if p.Annotations[core.ConfigHashAnnotation] != "abc" || p.Annotations[core.ConfigSourceAnnotation] != core.SourceFile || !(&p).IsStatic() {
 		t.Fatalf("annotations: %v", p.Annotations)
 	}
 	want := []taints.Toleration{{Key: "a", Operator: taints.TolerationOpExists}, {Operator: taints.TolerationOpExists, Effect: taints.TaintEffectNoExecute}}
 	if fmt.Sprint(p.Tolerations) != fmt.Sprint(want) || len(m.Tolerations) != 1 || m.Annotations != nil {
 		t.Fatalf("tolerations %v (manifest %v, %v)", p.Tolerations, m.Tolerations, m.Annotations)
 	}
-	if h := StaticPod(Pod{Name: "x"}, "n", core.SourceHTTP, "u"); len(h.Tolerations) != 0 {
+	if h := StaticPod(core.Pod{Name: "x"}, "n", core.SourceHTTP, "u"); len(h.Tolerations) != 0 {
 		t.Fatalf("an http pod gets no toleration: %v", h.Tolerations)
 	}
 	if _, _, err := MirrorPod(&p, &core.Node{Name: "cp-1"}); !errors.Is(err, ErrNodeUIDUnset) || err.Error() != "admission: UID unset for node cp-1" {

@@ -19,13 +19,13 @@ type protoPort struct {
 	port     int32
 }
 
-func sanitize(p ContainerPort) hostPort {
+func sanitize(p core.ContainerPort) hostPort {
 	hp := hostPort{ip: p.HostIP, protocol: p.Protocol, port: p.HostPort}
 	if hp.ip == "" {
 		hp.ip = BindAllHostIP
 	}
 	if hp.protocol == "" {
-		hp.protocol = ProtocolTCP
+		hp.protocol = core.ProtocolTCP
 	}
 	return hp
 }
@@ -38,7 +38,7 @@ func sanitize(p ContainerPort) hostPort {
 //
 // The pods' requests are read from their spec (cgroup.PodRequests). For a
 // pod resized in place, pass it with the resources the kubelet allocated to
-// it, as upstream's allocation manager does, and its status in Pod.Resize:
+// it, as upstream's allocation manager does, and its status in core.Pod.Resize:
 // it then counts with the larger of those and the runtime's
 // (cgroup.EffectivePodRequests), summed as the release of Options says.
 //
@@ -51,7 +51,7 @@ type NodeInfo struct {
 	alloc       amounts
 	allowedPods int64
 	used        amounts
-	pods        []*Pod
+	pods        []*core.Pod
 	// ports counts each sanitized reservation and byPort each (protocol,
 	// port) over all addresses, so that removing a pod restores exactly
 	// the state of the others.
@@ -67,7 +67,7 @@ type NodeInfo struct {
 // NewNodeInfo returns the NodeInfo of node with pods admitted, in order.
 // Neither node nor the pods are copied: they must not change while the
 // NodeInfo holds them.
-func NewNodeInfo(node core.Node, opts Options, pods ...*Pod) *NodeInfo {
+func NewNodeInfo(node core.Node, opts Options, pods ...*core.Pod) *NodeInfo {
 	ni := &NodeInfo{opts: opts, list: core.ResourceList{}}
 	ni.SetNode(node)
 	for _, p := range pods {
@@ -95,7 +95,7 @@ func (ni *NodeInfo) Options() Options { return ni.opts }
 
 // Pods returns the admitted pods in the order they were added. The slice
 // is the NodeInfo's own: do not modify it.
-func (ni *NodeInfo) Pods() []*Pod { return ni.pods }
+func (ni *NodeInfo) Pods() []*core.Pod { return ni.pods }
 
 // Requested returns what the admitted pods request of resource name and
 // the node's allocatable amount of it: millicores for cpu, units
@@ -116,7 +116,7 @@ func (ni *NodeInfo) Requested(name core.ResourceName) (requested, allocatable in
 }
 
 // AddPod counts p as admitted: its requests and host ports.
-func (ni *NodeInfo) AddPod(p *Pod) {
+func (ni *NodeInfo) AddPod(p *core.Pod) {
 	ni.pods = append(ni.pods, p)
 	ni.update(p, 1)
 }
@@ -124,7 +124,7 @@ func (ni *NodeInfo) AddPod(p *Pod) {
 // RemovePod removes the pod with UID uid and reports whether there was
 // one. The other pods keep their order.
 func (ni *NodeInfo) RemovePod(uid string) bool {
-	i := slices.IndexFunc(ni.pods, func(p *Pod) bool { return p.UID == uid })
+	i := slices.IndexFunc(ni.pods, func(p *core.Pod) bool { return p.UID == uid })
 	if i < 0 {
 		return false
 	}
@@ -134,7 +134,7 @@ func (ni *NodeInfo) RemovePod(uid string) bool {
 	return true
 }
 
-func (ni *NodeInfo) update(p *Pod, sign int64) {
+func (ni *NodeInfo) update(p *core.Pod, sign int64) {
 	ni.used.add(ni.podRequests(p), sign)
 	if len(p.HostPorts) > 0 && ni.ports == nil {
 		ni.ports, ni.byPort = map[hostPort]int{}, map[protoPort]int{}
@@ -166,7 +166,7 @@ func (ni *NodeInfo) update(p *Pod, sign int64) {
 // portConflict reports whether cp collides with a reserved port: on the
 // wildcard address with the same protocol and port on any address,
 // otherwise with the same one on that address or on the wildcard.
-func (ni *NodeInfo) portConflict(cp ContainerPort) bool {
+func (ni *NodeInfo) portConflict(cp core.ContainerPort) bool {
 	if cp.HostPort <= 0 || len(ni.ports) == 0 {
 		return false
 	}
@@ -180,18 +180,18 @@ func (ni *NodeInfo) portConflict(cp ContainerPort) bool {
 // podRequests returns p's requests: cgroup.PodRequests written into the
 // NodeInfo's scratch list, or cgroup.EffectivePodRequests for a pod with a
 // resize status.
-func (ni *NodeInfo) podRequests(p *Pod) core.ResourceList {
+func (ni *NodeInfo) podRequests(p *core.Pod) core.ResourceList {
 	if p.Resize != nil {
-		return cgroup.EffectivePodRequests(p.cgroupPod(), *p.Resize, ni.opts.qos())
+		return cgroup.EffectivePodRequests(*p, *p.Resize, ni.opts.qos())
 	}
-	return cgroup.PodRequestsInto(ni.list, p.cgroupPod(), ni.opts.qos())
+	return cgroup.PodRequestsInto(ni.list, *p, ni.opts.qos())
 }
 
 // requests computes p's requests as the fit check sees them: extended
 // resources the node does not list in its allocatable are dropped from the
 // containers (the kubelet leaves them to cluster-level resources), the
 // overhead is added, and negative values count as zero.
-func (ni *NodeInfo) requests(p *Pod) *amounts {
+func (ni *NodeInfo) requests(p *core.Pod) *amounts {
 	l := ni.podRequests(p)
 	for name := range l {
 		if IsExtendedResource(name) && !ni.alloc.has(name) {

@@ -136,7 +136,7 @@ func (f Failure) Result() Result {
 // kubelet run's (the set is the same).
 //
 // failures is reused when it has room; Filter allocates nothing else.
-func (ni *NodeInfo) Filter(p *Pod, failures []Failure) []Failure {
+func (ni *NodeInfo) Filter(p *core.Pod, failures []Failure) []Failure {
 	out := failures[:0]
 	req := ni.requests(p)
 	if n := int64(len(ni.pods)); n+1 > ni.allowedPods {
@@ -162,7 +162,7 @@ func (ni *NodeInfo) Filter(p *Pod, failures []Failure) []Failure {
 			break
 		}
 	}
-	if !IsStaticPod(p) {
+	if !p.IsStatic() {
 		m := taints.Matcher{ComparisonOperators: ni.opts.TaintComparisonOperators}
 		if _, ok := m.FindMatchingUntoleratedTaint(ni.node.Taints, p.Tolerations, noExecute); ok {
 			out = append(out, Failure{Predicate: PredicateTaintToleration, Description: DescTaintToleration})

@@ -57,7 +57,7 @@ func needsString(needs []Need) string {
 
 // candidate is a preemptable pod with its requests of the needed resources.
 type candidate struct {
-	pod *Pod
+	pod *core.Pod
 	req []int64 // per need, in the order of the needs it was built for
 	mem int64   // memory and cpu, the tie-break
 	cpu int64
@@ -73,15 +73,15 @@ type candidate struct {
 // with pod-level resources, where container requests of other resources
 // (ephemeral storage, extended resources) count as zero, and for a request
 // of zero with an overhead, which stays zero.
-func PreemptRequest(p *Pod, name core.ResourceName, opts Options) int64 {
+func PreemptRequest(p *core.Pod, name core.ResourceName, opts Options) int64 {
 	return preemptRequest(p, name, opts, core.ResourceList{})
 }
 
-func preemptRequest(p *Pod, name core.ResourceName, opts Options, scratch core.ResourceList) int64 {
+func preemptRequest(p *core.Pod, name core.ResourceName, opts Options, scratch core.ResourceList) int64 {
 	if name == core.ResourcePods {
 		return 1
 	}
-	cp := p.cgroupPod()
+	cp := *p
 	cp.Overhead = nil
 	if podLevelSet(p, opts) {
 		cp.InitContainers, cp.Containers = nil, nil
@@ -98,7 +98,7 @@ func preemptRequest(p *Pod, name core.ResourceName, opts Options, scratch core.R
 
 // podLevelSet is component-helpers' IsPodLevelResourcesSet under the gate:
 // spec.resources names a pod-level resource in its requests or limits.
-func podLevelSet(p *Pod, opts Options) bool {
+func podLevelSet(p *core.Pod, opts Options) bool {
 	if opts.DisablePodLevelResources || p.Resources == nil {
 		return false
 	}
@@ -143,7 +143,7 @@ func podLevelSet(p *Pod, opts Options) bool {
 // same; a kubelet author who wants low priorities to go first has to order
 // or filter running before calling Preempt (a pod left out is never
 // chosen), knowing the result then differs from upstream's.
-func Preempt(p *Pod, running []*Pod, needs []Need, opts Options) ([]*Pod, error) {
+func Preempt(p *core.Pod, running []*core.Pod, needs []Need, opts Options) ([]*core.Pod, error) {
 	scratch := core.ResourceList{}
 	var classes [3][]candidate // BestEffort, Burstable, Guaranteed
 	for _, r := range running {
@@ -156,7 +156,7 @@ func Preempt(p *Pod, running []*Pod, needs []Need, opts Options) ([]*Pod, error)
 		}
 		c.mem = preemptRequest(r, core.ResourceMemory, opts, scratch)
 		c.cpu = preemptRequest(r, core.ResourceCPU, opts, scratch)
-		switch cgroup.PodQOS(r.cgroupPod(), opts.qos()) {
+		switch cgroup.PodQOS(*r, opts.qos()) {
 		case core.PodQOSBestEffort:
 			classes[0] = append(classes[0], c)
 		case core.PodQOSBurstable:
@@ -185,7 +185,7 @@ func Preempt(p *Pod, running []*Pod, needs []Need, opts Options) ([]*Pod, error)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*Pod, 0, len(bePick)+len(buPick)+len(guPick))
+	out := make([]*core.Pod, 0, len(bePick)+len(buPick)+len(guPick))
 	for _, l := range [][]candidate{bePick, buPick, guPick} {
 		for _, c := range l {
 			out = append(out, c.pod)

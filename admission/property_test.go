@@ -13,10 +13,11 @@ import (
 )
 
 // drawPod draws one pod from nodelifetest, named after i.
-func drawPod(t *rapid.T, i int) *admission.Pod {
+func drawPod(t *rapid.T, i int) *core.Pod {
 	p := nodelifetest.OnePod(nodelifetest.Options{}).Draw(t, "pod")
 	p.Name, p.UID = fmt.Sprintf("p%d", i), fmt.Sprintf("u%d", i)
-	return p.Admission()
+	c := p.Core()
+	return &c
 }
 
 func drawNode(t *rapid.T) core.Node {
@@ -24,8 +25,8 @@ func drawNode(t *rapid.T) core.Node {
 }
 
 // value is what cgroup.PodRequests gives p of name: millicores for cpu.
-func value(p *admission.Pod, name core.ResourceName) int64 {
-	q := cgroup.PodRequests(admission.CgroupPod(p), cgroup.QOSOptions{})[name]
+func value(p *core.Pod, name core.ResourceName) int64 {
+	q := cgroup.PodRequests(*p, cgroup.QOSOptions{})[name]
 	if name == core.ResourceCPU {
 		return q.MilliValue()
 	}
@@ -79,14 +80,14 @@ func TestPropertyAdmitWithinAllocatable(t *testing.T) {
 func TestPropertyRemovalKeepsAdmission(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		n := drawNode(t)
-		var pods []*admission.Pod
+		var pods []*core.Pod
 		for i := rapid.IntRange(0, 10).Draw(t, "pods"); i > 0; i-- {
 			pods = append(pods, drawPod(t, i))
 		}
 		ni := admission.NewNodeInfo(n, admission.Options{}, pods...)
 		p := drawPod(t, 100)
 		before := ni.Admit(p)
-		var left []*admission.Pod
+		var left []*core.Pod
 		for _, q := range pods {
 			if rapid.Bool().Draw(t, "remove "+q.Name) {
 				if !ni.RemovePod(q.UID) {
@@ -111,7 +112,7 @@ func TestPropertyRemovalKeepsAdmission(t *testing.T) {
 // and never evicts a critical pod of a priority at least the preemptor's.
 func TestPropertyPreemptFreesShortfall(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		var running []*admission.Pod
+		var running []*core.Pod
 		for i := rapid.IntRange(0, 10).Draw(t, "pods"); i > 0; i-- {
 			running = append(running, drawPod(t, i))
 		}
@@ -132,7 +133,7 @@ func TestPropertyPreemptFreesShortfall(t *testing.T) {
 			// A critical pod goes only to a higher priority, as upstream's
 			// Preemptable allows (a static pod of priority 0 is critical
 			// and yet preemptable by a system-critical pod).
-			if admission.IsCriticalPod(v) && (v.Priority == nil || *v.Priority >= *p.Priority) {
+			if v.IsCritical() && (v.Priority == nil || *v.Priority >= *p.Priority) {
 				t.Fatalf("critical pod %s preempted", v.Name)
 			}
 		}

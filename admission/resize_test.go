@@ -5,7 +5,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/release"
 )
@@ -19,15 +18,15 @@ func TestAdmitCountsResizeStatus(t *testing.T) {
 	cpu := func(v string) core.ResourceList {
 		return core.ResourceList{core.ResourceCPU: resource.MustParse(v)}
 	}
-	resized := &Pod{Namespace: "ns", Name: "resized", UID: "resized",
+	resized := &core.Pod{Namespace: "ns", Name: "resized", UID: "resized",
 		Containers: []core.Container{{Name: "a", Resources: core.ResourceRequirements{Requests: cpu("1")}},
 			{Name: "b", Resources: core.ResourceRequirements{Requests: cpu("2")}}},
-		Resize: &cgroup.ResizeStatus{Containers: []cgroup.ContainerResizeStatus{
+		Resize: &core.ResizeStatus{Containers: []core.ContainerResizeStatus{
 			{Name: "a", Allocated: cpu("1"), Actuated: &core.ResourceRequirements{Requests: cpu("2")}},
 			{Name: "b", Allocated: cpu("2"), Actuated: &core.ResourceRequirements{Requests: cpu("1")}}}}}
 	node := core.Node{Name: "n", Allocatable: core.ResourceList{core.ResourceCPU: resource.MustParse("4"),
 		core.ResourcePods: resource.MustParse("110")}}
-	newPod := &Pod{Namespace: "ns", Name: "new", UID: "new",
+	newPod := &core.Pod{Namespace: "ns", Name: "new", UID: "new",
 		Containers: []core.Container{{Name: "c", Resources: core.ResourceRequirements{Requests: cpu("1")}}}}
 	for _, tc := range []struct {
 		opts    Options

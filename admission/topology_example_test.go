@@ -34,7 +34,7 @@ func ExampleTopologyHandler() {
 	chain := admission.Chain{Topology: admission.TopologyHandler(m)}
 	for _, p := range []struct{ name, cpus string }{{"two", "2"}, {"one", "1"}, {"another", "1"}} {
 		l := core.ResourceList{core.ResourceCPU: resource.MustParse(p.cpus), core.ResourceMemory: resource.MustParse("1Gi")}
-		pod := &admission.Pod{Namespace: "default", Name: p.name, UID: p.name,
+		pod := &core.Pod{Namespace: "default", Name: p.name, UID: p.name,
 			Containers: []core.Container{{Name: "c", Resources: core.ResourceRequirements{Requests: l, Limits: l}}}}
 		if d := chain.Admit(pod); d.Admit {
 			fmt.Println(p.name, "admitted on CPUs", cpus.CPUs(p.name, "c"))

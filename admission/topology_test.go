@@ -28,7 +28,7 @@ func TestTopologyHandler(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := admission.TopologyHandler(m)
-	pod := &admission.Pod{Name: "p", UID: "u", InitContainers: []core.Container{{Name: "i"}}, Containers: []core.Container{{Name: "a"}, {Name: "b"}}}
+	pod := &core.Pod{Name: "p", UID: "u", InitContainers: []core.Container{{Name: "i"}}, Containers: []core.Container{{Name: "a"}, {Name: "b"}}}
 	// best-effort admits what it cannot align.
 	if r := h.Admit(pod); !r.Admit || len(seen) != 3 || seen[0] != "u/i" || seen[1] != "u/a" || seen[2] != "u/b" {
 		t.Fatalf("best-effort: %+v after hints for %v, want admitted after u/i, u/a, u/b", r, seen)

@@ -1,123 +1,13 @@
 package admission
 
 import (
-	"time"
-
 	"github.com/nodelife/nodelife/cgroup"
-	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/release"
-	"github.com/nodelife/nodelife/taints"
-)
-
-// Protocol names, as core/v1's Protocol.
-const (
-	ProtocolTCP  = "TCP"
-	ProtocolUDP  = "UDP"
-	ProtocolSCTP = "SCTP"
 )
 
 // BindAllHostIP is the host IP a port binds when its hostIP is empty; a
 // port on it conflicts with the same protocol and port on every address.
 const BindAllHostIP = "0.0.0.0"
-
-// ContainerPort is one entry of a container's ports, as core/v1's
-// ContainerPort; only entries with HostPort > 0 reserve anything.
-type ContainerPort struct {
-	// HostPort is hostPort; 0 or less reserves nothing.
-	HostPort int32
-	// Protocol is protocol; empty means TCP.
-	Protocol string
-	// HostIP is hostIP; empty means BindAllHostIP.
-	HostIP string
-}
-
-// Node selector operators, as core/v1's NodeSelectorOperator.
-const (
-	OpIn           = "In"
-	OpNotIn        = "NotIn"
-	OpExists       = "Exists"
-	OpDoesNotExist = "DoesNotExist"
-	OpGt           = "Gt"
-	OpLt           = "Lt"
-)
-
-// Requirement is a node selector requirement (core/v1's
-// NodeSelectorRequirement): a label key (or, in MatchFields, a field
-// name), an operator and values.
-type Requirement struct {
-	Key      string
-	Operator string
-	Values   []string
-}
-
-// Term is a node selector term: its MatchExpressions on labels and its
-// MatchFields on fields (only metadata.name exists) must all hold.
-type Term struct {
-	MatchExpressions []Requirement
-	MatchFields      []Requirement
-}
-
-// NodeSelector is a pod's spec.affinity.nodeAffinity.
-// requiredDuringSchedulingIgnoredDuringExecution: the node must match one
-// of the terms.
-type NodeSelector struct {
-	Terms []Term
-}
-
-// Pod is the part of a core/v1 Pod that admission reads. Resource fields
-// have the cgroup package's shapes, so that the effective requests are
-// computed once, by cgroup.PodRequests.
-type Pod struct {
-	// Namespace, Name and UID identify the pod.
-	Namespace, Name, UID string
-	// Labels are metadata.labels; only kubernetes.io/os is read, by the
-	// OS selector check.
-	Labels map[string]string
-	// Annotations are metadata.annotations; the config source, config hash
-	// and mirror annotations make a pod static or mirror (see IsStaticPod).
-	Annotations map[string]string
-	// DeletionTimestamp is metadata.deletionTimestamp, read by the mirror
-	// pod reconciliation.
-	DeletionTimestamp *time.Time
-	// NodeName is spec.nodeName; empty matches any node.
-	NodeName string
-	// NodeSelector is spec.nodeSelector.
-	NodeSelector map[string]string
-	// Affinity is spec.affinity.nodeAffinity.
-	// requiredDuringSchedulingIgnoredDuringExecution; nil when not set.
-	Affinity *NodeSelector
-	// Tolerations are spec.tolerations.
-	Tolerations []taints.Toleration
-	// OS is spec.os.name; empty when spec.os is not set.
-	OS string
-	// SupplementalGroupsPolicy is
-	// spec.securityContext.supplementalGroupsPolicy; empty when not set.
-	SupplementalGroupsPolicy string
-	// Priority is spec.priority; nil when not set.
-	Priority *int32
-	// PriorityClassName is spec.priorityClassName.
-	PriorityClassName string
-	// QOSClass is status.qosClass; computed from the resources when empty.
-	QOSClass core.PodQOSClass
-	// InitContainers and Containers carry the containers' names, requests
-	// and limits, and which init containers are sidecars.
-	InitContainers, Containers []core.Container
-	// HostPorts are the ports of spec.containers and of the sidecar init
-	// containers (restartPolicy Always), in spec order, as upstream
-	// collects them; other init containers' ports reserve nothing and are
-	// left out by the caller.
-	HostPorts []ContainerPort
-	// Resources is spec.resources (pod-level resources); nil when not set.
-	Resources *core.ResourceRequirements
-	// Overhead is spec.overhead.
-	Overhead core.ResourceList
-	// Resize is what the pod's status says of its resources during an
-	// in-place resize; nil when not read. When set, the pod counts with
-	// cgroup.EffectivePodRequests (the larger of the spec's, the allocated
-	// and the actuated requests), as the scheduler framework's NodeInfo the
-	// kubelet admits against counts every pod.
-	Resize *cgroup.ResizeStatus
-}
 
 // Result is an admit handler's verdict, as the kubelet's PodAdmitResult.
 type Result struct {
@@ -157,7 +47,7 @@ type Options struct {
 	SumContainersQOS                           bool
 	// DisableInPlacePodLevelResourcesVerticalScaling and
 	// ResizePerContainer select how the requests of a pod with a
-	// Pod.Resize status are counted before 1.36 and 1.37, as the
+	// core.Pod.Resize status are counted before 1.36 and 1.37, as the
 	// cgroup.QOSOptions fields of the same names.
 	DisableInPlacePodLevelResourcesVerticalScaling bool
 	ResizePerContainer                             bool

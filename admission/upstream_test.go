@@ -21,8 +21,8 @@ func milliCPUMem(cpu, mem int64) core.ResourceList {
 	}
 }
 
-func requestPod(l core.ResourceList) *Pod {
-	return &Pod{Containers: []core.Container{{Resources: core.ResourceRequirements{Requests: l}}}}
+func requestPod(l core.ResourceList) *core.Pod {
+	return &core.Pod{Containers: []core.Container{{Resources: core.ResourceRequirements{Requests: l}}}}
 }
 
 // machine1 is predicate_test.go's node: allocatable 10 millicpu, 20 bytes of
@@ -35,28 +35,28 @@ func machine1(ts ...taints.Taint) core.Node {
 
 // pkg/kubelet/lifecycle/predicate_test.go, TestGeneralPredicates.
 func TestUpstreamGeneralPredicates(t *testing.T) {
-	port := func(p int32) *Pod { return &Pod{HostPorts: []ContainerPort{{HostPort: p}}} }
+	port := func(p int32) *core.Pod { return &core.Pod{HostPorts: []core.ContainerPort{{HostPort: p}}} }
 	fooBar := []taints.Taint{{Key: "foo", Effect: taints.TaintEffectNoSchedule}, {Key: "bar", Effect: taints.TaintEffectNoExecute}}
 	tests := []struct {
 		name  string
-		pod   *Pod
-		other *Pod
+		pod   *core.Pod
+		other *core.Pod
 		node  core.Node
 		want  []Failure
 	}{
-		{name: "no resources/port/host requested always fits", pod: &Pod{}, other: requestPod(milliCPUMem(9, 19)), node: machine1()},
+		{name: "no resources/port/host requested always fits", pod: &core.Pod{}, other: requestPod(milliCPUMem(9, 19)), node: machine1()},
 		{name: "not enough cpu and memory resource", pod: requestPod(milliCPUMem(8, 10)), other: requestPod(milliCPUMem(5, 19)), node: machine1(),
 			want: []Failure{{Resource: "cpu", Requested: 8, Used: 5, Capacity: 10}, {Resource: "memory", Requested: 10, Used: 19, Capacity: 20}}},
-		{name: "host not match", pod: &Pod{NodeName: "machine2"}, node: machine1(),
+		{name: "host not match", pod: &core.Pod{NodeName: "machine2"}, node: machine1(),
 			want: []Failure{{Predicate: "NodeName", Description: "node(s) didn't match the requested node name"}}},
 		{name: "hostport conflict", pod: port(123), other: port(123), node: machine1(),
 			want: []Failure{{Predicate: "NodePorts", Description: "node(s) didn't have free ports for the requested pod ports"}}},
-		{name: "taint/toleration match", pod: &Pod{Tolerations: []taints.Toleration{{Key: "foo"}, {Key: "bar"}}}, node: machine1(fooBar...)},
-		{name: "NoSchedule taint/toleration not match", pod: &Pod{}, node: machine1(taints.Taint{Key: "foo", Effect: taints.TaintEffectNoSchedule})},
-		{name: "NoExecute taint/toleration not match", pod: &Pod{}, node: machine1(taints.Taint{Key: "bar", Effect: taints.TaintEffectNoExecute}),
+		{name: "taint/toleration match", pod: &core.Pod{Tolerations: []taints.Toleration{{Key: "foo"}, {Key: "bar"}}}, node: machine1(fooBar...)},
+		{name: "NoSchedule taint/toleration not match", pod: &core.Pod{}, node: machine1(taints.Taint{Key: "foo", Effect: taints.TaintEffectNoSchedule})},
+		{name: "NoExecute taint/toleration not match", pod: &core.Pod{}, node: machine1(taints.Taint{Key: "bar", Effect: taints.TaintEffectNoExecute}),
 			want: []Failure{{Predicate: "TaintToleration", Description: "node(s) had taints that the pod didn't tolerate"}}},
-		{name: "PreferNoSchedule taint/toleration not match", pod: &Pod{}, node: machine1(taints.Taint{Key: "baz", Effect: taints.TaintEffectPreferNoSchedule})},
-		{name: "static pods ignore taints", pod: &Pod{Annotations: map[string]string{core.ConfigSourceAnnotation: core.SourceFile}}, node: machine1(fooBar...)},
+		{name: "PreferNoSchedule taint/toleration not match", pod: &core.Pod{}, node: machine1(taints.Taint{Key: "baz", Effect: taints.TaintEffectPreferNoSchedule})},
+		{name: "static pods ignore taints", pod: &core.Pod{Annotations: map[string]string{core.ConfigSourceAnnotation: core.SourceFile}}, node: machine1(fooBar...)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -94,7 +94,7 @@ func TestUpstreamOSChecks(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			n := machine1()
 			n.Labels = tt.node
-			d := NewNodeInfo(n, Options{}).Admit(&Pod{Labels: tt.podLabels, OS: tt.podOS})
+			d := NewNodeInfo(n, Options{}).Admit(&core.Pod{Labels: tt.podLabels, OS: tt.podOS})
 			if d.Reason != tt.reason || d.Admit != (tt.reason == "") {
 				t.Fatalf("Admit = %+v, want reason %q", d, tt.reason)
 			}
@@ -121,7 +121,7 @@ func TestUpstreamSupplementalGroupsPolicy(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			n := machine1()
 			n.Features.SupplementalGroupsPolicy = tt.feature
-			d := NewNodeInfo(n, Options{}).Admit(&Pod{SupplementalGroupsPolicy: tt.policy})
+			d := NewNodeInfo(n, Options{}).Admit(&core.Pod{SupplementalGroupsPolicy: tt.policy})
 			if d.Admit != tt.admit || !tt.admit && (d.Reason != "SupplementalGroupsPolicyNotSupported" || d.Message != "SupplementalGroupsPolicy=Strict is not supported in this node") {
 				t.Fatalf("Admit = %+v, want admit %v", d, tt.admit)
 			}
@@ -130,20 +130,20 @@ func TestUpstreamSupplementalGroupsPolicy(t *testing.T) {
 }
 
 // preemption_test.go's pods.
-func preemptionPods() map[string]*Pod {
-	mk := func(name, cpu, mem string, guaranteed bool) *Pod {
+func preemptionPods() map[string]*core.Pod {
+	mk := func(name, cpu, mem string, guaranteed bool) *core.Pod {
 		l := core.ResourceList{}
 		if cpu != "" {
 			l[core.ResourceCPU] = resource.MustParse(cpu)
 			l[core.ResourceMemory] = resource.MustParse(mem)
 		}
-		p := &Pod{Name: name, UID: name, Containers: []core.Container{{Name: name + "-container", Resources: core.ResourceRequirements{Requests: l}}}}
+		p := &core.Pod{Name: name, UID: name, Containers: []core.Container{{Name: name + "-container", Resources: core.ResourceRequirements{Requests: l}}}}
 		if guaranteed {
 			p.Containers[0].Resources.Limits = l
 		}
 		return p
 	}
-	pods := map[string]*Pod{
+	pods := map[string]*core.Pod{
 		"tiny":                    mk("tiny", "1m", "1Mi", false),
 		"bestEffort":              mk("bestEffort", "", "", false),
 		"cluster-critical":        mk("cluster-critical", "100m", "100Mi", false),
@@ -177,8 +177,8 @@ func needList(cpu, memMi, pods int64) []Need {
 // pkg/kubelet/preemption/preemption_test.go, TestGetPodsToPreempt.
 func TestUpstreamGetPodsToPreempt(t *testing.T) {
 	all := preemptionPods()
-	pods := func(names ...string) []*Pod {
-		var out []*Pod
+	pods := func(names ...string) []*core.Pod {
+		var out []*core.Pod
 		for _, n := range names {
 			out = append(out, all[n])
 		}
@@ -187,10 +187,10 @@ func TestUpstreamGetPodsToPreempt(t *testing.T) {
 	tests := []struct {
 		name      string
 		preemptor string
-		input     []*Pod
+		input     []*core.Pod
 		needs     []Need
 		wantErr   bool
-		want      []*Pod
+		want      []*core.Pod
 	}{
 		{"no requirements", "cluster-critical", nil, needList(0, 0, 0), false, nil},
 		{"no pods", "cluster-critical", nil, needList(0, 0, 1), true, nil},
@@ -219,7 +219,7 @@ func TestUpstreamGetPodsToPreempt(t *testing.T) {
 	}
 }
 
-func names(ps []*Pod) []string {
+func names(ps []*core.Pod) []string {
 	var out []string
 	for _, p := range ps {
 		out = append(out, p.Name)
@@ -227,7 +227,7 @@ func names(ps []*Pod) []string {
 	return out
 }
 
-func sameSet(a, b []*Pod) bool {
+func sameSet(a, b []*core.Pod) bool {
 	x, y := names(a), names(b)
 	slices.Sort(x)
 	slices.Sort(y)
@@ -264,11 +264,11 @@ func TestUpstreamDistance(t *testing.T) {
 }
 
 // pkg/kubelet/pod/pod_manager_test.go (static and mirror pods) and
-// pkg/kubelet/types/pod_update_test.go (IsStaticPod, IsCriticalPod).
+// pkg/kubelet/types/pod_update_test.go (upstream's IsStaticPod, IsCriticalPod).
 func TestUpstreamStaticAndMirror(t *testing.T) {
-	static := &Pod{Name: "bar", Namespace: "default", UID: "123", Annotations: map[string]string{core.ConfigSourceAnnotation: core.SourceFile, core.ConfigHashAnnotation: "123"}}
-	mirror := &Pod{Name: "bar", Namespace: "default", UID: "987654321", Annotations: map[string]string{core.ConfigSourceAnnotation: core.SourceAPIServer, core.ConfigMirrorAnnotation: "123"}}
-	if !IsStaticPod(static) || IsStaticPod(mirror) || !IsMirrorPod(mirror) || IsMirrorPod(static) {
+	static := &core.Pod{Name: "bar", Namespace: "default", UID: "123", Annotations: map[string]string{core.ConfigSourceAnnotation: core.SourceFile, core.ConfigHashAnnotation: "123"}}
+	mirror := &core.Pod{Name: "bar", Namespace: "default", UID: "987654321", Annotations: map[string]string{core.ConfigSourceAnnotation: core.SourceAPIServer, core.ConfigMirrorAnnotation: "123"}}
+	if !static.IsStatic() || mirror.IsStatic() || !mirror.IsMirror() || static.IsMirror() {
 		t.Fatal("static/mirror classification")
 	}
 	if !IsMirrorPodOf(mirror, static) {
@@ -280,18 +280,18 @@ func TestUpstreamStaticAndMirror(t *testing.T) {
 		t.Fatal("mirror with another hash")
 	}
 	for _, tt := range []struct {
-		pod      *Pod
+		pod      *core.Pod
 		critical bool
 	}{
-		{&Pod{Annotations: map[string]string{core.ConfigSourceAnnotation: core.SourceFile}}, true},
-		{&Pod{Annotations: map[string]string{core.ConfigSourceAnnotation: core.SourceAPIServer}}, false},
-		{&Pod{Annotations: map[string]string{core.ConfigMirrorAnnotation: ""}}, true},
-		{&Pod{Priority: ptr(core.SystemCriticalPriority)}, true},
-		{&Pod{Priority: ptr(core.SystemCriticalPriority - 1)}, false},
-		{&Pod{}, false},
+		{&core.Pod{Annotations: map[string]string{core.ConfigSourceAnnotation: core.SourceFile}}, true},
+		{&core.Pod{Annotations: map[string]string{core.ConfigSourceAnnotation: core.SourceAPIServer}}, false},
+		{&core.Pod{Annotations: map[string]string{core.ConfigMirrorAnnotation: ""}}, true},
+		{&core.Pod{Priority: ptr(core.SystemCriticalPriority)}, true},
+		{&core.Pod{Priority: ptr(core.SystemCriticalPriority - 1)}, false},
+		{&core.Pod{}, false},
 	} {
-		if got := IsCriticalPod(tt.pod); got != tt.critical {
-			t.Errorf("IsCriticalPod(%+v) = %v", tt.pod, got)
+		if got := tt.pod.IsCritical(); got != tt.critical {
+			t.Errorf("IsCritical(%+v) = %v", tt.pod, got)
 		}
 	}
 }
@@ -302,7 +302,7 @@ func ptr[T any](v T) *T { return &v }
 // cases; a node that cannot be read is the caller's) and the successful
 // cases of TestParsePodFullName, which PodFullName forms.
 func TestUpstreamMirrorClient(t *testing.T) {
-	pod := &Pod{Name: "test-pod-name", Namespace: "test-pod-ns", Annotations: map[string]string{core.ConfigHashAnnotation: "123456789"}}
+	pod := &core.Pod{Name: "test-pod-name", Namespace: "test-pod-ns", Annotations: map[string]string{core.ConfigHashAnnotation: "123456789"}}
 	if _, _, err := MirrorPod(pod, &core.Node{Name: "test-node-name"}); err == nil {
 		t.Error("node missing UID: no error")
 	}
@@ -310,7 +310,7 @@ func TestUpstreamMirrorClient(t *testing.T) {
 	if err != nil || owner != "test-node-uid-1234" || mirror.Annotations[core.ConfigMirrorAnnotation] != "123456789" {
 		t.Errorf("successfully fetched node: owner %q, annotations %v, %v", owner, mirror.Annotations, err)
 	}
-	for full, p := range map[string]Pod{
+	for full, p := range map[string]core.Pod{
 		"bar_foo":         {Name: "bar", Namespace: "foo"},
 		"bar.org_foo.com": {Name: "bar.org", Namespace: "foo.com"},
 		"bar-bar_foo":     {Name: "bar-bar", Namespace: "foo"},

@@ -83,7 +83,7 @@
 // kubelet sizes a pod (sidecars beside the containers, init containers at
 // their peak, pod-level values, overhead). A pod resized in place takes
 // the room of the larger of its spec, allocated and actuated values
-// (EffectivePodRequests, EffectivePodLimits, from its ResizeStatus): since
+// (EffectivePodRequests, EffectivePodLimits, from its core.ResizeStatus): since
 // v1.37 the larger of the three sums, before it the larger per container.
 //
 // Pod cgroup. Guaranteed pods get shares, quota, period and a memory limit;

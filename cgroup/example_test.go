@@ -355,7 +355,7 @@ func ExampleEffectivePodRequests() {
 		{Name: "a", Resources: core.ResourceRequirements{Requests: list("cpu", "1")}},
 		{Name: "b", Resources: core.ResourceRequirements{Requests: list("cpu", "2")}},
 	}}
-	st := cgroup.ResizeStatus{Containers: []cgroup.ContainerResizeStatus{
+	st := core.ResizeStatus{Containers: []core.ContainerResizeStatus{
 		{Name: "a", Allocated: list("cpu", "1"), Actuated: &core.ResourceRequirements{Requests: list("cpu", "2")}},
 		{Name: "b", Allocated: list("cpu", "2"), Actuated: &core.ResourceRequirements{Requests: list("cpu", "1")}},
 	}}
@@ -374,7 +374,7 @@ func ExampleEffectivePodLimits() {
 		{Name: "a", Resources: core.ResourceRequirements{Limits: list("cpu", "3")}},
 		{Name: "b", Resources: core.ResourceRequirements{Limits: list("cpu", "1")}},
 	}}
-	st := cgroup.ResizeStatus{Containers: []cgroup.ContainerResizeStatus{
+	st := core.ResizeStatus{Containers: []core.ContainerResizeStatus{
 		{Name: "a", Actuated: &core.ResourceRequirements{Limits: list("cpu", "1")}},
 		{Name: "b", Actuated: &core.ResourceRequirements{Limits: list("cpu", "1")}},
 	}}

@@ -31,7 +31,7 @@ type QOSOptions struct {
 	DisablePodLevelResourcesFixKubeletQOSClass bool
 	// DisableInPlacePodLevelResourcesVerticalScaling turns that gate off
 	// (alpha and off in 1.35, beta and on since 1.36): the pod-level
-	// status (ResizeStatus.Allocated and Actuated) is then not read by
+	// status (core.ResizeStatus.Allocated and Actuated) is then not read by
 	// EffectivePodRequests and EffectivePodLimits.
 	DisableInPlacePodLevelResourcesVerticalScaling bool
 	// ResizePerContainer computes EffectivePodRequests and

@@ -2,42 +2,8 @@ package cgroup
 
 import "github.com/nodelife/nodelife/core"
 
-// ResizeStatus is what a pod's status says of its resources while it is
-// resized in place (InPlacePodVerticalScaling): what the kubelet allocated
-// and what the runtime reports the containers run with. Upstream reads it
-// (the resource helper's UseStatusResources) where the room a pod takes on
-// its node right now matters: the kubelet's admission counting the pods
-// already there, the scheduler's node fit, the retry of pending resizes.
-// The zero value is a pod whose status reports nothing: its spec counts.
-type ResizeStatus struct {
-	// Infeasible is set when the pod's PodResizePending condition has
-	// reason Infeasible: the spec's new values are then not counted.
-	Infeasible bool
-	// Containers are status.containerStatuses and
-	// status.initContainerStatuses, matched to the spec's containers by
-	// name (the first of a name counts).
-	Containers []ContainerResizeStatus
-	// Allocated is status.allocatedResources and Actuated status.resources,
-	// the pod-level values the InPlacePodLevelResourcesVerticalScaling gate
-	// reads; nil when not set.
-	Allocated core.ResourceList
-	Actuated  *core.ResourceRequirements
-}
-
-// ContainerResizeStatus is one container's resources as its status reports
-// them.
-type ContainerResizeStatus struct {
-	// Name is the container's name.
-	Name string
-	// Allocated is allocatedResources (the requests the kubelet admitted);
-	// nil when not set.
-	Allocated core.ResourceList
-	// Actuated is resources (what the runtime applied); nil when not
-	// reported.
-	Actuated *core.ResourceRequirements
-}
-
-func (st *ResizeStatus) container(name string) *ContainerResizeStatus {
+// containerStatus returns the status of the container named name; nil when st reports none.
+func containerStatus(st *core.ResizeStatus, name string) *core.ContainerResizeStatus {
 	for i := range st.Containers {
 		if st.Containers[i].Name == name {
 			return &st.Containers[i]
@@ -49,18 +15,18 @@ func (st *ResizeStatus) container(name string) *ContainerResizeStatus {
 // readBefore137 returns the status of c that upstream read before 1.37:
 // a regular or sidecar container's, when it reports actuated resources;
 // nil otherwise.
-func (st *ResizeStatus) readBefore137(c *core.Container, init bool) *ContainerResizeStatus {
+func readBefore137(st *core.ResizeStatus, c *core.Container, init bool) *core.ContainerResizeStatus {
 	if init && c.RestartPolicy != core.ContainerRestartPolicyAlways {
 		return nil
 	}
-	if cs := st.container(c.Name); cs != nil && cs.Actuated != nil {
+	if cs := containerStatus(st, c.Name); cs != nil && cs.Actuated != nil {
 		return cs
 	}
 	return nil
 }
 
 // podLevelStatus reports whether the pod-level status counts under opts.
-func (st *ResizeStatus) podLevelStatus(opts QOSOptions) bool {
+func podLevelStatus(st *core.ResizeStatus, opts QOSOptions) bool {
 	return !opts.DisableInPlacePodLevelResourcesVerticalScaling && st.Actuated != nil
 }
 
@@ -91,11 +57,11 @@ func (st *ResizeStatus) podLevelStatus(opts QOSOptions) bool {
 // the larger of spec, actuated and allocated pod-level values when the
 // pod-level status reports actuated ones; the overhead is added. With st's
 // zero value the answer is PodRequests'.
-func EffectivePodRequests(p core.Pod, st ResizeStatus, opts QOSOptions) core.ResourceList {
+func EffectivePodRequests(p core.Pod, st core.ResizeStatus, opts QOSOptions) core.ResourceList {
 	var out core.ResourceList
 	if opts.ResizePerContainer {
 		out = aggregate(core.ResourceList{}, p, func(c *core.Container, init bool) core.ResourceList {
-			cs := st.readBefore137(c, init)
+			cs := readBefore137(&st, c, init)
 			if cs == nil {
 				return c.Resources.Requests
 			}
@@ -107,39 +73,39 @@ func EffectivePodRequests(p core.Pod, st ResizeStatus, opts QOSOptions) core.Res
 	} else {
 		spec := aggregate(core.ResourceList{}, p, func(c *core.Container, _ bool) core.ResourceList { return c.Resources.Requests }, nil)
 		var allocated, actuated core.ResourceList
-		if st.podLevelStatus(opts) && st.Allocated != nil && st.Actuated.Requests != nil {
+		if podLevelStatus(&st, opts) && st.Allocated != nil && st.Actuated.Requests != nil {
 			allocated, actuated = st.Allocated, st.Actuated.Requests
 		} else {
 			allocated = aggregate(core.ResourceList{}, p, func(c *core.Container, _ bool) core.ResourceList {
-				if cs := st.container(c.Name); cs != nil && cs.Allocated != nil {
+				if cs := containerStatus(&st, c.Name); cs != nil && cs.Allocated != nil {
 					return cs.Allocated
 				}
-				return st.specUnlessInfeasible(c.Resources.Requests)
+				return specUnlessInfeasible(&st, c.Resources.Requests)
 			}, nil)
 			actuated = aggregate(core.ResourceList{}, p, func(c *core.Container, _ bool) core.ResourceList {
-				cs := st.container(c.Name)
+				cs := containerStatus(&st, c.Name)
 				switch {
 				case cs != nil && cs.Actuated != nil && cs.Actuated.Requests != nil:
 					return cs.Actuated.Requests
 				case cs != nil && cs.Allocated != nil:
 					return cs.Allocated
 				}
-				return st.specUnlessInfeasible(c.Resources.Requests)
+				return specUnlessInfeasible(&st, c.Resources.Requests)
 			}, nil)
 		}
-		out = maxLists(st.specUnlessInfeasible(spec), actuated, allocated)
+		out = maxLists(specUnlessInfeasible(&st, spec), actuated, allocated)
 	}
 	if opts.podLevel(p) && podLevelSet(p.Resources.Requests) {
 		spec := p.Resources.Requests
 		switch {
-		case !st.podLevelStatus(opts):
+		case !podLevelStatus(&st, opts):
 			setPodLevel(out, spec)
 		case opts.ResizePerContainer:
 			// before 1.37 the spec's names are taken from the larger
 			// list, zero when it lacks one
-			setPodLevelFrom(out, spec, maxLists(st.specUnlessInfeasible(spec), st.Actuated.Requests, st.Allocated))
+			setPodLevelFrom(out, spec, maxLists(specUnlessInfeasible(&st, spec), st.Actuated.Requests, st.Allocated))
 		default:
-			setPodLevel(out, maxLists(st.specUnlessInfeasible(spec), st.Actuated.Requests, st.Allocated))
+			setPodLevel(out, maxLists(specUnlessInfeasible(&st, spec), st.Actuated.Requests, st.Allocated))
 		}
 	}
 	addList(out, p.Overhead)
@@ -160,11 +126,11 @@ func EffectivePodRequests(p core.Pod, st ResizeStatus, opts QOSOptions) core.Res
 // pages, taken at the larger of spec and actuated pod-level values when
 // the pod-level status reports them; the overhead is added to the limits
 // that are set and not zero.
-func EffectivePodLimits(p core.Pod, st ResizeStatus, opts QOSOptions) core.ResourceList {
+func EffectivePodLimits(p core.Pod, st core.ResizeStatus, opts QOSOptions) core.ResourceList {
 	var out core.ResourceList
 	if opts.ResizePerContainer {
 		out = aggregate(core.ResourceList{}, p, func(c *core.Container, init bool) core.ResourceList {
-			cs := st.readBefore137(c, init)
+			cs := readBefore137(&st, c, init)
 			if cs == nil {
 				return c.Resources.Limits
 			}
@@ -176,27 +142,27 @@ func EffectivePodLimits(p core.Pod, st ResizeStatus, opts QOSOptions) core.Resou
 	} else {
 		spec := aggregate(core.ResourceList{}, p, func(c *core.Container, _ bool) core.ResourceList { return c.Resources.Limits }, nil)
 		var actuated core.ResourceList
-		if st.podLevelStatus(opts) && st.Actuated.Limits != nil {
+		if podLevelStatus(&st, opts) && st.Actuated.Limits != nil {
 			actuated = st.Actuated.Limits
 		} else {
 			actuated = aggregate(core.ResourceList{}, p, func(c *core.Container, _ bool) core.ResourceList {
-				if cs := st.container(c.Name); cs != nil && cs.Actuated != nil && cs.Actuated.Limits != nil {
+				if cs := containerStatus(&st, c.Name); cs != nil && cs.Actuated != nil && cs.Actuated.Limits != nil {
 					return cs.Actuated.Limits
 				}
-				return st.specUnlessInfeasible(c.Resources.Limits)
+				return specUnlessInfeasible(&st, c.Resources.Limits)
 			}, nil)
 		}
-		out = maxLists(st.specUnlessInfeasible(spec), actuated)
+		out = maxLists(specUnlessInfeasible(&st, spec), actuated)
 	}
 	if opts.podLevel(p) && PodLevelResourcesSet(&p) {
 		spec := p.Resources.Limits
 		switch {
-		case !st.podLevelStatus(opts), opts.ResizePerContainer && st.Infeasible && st.Actuated.Limits == nil:
+		case !podLevelStatus(&st, opts), opts.ResizePerContainer && st.Infeasible && st.Actuated.Limits == nil:
 			setPodLevel(out, spec)
 		case opts.ResizePerContainer:
-			setPodLevelFrom(out, spec, maxLists(st.specUnlessInfeasible(spec), st.Actuated.Limits))
+			setPodLevelFrom(out, spec, maxLists(specUnlessInfeasible(&st, spec), st.Actuated.Limits))
 		default:
-			setPodLevel(out, maxLists(st.specUnlessInfeasible(spec), st.Actuated.Limits))
+			setPodLevel(out, maxLists(specUnlessInfeasible(&st, spec), st.Actuated.Limits))
 		}
 	}
 	addOverheadToLimits(out, p.Overhead)
@@ -205,7 +171,7 @@ func EffectivePodLimits(p core.Pod, st ResizeStatus, opts QOSOptions) core.Resou
 
 // specUnlessInfeasible returns l, or nil when the resize is Infeasible
 // (the spec's values are then not counted).
-func (st *ResizeStatus) specUnlessInfeasible(l core.ResourceList) core.ResourceList {
+func specUnlessInfeasible(st *core.ResizeStatus, l core.ResourceList) core.ResourceList {
 	if st.Infeasible {
 		return nil
 	}

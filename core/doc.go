@@ -28,9 +28,10 @@
 //
 // Nothing here decides anything: the types carry data, and their few
 // methods read what the API's own helpers read (a node's Ready condition,
-// whether a pod is static or a mirror). Inputs only one planner needs (a
-// container's usage, a runtime's state, a plan) stay in that planner's
-// package.
+// whether a pod is static or a mirror). A field of the API object lives
+// here even when one planner alone reads it (admission's node selector and
+// host ports); inputs that are not part of the object (a container's
+// usage, a runtime's state, a plan) stay in that planner's package.
 //
 // Of the library the package imports only taints, conditions and two
 // internal helpers, so every other package may import it.

@@ -51,6 +51,16 @@ type Pod struct {
 
 	// NodeName is spec.nodeName; "" while the pod is not scheduled.
 	NodeName string
+	// NodeSelector is spec.nodeSelector: labels the node must carry.
+	NodeSelector map[string]string
+	// Affinity is spec.affinity.nodeAffinity.
+	// requiredDuringSchedulingIgnoredDuringExecution; nil when not set.
+	Affinity *NodeSelector
+	// OS is spec.os.name; "" when spec.os is not set.
+	OS string
+	// SupplementalGroupsPolicy is
+	// spec.securityContext.supplementalGroupsPolicy; "" when not set.
+	SupplementalGroupsPolicy string
 	// Priority is spec.priority; nil counts as 0.
 	Priority *int32
 	// PriorityClassName is spec.priorityClassName.
@@ -70,6 +80,11 @@ type Pod struct {
 	Resources *ResourceRequirements
 	// Overhead is spec.overhead (RuntimeClass pod overhead).
 	Overhead ResourceList
+	// HostPorts are the ports of spec.containers and of the sidecar init
+	// containers (restartPolicy Always), in spec order, as upstream collects
+	// them for the host-port check; other init containers' ports reserve
+	// nothing and are left out.
+	HostPorts []ContainerPort
 
 	// Phase is status.phase.
 	Phase PodPhase
@@ -82,6 +97,11 @@ type Pod struct {
 	// Reason is status.reason ("Evicted" for a pod the kubelet evicted,
 	// "Terminated" for one its shutdown manager killed).
 	Reason string
+	// Resize is what status says of the pod's resources during an in-place
+	// resize; nil when not read. The kubelet's admission counts a pod with
+	// it set by cgroup.EffectivePodRequests (the larger of the spec's, the
+	// allocated and the actuated requests).
+	Resize *ResizeStatus
 }
 
 // Deleting reports whether metadata.deletionTimestamp is set.

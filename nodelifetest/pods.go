@@ -7,7 +7,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"pgregory.net/rapid"
 
-	"github.com/nodelife/nodelife/admission"
 	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction/pressure"
@@ -41,7 +40,7 @@ type Pod struct {
 	Overhead                   core.ResourceList
 	Resources                  *core.ResourceRequirements
 	// HostPorts are the host ports its containers ask for (on some pods).
-	HostPorts []admission.ContainerPort
+	HostPorts []core.ContainerPort
 	// Tolerations are the pod's tolerations.
 	Tolerations []taints.Toleration
 	// TerminationGracePeriodSeconds is spec.terminationGracePeriodSeconds.
@@ -61,7 +60,7 @@ type Pod struct {
 func (p Pod) Key() string { return p.Namespace + "/" + p.Name }
 
 // Core returns the pod as the library's one pod type, running on its node:
-// what the cgroup computations, graceful shutdown, the NoExecute
+// what the cgroup computations, graceful shutdown, admission, the NoExecute
 // taint-eviction planner and the node lifecycle controller take (its Ready
 // condition True or False as Ready, a deletion timestamp when
 // Terminating). Its QOSClass is left empty, so that cgroup computes it.
@@ -69,7 +68,7 @@ func (p Pod) Core() core.Pod {
 	return core.Pod{Namespace: p.Namespace, Name: p.Name, UID: p.UID, Annotations: p.annotations(), NodeName: p.NodeName,
 		Priority: p.Priority, PriorityClassName: p.PriorityClassName, TerminationGracePeriodSeconds: p.TerminationGracePeriodSeconds,
 		Tolerations: p.Tolerations, InitContainers: p.InitContainers, Containers: p.Containers, Resources: p.Resources,
-		Overhead: p.Overhead, Phase: core.PodRunning, Conditions: coretest.PodReady(p.Ready), DeletionTimestamp: coretest.Deleting(p.Terminating)}
+		Overhead: p.Overhead, HostPorts: p.HostPorts, Phase: core.PodRunning, Conditions: coretest.PodReady(p.Ready), DeletionTimestamp: coretest.Deleting(p.Terminating)}
 }
 
 // QOSClass returns the pod's QoS class as the kubelet computes it.
@@ -78,13 +77,6 @@ func (p Pod) QOSClass() core.PodQOSClass { return cgroup.ComputeQOS(p.Core(), cg
 // Critical reports whether the kubelet treats the pod as critical: static,
 // mirror, or of priority at least core.SystemCriticalPriority.
 func (p Pod) Critical() bool { c := p.Core(); return c.IsCritical() }
-
-// Admission returns the pod as package admission takes it.
-func (p Pod) Admission() *admission.Pod {
-	return &admission.Pod{Namespace: p.Namespace, Name: p.Name, UID: p.UID, NodeName: p.NodeName, Tolerations: p.Tolerations,
-		Priority: p.Priority, PriorityClassName: p.PriorityClassName, InitContainers: p.InitContainers, Containers: p.Containers,
-		Resources: p.Resources, Overhead: p.Overhead, HostPorts: p.HostPorts, Annotations: p.annotations()}
-}
 
 // annotations marks a static pod's source as the kubelet sees it.
 func (p Pod) annotations() map[string]string {
@@ -290,9 +282,9 @@ func drawPod(t *rapid.T, o Options, i int) Pod {
 		p.Resources = &podLevel
 	}
 	hasHostPort := rare(t, 4, "hostPort")
-	port := admission.ContainerPort{HostPort: rapid.Int32Range(79, 81).Draw(t, "port"), HostIP: rapid.SampledFrom([]string{"", "10.0.0.1"}).Draw(t, "hostIP")}
+	port := core.ContainerPort{HostPort: rapid.Int32Range(79, 81).Draw(t, "port"), HostIP: rapid.SampledFrom([]string{"", "10.0.0.1"}).Draw(t, "hostIP")}
 	if hasHostPort {
-		p.HostPorts = []admission.ContainerPort{port}
+		p.HostPorts = []core.ContainerPort{port}
 	}
 	p.Tolerations = NoExecuteTolerations().Draw(t, "tolerations")
 	hasGrace := rapid.Bool().Draw(t, "hasGrace")

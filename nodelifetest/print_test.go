@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"pgregory.net/rapid"
 
-	"github.com/nodelife/nodelife/admission"
 	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/eviction/pressure"
@@ -33,7 +32,7 @@ func TestPodString(t *testing.T) {
 			Limits:   core.ResourceList{"memory": q("2Gi")}}}},
 		Overhead:                      core.ResourceList{"cpu": q("10m")},
 		Resources:                     &core.ResourceRequirements{Limits: core.ResourceList{"cpu": q("2")}},
-		HostPorts:                     []admission.ContainerPort{{HostPort: 80}, {HostPort: 53, Protocol: "UDP", HostIP: "10.0.0.1"}},
+		HostPorts:                     []core.ContainerPort{{HostPort: 80}, {HostPort: 53, Protocol: "UDP", HostIP: "10.0.0.1"}},
 		Tolerations:                   []taints.Toleration{{Key: "node.kubernetes.io/unreachable", Operator: "Exists", Effect: "NoExecute", TolerationSeconds: &secs}, {Operator: "Exists"}},
 		TerminationGracePeriodSeconds: &grace, Ready: true,
 		Stats: &pressure.PodStats{WorkingSetBytes: &ws, ProcessCount: &procs,

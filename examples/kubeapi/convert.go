@@ -163,13 +163,16 @@ func TaintNode(n *corev1.Node) eviction.TaintNode {
 
 // Pod converts a pod into the library's one pod type, which the pod GC,
 // the shutdown planners, the cgroup computations, the topology managers,
-// the NoExecute planner and the node lifecycle controller read: metadata
-// (names, labels and annotations shared with p, not copied, so the static
-// and mirror annotations come along; timestamps), the spec's node name,
-// priority, priority class, grace period, tolerations, containers' and
-// init containers' requests and limits (sidecars by their restartPolicy),
-// pod-level resources and overhead, and the status's phase, reason, QoS
-// class and conditions.
+// the NoExecute planner, the node lifecycle controller and the kubelet's
+// admission read: metadata (names, labels and annotations shared with p,
+// not copied, so the static and mirror annotations come along;
+// timestamps), the spec's node name, node selector (shared) and required
+// node affinity, OS, supplemental groups policy, priority, priority class,
+// grace period, tolerations, containers' and init containers' requests and
+// limits (sidecars by their restartPolicy), the host ports of the
+// containers and of the sidecar init containers, pod-level resources and
+// overhead, and the status's phase, reason, QoS class, conditions and, when
+// it reports resources, the resize status (ResizeStatus).
 func Pod(p *corev1.Pod) core.Pod {
 	out := core.Pod{Namespace: p.Namespace, Name: p.Name, UID: string(p.UID), Labels: p.Labels, Annotations: p.Annotations,
 		CreationTimestamp: p.CreationTimestamp.Time, DeletionTimestamp: timePtr(p.DeletionTimestamp),
@@ -198,6 +201,31 @@ func Pod(p *corev1.Pod) core.Pod {
 	for _, c := range p.Status.Conditions {
 		out.Conditions = append(out.Conditions, core.PodCondition{Type: core.PodConditionType(c.Type), Status: conditions.Status(c.Status),
 			Reason: c.Reason, Message: c.Message})
+	}
+	out.NodeSelector = p.Spec.NodeSelector
+	if st, ok := ResizeStatus(p); ok {
+		out.Resize = &st
+	}
+	if p.Spec.OS != nil {
+		out.OS = string(p.Spec.OS.Name)
+	}
+	if sc := p.Spec.SecurityContext; sc != nil && sc.SupplementalGroupsPolicy != nil {
+		out.SupplementalGroupsPolicy = string(*sc.SupplementalGroupsPolicy)
+	}
+	if a := p.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+		ns := &core.NodeSelector{}
+		for _, t := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+			ns.Terms = append(ns.Terms, core.NodeSelectorTerm{MatchExpressions: requirements(t.MatchExpressions), MatchFields: requirements(t.MatchFields)})
+		}
+		out.Affinity = ns
+	}
+	for _, c := range p.Spec.InitContainers {
+		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+			out.HostPorts = appendPorts(out.HostPorts, c.Ports)
+		}
+	}
+	for _, c := range p.Spec.Containers {
+		out.HostPorts = appendPorts(out.HostPorts, c.Ports)
 	}
 	return out
 }

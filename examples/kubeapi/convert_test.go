@@ -331,7 +331,7 @@ func TestResizeStatus(t *testing.T) {
 	if _, ok := ResizeStatus(&corev1.Pod{}); ok {
 		t.Error("a pod without status: ok = true")
 	}
-	if ap := AdmissionPod(p); ap.Resize == nil || !ap.Resize.Infeasible {
-		t.Errorf("AdmissionPod: Resize = %+v", ap.Resize)
+	if ap := Pod(p); ap.Resize == nil || !ap.Resize.Infeasible {
+		t.Errorf("Pod: Resize = %+v", ap.Resize)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nodelife/nodelife/admission"
 	"github.com/nodelife/nodelife/conditions"
 	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction"
@@ -94,7 +93,7 @@ type Pod struct {
 	// host ports, node selector and affinity, tolerations), for
 	// Config.Placement; nil: only Tolerations count, and the pod requests
 	// nothing.
-	Spec *admission.Pod
+	Spec *core.Pod
 }
 
 // Key is "namespace/name".

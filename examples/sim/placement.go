@@ -51,7 +51,7 @@ import (
 // placement is the run's view for placing replacements.
 type placement struct {
 	nis     []*admission.NodeInfo // per node; taints are checked apart
-	pods    []*admission.Pod      // per pod: its admission view
+	pods    []*core.Pod           // per pod: its admission view
 	pending []int                 // pods whose replacement waits, in order
 	next    int                   // the node the next search starts at
 	// zoneCount[w][z] counts workload w's pods running in zone z.
@@ -63,7 +63,7 @@ type placement struct {
 const reasonTooManyPods = "Too many pods"
 
 func (r *run) initPlacement() {
-	pl := &placement{nis: make([]*admission.NodeInfo, len(r.nodes)), pods: make([]*admission.Pod, len(r.pods))}
+	pl := &placement{nis: make([]*admission.NodeInfo, len(r.nodes)), pods: make([]*core.Pod, len(r.pods))}
 	for i := range r.nodes {
 		src := r.srcNodes[i]
 		pl.nis[i] = admission.NewNodeInfo(core.Node{Name: src.Name, Labels: src.Labels, Allocatable: src.Allocatable}, admission.Options{})
@@ -73,7 +73,7 @@ func (r *run) initPlacement() {
 		pl.zoneCount[w] = make([]int, len(r.zones))
 	}
 	// A pod's room on its node is freed by UID (leftNode): the cluster's
-	// own admission.Pod serves when its UID is unique and cannot be taken
+	// own core.Pod serves when its UID is unique and cannot be taken
 	// for one the run gives ("<n>", "<n>-replacement"); other pods get a
 	// copy with a UID of the run's (a copy each would double what a
 	// million pods hold).
@@ -90,7 +90,7 @@ func (r *run) initPlacement() {
 		ap := src.Spec
 		if ap == nil || ap.UID == "" || ap.UID != src.UID || uids[ap.UID] || strings.HasSuffix(ap.UID, "-replacement") ||
 			strings.Trim(ap.UID, "0123456789") == "" {
-			cp := admission.Pod{Namespace: src.Namespace, Name: src.Name, Tolerations: src.Tolerations}
+			cp := core.Pod{Namespace: src.Namespace, Name: src.Name, Tolerations: src.Tolerations}
 			if src.Spec != nil {
 				cp = *src.Spec
 			}
@@ -217,7 +217,7 @@ func feasibleToFind(n int) int {
 
 // filter returns why node j cannot take pod q: the reasons of the first
 // failing filter, in the scheduler's order, or none.
-func (r *run) filter(now time.Time, j int, q *admission.Pod) []string {
+func (r *run) filter(now time.Time, j int, q *core.Pod) []string {
 	nd := &r.nodes[j]
 	if nd.ready != conditions.True || r.isCut(j, now) {
 		if untolerated(nd.taints, q.Tolerations) {

@@ -285,12 +285,12 @@ func TestDifferentialAdmit(t *testing.T) {
 		}
 		pod := randomAdmissionPod(r, 1000*i+999)
 
-		nlPods := make([]*admission.Pod, len(others))
+		nlPods := make([]*core.Pod, len(others))
 		for j, o := range others {
-			ap := kubeapi.AdmissionPod(o)
+			ap := kubeapi.Pod(o)
 			nlPods[j] = &ap
 		}
-		ap := kubeapi.AdmissionPod(pod)
+		ap := kubeapi.Pod(pod)
 		ni := admission.NewNodeInfo(kubeapi.Node(node), admission.OptionsFor(upstreamRelease), nlPods...)
 		got := ni.Admit(&ap)
 
@@ -348,10 +348,10 @@ func TestDifferentialPreempt(t *testing.T) {
 	defer func() { t.Logf("%d of the inputs evict pods", evicting) }()
 	for i, n := 0, inputs(t); i < n; i++ {
 		running := make([]*v1.Pod, r.Intn(16))
-		nl := make([]*admission.Pod, len(running))
+		nl := make([]*core.Pod, len(running))
 		for j := range running {
 			running[j] = randomAdmissionPod(r, 100*i+j)
-			ap := kubeapi.AdmissionPod(running[j])
+			ap := kubeapi.Pod(running[j])
 			nl[j] = &ap
 		}
 		pod := randomAdmissionPod(r, 100*i+99)
@@ -374,9 +374,9 @@ func TestDifferentialPreempt(t *testing.T) {
 			return nil
 		}
 		h := preemption.NewCriticalPodAdmissionHandler(func() []*v1.Pod { return running }, kill, record.NewFakeRecorder(1000))
-		ap := kubeapi.AdmissionPod(pod)
+		ap := kubeapi.Pod(pod)
 		left, err := h.HandleAdmissionFailure(context.Background(), pod, reasons, lifecycle.AddOperation)
-		if !admission.IsCriticalPod(&ap) {
+		if !(&ap).IsCritical() {
 			// upstream hands the reasons back; nodelife's Admit does not
 			// call Preempt for such a pod
 			if len(left) == len(reasons) && err == nil && len(killed) == 0 {

@@ -137,7 +137,7 @@ func pairs() []pair {
 	// The same kind of pods mid-resize, for the resize-aware sums.
 	var resized []*v1.Pod
 	var nResized []core.Pod
-	var nResizeStatus []cgroup.ResizeStatus
+	var nResizeStatus []core.ResizeStatus
 	for i := 0; i < 64; i++ {
 		p := randomPod(r, i)
 		randomResizeStatus(r, p)
@@ -590,7 +590,7 @@ var (
 	admitNode, admitPod, admitOthers, admitNL, admitNI, admitUpNI = admissionBench()
 )
 
-func admissionBench() (*v1.Node, *v1.Pod, []*v1.Pod, admission.Pod, *admission.NodeInfo, *schedulerframework.NodeInfo) {
+func admissionBench() (*v1.Node, *v1.Pod, []*v1.Pod, core.Pod, *admission.NodeInfo, *schedulerframework.NodeInfo) {
 	node := &v1.Node{}
 	node.Name = "n1"
 	node.Labels = map[string]string{"kubernetes.io/os": "linux", "disk": "ssd", "topology.kubernetes.io/zone": "a"}
@@ -604,18 +604,18 @@ func admissionBench() (*v1.Node, *v1.Pod, []*v1.Pod, admission.Pod, *admission.N
 		return p
 	}
 	var others []*v1.Pod
-	var nl []*admission.Pod
+	var nl []*core.Pod
 	for i := 0; i < 110; i++ {
 		o := mk(fmt.Sprintf("o%d", i), "250m", "1Gi")
 		others = append(others, o)
-		ap := kubeapi.AdmissionPod(o)
+		ap := kubeapi.Pod(o)
 		nl = append(nl, &ap)
 	}
 	pod := mk("new", "500m", "1Gi")
 	pod.Spec.NodeSelector = map[string]string{"disk": "ssd"}
 	upNI := schedulerframework.NewNodeInfo(others...)
 	upNI.SetNode(node)
-	return node, pod, others, kubeapi.AdmissionPod(pod), admission.NewNodeInfo(kubeapi.Node(node), admission.Options{}, nl...), upNI
+	return node, pod, others, kubeapi.Pod(pod), admission.NewNodeInfo(kubeapi.Node(node), admission.Options{}, nl...), upNI
 }
 
 func BenchmarkPairs(b *testing.B) {

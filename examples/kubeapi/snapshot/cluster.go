@@ -69,7 +69,7 @@ func (in *interner) pod(p *corev1.Pod) sim.Pod {
 	if src, ok := p.Annotations["kubernetes.io/config.source"]; ok && src != "api" {
 		sp.Static = true
 	}
-	spec := kubeapi.AdmissionPod(p)
+	spec := kubeapi.Pod(p)
 	spec.Namespace, spec.Name, spec.UID, spec.NodeName = sp.Namespace, sp.Name, sp.UID, sp.Node
 	spec.PriorityClassName, spec.Tolerations, spec.Priority = sp.PriorityClassName, tols, sp.Priority
 	spec.Labels = in.labels(spec.Labels)
