@@ -99,7 +99,7 @@ func PressureHandler(conds []conditions.Type, opts Options) Handler {
 // is refused while m shuts the node down.
 func ShutdownHandler(m *shutdown.Manager) Handler {
 	return HandlerFunc(func(p *core.Pod) Result {
-		a := m.Admit(core.Pod{Namespace: p.Namespace, Name: p.Name, UID: p.UID, Priority: p.Priority, PriorityClassName: p.PriorityClassName})
+		a := m.Admit(*p)
 		return Result{Admit: a.Admit, Reason: a.Reason, Message: a.Message}
 	})
 }
