@@ -82,14 +82,8 @@ func (c *Chain) Admit(p *core.Pod) Decision {
 // MemoryPressure alone, and any other pressure refuses every pod.
 func PressureHandler(conds []conditions.Type, opts Options) Handler {
 	return HandlerFunc(func(p *core.Pod) Result {
-		pp := pressure.Pod{
-			Name: p.Name, Namespace: p.Namespace, UID: p.UID,
-			Priority:    p.Priority,
-			Static:      p.IsStatic(),
-			Mirror:      p.IsMirror(),
-			QOSClass:    string(cgroup.PodQOS(*p, opts.qos())),
-			Tolerations: p.Tolerations,
-		}
+		pp := *p
+		pp.QOSClass = cgroup.PodQOS(*p, opts.qos())
 		r := pressure.Admit(conds, &pp)
 		return Result{Admit: r.Admit, Reason: r.Reason, Message: r.Message}
 	})

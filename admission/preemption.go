@@ -96,23 +96,9 @@ func preemptRequest(p *core.Pod, name core.ResourceName, opts Options, scratch c
 	return q.Value()
 }
 
-// podLevelSet is component-helpers' IsPodLevelResourcesSet under the gate:
-// spec.resources names a pod-level resource in its requests or limits.
+// podLevelSet is component-helpers' IsPodLevelResourcesSet under the gate.
 func podLevelSet(p *core.Pod, opts Options) bool {
-	if opts.DisablePodLevelResources || p.Resources == nil {
-		return false
-	}
-	for name := range p.Resources.Requests {
-		if cgroup.PodLevelResource(name) {
-			return true
-		}
-	}
-	for name := range p.Resources.Limits {
-		if cgroup.PodLevelResource(name) {
-			return true
-		}
-	}
-	return false
+	return !opts.DisablePodLevelResources && p.PodLevelResourcesSet()
 }
 
 // Preempt chooses the pods the kubelet evicts so that the critical pod p

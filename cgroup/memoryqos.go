@@ -212,7 +212,7 @@ func (c MemoryQoSConfig) ContainerInPod(p core.Pod, name string, opts QOSOptions
 			}
 			r := cs[i].Resources
 			limit := r.Limits.Memory()
-			underPod := limit == 0 && !c.ContainerHighUnderPodLimit && opts.podLevel(p) && PodLevelResourcesSet(&p) && !isZero(p.Resources.Limits, core.ResourceMemory)
+			underPod := limit == 0 && !c.ContainerHighUnderPodLimit && opts.podLevel(p) && p.PodLevelResourcesSet() && !isZero(p.Resources.Limits, core.ResourceMemory)
 			return c.container(PodQOS(p, opts), r.Requests.Memory(), limit, allocatable, underPod)
 		}
 	}
@@ -265,14 +265,14 @@ func (c MemoryQoSConfig) container(class core.PodQOSClass, request, limit, alloc
 // PodMemoryHigh returns the memory.high of the pod cgroup, 0 when none is
 // written (upstream v1.37's ApplyPodLevelMemoryHigh): only with a
 // ThrottlingFactor, without NoPodMemoryHigh, for a pod whose pod-level
-// resources are set (PodLevelResourcesSet, gate on) and whose memory limit
+// resources are set (core.Pod.PodLevelResourcesSet, gate on) and whose memory limit
 // is declared (at the pod level, or by every init and regular container);
 // with the pod's effective memory request and limit (PodRequests,
 // PodLimits), floor((request + factor*(limit - request)) / page) * page
 // when the limit is not 0, not equal to a non-zero request, and the
 // result is above the request.
 func (c MemoryQoSConfig) PodMemoryHigh(p core.Pod, opts QOSOptions) int64 {
-	if c.Validate() != nil || c.ThrottlingFactor == 0 || c.NoPodMemoryHigh || !opts.podLevel(p) || !PodLevelResourcesSet(&p) {
+	if c.Validate() != nil || c.ThrottlingFactor == 0 || c.NoPodMemoryHigh || !opts.podLevel(p) || !p.PodLevelResourcesSet() {
 		return 0
 	}
 	if _, mem := containersDeclareLimits(p); !mem && isZero(p.Resources.Limits, core.ResourceMemory) {

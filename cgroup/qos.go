@@ -27,7 +27,7 @@ type QOSOptions struct {
 	// 1.37): spec.resources then decides the class whenever it is set, even
 	// to an empty value or to resources the pod level does not honour, as
 	// in 1.34 to 1.36 (an empty spec.resources made the pod BestEffort
-	// whatever its containers asked). On: only when PodLevelResourcesSet.
+	// whatever its containers asked). On: only when core.Pod.PodLevelResourcesSet.
 	DisablePodLevelResourcesFixKubeletQOSClass bool
 	// DisableInPlacePodLevelResourcesVerticalScaling turns that gate off
 	// (alpha and off in 1.35, beta and on since 1.36): the pod-level
@@ -72,11 +72,7 @@ func (o QOSOptions) podLevel(p core.Pod) bool {
 
 // podLevelQOS reports whether the pod's spec.resources decide its class.
 func (o QOSOptions) podLevelQOS(p core.Pod) bool {
-	return o.podLevel(p) && (o.DisablePodLevelResourcesFixKubeletQOSClass || PodLevelResourcesSet(&p))
-}
-
-func qosResource(name core.ResourceName) bool {
-	return name == core.ResourceCPU || name == core.ResourceMemory
+	return o.podLevel(p) && (o.DisablePodLevelResourcesFixKubeletQOSClass || p.PodLevelResourcesSet())
 }
 
 // PodQOS returns p.QOSClass when set, otherwise ComputeQOS(p, opts), as
@@ -350,35 +346,11 @@ func addOverheadToLimits(out, overhead core.ResourceList) {
 	}
 }
 
-// PodLevelResource reports whether upstream honours name in a pod's
-// spec.resources (component-helpers' IsSupportedPodLevelResource): cpu,
-// memory and huge pages.
-func PodLevelResource(name core.ResourceName) bool {
-	return qosResource(name) || strings.HasPrefix(string(name), core.ResourceHugePagesPrefix)
-}
-
-// PodLevelResourcesSet reports whether p sets a pod-level resource
-// upstream honours (component-helpers' IsPodLevelResourcesSet): a
-// PodLevelResource in spec.resources' requests or limits.
-func PodLevelResourcesSet(p *core.Pod) bool {
-	if p.Resources == nil {
-		return false
-	}
-	for _, l := range []core.ResourceList{p.Resources.Requests, p.Resources.Limits} {
-		for name := range l {
-			if PodLevelResource(name) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// setPodLevel replaces the pod-level resources of dst (PodLevelResource)
+// setPodLevel replaces the pod-level resources of dst (core.PodLevelResource)
 // with the values in src.
 func setPodLevel(dst, src core.ResourceList) {
 	for name, q := range src {
-		if PodLevelResource(name) {
+		if core.PodLevelResource(name) {
 			dst[name] = q.DeepCopy()
 		}
 	}

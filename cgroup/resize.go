@@ -154,7 +154,7 @@ func EffectivePodLimits(p core.Pod, st core.ResizeStatus, opts QOSOptions) core.
 		}
 		out = maxLists(specUnlessInfeasible(&st, spec), actuated)
 	}
-	if opts.podLevel(p) && PodLevelResourcesSet(&p) {
+	if opts.podLevel(p) && p.PodLevelResourcesSet() {
 		spec := p.Resources.Limits
 		switch {
 		case !podLevelStatus(&st, opts), opts.ResizePerContainer && st.Infeasible && st.Actuated.Limits == nil:
@@ -192,7 +192,7 @@ func maxLists(lists ...core.ResourceList) core.ResourceList {
 // level (component-helpers' IsPodLevelRequestsSet, for the requests).
 func podLevelSet(l core.ResourceList) bool {
 	for name := range l {
-		if PodLevelResource(name) {
+		if core.PodLevelResource(name) {
 			return true
 		}
 	}
@@ -204,7 +204,7 @@ func podLevelSet(l core.ResourceList) bool {
 // with the effective pod-level values.
 func setPodLevelFrom(dst, names, from core.ResourceList) {
 	for name := range names {
-		if PodLevelResource(name) {
+		if core.PodLevelResource(name) {
 			dst[name] = from[name].DeepCopy()
 		}
 	}

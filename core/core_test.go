@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"github.com/nodelife/nodelife/conditions"
 	"github.com/nodelife/nodelife/taints"
 )
@@ -77,6 +79,77 @@ func TestPod(t *testing.T) {
 		}
 		if got := p.Phase.Terminated(); got != tc.ended {
 			t.Errorf("%+v: Terminated %v", p, got)
+		}
+	}
+}
+
+// TestIsCritical pins the kubelet's IsCriticalPod: a static pod (a config
+// source other than the API server), a mirror pod, or a priority of at
+// least 2 * 10^9.
+func TestIsCritical(t *testing.T) {
+	prio := func(v int32) *int32 { return &v }
+	for _, tc := range []struct {
+		p    Pod
+		want bool
+	}{
+		{Pod{}, false},
+		{Pod{Annotations: map[string]string{ConfigSourceAnnotation: SourceFile}}, true},
+		{Pod{Annotations: map[string]string{ConfigSourceAnnotation: SourceHTTP}}, true},
+		{Pod{Annotations: map[string]string{ConfigSourceAnnotation: SourceAPIServer}}, false},
+		{Pod{Annotations: map[string]string{ConfigMirrorAnnotation: ""}}, true},
+		{Pod{Priority: prio(1999999999)}, false},
+		{Pod{Priority: prio(2000000000)}, true},
+		{Pod{Priority: prio(2000001000)}, true},
+	} {
+		if got := tc.p.IsCritical(); got != tc.want {
+			t.Errorf("%+v: IsCritical %v, want %v", tc.p, got, tc.want)
+		}
+	}
+}
+
+// TestLocalEphemeral pins upstream's IsLocalEphemeralVolume: gitRepo,
+// configMap, and emptyDir on the default medium only.
+func TestLocalEphemeral(t *testing.T) {
+	for _, tc := range []struct {
+		v    Volume
+		want bool
+	}{
+		{Volume{}, false},
+		{Volume{Source: VolumeGitRepo}, true},
+		{Volume{Source: VolumeConfigMap}, true},
+		{Volume{Source: VolumeEmptyDir}, true},
+		{Volume{Source: VolumeEmptyDir, EmptyDir: &EmptyDirVolumeSource{}}, true},
+		{Volume{Source: VolumeEmptyDir, EmptyDir: &EmptyDirVolumeSource{Medium: StorageMediumMemory}}, false},
+		{Volume{Source: VolumeEmptyDir, EmptyDir: &EmptyDirVolumeSource{Medium: StorageMediumHugePages}}, false},
+		{Volume{Source: VolumeHostPath}, false}, // on the node's disk, but not the pod's: the eviction manager adds it itself
+		{Volume{Source: "secret"}, false},
+		{Volume{Source: "persistentVolumeClaim"}, false},
+	} {
+		if got := tc.v.LocalEphemeral(); got != tc.want {
+			t.Errorf("%+v: LocalEphemeral %v, want %v", tc.v, got, tc.want)
+		}
+	}
+}
+
+// TestPodLevelResourcesSet pins component-helpers' IsPodLevelResourcesSet:
+// cpu, memory or a huge page size in the pod-level requests or limits.
+func TestPodLevelResourcesSet(t *testing.T) {
+	one := resource.MustParse("1")
+	for _, tc := range []struct {
+		r    *ResourceRequirements
+		want bool
+	}{
+		{nil, false},
+		{&ResourceRequirements{}, false},
+		{&ResourceRequirements{Requests: ResourceList{ResourceCPU: one}}, true},
+		{&ResourceRequirements{Limits: ResourceList{ResourceMemory: one}}, true},
+		{&ResourceRequirements{Limits: ResourceList{"hugepages-2Mi": one}}, true},
+		{&ResourceRequirements{Requests: ResourceList{ResourceEphemeralStorage: one}}, false},
+		{&ResourceRequirements{Requests: ResourceList{"nvidia.com/gpu": one}}, false},
+	} {
+		p := Pod{Resources: tc.r}
+		if got := p.PodLevelResourcesSet(); got != tc.want {
+			t.Errorf("%v: PodLevelResourcesSet %v, want %v", tc.r, got, tc.want)
 		}
 	}
 }

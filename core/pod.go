@@ -66,7 +66,7 @@ type Pod struct {
 	// PriorityClassName is spec.priorityClassName.
 	PriorityClassName string
 	// TerminationGracePeriodSeconds is spec.terminationGracePeriodSeconds;
-	// nil is the API default, 30 s.
+	// nil is the API default, DefaultTerminationGracePeriodSeconds.
 	TerminationGracePeriodSeconds *int64
 	// Tolerations are spec.tolerations, in spec order (order matters to
 	// the taint eviction controller).
@@ -85,6 +85,8 @@ type Pod struct {
 	// them for the host-port check; other init containers' ports reserve
 	// nothing and are left out.
 	HostPorts []ContainerPort
+	// Volumes are spec.volumes, in spec order.
+	Volumes []Volume
 
 	// Phase is status.phase.
 	Phase PodPhase
@@ -140,6 +142,11 @@ const (
 	SourceHTTP      = "http"
 	SourceAPIServer = "api"
 )
+
+// DefaultTerminationGracePeriodSeconds is the API default of
+// spec.terminationGracePeriodSeconds, what a nil
+// Pod.TerminationGracePeriodSeconds stands for.
+const DefaultTerminationGracePeriodSeconds int64 = 30
 
 // SystemCriticalPriority is the priority from which a pod is critical: 2 *
 // 10^9, the value of the system-cluster-critical priority class

@@ -109,3 +109,29 @@ const (
 	// PodQOSBestEffort: no cpu or memory request or limit anywhere.
 	PodQOSBestEffort PodQOSClass = "BestEffort"
 )
+
+// PodLevelResource reports whether upstream honours name in a pod's
+// spec.resources (component-helpers' IsSupportedPodLevelResource): cpu,
+// memory and huge pages. Other names there are accepted and ignored.
+func PodLevelResource(name ResourceName) bool {
+	return name == ResourceCPU || name == ResourceMemory || strings.HasPrefix(string(name), ResourceHugePagesPrefix)
+}
+
+// PodLevelResourcesSet reports whether p sets a resource at pod level that
+// upstream honours (component-helpers' IsPodLevelResourcesSet): a
+// PodLevelResource in spec.resources' requests or limits. With the
+// PodLevelResources gate on, such a pod is sized by its pod-level values
+// instead of its containers'.
+func (p *Pod) PodLevelResourcesSet() bool {
+	if p.Resources == nil {
+		return false
+	}
+	for _, l := range [...]ResourceList{p.Resources.Requests, p.Resources.Limits} {
+		for name := range l {
+			if PodLevelResource(name) {
+				return true
+			}
+		}
+	}
+	return false
+}

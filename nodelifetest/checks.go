@@ -25,11 +25,11 @@ func checkErr(format string, args ...any) error {
 // and that its ranking is in upstream's order (CheckRanking).
 func CheckPressureResult(r pressure.Result) error {
 	if e := r.Decision.Evict; e != nil && e.Pod != nil && e.Pod.IsCritical() {
-		return checkErr("critical pod %s selected for eviction", e.Pod)
+		return checkErr("critical pod %s selected for eviction", e.Pod.Key())
 	}
 	for _, e := range r.Decision.LocalStorage {
 		if e.Pod != nil && e.Pod.IsCritical() {
-			return checkErr("critical pod %s evicted for local storage", e.Pod)
+			return checkErr("critical pod %s evicted for local storage", e.Pod.Key())
 		}
 	}
 	if r.Decision.Threshold != nil {
@@ -52,20 +52,20 @@ func CheckRanking(s pressure.Signal, ranked []pressure.Ranked) error {
 			return checkErr("ranked entry %d has no pod", i)
 		}
 		if c := compareRanked(s, a, b); c > 0 {
-			return checkErr("%s ranked before %s for %s: %s / %s", a.Pod, b.Pod, s, a.Explain(s), b.Explain(s))
+			return checkErr("%s ranked before %s for %s: %s / %s", a.Pod.Key(), b.Pod.Key(), s, a.Explain(s), b.Explain(s))
 		}
 	}
 	return nil
 }
 
 func compareRanked(s pressure.Signal, a, b *pressure.Ranked) int {
-	prio := func(p *pressure.Pod) int32 {
+	prio := func(p *core.Pod) int32 {
 		if p.Priority == nil {
 			return 0
 		}
 		return *p.Priority
 	}
-	noStats := func(r *pressure.Ranked) bool { return r.Pod.Stats == nil }
+	noStats := func(r *pressure.Ranked) bool { return r.Stats == nil }
 	bothStats := func(next func() int) int {
 		if noStats(a) || noStats(b) {
 			return -cmp.Compare(boolInt(noStats(a)), boolInt(noStats(b)))

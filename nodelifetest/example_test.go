@@ -35,7 +35,7 @@ func Example_kubeletConfig() {
 		{Priority: core.SystemCriticalPriority, ShutdownGracePeriodSeconds: 10},
 	}}
 	pods := nodelifetest.Pods(nodelifetest.Options{MinPriority: 0, MaxPriority: 1999, MaxPods: 6})
-	production := func(p *pressure.Pod) bool { return p.Priority != nil && *p.Priority >= 1000 }
+	production := func(p *core.Pod) bool { return p.Priority != nil && *p.Priority >= 1000 }
 
 	// Claim 1: every production pod is killed in a phase of 30 s.
 	shutdownHolds := true
@@ -57,16 +57,21 @@ func Example_kubeletConfig() {
 
 	// Claim 2: the first pod evicted for memory.available is a batch pod
 	// whenever there is one.
-	fails := func(ps []pressure.Pod) bool {
-		ranked, _ := pressure.Rank(pressure.SignalMemoryAvailable, pressure.LayoutSingle, ps, pressure.RankOptions{})
-		hasBatch := slices.ContainsFunc(ps, func(p pressure.Pod) bool { return !production(&p) && !p.IsCritical() })
+	rank := func(ps []nodelifetest.Pod) []pressure.Ranked {
+		cps, stats := nodelifetest.Pressure(ps)
+		ranked, _ := pressure.Rank(pressure.SignalMemoryAvailable, pressure.LayoutSingle, cps, stats, pressure.RankOptions{})
+		return ranked
+	}
+	fails := func(ps []nodelifetest.Pod) bool {
+		ranked := rank(ps)
+		hasBatch := slices.ContainsFunc(ps, func(p nodelifetest.Pod) bool { c := p.Core(); return !production(&c) && !p.Critical() })
 		return hasBatch && len(ranked) > 0 && production(ranked[0].Pod)
 	}
 	for seed := 0; ; seed++ {
-		var ps []pressure.Pod
+		var ps []nodelifetest.Pod
 		for _, p := range pods.Example(seed) {
 			if !p.Critical() && p.Stats != nil { // critical pods are never evicted; pods without a reading go first anyway
-				ps = append(ps, p.Pressure())
+				ps = append(ps, p)
 			}
 		}
 		if !fails(ps) {
@@ -81,15 +86,15 @@ func Example_kubeletConfig() {
 				}
 			}
 		}
-		ranked, _ := pressure.Rank(pressure.SignalMemoryAvailable, pressure.LayoutSingle, ps, pressure.RankOptions{})
+		ranked := rank(ps)
 		fmt.Println("counterexample: evicted first under memory pressure, in order:")
 		for _, r := range ranked {
-			if !r.HasStats {
-				fmt.Printf("  %s priority %d, no usage reading\n", r.Pod, r.Priority)
+			if r.Stats == nil {
+				fmt.Printf("  %s priority %d, no usage reading\n", r.Pod.Key(), r.Priority)
 				continue
 			}
 			fmt.Printf("  %s priority %d, memory request %d bytes, working set %d bytes\n",
-				r.Pod, r.Priority, r.Request/1000, r.Usage/1000)
+				r.Pod.Key(), r.Priority, r.Request/1000, r.Usage/1000)
 		}
 		return
 	}

@@ -189,11 +189,12 @@ func TestPropertyLifecycleChecksHoldOnLibrary(t *testing.T) {
 func TestCheckPressurePlanted(t *testing.T) {
 	prio := func(v int32) *int32 { return &v }
 	ws := func(v uint64) *pressure.PodStats { return &pressure.PodStats{WorkingSetBytes: &v} }
-	pods := []pressure.Pod{
-		{Namespace: "a", Name: "batch", UID: "1", Priority: prio(0), Stats: ws(1 << 30)},
-		{Namespace: "a", Name: "prod", UID: "2", Priority: prio(1000), Stats: ws(1 << 30)},
+	pods := []core.Pod{
+		{Namespace: "a", Name: "batch", UID: "1", Priority: prio(0)},
+		{Namespace: "a", Name: "prod", UID: "2", Priority: prio(1000)},
 	}
-	ranked, err := pressure.Rank(pressure.SignalMemoryAvailable, pressure.LayoutSingle, pods, pressure.RankOptions{})
+	stats := pressure.Stats{"1": ws(1 << 30), "2": ws(1 << 30)}
+	ranked, err := pressure.Rank(pressure.SignalMemoryAvailable, pressure.LayoutSingle, pods, stats, pressure.RankOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +205,7 @@ func TestCheckPressurePlanted(t *testing.T) {
 	// swapping them is caught.
 	ranked[0], ranked[1] = ranked[1], ranked[0]
 	wantViolation(t, nodelifetest.CheckRanking(pressure.SignalMemoryAvailable, ranked), "a/prod", "a/batch")
-	crit := pressure.Pod{Namespace: "kube-system", Name: "etcd", UID: "3", Static: true}
+	crit := core.Pod{Namespace: "kube-system", Name: "etcd", UID: "3", Annotations: map[string]string{core.ConfigSourceAnnotation: core.SourceFile}}
 	r := pressure.Result{Decision: pressure.Decision{Evict: &pressure.Eviction{Pod: &crit}}}
 	wantViolation(t, nodelifetest.CheckPressureResult(r), "kube-system/etcd", "critical")
 }
@@ -223,11 +224,8 @@ func TestPropertyPressureChecksHoldOnLibrary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var ps []pressure.Pod
-		for _, p := range pods.Example(seed) {
-			ps = append(ps, p.Pressure())
-		}
-		r := m.Step(obs.Example(seed), ps, t0)
+		ps, stats := nodelifetest.Pressure(pods.Example(seed))
+		r := m.Step(obs.Example(seed), ps, stats, t0)
 		if r.Decision.Threshold != nil {
 			decided++
 		}
@@ -235,7 +233,7 @@ func TestPropertyPressureChecksHoldOnLibrary(t *testing.T) {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
 		for _, s := range pressure.Signals() {
-			ranked, err := pressure.Rank(s, cfg.Layout, ps, pressure.RankOptions{})
+			ranked, err := pressure.Rank(s, cfg.Layout, ps, stats, pressure.RankOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -68,7 +68,7 @@ func (p Pod) Core() core.Pod {
 	return core.Pod{Namespace: p.Namespace, Name: p.Name, UID: p.UID, Annotations: p.annotations(), NodeName: p.NodeName,
 		Priority: p.Priority, PriorityClassName: p.PriorityClassName, TerminationGracePeriodSeconds: p.TerminationGracePeriodSeconds,
 		Tolerations: p.Tolerations, InitContainers: p.InitContainers, Containers: p.Containers, Resources: p.Resources,
-		Overhead: p.Overhead, HostPorts: p.HostPorts, Phase: core.PodRunning, Conditions: coretest.PodReady(p.Ready), DeletionTimestamp: coretest.Deleting(p.Terminating)}
+		Overhead: p.Overhead, HostPorts: p.HostPorts, Volumes: p.volumes(), Phase: core.PodRunning, Conditions: coretest.PodReady(p.Ready), DeletionTimestamp: coretest.Deleting(p.Terminating)}
 }
 
 // QOSClass returns the pod's QoS class as the kubelet computes it.
@@ -89,32 +89,29 @@ func (p Pod) annotations() map[string]string {
 	return nil
 }
 
-// Pressure returns the pod as the kubelet's node-pressure eviction takes
-// it (memory and ephemeral-storage requests and limits).
-func (p Pod) Pressure() pressure.Pod {
-	conv := func(cs []core.Container) []pressure.Container {
-		out := make([]pressure.Container, len(cs))
-		for i, c := range cs {
-			out[i] = pressure.Container{Name: c.Name, Sidecar: c.RestartPolicy == core.ContainerRestartPolicyAlways,
-				Requests: pressureResources(c.Resources.Requests), Limits: pressureResources(c.Resources.Limits)}
+// Pressure returns pods as the kubelet's node-pressure eviction takes
+// them: each pod's Core, and their Stats readings by UID (a pod whose
+// Stats is nil has no entry).
+func Pressure(pods []Pod) ([]core.Pod, pressure.Stats) {
+	out := make([]core.Pod, len(pods))
+	stats := pressure.Stats{}
+	for i := range pods {
+		out[i] = pods[i].Core()
+		if pods[i].Stats != nil {
+			stats[pods[i].UID] = pods[i].Stats
 		}
-		return out
 	}
-	out := pressure.Pod{Name: p.Name, Namespace: p.Namespace, UID: p.UID, Priority: p.Priority, Static: p.Static, Mirror: p.Mirror,
-		TerminationGracePeriodSeconds: p.TerminationGracePeriodSeconds, InitContainers: conv(p.InitContainers),
-		Containers: conv(p.Containers), Overhead: pressureResources(p.Overhead), Stats: p.Stats, Tolerations: p.Tolerations}
-	if p.Resources != nil {
-		out.PodLevel = &pressure.Resources{}
-		*out.PodLevel = pressureResources(p.Resources.Requests)
-	}
-	for _, v := range p.LocalVolumes {
-		out.Volumes = append(out.Volumes, pressure.Volume{Name: v, Local: true})
-	}
-	return out
+	return out, stats
 }
 
-func pressureResources(l core.ResourceList) pressure.Resources {
-	return pressure.Resources{Memory: l[core.ResourceMemory], EphemeralStorage: l[core.ResourceEphemeralStorage]}
+// volumes returns the pod's LocalVolumes as emptyDir volumes on the node's
+// disk.
+func (p Pod) volumes() []core.Volume {
+	var out []core.Volume
+	for _, v := range p.LocalVolumes {
+		out = append(out, core.Volume{Name: v, Source: core.VolumeEmptyDir})
+	}
+	return out
 }
 
 // priorities are the values policies key on, the edge just below critical

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -18,10 +19,6 @@ type AdmitResult struct {
 	Message string
 }
 
-// QOSBestEffort is the status.qosClass of a pod without requests or
-// limits.
-const QOSBestEffort = "BestEffort"
-
 // Admit decides whether a pod may start on a node reporting the pressure
 // conditions conds (upstream's eviction admit handler):
 //
@@ -31,12 +28,17 @@ const QOSBestEffort = "BestEffort"
 //     BestEffort pods tolerating node.kubernetes.io/memory-pressure:NoSchedule;
 //   - otherwise reject, reason "Evicted", message "The node had
 //     condition: [<conds>]. " listing conds in the order given.
-func Admit(conds []conditions.Type, p *Pod) AdmitResult {
+//
+// It reads p's annotations and priority (core.Pod.IsCritical), QOSClass
+// and Tolerations. QOSClass is status.qosClass, which the API server sets;
+// a caller with pods that lack it fills it in first (cgroup.PodQOS, as
+// admission.PressureHandler does), since an empty class is not BestEffort.
+func Admit(conds []conditions.Type, p *core.Pod) AdmitResult {
 	if len(conds) == 0 || p.IsCritical() {
 		return AdmitResult{Admit: true}
 	}
 	if len(conds) == 1 && conds[0] == conditions.MemoryPressure {
-		if p.QOSClass != QOSBestEffort {
+		if p.QOSClass != core.PodQOSBestEffort {
 			return AdmitResult{Admit: true}
 		}
 		mp := taints.Taint{Key: taints.TaintNodeMemoryPressure, Effect: taints.TaintEffectNoSchedule}
@@ -52,4 +54,4 @@ func Admit(conds []conditions.Type, p *Pod) AdmitResult {
 }
 
 // Admit is the package-level Admit with the conditions of the last step.
-func (m *Manager) Admit(p *Pod) AdmitResult { return Admit(m.state.Conditions, p) }
+func (m *Manager) Admit(p *core.Pod) AdmitResult { return Admit(m.state.Conditions, p) }

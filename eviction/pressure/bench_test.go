@@ -6,34 +6,32 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/nodelife/nodelife/core"
 )
 
 // benchPods builds n pods with a realistic spread: two containers each,
 // requests from a few sizes, priorities from a few classes, working sets,
 // rootfs, logs and one local volume.
-func benchPods(n int) []Pod {
-	sizes := []resource.Quantity{qv("64Mi"), qv("128Mi"), qv("256Mi"), qv("1Gi")}
+func benchPods(n int) []tp {
+	sizes := []string{"64Mi", "128Mi", "256Mi", "1Gi"}
 	prios := []int32{0, 0, 100, 1000, 2000000000}
-	pods := make([]Pod, n)
+	pods := make([]tp, n)
 	for i := range pods {
 		ws := uint64(i%977) * mi
 		disk := uint64(i%631) * mi
 		prio := prios[i%len(prios)]
-		pods[i] = Pod{
+		pods[i] = tp{Pod: core.Pod{
 			Name: fmt.Sprintf("pod-%d", i), Namespace: fmt.Sprintf("ns-%d", i%50), UID: fmt.Sprintf("uid-%d", i), Priority: &prio,
-			Containers: []Container{
-				{Name: "app", Requests: Resources{Memory: sizes[i%4], EphemeralStorage: sizes[(i+1)%4]}},
-				{Name: "sidecar", Requests: Resources{Memory: sizes[(i+2)%4]}},
+			Containers: []core.Container{ctr("app", sizes[i%4], sizes[(i+1)%4]), ctr("sidecar", sizes[(i+2)%4], "")},
+			Volumes:    []core.Volume{local("cache")},
+		}, st: &PodStats{WorkingSetBytes: &ws, ProcessCount: u64(uint64(i % 97)),
+			Containers: []ContainerStats{
+				{Name: "app", WorkingSetBytes: &ws, Rootfs: &FsUsage{UsedBytes: &disk, InodesUsed: u64(uint64(i % 1013))}, Logs: &FsUsage{UsedBytes: u64(mi)}},
+				{Name: "sidecar", Rootfs: &FsUsage{UsedBytes: u64(ki)}, Logs: &FsUsage{UsedBytes: u64(ki)}},
 			},
-			Volumes: []Volume{{Name: "cache", Local: true}},
-			Stats: &PodStats{WorkingSetBytes: &ws, ProcessCount: u64(uint64(i % 97)),
-				Containers: []ContainerStats{
-					{Name: "app", WorkingSetBytes: &ws, Rootfs: &FsUsage{UsedBytes: &disk, InodesUsed: u64(uint64(i % 1013))}, Logs: &FsUsage{UsedBytes: u64(mi)}},
-					{Name: "sidecar", Rootfs: &FsUsage{UsedBytes: u64(ki)}, Logs: &FsUsage{UsedBytes: u64(ki)}},
-				},
-				Volumes: []VolumeStats{{Name: "cache", FsUsage: FsUsage{UsedBytes: &disk}}},
-			},
-		}
+			Volumes: []VolumeStats{{Name: "cache", FsUsage: FsUsage{UsedBytes: &disk}}},
+		}}
 	}
 	return pods
 }
@@ -41,11 +39,11 @@ func benchPods(n int) []Pod {
 func BenchmarkRank(b *testing.B) {
 	for _, sig := range []Signal{SignalMemoryAvailable, SignalNodeFsAvailable, SignalPIDAvailable} {
 		for _, n := range []int{1000, 10000, 100000} {
-			pods := benchPods(n)
+			pods, stats := split(benchPods(n))
 			b.Run(fmt.Sprintf("%s/n=%d", sig, n), func(b *testing.B) {
 				b.ReportAllocs()
 				for i := 0; i < b.N; i++ {
-					if _, err := Rank(sig, LayoutImageFs, pods, RankOptions{}); err != nil {
+					if _, err := Rank(sig, LayoutImageFs, pods, stats, RankOptions{}); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -93,7 +91,7 @@ func BenchmarkStep(b *testing.B) {
 			now := t0
 			for i := 0; i < b.N; i++ {
 				now = now.Add(MonitoringPeriod)
-				r := m.Step(obs, pods, now)
+				r := step(m, obs, pods, now)
 				if r.Decision.Evict == nil {
 					b.Fatal("no eviction")
 				}

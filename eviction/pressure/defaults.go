@@ -17,10 +17,6 @@ const (
 	// ImmediateEvictionGracePeriodSeconds is the grace period a pod gets
 	// when a hard threshold evicts it.
 	ImmediateEvictionGracePeriodSeconds int64 = 1
-	// CriticalPodPriority is the lowest priority that makes a pod
-	// critical: system-cluster-critical is 2000000000,
-	// system-node-critical 2000001000.
-	CriticalPodPriority int32 = 2000000000
 )
 
 // DefaultEvictionHard returns the kubelet's default evictionHard for the

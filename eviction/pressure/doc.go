@@ -6,8 +6,9 @@
 // message, and admission under pressure.
 //
 // Nothing here reads the clock, the stats summary or the API server: the
-// caller passes observations, pods and the time, and carries out the
-// returned decision.
+// caller passes observations, the active pods (the library's one pod type,
+// core.Pod), their readings by UID (Stats) and the time, and carries out
+// the returned decision.
 //
 // # Usage
 //
@@ -18,7 +19,7 @@
 //	cfg.Thresholds, cfg.Layout = ths, pressure.LayoutImageFs
 //	m, err := pressure.NewManager(cfg)
 //	for {
-//		res := m.Step(pressure.Observe(nodeStats), activePods, now)
+//		res := m.Step(pressure.Observe(nodeStats), activePods, podStats, now)
 //		// report res.Conditions on the node (MemoryPressure, ...)
 //		switch d := res.Decision; d.Kind {
 //		case pressure.DecideReclaim:

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction/pressure"
 	"k8s.io/apimachinery/pkg/api/resource"
 )
@@ -95,19 +96,21 @@ func ExampleObserve() {
 }
 
 func ExampleRank() {
-	mem := func(name string, prio int32, request string, workingSet uint64) pressure.Pod {
-		return pressure.Pod{Name: name, Namespace: "default", Priority: &prio,
-			Containers: []pressure.Container{{Name: "app", Requests: pressure.Resources{Memory: resource.MustParse(request)}}},
-			Stats:      &pressure.PodStats{WorkingSetBytes: u64(workingSet)}}
+	stats := pressure.Stats{} // the readings of the stats summary, by pod UID
+	mem := func(name string, prio int32, request string, workingSet uint64) core.Pod {
+		stats[name+"-uid"] = &pressure.PodStats{WorkingSetBytes: u64(workingSet)}
+		return core.Pod{Name: name, Namespace: "default", UID: name + "-uid", Priority: &prio,
+			Containers: []core.Container{{Name: "app", Resources: core.ResourceRequirements{
+				Requests: core.ResourceList{core.ResourceMemory: resource.MustParse(request)}}}}}
 	}
-	pods := []pressure.Pod{
+	pods := []core.Pod{
 		mem("guaranteed-hog", 0, "2Gi", 2<<30),    // at its request
 		mem("burstable", 1000, "256Mi", 1<<30),    // 768Mi above, high priority
 		mem("besteffort", 0, "0", 100<<20),        // 100Mi above
 		mem("batch", 0, "512Mi", 1<<30),           // 512Mi above
 		mem("system", 2000001000, "128Mi", 4<<30), // critical
 	}
-	ranked, _ := pressure.Rank(pressure.SignalMemoryAvailable, pressure.LayoutSingle, pods, pressure.RankOptions{})
+	ranked, _ := pressure.Rank(pressure.SignalMemoryAvailable, pressure.LayoutSingle, pods, stats, pressure.RankOptions{})
 	for _, r := range ranked {
 		fmt.Println(r.Explain(pressure.SignalMemoryAvailable))
 	}
@@ -130,23 +133,24 @@ func ExampleManager_Step() {
 	m, _ := pressure.NewManager(cfg)
 
 	prio := int32(0)
-	pods := []pressure.Pod{{Name: "web", Namespace: "shop", Priority: &prio,
-		Containers: []pressure.Container{{Name: "nginx", Requests: pressure.Resources{Memory: resource.MustParse("64Mi")}}},
-		Stats: &pressure.PodStats{WorkingSetBytes: u64(300 << 20),
-			Containers: []pressure.ContainerStats{{Name: "nginx", WorkingSetBytes: u64(300 << 20)}}}}}
+	pods := []core.Pod{{Name: "web", Namespace: "shop", UID: "web-1", Priority: &prio,
+		Containers: []core.Container{{Name: "nginx", Resources: core.ResourceRequirements{
+			Requests: core.ResourceList{core.ResourceMemory: resource.MustParse("64Mi")}}}}}}
+	stats := pressure.Stats{"web-1": {WorkingSetBytes: u64(300 << 20),
+		Containers: []pressure.ContainerStats{{Name: "nginx", WorkingSetBytes: u64(300 << 20)}}}}
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, at := range []time.Duration{0, 10 * time.Second, 30 * time.Second} {
 		now := start.Add(at)
 		obs := pressure.Observations{pressure.SignalMemoryAvailable: {Available: 400 << 20, Capacity: 8 << 30, Time: now}}
-		res := m.Step(obs, pods, now)
+		res := m.Step(obs, pods, stats, now)
 		fmt.Println(at, res.Conditions, res.Decision.Kind)
 		if e := res.Decision.Evict; e != nil {
-			fmt.Println(" evict", e.Pod, "grace", e.GracePeriodSeconds)
+			fmt.Println(" evict", e.Pod.Key(), "grace", e.GracePeriodSeconds)
 			fmt.Printf(" message: %q\n", e.Status.Message)
 			fmt.Println(" annotations:", e.Annotations)
 		}
 	}
-	fmt.Println(m.Admit(&pressure.Pod{Name: "new", QOSClass: "BestEffort"}).Message)
+	fmt.Println(m.Admit(&core.Pod{Name: "new", QOSClass: core.PodQOSBestEffort}).Message)
 	// Output:
 	// 0s [MemoryPressure] Nothing
 	// 10s [MemoryPressure] Nothing
@@ -162,7 +166,7 @@ func ExampleManager_Reclaimed() {
 		EvictionMinimumReclaim: map[string]string{"imagefs.available": "5Gi"}}.Parse()
 	m, _ := pressure.NewManager(pressure.Config{Thresholds: ths, Layout: pressure.LayoutImageFs, PressureTransitionPeriod: 5 * time.Minute})
 	low := pressure.Observations{pressure.SignalImageFsAvailable: {Available: 10 << 30, Capacity: 100 << 30}}
-	d := m.Step(low, nil, time.Unix(0, 0)).Decision
+	d := m.Step(low, nil, nil, time.Unix(0, 0)).Decision
 	fmt.Println(d.Kind, d.Reclaim)
 	// After image GC, 18Gi free: above 15% but not 15% + 5Gi.
 	fmt.Println(m.Reclaimed(pressure.Observations{pressure.SignalImageFsAvailable: {Available: 18 << 30, Capacity: 100 << 30}}))
@@ -174,8 +178,8 @@ func ExampleManager_Reclaimed() {
 }
 
 func ExampleAdmit() {
-	be := &pressure.Pod{Name: "be", QOSClass: "BestEffort"}
-	burstable := &pressure.Pod{Name: "b", QOSClass: "Burstable"}
+	be := &core.Pod{Name: "be", QOSClass: core.PodQOSBestEffort}
+	burstable := &core.Pod{Name: "b", QOSClass: core.PodQOSBurstable}
 	fmt.Println(pressure.Admit([]conditions.Type{conditions.MemoryPressure}, burstable).Admit)
 	fmt.Println(pressure.Admit([]conditions.Type{conditions.MemoryPressure}, be))
 	fmt.Println(pressure.Admit([]conditions.Type{conditions.DiskPressure}, burstable))
@@ -186,11 +190,13 @@ func ExampleAdmit() {
 }
 
 func ExamplePlanEvictions() {
-	pod := func(name string, ws uint64) pressure.Pod {
-		return pressure.Pod{Name: name, Namespace: "ns", Stats: &pressure.PodStats{WorkingSetBytes: u64(ws)}}
+	stats := pressure.Stats{}
+	pod := func(name string, ws uint64) core.Pod {
+		stats[name] = &pressure.PodStats{WorkingSetBytes: u64(ws)}
+		return core.Pod{Name: name, Namespace: "ns", UID: name}
 	}
-	pods := []pressure.Pod{pod("a", 300<<20), pod("b", 200<<20), pod("c", 50<<20)}
-	ranked, _ := pressure.Rank(pressure.SignalMemoryAvailable, pressure.LayoutSingle, pods, pressure.RankOptions{})
+	pods := []core.Pod{pod("a", 300<<20), pod("b", 200<<20), pod("c", 50<<20)}
+	ranked, _ := pressure.Rank(pressure.SignalMemoryAvailable, pressure.LayoutSingle, pods, stats, pressure.RankOptions{})
 	th := pressure.Threshold{Signal: pressure.SignalMemoryAvailable, Operator: pressure.OpLessThan,
 		Value: pressure.ThresholdValue{Quantity: resource.NewQuantity(500<<20, resource.BinarySI)}}
 	plan := pressure.PlanEvictions(th, pressure.Observation{Available: 100 << 20, Capacity: 8 << 30}, ranked)
@@ -252,13 +258,16 @@ func ExampleNewManager() {
 	// pressure: invalid config: PressureTransitionPeriod -1s must be >= 0
 }
 
-func ExamplePod_Request() {
-	p := pressure.Pod{
-		Containers:     []pressure.Container{{Name: "app", Requests: pressure.Resources{Memory: resource.MustParse("256Mi")}}},
-		InitContainers: []pressure.Container{{Name: "migrate", Requests: pressure.Resources{Memory: resource.MustParse("1Gi")}}},
-		Overhead:       pressure.Resources{Memory: resource.MustParse("64Mi")},
+func ExampleRequest() {
+	memory := func(q string) core.ResourceRequirements {
+		return core.ResourceRequirements{Requests: core.ResourceList{core.ResourceMemory: resource.MustParse(q)}}
 	}
-	fmt.Println(p.Request(pressure.ResourceMemory)/1000>>20, "Mi")
+	p := core.Pod{
+		Containers:     []core.Container{{Name: "app", Resources: memory("256Mi")}},
+		InitContainers: []core.Container{{Name: "migrate", Resources: memory("1Gi")}},
+		Overhead:       core.ResourceList{core.ResourceMemory: resource.MustParse("64Mi")},
+	}
+	fmt.Println(pressure.Request(&p, pressure.ResourceMemory)/1000>>20, "Mi")
 	// Output:
 	// 1088 Mi
 }

@@ -4,13 +4,15 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/nodelife/nodelife/core"
 )
 
 // What the external property tests (which draw from nodelifetest) need of
 // the package's internals and of its internal tests' helpers.
 
 // PriorityOf is p's priority, nil counting as 0.
-func PriorityOf(p *Pod) int32 { return p.priority() }
+func PriorityOf(p *core.Pod) int32 { return priority(p) }
 
 // IsMemory reports whether s is a memory signal.
 func IsMemory(s Signal) bool { return s.isMemory() }
@@ -49,7 +51,7 @@ func findSame(ths []Threshold, t Threshold) Threshold {
 // CheckKeyOrder checks that the ranking's packed-key comparator is a
 // strict weak order (total here, UIDs being unique) consistent with got:
 // irreflexive, antisymmetric, and ordering got as it is.
-func CheckKeyOrder(pods []Pod, got []Ranked, s Signal) error {
+func CheckKeyOrder(pods []core.Pod, got []Ranked, s Signal) error {
 	order := keyOrder(pods)
 	keys := make([]sortKey, len(got))
 	for i, r := range got {

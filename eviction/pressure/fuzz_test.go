@@ -3,6 +3,8 @@ package pressure
 import (
 	"testing"
 	"time"
+
+	"github.com/nodelife/nodelife/core"
 )
 
 // FuzzThresholdGrammar feeds arbitrary settings to the parser: it never
@@ -53,7 +55,7 @@ func FuzzThresholdGrammar(f *testing.F) {
 		for _, sig := range Signals() {
 			obs[sig] = Observation{Available: 1, Capacity: 1 << 40}
 		}
-		m.Step(obs, []Pod{{Name: "p"}}, t0)
+		m.Step(obs, []core.Pod{{Name: "p"}}, nil, t0)
 	})
 }
 
@@ -102,18 +104,28 @@ func FuzzRankAndStep(f *testing.F) {
 	f.Add(uint64(1<<30), uint64(100), int64(5), int64(-3), uint64(0), int32(0), int32(2000000000), byte(0))
 	f.Add(^uint64(0), ^uint64(0), int64(-1<<63), int64(1<<62), uint64(1<<63), int32(-1<<31), int32(1<<31-1), byte(255))
 	f.Fuzz(func(t *testing.T, ws, rootfs uint64, avail, capacity int64, inodes uint64, p1, p2 int32, flags byte) {
-		pods := []Pod{
-			{Name: "a", Priority: &p1, Containers: []Container{{Name: "c", Requests: Resources{Memory: qv("1Mi")}, Limits: Resources{EphemeralStorage: qv("1Ki")}}},
-				Volumes: []Volume{{Name: "v", Local: true, EmptyDirSizeLimit: q("1Ki")}},
-				Stats: &PodStats{WorkingSetBytes: &ws, ProcessCount: &inodes, EphemeralStorageUsedBytes: &rootfs,
+		a := ctr("c", "1Mi", "")
+		a.Resources.Limits = rl("", "1Ki")
+		static := map[string]string(nil)
+		if flags&1 != 0 {
+			static = map[string]string{core.ConfigSourceAnnotation: core.SourceFile}
+		}
+		mirror := map[string]string(nil)
+		if flags&2 != 0 {
+			mirror = map[string]string{core.ConfigMirrorAnnotation: "m"}
+		}
+		pods, stats := split([]tp{
+			{Pod: core.Pod{Name: "a", UID: "a", Priority: &p1, Containers: []core.Container{a},
+				Volumes: []core.Volume{{Name: "v", Source: core.VolumeEmptyDir, EmptyDir: &core.EmptyDirVolumeSource{SizeLimit: q("1Ki")}}}},
+				st: &PodStats{WorkingSetBytes: &ws, ProcessCount: &inodes, EphemeralStorageUsedBytes: &rootfs,
 					Containers: []ContainerStats{{Name: "c", WorkingSetBytes: &ws, Rootfs: &FsUsage{UsedBytes: &rootfs, InodesUsed: &inodes}, Logs: &FsUsage{}}},
 					Volumes:    []VolumeStats{{Name: "v", FsUsage: FsUsage{UsedBytes: &rootfs}}}}},
-			{Name: "b", Priority: &p2, Static: flags&1 != 0, Stats: &PodStats{WorkingSetBytes: &rootfs}},
-			{Name: "c", Mirror: flags&2 != 0},
-		}
+			{Pod: core.Pod{Name: "b", UID: "b", Priority: &p2, Annotations: static}, st: &PodStats{WorkingSetBytes: &rootfs}},
+			{Pod: core.Pod{Name: "c", UID: "c", Annotations: mirror}},
+		})
 		layout := Layout(flags>>2) % 3
 		for _, s := range Signals() {
-			if _, err := Rank(s, layout, pods, RankOptions{InodeExcessIgnoresByteRequest: flags&16 != 0}); err != nil {
+			if _, err := Rank(s, layout, pods, stats, RankOptions{InodeExcessIgnoresByteRequest: flags&16 != 0}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -127,7 +139,7 @@ func FuzzRankAndStep(f *testing.F) {
 		for _, s := range Signals() {
 			obs[s] = Observation{Available: avail, Capacity: capacity}
 		}
-		r := m.Step(obs, pods, t0)
+		r := m.Step(obs, pods, stats, t0)
 		if e := r.Decision.Evict; e != nil && e.Pod.IsCritical() {
 			t.Fatal("critical pod selected")
 		}

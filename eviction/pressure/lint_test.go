@@ -2,6 +2,7 @@ package pressure
 
 import (
 	"errors"
+	"github.com/nodelife/nodelife/core"
 	"math"
 	"strings"
 	"testing"
@@ -94,7 +95,7 @@ func TestZeroTransitionPeriodNeverReports(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.PressureTransitionPeriod = 0
 	m, _ := NewManager(cfg)
-	r := m.Step(Observations{SignalMemoryAvailable: {Available: mi, Capacity: gi}}, nil, t0)
+	r := m.Step(Observations{SignalMemoryAvailable: {Available: mi, Capacity: gi}}, nil, nil, t0)
 	// Only memory.available is observed, so its allocatable copy is not met.
 	if len(r.Conditions) != 0 || len(r.Met) != 1 {
 		t.Fatalf("%+v", r)
@@ -106,9 +107,9 @@ func TestZeroTransitionPeriodNeverReports(t *testing.T) {
 func TestPlanEvictions(t *testing.T) {
 	th := Threshold{Signal: SignalMemoryAvailable, Operator: OpLessThan, Value: ThresholdValue{Quantity: q("1Gi")}, MinReclaim: &ThresholdValue{Quantity: q("512Mi")}}
 	crit := memPod("crit", 0, "", 4*gi)
-	crit.Mirror = true
-	pods := []Pod{memPod("a", 0, "", 512*mi), memPod("b", 0, "", 256*mi), memPod("c", 0, "", 128*mi), crit}
-	ranked, _ := Rank(SignalMemoryAvailable, LayoutSingle, pods, RankOptions{})
+	crit.Annotations = map[string]string{core.ConfigMirrorAnnotation: "x"}
+	pods := []tp{memPod("a", 0, "", 512*mi), memPod("b", 0, "", 256*mi), memPod("c", 0, "", 128*mi), crit}
+	ranked, _ := rank(SignalMemoryAvailable, LayoutSingle, pods, RankOptions{})
 	// 1.5Gi needed - 700Mi free = 836Mi: crit skipped, a (512) + b (256) = 768 < 836, + c = 896.
 	p := PlanEvictions(th, Observation{Available: 700 * mi, Capacity: 8 * gi}, ranked)
 	if p.Need != 836*mi || p.Freed != 896*mi || !p.Enough || strings.Join(names(p.Pods), ",") != "a,b,c" {

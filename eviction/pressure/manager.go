@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"github.com/nodelife/nodelife/conditions"
 	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/internal/clock"
@@ -252,7 +254,7 @@ func (k DecisionKind) String() string {
 // Eviction is one pod to evict, with everything the kubelet sends along.
 type Eviction struct {
 	// Pod is the pod to evict (an element of the pods given to Step).
-	Pod *Pod
+	Pod *core.Pod
 	// Signal is the signal acted on ("" for a local-storage eviction).
 	Signal Signal
 	// Resource is the starved resource.
@@ -350,9 +352,10 @@ type Result struct {
 //     its signal and layout, then one pod, the first non-critical one in
 //     the ranking.
 //
-// pods are the active pods. A now earlier than a time already seen is
-// treated as that time. Inputs are not modified.
-func (m *Manager) Step(obs Observations, pods []Pod, now time.Time) Result {
+// pods are the active pods and stats their readings by UID (see Rank for
+// what is read of them). A now earlier than a time already seen is treated
+// as that time. Inputs are not modified.
+func (m *Manager) Step(obs Observations, pods []core.Pod, stats Stats, now time.Time) Result {
 	st := m.state.clone()
 	now = clock.Clamp(&st.Last, now, true)
 	res := Result{Next: now.Add(MonitoringPeriod)}
@@ -431,7 +434,7 @@ func (m *Manager) Step(obs Observations, pods []Pod, now time.Time) Result {
 
 	// 5. local storage.
 	if m.cfg.LocalStorageCapacityIsolation {
-		if ev := m.localStorageEvictions(pods); len(ev) > 0 {
+		if ev := m.localStorageEvictions(pods, stats); len(ev) > 0 {
 			res.Decision = Decision{Kind: DecideLocalStorage, LocalStorage: ev,
 				Reason: DecisionLocalStorageLimits, Message: strconv.Itoa(len(ev)) + " pod(s) over their local storage limits are evicted"}
 			res.Next = now.Add(PodCleanupTimeout)
@@ -451,13 +454,13 @@ func (m *Manager) Step(obs Observations, pods []Pod, now time.Time) Result {
 	if len(d.Reclaim) > 0 {
 		d.Kind = DecideReclaim
 	}
-	ranked, _ := Rank(t.Signal, m.cfg.Layout, pods, m.cfg.Rank)
+	ranked, _ := Rank(t.Signal, m.cfg.Layout, pods, stats, m.cfg.Rank)
 	d.Ranked = ranked
 	for _, rk := range ranked {
 		if rk.Critical {
 			continue
 		}
-		ev := m.eviction(t, rk.Pod, fresh, obs)
+		ev := m.eviction(t, rk.Pod, rk.Stats, fresh, obs)
 		d.Evict = &ev
 		break
 	}
@@ -467,9 +470,9 @@ func (m *Manager) Step(obs Observations, pods []Pod, now time.Time) Result {
 	case d.Evict == nil:
 		d.Reason, d.Message = DecisionAllPodsCritical, "unable to evict any pods from the node: every active pod is critical"
 	default:
-		d.Reason, d.Message = DecisionEvictPod, "must evict pod "+d.Evict.Pod.String()+" to reclaim "+string(r)
+		d.Reason, d.Message = DecisionEvictPod, "must evict pod "+d.Evict.Pod.Key()+" to reclaim "+string(r)
 		if d.Kind == DecideReclaim {
-			d.Reason, d.Message = DecisionReclaimFirst, "reclaim "+string(r)+" at node level first; if that is not enough, evict pod "+d.Evict.Pod.String()
+			d.Reason, d.Message = DecisionReclaimFirst, "reclaim "+string(r)+" at node level first; if that is not enough, evict pod "+d.Evict.Pod.Key()
 		}
 		res.Next = now.Add(PodCleanupTimeout)
 	}
@@ -495,14 +498,14 @@ func (m *Manager) actingOrder(a, b int) int {
 }
 
 // eviction builds the eviction of p for threshold t.
-func (m *Manager) eviction(t Threshold, p *Pod, fresh []Threshold, obs Observations) Eviction {
+func (m *Manager) eviction(t Threshold, p *core.Pod, st *PodStats, fresh []Threshold, obs Observations) Eviction {
 	r := t.Signal.Resource()
-	msg, ann := evictionMessage(r, p, fresh, obs)
+	msg, ann := evictionMessage(r, p, st, fresh, obs)
 	grace := ImmediateEvictionGracePeriodSeconds
 	if !t.IsHard() {
 		grace = m.cfg.MaxPodGracePeriodSeconds
 		if m.cfg.SoftGracePodAware {
-			own := p.gracePeriod()
+			own := gracePeriod(p)
 			if grace < 0 || own < grace {
 				grace = own
 			}
@@ -535,14 +538,15 @@ func (m *Manager) Reclaimed(fresh Observations) bool {
 // pod's ephemeral-storage limit or a container's, checked in that order
 // per pod (upstream's localStorageEviction). Pods without stats and
 // critical pods are skipped.
-func (m *Manager) localStorageEvictions(pods []Pod) []Eviction {
+func (m *Manager) localStorageEvictions(pods []core.Pod, stats Stats) []Eviction {
 	var out []Eviction
 	for i := range pods {
 		p := &pods[i]
-		if p.Stats == nil || p.IsCritical() {
+		st := stats.of(p)
+		if st == nil || p.IsCritical() {
 			continue
 		}
-		msg := m.localStorageViolation(p)
+		msg := m.localStorageViolation(p, st)
 		if msg == "" {
 			continue
 		}
@@ -560,11 +564,14 @@ func (m *Manager) localStorageEvictions(pods []Pod) []Eviction {
 // and (unless RegularContainersEphemeralLimitsOnly) the sidecars, the last
 // of that name with a limit whose value is not 0, as upstream's map of
 // limits by name is filled.
-func (m *Manager) ephemeralLimited(p *Pod, name string) *Container {
-	var c *Container
-	pick := func(cs []Container, sidecars bool) {
+func (m *Manager) ephemeralLimited(p *core.Pod, name string) *core.Container {
+	var c *core.Container
+	pick := func(cs []core.Container, sidecars bool) {
 		for j := range cs {
-			if cs[j].Name == name && (!sidecars || cs[j].Sidecar) && cs[j].Limits.EphemeralStorage.Value() != 0 {
+			if cs[j].Name != name || (sidecars && !sidecar(&cs[j])) {
+				continue
+			}
+			if l := ephemeralLimit(&cs[j]); l.Value() != 0 {
 				c = &cs[j]
 			}
 		}
@@ -578,26 +585,27 @@ func (m *Manager) ephemeralLimited(p *Pod, name string) *Container {
 
 // localStorageViolation returns the message for the pod's first local
 // storage violation, or "".
-func (m *Manager) localStorageViolation(p *Pod) string {
-	st := p.Stats
-	for _, v := range p.Volumes {
-		if v.EmptyDirSizeLimit == nil || v.EmptyDirSizeLimit.Sign() != 1 {
+func (m *Manager) localStorageViolation(p *core.Pod, st *PodStats) string {
+	for i := range p.Volumes {
+		v := &p.Volumes[i]
+		if v.Source != core.VolumeEmptyDir || v.EmptyDir == nil || v.EmptyDir.SizeLimit == nil || v.EmptyDir.SizeLimit.Sign() != 1 {
 			continue
 		}
+		size := v.EmptyDir.SizeLimit
 		for j := range st.Volumes {
 			// Upstream reads every volume reading's UsedBytes without a nil
 			// check; a missing one is skipped here.
 			if st.Volumes[j].Name == v.Name && st.Volumes[j].UsedBytes != nil {
-				if v.EmptyDirSizeLimit.CmpInt64(int64(*st.Volumes[j].UsedBytes)) < 0 {
-					return emptyDirMessage(v.Name, *v.EmptyDirSizeLimit)
+				if size.CmpInt64(int64(*st.Volumes[j].UsedBytes)) < 0 {
+					return emptyDirMessage(v.Name, *size)
 				}
 				break
 			}
 		}
 	}
-	if limit, found := p.aggregate(ResourceEphemeralStorage, true); found {
-		if !p.Overhead.EphemeralStorage.IsZero() {
-			limit.Add(p.Overhead.EphemeralStorage)
+	if limit, found := aggregate(p, ResourceEphemeralStorage, true); found {
+		if oh := p.Overhead[core.ResourceEphemeralStorage]; !oh.IsZero() {
+			limit.Add(oh)
 		}
 		if limit.CmpInt64(int64(val(st.EphemeralStorageUsedBytes))) < 0 {
 			return podEphemeralMessage(limit)
@@ -613,9 +621,15 @@ func (m *Manager) localStorageViolation(p *Pod) string {
 		if m.cfg.Layout != LayoutImageFs {
 			used += fsBytes(cs.Rootfs)
 		}
-		if c.Limits.EphemeralStorage.CmpInt64(int64(used)) < 0 {
-			return containerEphemeralMessage(cs.Name, c.Limits.EphemeralStorage)
+		if limit := ephemeralLimit(c); limit.CmpInt64(int64(used)) < 0 {
+			return containerEphemeralMessage(cs.Name, limit)
 		}
 	}
 	return ""
+}
+
+// ephemeralLimit returns the container's ephemeral-storage limit (zero
+// when not set).
+func ephemeralLimit(c *core.Container) resource.Quantity {
+	return c.Resources.Limits[core.ResourceEphemeralStorage]
 }

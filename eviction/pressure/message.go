@@ -87,7 +87,7 @@ func (r Resource) quantityFormat() resource.Format {
 // observation, and each regular or init container whose usage is above its
 // request. A pod without stats gets the first two parts and no
 // annotations.
-func evictionMessage(res Resource, p *Pod, ths []Threshold, obs Observations) (string, map[string]string) {
+func evictionMessage(res Resource, p *core.Pod, st *PodStats, ths []Threshold, obs Observations) (string, map[string]string) {
 	var b strings.Builder
 	b.WriteString("The node was low on resource: ")
 	b.WriteString(string(res))
@@ -107,20 +107,19 @@ func evictionMessage(res Resource, p *Pod, ths []Threshold, obs Observations) (s
 		}
 	}
 	ann := map[string]string{}
-	st := p.Stats
 	if st == nil {
 		return b.String(), ann
 	}
-	if res == ResourceMemory && p.PodLevel != nil && st.WorkingSetBytes != nil {
+	if req, ok := podLevelMemory(p); ok && res == ResourceMemory && st.WorkingSetBytes != nil {
 		usage := bytesQuantity(*st.WorkingSetBytes)
-		b.WriteString("Pod " + p.Name + " was using " + usage + ", request is " + p.PodLevel.Memory.String() + ", has larger consumption of memory. ")
+		b.WriteString("Pod " + p.Name + " was using " + usage + ", request is " + req.String() + ", has larger consumption of memory. ")
 		ann[AnnotationOffendingPod] = p.Name
 		ann[AnnotationOffendingPodUsage] = usage
 	}
 	var names, usages []string
 	for i := range st.Containers {
 		cs := &st.Containers[i]
-		c := p.container(cs.Name)
+		c := container(p, cs.Name)
 		if c == nil {
 			continue
 		}
@@ -139,7 +138,7 @@ func evictionMessage(res Resource, p *Pod, ths []Threshold, obs Observations) (s
 		}
 		var req resource.Quantity
 		if res == ResourceMemory || res == ResourceEphemeralStorage {
-			req = *c.Requests.get(res)
+			req = c.Resources.Requests[res.name()]
 		}
 		if req.CmpInt64(int64(*used)) >= 0 {
 			continue
@@ -155,9 +154,19 @@ func evictionMessage(res Resource, p *Pod, ths []Threshold, obs Observations) (s
 	return b.String(), ann
 }
 
+// podLevelMemory returns the pod-level memory request of a pod that sets
+// pod-level resources, and whether it has one.
+func podLevelMemory(p *core.Pod) (resource.Quantity, bool) {
+	if !p.PodLevelResourcesSet() {
+		return resource.Quantity{}, false
+	}
+	q, ok := p.Resources.Requests[core.ResourceMemory]
+	return q, ok
+}
+
 // container returns the regular or init container with the name, regular
 // ones first, or nil.
-func (p *Pod) container(name string) *Container {
+func container(p *core.Pod, name string) *core.Container {
 	for i := range p.Containers {
 		if p.Containers[i].Name == name {
 			return &p.Containers[i]

@@ -17,15 +17,15 @@ func TestEvictionMessage(t *testing.T) {
 	nodefs10 := Threshold{Signal: SignalNodeFsAvailable, Operator: OpLessThan, Value: ThresholdValue{Percentage: float32(10) / 100}}
 	inodes := Threshold{Signal: SignalNodeFsInodesFree, Operator: OpLessThan, Value: ThresholdValue{Quantity: q("2k")}}
 	mem := Threshold{Signal: SignalMemoryAvailable, Operator: OpLessThan, Value: ThresholdValue{Quantity: q("100Mi")}}
-	pod := Pod{Name: "web",
-		Containers:     []Container{{Name: "app", Requests: Resources{Memory: qv("100Mi"), EphemeralStorage: qv("1Gi")}}, {Name: "idle", Requests: Resources{Memory: qv("1Gi")}}},
-		InitContainers: []Container{{Name: "proxy", Sidecar: true}},
-		Stats: &PodStats{Containers: []ContainerStats{
-			{Name: "app", WorkingSetBytes: u64(300 * mi), Rootfs: &FsUsage{UsedBytes: u64(gi)}, Logs: &FsUsage{UsedBytes: u64(512 * mi)}},
-			{Name: "idle", WorkingSetBytes: u64(10 * mi)},
-			{Name: "proxy", WorkingSetBytes: u64(20 * mi), Rootfs: &FsUsage{UsedBytes: u64(mi)}}, // no logs reading: no disk usage
-			{Name: "debugger", WorkingSetBytes: u64(gi)},                                         // ephemeral: not in the spec
-		}}}
+	pod := core.Pod{Name: "web",
+		Containers:     []core.Container{ctr("app", "100Mi", "1Gi"), ctr("idle", "1Gi", "")},
+		InitContainers: []core.Container{{Name: "proxy", RestartPolicy: core.ContainerRestartPolicyAlways}}}
+	st := &PodStats{Containers: []ContainerStats{
+		{Name: "app", WorkingSetBytes: u64(300 * mi), Rootfs: &FsUsage{UsedBytes: u64(gi)}, Logs: &FsUsage{UsedBytes: u64(512 * mi)}},
+		{Name: "idle", WorkingSetBytes: u64(10 * mi)},
+		{Name: "proxy", WorkingSetBytes: u64(20 * mi), Rootfs: &FsUsage{UsedBytes: u64(mi)}}, // no logs reading: no disk usage
+		{Name: "debugger", WorkingSetBytes: u64(gi)},                                         // ephemeral: not in the spec
+	}}
 	obs := Observations{
 		SignalMemoryAvailable:  {Available: 50 * mi, Capacity: 4 * gi},
 		SignalNodeFsAvailable:  {Available: gi, Capacity: 10 * gi},
@@ -58,7 +58,7 @@ func TestEvictionMessage(t *testing.T) {
 			"The node was low on resource: pids. ",
 			map[string]string{"offending_containers": "", "offending_containers_usage": "", "starved_resource": "pids"}},
 	} {
-		msg, ann := evictionMessage(tc.res, &pod, tc.ths, obs)
+		msg, ann := evictionMessage(tc.res, &pod, st, tc.ths, obs)
 		if msg != tc.msg {
 			t.Errorf("%s:\ngot  %q\nwant %q", tc.name, msg, tc.msg)
 		}
@@ -67,16 +67,24 @@ func TestEvictionMessage(t *testing.T) {
 		}
 	}
 	// No stats: no container part and no annotations.
-	msg, ann := evictionMessage(ResourceMemory, &Pod{Name: "x"}, []Threshold{mem}, obs)
+	msg, ann := evictionMessage(ResourceMemory, &core.Pod{Name: "x"}, nil, []Threshold{mem}, obs)
 	if msg != "The node was low on resource: memory. Threshold quantity: 100Mi, available: 50Mi. " || len(ann) != 0 {
 		t.Errorf("%q %v", msg, ann)
 	}
 	// Pod-level resources add a pod part.
-	pl := Pod{Name: "pl", PodLevel: &Resources{Memory: qv("256Mi")}, Stats: &PodStats{WorkingSetBytes: u64(300 * mi)}}
-	msg, ann = evictionMessage(ResourceMemory, &pl, []Threshold{mem}, obs)
+	pl := core.Pod{Name: "pl", Resources: &core.ResourceRequirements{Requests: rl("256Mi", "")}}
+	plStats := &PodStats{WorkingSetBytes: u64(300 * mi)}
+	msg, ann = evictionMessage(ResourceMemory, &pl, plStats, []Threshold{mem}, obs)
 	if msg != "The node was low on resource: memory. Threshold quantity: 100Mi, available: 50Mi. Pod pl was using 300Mi, request is 256Mi, has larger consumption of memory. " ||
 		ann["offending_pod"] != "pl" || ann["offending_pod_usage"] != "300Mi" {
 		t.Errorf("%q %v", msg, ann)
+	}
+	// Pod-level limits without a pod-level memory request: sized at pod
+	// level, but upstream writes the pod part only for a memory request.
+	pl.Resources = &core.ResourceRequirements{Limits: rl("256Mi", "")}
+	msg, ann = evictionMessage(ResourceMemory, &pl, plStats, []Threshold{mem}, obs)
+	if msg != "The node was low on resource: memory. Threshold quantity: 100Mi, available: 50Mi. " || ann["offending_pod"] != "" {
+		t.Errorf("pod-level limits only: %q %v", msg, ann)
 	}
 }
 
@@ -84,7 +92,7 @@ func TestEvictionMessage(t *testing.T) {
 // the message, and DisruptionTarget / TerminationByKubelet.
 func TestEvictionStatus(t *testing.T) {
 	m, _ := NewManager(DefaultConfig())
-	r := m.Step(Observations{SignalMemoryAvailable: {Available: 50 * mi, Capacity: 4 * gi}}, []Pod{memPod("a", 0, "", gi)}, t0)
+	r := step(m, Observations{SignalMemoryAvailable: {Available: 50 * mi, Capacity: 4 * gi}}, []tp{memPod("a", 0, "", gi)}, t0)
 	e := r.Decision.Evict
 	msg := "The node was low on resource: memory. Threshold quantity: 100Mi, available: 50Mi. Container c was using 1Gi, request is 0, has larger consumption of memory. "
 	want := PodStatus{Phase: "Failed", Reason: "Evicted", Message: msg,
@@ -105,17 +113,17 @@ func TestAdmit(t *testing.T) {
 	mp := conditions.MemoryPressure
 	dp := conditions.DiskPressure
 	pp := conditions.PIDPressure
-	be := Pod{Name: "be", QOSClass: "BestEffort"}
-	beTol := Pod{Name: "be-tol", QOSClass: "BestEffort", Tolerations: []taints.Toleration{{Key: "node.kubernetes.io/memory-pressure", Operator: "Exists", Effect: "NoSchedule"}}}
-	beOther := Pod{Name: "be-disk", QOSClass: "BestEffort", Tolerations: []taints.Toleration{{Key: "node.kubernetes.io/disk-pressure", Operator: "Exists"}}}
-	burst := Pod{Name: "burst", QOSClass: "Burstable"}
-	crit := Pod{Name: "crit", QOSClass: "BestEffort", Priority: i32(2000001000)}
-	static := Pod{Name: "static", QOSClass: "BestEffort", Static: true}
+	be := core.Pod{Name: "be", QOSClass: "BestEffort"}
+	beTol := core.Pod{Name: "be-tol", QOSClass: "BestEffort", Tolerations: []taints.Toleration{{Key: "node.kubernetes.io/memory-pressure", Operator: "Exists", Effect: "NoSchedule"}}}
+	beOther := core.Pod{Name: "be-disk", QOSClass: "BestEffort", Tolerations: []taints.Toleration{{Key: "node.kubernetes.io/disk-pressure", Operator: "Exists"}}}
+	burst := core.Pod{Name: "burst", QOSClass: "Burstable"}
+	crit := core.Pod{Name: "crit", QOSClass: "BestEffort", Priority: i32(2000001000)}
+	static := core.Pod{Name: "static", QOSClass: "BestEffort", Annotations: map[string]string{core.ConfigSourceAnnotation: core.SourceFile}}
 	reject := func(msg string) AdmitResult { return AdmitResult{Reason: "Evicted", Message: msg} }
 	admit := AdmitResult{Admit: true}
 	for _, tc := range []struct {
 		conds []conditions.Type
-		pod   Pod
+		pod   core.Pod
 		want  AdmitResult
 	}{
 		{nil, be, admit},
@@ -141,22 +149,33 @@ func TestAdmit(t *testing.T) {
 // only without a dedicated imagefs); several pods in one step; critical
 // and stat-less pods skipped; no threshold needed.
 func TestLocalStorageEviction(t *testing.T) {
-	emptyDir := Pod{Name: "emptydir", Volumes: []Volume{{Name: "scratch", Local: true, EmptyDirSizeLimit: q("1Gi")}},
-		Stats: &PodStats{Volumes: []VolumeStats{{Name: "scratch", FsUsage: FsUsage{UsedBytes: u64(gi + 1)}}}}}
-	podLimit := Pod{Name: "podlimit",
-		Containers: []Container{{Name: "a", Limits: Resources{EphemeralStorage: qv("1Gi")}}, {Name: "b", Limits: Resources{EphemeralStorage: qv("512Mi")}}},
-		Stats:      &PodStats{EphemeralStorageUsedBytes: u64(2 * gi)}}
-	rootfs := Pod{Name: "rootfs", Containers: []Container{{Name: "a", Limits: Resources{EphemeralStorage: qv("1Gi")}}},
-		Stats: &PodStats{EphemeralStorageUsedBytes: u64(gi), Containers: []ContainerStats{{Name: "a", Rootfs: &FsUsage{UsedBytes: u64(gi)}, Logs: &FsUsage{UsedBytes: u64(1)}}}}}
-	atLimit := Pod{Name: "atlimit", Volumes: []Volume{{Name: "scratch", EmptyDirSizeLimit: q("1Gi")}},
-		Stats: &PodStats{Volumes: []VolumeStats{{Name: "scratch", FsUsage: FsUsage{UsedBytes: u64(gi)}}}}}
+	sized := func(name, limit string) core.Volume {
+		return core.Volume{Name: name, Source: core.VolumeEmptyDir, EmptyDir: &core.EmptyDirVolumeSource{SizeLimit: q(limit)}}
+	}
+	limited := func(name, limit string) core.Container {
+		return core.Container{Name: name, Resources: core.ResourceRequirements{Limits: rl("", limit)}}
+	}
+	emptyDir := tp{core.Pod{Name: "emptydir", UID: "emptydir", Volumes: []core.Volume{sized("scratch", "1Gi")}},
+		&PodStats{Volumes: []VolumeStats{{Name: "scratch", FsUsage: FsUsage{UsedBytes: u64(gi + 1)}}}}}
+	// An emptyDir in memory is limited the same way (upstream checks every
+	// emptyDir's sizeLimit, whatever its medium).
+	memDir := emptyDir
+	memDir.Name, memDir.UID = "memdir", "memdir"
+	memDir.Volumes = []core.Volume{sized("scratch", "1Gi")}
+	memDir.Volumes[0].EmptyDir.Medium = core.StorageMediumMemory
+	podLimit := tp{core.Pod{Name: "podlimit", UID: "podlimit", Containers: []core.Container{limited("a", "1Gi"), limited("b", "512Mi")}},
+		&PodStats{EphemeralStorageUsedBytes: u64(2 * gi)}}
+	rootfs := tp{core.Pod{Name: "rootfs", UID: "rootfs", Containers: []core.Container{limited("a", "1Gi")}},
+		&PodStats{EphemeralStorageUsedBytes: u64(gi), Containers: []ContainerStats{{Name: "a", Rootfs: &FsUsage{UsedBytes: u64(gi)}, Logs: &FsUsage{UsedBytes: u64(1)}}}}}
+	atLimit := tp{core.Pod{Name: "atlimit", UID: "atlimit", Volumes: []core.Volume{sized("scratch", "1Gi")}},
+		&PodStats{Volumes: []VolumeStats{{Name: "scratch", FsUsage: FsUsage{UsedBytes: u64(gi)}}}}}
 	crit := emptyDir
-	crit.Name, crit.Mirror = "mirror", true
-	noStats := Pod{Name: "nostats", Volumes: emptyDir.Volumes}
-	pods := []Pod{emptyDir, atLimit, podLimit, crit, noStats, rootfs}
+	crit.Name, crit.UID, crit.Annotations = "mirror", "mirror", map[string]string{core.ConfigMirrorAnnotation: "x"}
+	noStats := tp{Pod: core.Pod{Name: "nostats", UID: "nostats", Volumes: emptyDir.Volumes}}
+	pods := []tp{emptyDir, atLimit, podLimit, crit, noStats, memDir, rootfs}
 
 	m, _ := NewManager(Config{LocalStorageCapacityIsolation: true, PressureTransitionPeriod: time.Minute})
-	r := m.Step(nil, pods, t0)
+	r := step(m, nil, pods, t0)
 	var got []string
 	for _, e := range r.Decision.LocalStorage {
 		if e.GracePeriodSeconds != 1 || e.Status.Reason != "Evicted" || len(e.Status.Conditions) != 0 {
@@ -167,6 +186,7 @@ func TestLocalStorageEviction(t *testing.T) {
 	want := []string{
 		`emptydir: Usage of EmptyDir volume "scratch" exceeds the limit "1Gi". `,
 		`podlimit: Pod ephemeral local storage usage exceeds the total limit of containers 1536Mi. `,
+		`memdir: Usage of EmptyDir volume "scratch" exceeds the limit "1Gi". `,
 		`rootfs: Container a exceeded its local ephemeral storage limit "1Gi". `,
 	}
 	if r.Decision.Kind != DecideLocalStorage || r.Decision.Reason != DecisionLocalStorageLimits || !cmp.Equal(want, got) {
@@ -174,7 +194,7 @@ func TestLocalStorageEviction(t *testing.T) {
 	}
 	// With a dedicated imagefs the rootfs is not counted (kubernetes#139339).
 	m, _ = NewManager(Config{LocalStorageCapacityIsolation: true, Layout: LayoutImageFs, PressureTransitionPeriod: time.Minute})
-	if r := m.Step(nil, []Pod{rootfs}, t0); r.Decision.Kind != DecideNothing {
+	if r := step(m, nil, []tp{rootfs}, t0); r.Decision.Kind != DecideNothing {
 		t.Fatalf("%+v", r.Decision)
 	}
 }

@@ -4,46 +4,10 @@ import (
 	"math"
 	"strings"
 
-	"github.com/nodelife/nodelife/taints"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/nodelife/nodelife/core"
 )
-
-// Resources are the two requests and limits eviction looks at. A zero
-// Quantity is an absent entry.
-type Resources struct {
-	// Memory is resources.requests.memory (or limits).
-	Memory resource.Quantity
-	// EphemeralStorage is resources.requests.ephemeral-storage (or limits).
-	EphemeralStorage resource.Quantity
-}
-
-// Container is the part of a core/v1 Container eviction reads.
-type Container struct {
-	// Name is the container name; stats are matched to it.
-	Name string
-	// Sidecar marks an init container with restartPolicy Always: its
-	// requests add to the regular containers' and stay reserved for the
-	// init containers after it.
-	Sidecar bool
-	// Requests are resources.requests.
-	Requests Resources
-	// Limits are resources.limits; only ephemeral storage is read, by the
-	// local-storage checks.
-	Limits Resources
-}
-
-// Volume is a pod volume as eviction sees it.
-type Volume struct {
-	// Name is the volume name; volume stats are matched to it.
-	Name string
-	// Local marks a volume whose data sits on the node's disk: hostPath,
-	// gitRepo, configMap, and emptyDir on the default medium (upstream's
-	// localVolumeNames). Only local volumes count toward disk ranking.
-	Local bool
-	// EmptyDirSizeLimit is emptyDir.sizeLimit, nil when the volume is not
-	// an emptyDir or has no limit.
-	EmptyDirSizeLimit *resource.Quantity
-}
 
 // FsUsage is a filesystem usage reading (statsapi.FsStats).
 type FsUsage struct {
@@ -87,66 +51,26 @@ type PodStats struct {
 	Volumes []VolumeStats
 }
 
-// Pod is the part of an active pod (and its stats) that ranking,
-// eviction and admission read. Field names follow core/v1.
-type Pod struct {
-	// Name, Namespace and UID identify the pod; they also order pods that
-	// tie on everything else.
-	Name, Namespace, UID string
-	// Priority is spec.priority; nil counts as 0.
-	Priority *int32
-	// Static marks a pod from a file or URL source on this kubelet.
-	Static bool
-	// Mirror marks a mirror pod (kubernetes.io/config.mirror annotation).
-	Mirror bool
-	// TerminationGracePeriodSeconds is the pod's own grace period (nil:
-	// the API default, 30 s). Read only with Config.SoftGracePodAware.
-	TerminationGracePeriodSeconds *int64
-	// InitContainers and Containers give the requests and the container
-	// names for eviction messages. Ephemeral containers never count.
-	InitContainers, Containers []Container
-	// Overhead is spec.overhead; it is added to a non-zero request.
-	Overhead Resources
-	// PodLevel is spec.resources.requests for a pod with pod-level
-	// resources (PodLevelResources): it replaces the containers' memory
-	// request, and the pod's ephemeral-storage request is then 0.
-	PodLevel *Resources
-	// Volumes are the pod's volumes.
-	Volumes []Volume
-	// Stats is the pod's reading; nil means the summary has none, and the
-	// pod ranks first for every signal.
-	Stats *PodStats
-	// QOSClass is status.qosClass ("BestEffort", "Burstable",
-	// "Guaranteed"); read only by Admit.
-	QOSClass string
-	// Tolerations are spec.tolerations; read only by Admit.
-	Tolerations []taints.Toleration
-}
+// Stats are the pods' readings in the stats summary, by pod UID, as the
+// kubelet's eviction manager looks a pod's reading up. A pod without an
+// entry (or with a nil one) has no reading: it ranks first for every
+// signal, gets an eviction message without its usage, and is skipped by
+// the local-storage checks.
+type Stats map[string]*PodStats
 
-// String returns "namespace/name".
-func (p *Pod) String() string { return p.Namespace + "/" + p.Name }
+// of returns p's reading, or nil.
+func (s Stats) of(p *core.Pod) *PodStats { return s[p.UID] }
 
-// IsCritical reports whether the pod is critical (upstream's
-// IsCriticalPod): a static pod, a mirror pod, or priority >= 2000000000.
-// Critical pods are never evicted and always admitted.
-func (p *Pod) IsCritical() bool {
-	return p.Static || p.Mirror || (p.Priority != nil && *p.Priority >= CriticalPodPriority)
-}
-
-func (p *Pod) priority() int32 {
+func priority(p *core.Pod) int32 {
 	if p.Priority == nil {
 		return 0
 	}
 	return *p.Priority
 }
 
-// DefaultTerminationGracePeriodSeconds is the API default of
-// spec.terminationGracePeriodSeconds.
-const DefaultTerminationGracePeriodSeconds int64 = 30
-
-func (p *Pod) gracePeriod() int64 {
+func gracePeriod(p *core.Pod) int64 {
 	if p.TerminationGracePeriodSeconds == nil {
-		return DefaultTerminationGracePeriodSeconds
+		return core.DefaultTerminationGracePeriodSeconds
 	}
 	return *p.TerminationGracePeriodSeconds
 }
@@ -154,24 +78,27 @@ func (p *Pod) gracePeriod() int64 {
 // Request returns the pod's effective request of a resource, in milli-units
 // (bytes x 1000), as upstream's GetResourceRequestQuantity: the regular
 // containers' sum (plus sidecars) or the largest init container's need,
-// whichever is larger; the pod-level request instead when set; plus the
-// overhead when the result is not zero. Resources other than memory and
-// ephemeral storage have no request. Values saturate at the int64 range.
-func (p *Pod) Request(r Resource) int64 {
+// whichever is larger; for a pod that sets pod-level resources
+// (core.Pod.PodLevelResourcesSet), its pod-level request instead, which
+// only memory has here (ephemeral storage is not a pod-level resource, so
+// such a pod requests none); plus the overhead when the result is not zero.
+// Resources other than memory and ephemeral storage have no request. Values
+// saturate at the int64 range.
+func Request(p *core.Pod, r Resource) int64 {
 	if r != ResourceMemory && r != ResourceEphemeralStorage {
 		return 0
 	}
 	var q resource.Quantity
 	switch {
-	case p.PodLevel != nil:
+	case p.PodLevelResourcesSet():
 		if r == ResourceMemory {
-			q = p.PodLevel.Memory.DeepCopy()
+			q = p.Resources.Requests[core.ResourceMemory].DeepCopy()
 		}
 	default:
-		q, _ = p.aggregate(r, false)
+		q, _ = aggregate(p, r, false)
 	}
 	if !q.IsZero() {
-		q.Add(*p.Overhead.get(r))
+		q.Add(p.Overhead[r.name()])
 	}
 	return milli(q)
 }
@@ -181,16 +108,17 @@ func (p *Pod) Request(r Resource) int64 {
 // add up; each init container needs its own amount plus the sidecars
 // started before it; the pod needs the larger of the two. found reports
 // whether any container sets a non-zero amount.
-func (p *Pod) aggregate(r Resource, limits bool) (sum resource.Quantity, found bool) {
-	pick := func(c *Container) *resource.Quantity {
+func aggregate(p *core.Pod, r Resource, limits bool) (sum resource.Quantity, found bool) {
+	name := r.name()
+	pick := func(c *core.Container) resource.Quantity {
 		if limits {
-			return c.Limits.get(r)
+			return c.Resources.Limits[name]
 		}
-		return c.Requests.get(r)
+		return c.Resources.Requests[name]
 	}
 	for i := range p.Containers {
 		if q := pick(&p.Containers[i]); !q.IsZero() {
-			sum.Add(*q)
+			sum.Add(q)
 			found = true
 		}
 	}
@@ -199,9 +127,9 @@ func (p *Pod) aggregate(r Resource, limits bool) (sum resource.Quantity, found b
 		c := pick(&p.InitContainers[i])
 		found = found || !c.IsZero()
 		need := c.DeepCopy()
-		if p.InitContainers[i].Sidecar {
-			sum.Add(*c)
-			sidecars.Add(*c)
+		if sidecar(&p.InitContainers[i]) {
+			sum.Add(c)
+			sidecars.Add(c)
 			need = sidecars.DeepCopy()
 		} else {
 			need.Add(sidecars)
@@ -216,12 +144,17 @@ func (p *Pod) aggregate(r Resource, limits bool) (sum resource.Quantity, found b
 	return sum, found
 }
 
-// get returns the resource's quantity.
-func (r *Resources) get(res Resource) *resource.Quantity {
-	if res == ResourceMemory {
-		return &r.Memory
+// sidecar reports whether an init container is a sidecar (restartPolicy
+// Always).
+func sidecar(c *core.Container) bool { return c.RestartPolicy == core.ContainerRestartPolicyAlways }
+
+// name returns the core/v1 resource name of memory and ephemeral storage,
+// the two resources a pod requests here.
+func (r Resource) name() core.ResourceName {
+	if r == ResourceMemory {
+		return core.ResourceMemory
 	}
-	return &r.EphemeralStorage
+	return core.ResourceEphemeralStorage
 }
 
 // milli returns q in milli-units, saturated to the int64 range.
@@ -354,8 +287,7 @@ func DiskParts(s Signal, l Layout) FsParts {
 // diskUsage returns the pod's use of the parts, in bytes or inodes
 // (upstream's podDiskUsage): every container reading's rootfs and logs,
 // and each local volume's first reading.
-func diskUsage(p *Pod, parts FsParts, inodes bool) uint64 {
-	st := p.Stats
+func diskUsage(p *core.Pod, st *PodStats, parts FsParts, inodes bool) uint64 {
 	get := fsBytes
 	if inodes {
 		get = fsInodes
@@ -370,8 +302,9 @@ func diskUsage(p *Pod, parts FsParts, inodes bool) uint64 {
 		}
 	}
 	if parts&PartLocalVolumes != 0 {
-		for _, v := range p.Volumes {
-			if !v.Local {
+		for i := range p.Volumes {
+			v := &p.Volumes[i]
+			if v.Source != core.VolumeHostPath && !v.LocalEphemeral() {
 				continue
 			}
 			for j := range st.Volumes {

@@ -2,10 +2,12 @@ package pressure_test
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"testing"
 
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction/pressure"
 	"github.com/nodelife/nodelife/nodelifetest"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -18,22 +20,20 @@ var genSignal = rapid.SampledFrom(pressure.Signals())
 // init containers, pod-level resources or overhead), so that the naive
 // oracle's request is a sum, and names that collide (three per
 // namespace), so that the tie-break reaches the UID.
-func drawPods(t *rapid.T) []pressure.Pod {
-	var pods []pressure.Pod
-	for i, p := range nodelifetest.Pods(nodelifetest.Options{}).Draw(t, "pods") {
-		pp := p.Pressure()
-		pp.InitContainers, pp.Overhead, pp.PodLevel = nil, pressure.Resources{}, nil
-		pp.Name = fmt.Sprintf("p%d", i%3)
-		pods = append(pods, pp)
+func drawPods(t *rapid.T) ([]core.Pod, pressure.Stats) {
+	drawn := nodelifetest.Pods(nodelifetest.Options{}).Draw(t, "pods")
+	for i := range drawn {
+		drawn[i].InitContainers, drawn[i].Overhead, drawn[i].Resources = nil, nil, nil
+		drawn[i].Name = fmt.Sprintf("p%d", i%3)
 	}
-	return pods
+	return nodelifetest.Pressure(drawn)
 }
 
 // naiveLess is upstream's multiSorter written from the reference's words,
 // with resource.Quantity arithmetic and per-comparison recomputation, plus
 // the namespace/name/UID tie-break.
-func naiveLess(s pressure.Signal, l pressure.Layout, a, b *pressure.Pod) bool {
-	stats := func(p *pressure.Pod) bool { return p.Stats != nil }
+func naiveLess(s pressure.Signal, l pressure.Layout, st pressure.Stats, a, b *core.Pod) bool {
+	stats := func(p *core.Pod) bool { return st[p.UID] != nil }
 	cmpBool := func(x, y bool) int {
 		if x == y {
 			return 0
@@ -53,28 +53,29 @@ func naiveLess(s pressure.Signal, l pressure.Layout, a, b *pressure.Pod) bool {
 		}
 		return 0
 	}
-	request := func(p *pressure.Pod, r pressure.Resource) resource.Quantity {
+	request := func(p *core.Pod, r pressure.Resource) resource.Quantity {
 		var sum resource.Quantity
 		for _, c := range p.Containers {
 			switch r {
 			case pressure.ResourceMemory:
-				sum.Add(c.Requests.Memory)
+				sum.Add(c.Resources.Requests[core.ResourceMemory])
 			case pressure.ResourceEphemeralStorage:
-				sum.Add(c.Requests.EphemeralStorage)
+				sum.Add(c.Resources.Requests[core.ResourceEphemeralStorage])
 			}
 		}
 		return sum
 	}
-	usage := func(p *pressure.Pod) resource.Quantity {
+	usage := func(p *core.Pod) resource.Quantity {
+		ps := st[p.UID]
 		var u resource.Quantity
 		switch s.Resource() {
 		case pressure.ResourceMemory:
-			if p.Stats.WorkingSetBytes != nil {
-				u.Add(*resource.NewQuantity(int64(*p.Stats.WorkingSetBytes), resource.BinarySI))
+			if ps.WorkingSetBytes != nil {
+				u.Add(*resource.NewQuantity(int64(*ps.WorkingSetBytes), resource.BinarySI))
 			}
 		case pressure.ResourcePIDs:
-			if p.Stats.ProcessCount != nil {
-				u.Add(*resource.NewQuantity(int64(*p.Stats.ProcessCount), resource.DecimalSI))
+			if ps.ProcessCount != nil {
+				u.Add(*resource.NewQuantity(int64(*ps.ProcessCount), resource.DecimalSI))
 			}
 		default:
 			inodes := s.Resource() == pressure.ResourceInodes
@@ -91,7 +92,7 @@ func naiveLess(s pressure.Signal, l pressure.Layout, a, b *pressure.Pod) bool {
 				}
 			}
 			parts := pressure.DiskParts(s, l)
-			for _, c := range p.Stats.Containers {
+			for _, c := range ps.Containers {
 				if parts&pressure.PartRootfs != 0 {
 					pick(c.Rootfs)
 				}
@@ -101,8 +102,10 @@ func naiveLess(s pressure.Signal, l pressure.Layout, a, b *pressure.Pod) bool {
 			}
 			if parts&pressure.PartLocalVolumes != 0 {
 				for _, v := range p.Volumes {
-					for _, vs := range p.Stats.Volumes {
-						if v.Local && vs.Name == v.Name {
+					local := v.Source == core.VolumeHostPath || v.Source == core.VolumeGitRepo || v.Source == core.VolumeConfigMap ||
+						(v.Source == core.VolumeEmptyDir && (v.EmptyDir == nil || v.EmptyDir.Medium == core.StorageMediumDefault))
+					for _, vs := range ps.Volumes {
+						if local && vs.Name == v.Name {
 							pick(&vs.FsUsage)
 							break
 						}
@@ -124,8 +127,8 @@ func naiveLess(s pressure.Signal, l pressure.Layout, a, b *pressure.Pod) bool {
 	if s == pressure.SignalPIDAvailable {
 		chain = []func() int{prio, statsFirst(func() int { ua, ub := usage(a), usage(b); return ub.Cmp(ua) })}
 	} else {
-		exceeds := func(p *pressure.Pod) bool { r := request(p, s.Resource()); u := usage(p); return u.Cmp(r) > 0 }
-		excess := func(p *pressure.Pod) resource.Quantity {
+		exceeds := func(p *core.Pod) bool { r := request(p, s.Resource()); u := usage(p); return u.Cmp(r) > 0 }
+		excess := func(p *core.Pod) resource.Quantity {
 			u := usage(p)
 			req := pressure.ResourceMemory
 			if !pressure.IsMemory(s) {
@@ -161,17 +164,17 @@ func uids(rs []pressure.Ranked) []string {
 // input order.
 func TestPropertyRankOrder(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		pods := drawPods(t)
+		pods, stats := drawPods(t)
 		s, l := genSignal.Draw(t, "signal"), nodelifetest.Layouts().Draw(t, "layout")
-		got, err := pressure.Rank(s, l, pods, pressure.RankOptions{})
+		got, err := pressure.Rank(s, l, pods, stats, pressure.RankOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		naive := make([]*pressure.Pod, len(pods))
+		naive := make([]*core.Pod, len(pods))
 		for i := range pods {
 			naive[i] = &pods[i]
 		}
-		sort.SliceStable(naive, func(i, j int) bool { return naiveLess(s, l, naive[i], naive[j]) })
+		sort.SliceStable(naive, func(i, j int) bool { return naiveLess(s, l, stats, naive[i], naive[j]) })
 		for i := range naive {
 			if naive[i].UID != got[i].Pod.UID {
 				t.Fatalf("position %d: naive %s, Rank %s\nnaive %v\nrank  %v", i, naive[i].UID, got[i].Pod.UID, naive, uids(got))
@@ -185,7 +188,7 @@ func TestPropertyRankOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 		perm := rapid.Permutation(pods).Draw(t, "perm")
-		again, _ := pressure.Rank(s, l, perm, pressure.RankOptions{})
+		again, _ := pressure.Rank(s, l, perm, stats, pressure.RankOptions{})
 		if !slices.Equal(uids(got), uids(again)) {
 			t.Fatalf("order depends on input order:\n%v\n%v", uids(got), uids(again))
 		}
@@ -196,13 +199,13 @@ func TestPropertyRankOrder(t *testing.T) {
 // ranks after a pod within its request with higher priority.
 func TestPropertyMemoryOrdering(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		pods := drawPods(t)
+		pods, stats := drawPods(t)
 		s := rapid.SampledFrom([]pressure.Signal{pressure.SignalMemoryAvailable, pressure.SignalAllocatableMemoryAvailable}).Draw(t, "signal")
-		got, _ := pressure.Rank(s, pressure.LayoutSingle, pods, pressure.RankOptions{})
+		got, _ := pressure.Rank(s, pressure.LayoutSingle, pods, stats, pressure.RankOptions{})
 		for i := range got {
 			for j := i + 1; j < len(got); j++ {
 				late, early := got[j], got[i]
-				if late.HasStats && early.HasStats && late.Exceeds && !early.Exceeds && late.Priority < early.Priority {
+				if late.Stats != nil && early.Stats != nil && late.Exceeds && !early.Exceeds && late.Priority < early.Priority {
 					t.Fatalf("%s (exceeds, priority %d) ranks after %s (within, priority %d)", late.Pod.UID, late.Priority, early.Pod.UID, early.Priority)
 				}
 			}
@@ -213,10 +216,15 @@ func TestPropertyMemoryOrdering(t *testing.T) {
 // No step ever evicts a critical pod, whatever the pressure and config.
 func TestPropertyCriticalNeverSelected(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		pods := drawPods(t)
+		pods, stats := drawPods(t)
 		for i := range pods {
 			if rapid.Bool().Draw(t, "limit") && len(pods[i].Containers) > 0 {
-				pods[i].Containers[0].Limits.EphemeralStorage = resource.MustParse("1Ki")
+				c := &pods[i].Containers[0]
+				c.Resources.Limits = maps.Clone(c.Resources.Limits)
+				if c.Resources.Limits == nil {
+					c.Resources.Limits = core.ResourceList{}
+				}
+				c.Resources.Limits[core.ResourceEphemeralStorage] = resource.MustParse("1Ki")
 			}
 		}
 		cfg := pressure.DefaultConfig()
@@ -227,7 +235,7 @@ func TestPropertyCriticalNeverSelected(t *testing.T) {
 			t.Fatal(err)
 		}
 		obs := nodelifetest.Observations().Draw(t, "observations")
-		r := m.Step(obs, pods, nodelifetest.Epoch())
+		r := m.Step(obs, pods, stats, nodelifetest.Epoch())
 		if e := r.Decision.Evict; e != nil && e.Pod.IsCritical() {
 			t.Fatalf("critical pod %s selected", e.Pod.UID)
 		}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/internal/podorder"
 	"github.com/nodelife/nodelife/internal/quantity"
 )
@@ -13,12 +14,12 @@ import (
 // Ranked is one pod's place in an eviction ranking, with what put it there.
 type Ranked struct {
 	// Pod is the ranked pod (an element of the input slice, not a copy).
-	Pod *Pod
+	Pod *core.Pod
 	// Index is the pod's position in the input slice.
 	Index int
-	// HasStats is false for a pod without a stats reading; such pods rank
+	// Stats is the pod's reading, nil when it has none; such pods rank
 	// first (for pid.available, first within their priority).
-	HasStats bool
+	Stats *PodStats
 	// Exceeds: usage is above the request (memory and disk signals; for
 	// inodes, which have no request, any use).
 	Exceeds bool
@@ -43,11 +44,11 @@ type Ranked struct {
 // Explain returns a sentence saying why the pod ranks where it does.
 func (r Ranked) Explain(s Signal) string {
 	var b strings.Builder
-	b.WriteString(r.Pod.String())
+	b.WriteString(r.Pod.Key())
 	if r.Critical {
 		b.WriteString(" (critical: never evicted)")
 	}
-	if !r.HasStats {
+	if r.Stats == nil {
 		b.WriteString(": no stats, ranked first")
 		if s == SignalPIDAvailable {
 			b.WriteString(" within priority ")
@@ -139,7 +140,12 @@ type RankOptions struct {
 // ranked like the others and marked. It returns an ErrUnsupportedSignal
 // error for an unknown signal and an ErrInvalidConfig one for an unknown
 // layout.
-func Rank(s Signal, l Layout, pods []Pod, opts RankOptions) ([]Ranked, error) {
+//
+// It reads the pods' identity, annotations and priority, their containers'
+// memory and ephemeral-storage requests, pod-level resources, overhead and
+// volumes (the local ones count toward disk use), and each pod's reading in
+// stats, looked up by UID.
+func Rank(s Signal, l Layout, pods []core.Pod, stats Stats, opts RankOptions) ([]Ranked, error) {
 	if !s.Valid() {
 		return nil, wrap(ErrUnsupportedSignal, "unsupported eviction signal "+strconv.Quote(string(s)))
 	}
@@ -150,7 +156,7 @@ func Rank(s Signal, l Layout, pods []Pod, opts RankOptions) ([]Ranked, error) {
 	keys := make([]sortKey, len(pods))
 	pid := s == SignalPIDAvailable
 	for i := range pods {
-		keyed[i] = rankKey(s, l, &pods[i], i, opts)
+		keyed[i] = rankKey(s, l, &pods[i], stats.of(&pods[i]), i, opts)
 		keys[i] = packKey(&keyed[i], pid, int32(i))
 	}
 	slices.SortFunc(keys, keyOrder(pods))
@@ -178,7 +184,7 @@ func packKey(r *Ranked, pid bool, i int32) sortKey {
 	k := sortKey{i: i}
 	if pid {
 		k.k1 = prio << 1
-		if r.HasStats {
+		if r.Stats != nil {
 			k.k1 |= 1
 			k.k2 = desc(r.Usage)
 		} else {
@@ -187,7 +193,7 @@ func packKey(r *Ranked, pid bool, i int32) sortKey {
 		return k
 	}
 	k.k1 = prio
-	if r.HasStats {
+	if r.Stats != nil {
 		k.k1 |= 1 << 62
 	}
 	if !r.Exceeds {
@@ -198,27 +204,27 @@ func packKey(r *Ranked, pid bool, i int32) sortKey {
 }
 
 // rankKey computes what the comparators look at, once per pod.
-func rankKey(s Signal, l Layout, p *Pod, i int, opts RankOptions) Ranked {
-	r := Ranked{Pod: p, Index: i, HasStats: p.Stats != nil, Priority: p.priority(), Critical: p.IsCritical()}
-	if !r.HasStats {
+func rankKey(s Signal, l Layout, p *core.Pod, st *PodStats, i int, opts RankOptions) Ranked {
+	r := Ranked{Pod: p, Index: i, Stats: st, Priority: priority(p), Critical: p.IsCritical()}
+	if st == nil {
 		return r
 	}
 	res := s.Resource()
 	switch res {
 	case ResourceMemory:
-		r.Usage = milliOf(val(p.Stats.WorkingSetBytes))
-		r.Request = p.Request(ResourceMemory)
+		r.Usage = milliOf(val(st.WorkingSetBytes))
+		r.Request = Request(p, ResourceMemory)
 		r.Excess = subSat(r.Usage, r.Request)
 	case ResourcePIDs:
-		r.Usage = milliOf(val(p.Stats.ProcessCount))
+		r.Usage = milliOf(val(st.ProcessCount))
 	default:
 		r.Parts = DiskParts(s, l)
 		inodes := res == ResourceInodes
-		r.Usage = milliOf(diskUsage(p, r.Parts, inodes))
-		r.Request = p.Request(res) // 0 for inodes
+		r.Usage = milliOf(diskUsage(p, st, r.Parts, inodes))
+		r.Request = Request(p, res) // 0 for inodes
 		sub := r.Request
 		if inodes && !opts.InodeExcessIgnoresByteRequest {
-			sub = p.Request(ResourceEphemeralStorage)
+			sub = Request(p, ResourceEphemeralStorage)
 		}
 		r.Excess = subSat(r.Usage, sub)
 	}
@@ -228,7 +234,7 @@ func rankKey(s Signal, l Layout, p *Pod, i int, opts RankOptions) Ranked {
 
 // keyOrder is the ranking order over packed keys of pods: the comparator
 // chain, then namespace, name and UID.
-func keyOrder(pods []Pod) func(a, b sortKey) int {
+func keyOrder(pods []core.Pod) func(a, b sortKey) int {
 	return func(a, b sortKey) int {
 		if a.k1 != b.k1 {
 			return cmp.Compare(a.k1, b.k1)
@@ -252,6 +258,6 @@ func cmpTrueFirst(a, b bool) int {
 
 // tieBreak orders pods that tie on every comparator by namespace, name
 // and UID.
-func tieBreak(a, b *Pod) int {
+func tieBreak(a, b *core.Pod) int {
 	return podorder.CompareIdentity(a.Namespace, a.Name, a.UID, b.Namespace, b.Name, b.UID)
 }

@@ -3,13 +3,15 @@ package pressure
 import (
 	"slices"
 	"testing"
+
+	"github.com/nodelife/nodelife/core"
 )
 
 // TestRankMemory pins rankMemoryPressure: no stats first, then usage
 // above request, then lower priority, then usage minus request; QoS plays
 // no part.
 func TestRankMemory(t *testing.T) {
-	pods := []Pod{
+	pods := []tp{
 		memPod("f", 0, "200Mi", 200*mi), // equal: not above request
 		memPod("d", -10, "1Gi", 500*mi), // within request, lowest priority
 		memPod("c", 1000, "1Gi", 2*gi),  // above by 1Gi, high priority
@@ -18,7 +20,7 @@ func TestRankMemory(t *testing.T) {
 		memPod("e", 5000, "1Gi", -1),    // no stats
 	}
 	for _, sig := range []Signal{SignalMemoryAvailable, SignalAllocatableMemoryAvailable} {
-		got, err := Rank(sig, LayoutSingle, pods, RankOptions{})
+		got, err := rank(sig, LayoutSingle, pods, RankOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -34,15 +36,15 @@ func TestRankMemory(t *testing.T) {
 // TestRankPID pins rankPIDPressure: priority first, then (no stats first)
 // more processes.
 func TestRankPID(t *testing.T) {
-	pid := func(name string, prio int32, procs int64) Pod {
-		p := Pod{Name: name, Priority: &prio}
+	pid := func(name string, prio int32, procs int64) tp {
+		p := tp{Pod: core.Pod{Name: name, UID: name, Priority: &prio}}
 		if procs >= 0 {
-			p.Stats = &PodStats{ProcessCount: u64(uint64(procs))}
+			p.st = &PodStats{ProcessCount: u64(uint64(procs))}
 		}
 		return p
 	}
-	pods := []Pod{pid("p1", 0, 10), pid("p2", 0, 50), pid("p3", -1, 1), pid("p4", 0, -1), pid("p5", 100, -1)}
-	got, _ := Rank(SignalPIDAvailable, LayoutSingle, pods, RankOptions{})
+	pods := []tp{pid("p1", 0, 10), pid("p2", 0, 50), pid("p3", -1, 1), pid("p4", 0, -1), pid("p5", 100, -1)}
+	got, _ := rank(SignalPIDAvailable, LayoutSingle, pods, RankOptions{})
 	if n := names(got); !slices.Equal(n, []string{"p3", "p4", "p2", "p1", "p5"}) {
 		t.Fatal(n)
 	}
@@ -50,19 +52,19 @@ func TestRankPID(t *testing.T) {
 
 // diskPods: x writes to its rootfs, y to a local volume, z to logs and a
 // non-local volume.
-func diskPods() []Pod {
-	x := Pod{Name: "x", Volumes: []Volume{{Name: "cache", Local: true}},
-		Stats: &PodStats{Containers: []ContainerStats{{Name: "c", Rootfs: &FsUsage{UsedBytes: u64(10 * gi)}, Logs: &FsUsage{UsedBytes: u64(mi)}}},
+func diskPods() []tp {
+	x := tp{core.Pod{Name: "x", UID: "x", Volumes: []core.Volume{local("cache")}},
+		&PodStats{Containers: []ContainerStats{{Name: "c", Rootfs: &FsUsage{UsedBytes: u64(10 * gi)}, Logs: &FsUsage{UsedBytes: u64(mi)}}},
 			Volumes: []VolumeStats{{Name: "cache", FsUsage: FsUsage{UsedBytes: u64(2 * mi)}}}}}
-	y := Pod{Name: "y", Volumes: []Volume{{Name: "data", Local: true}},
-		Containers: []Container{{Name: "c", Requests: Resources{EphemeralStorage: qv("50Mi")}}},
-		Stats: &PodStats{Containers: []ContainerStats{{Name: "c"}},
+	y := tp{core.Pod{Name: "y", UID: "y", Volumes: []core.Volume{{Name: "data", Source: core.VolumeHostPath}},
+		Containers: []core.Container{ctr("c", "", "50Mi")}},
+		&PodStats{Containers: []ContainerStats{{Name: "c"}},
 			Volumes: []VolumeStats{{Name: "data", FsUsage: FsUsage{UsedBytes: u64(100 * mi)}}}}}
-	z := Pod{Name: "z", Volumes: []Volume{{Name: "nfs"}},
-		Containers: []Container{{Name: "c", Requests: Resources{EphemeralStorage: qv("10Mi")}}},
-		Stats: &PodStats{Containers: []ContainerStats{{Name: "c", Logs: &FsUsage{UsedBytes: u64(5 * mi)}}},
+	z := tp{core.Pod{Name: "z", UID: "z", Volumes: []core.Volume{{Name: "nfs", Source: "nfs"}},
+		Containers: []core.Container{ctr("c", "", "10Mi")}},
+		&PodStats{Containers: []ContainerStats{{Name: "c", Logs: &FsUsage{UsedBytes: u64(5 * mi)}}},
 			Volumes: []VolumeStats{{Name: "nfs", FsUsage: FsUsage{UsedBytes: u64(gi)}}}}}
-	return []Pod{z, y, x}
+	return []tp{z, y, x}
 }
 
 // TestRankDisk pins rankDiskPressureFunc with the filesystem parts of
@@ -86,7 +88,7 @@ func TestRankDisk(t *testing.T) {
 		{SignalNodeFsAvailable, LayoutSplit, []string{"x", "y", "z"}},
 		{SignalImageFsAvailable, LayoutSplit, []string{"x", "z", "y"}},
 	} {
-		got, err := Rank(tc.s, tc.layout, diskPods(), RankOptions{})
+		got, err := rank(tc.s, tc.layout, diskPods(), RankOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,20 +102,16 @@ func TestRankDisk(t *testing.T) {
 // comparator subtracts the byte request (upstream quirk) unless
 // InodeExcessIgnoresByteRequest.
 func TestRankInodes(t *testing.T) {
-	ino := func(name string, inodes uint64, req string) Pod {
-		p := Pod{Name: name, Containers: []Container{{Name: "c"}},
-			Stats: &PodStats{Containers: []ContainerStats{{Name: "c", Rootfs: &FsUsage{InodesUsed: u64(inodes)}}}}}
-		if req != "" {
-			p.Containers[0].Requests.EphemeralStorage = qv(req)
-		}
-		return p
+	ino := func(name string, inodes uint64, req string) tp {
+		return tp{core.Pod{Name: name, UID: name, Containers: []core.Container{ctr("c", "", req)}},
+			&PodStats{Containers: []ContainerStats{{Name: "c", Rootfs: &FsUsage{InodesUsed: u64(inodes)}}}}}
 	}
-	pods := []Pod{ino("i1", 100, "1Mi"), ino("i2", 50, ""), ino("i0", 0, "")}
-	got, _ := Rank(SignalNodeFsInodesFree, LayoutSingle, pods, RankOptions{})
+	pods := []tp{ino("i1", 100, "1Mi"), ino("i2", 50, ""), ino("i0", 0, "")}
+	got, _ := rank(SignalNodeFsInodesFree, LayoutSingle, pods, RankOptions{})
 	if n := names(got); !slices.Equal(n, []string{"i2", "i1", "i0"}) || !got[0].Exceeds || got[2].Exceeds {
 		t.Errorf("upstream: %v", n)
 	}
-	got, _ = Rank(SignalNodeFsInodesFree, LayoutSingle, pods, RankOptions{InodeExcessIgnoresByteRequest: true})
+	got, _ = rank(SignalNodeFsInodesFree, LayoutSingle, pods, RankOptions{InodeExcessIgnoresByteRequest: true})
 	if n := names(got); !slices.Equal(n, []string{"i1", "i2", "i0"}) {
 		t.Errorf("fixed: %v", n)
 	}
@@ -121,11 +119,11 @@ func TestRankInodes(t *testing.T) {
 
 // TestRankTieBreak: fully tied pods are ordered by namespace, name, UID.
 func TestRankTieBreak(t *testing.T) {
-	pods := []Pod{
+	pods := []core.Pod{
 		{Name: "b", Namespace: "ns1"}, {Name: "a", Namespace: "ns2"},
 		{Name: "a", Namespace: "ns1", UID: "2"}, {Name: "a", Namespace: "ns1", UID: "1"},
 	}
-	got, _ := Rank(SignalMemoryAvailable, LayoutSingle, pods, RankOptions{})
+	got, _ := Rank(SignalMemoryAvailable, LayoutSingle, pods, nil, RankOptions{})
 	var keys []string
 	for _, r := range got {
 		keys = append(keys, r.Pod.Namespace+"/"+r.Pod.Name+"/"+r.Pod.UID)
@@ -133,10 +131,10 @@ func TestRankTieBreak(t *testing.T) {
 	if !slices.Equal(keys, []string{"ns1/a/1", "ns1/a/2", "ns1/b/", "ns2/a/"}) {
 		t.Fatal(keys)
 	}
-	if _, err := Rank("swap.available", LayoutSingle, pods, RankOptions{}); err == nil {
+	if _, err := Rank("swap.available", LayoutSingle, pods, nil, RankOptions{}); err == nil {
 		t.Fatal("unknown signal accepted")
 	}
-	if _, err := Rank(SignalMemoryAvailable, Layout(7), pods, RankOptions{}); err == nil {
+	if _, err := Rank(SignalMemoryAvailable, Layout(7), pods, nil, RankOptions{}); err == nil {
 		t.Fatal("unknown layout accepted")
 	}
 }
@@ -145,50 +143,43 @@ func TestRankTieBreak(t *testing.T) {
 // regular containers and to every later init container; pod-level
 // requests replace the containers'; overhead only on a non-zero request.
 func TestPodRequest(t *testing.T) {
-	p := Pod{
-		Containers: []Container{{Requests: Resources{Memory: qv("100Mi")}}, {Requests: Resources{Memory: qv("50Mi")}}},
-		InitContainers: []Container{
-			{Sidecar: true, Requests: Resources{Memory: qv("30Mi")}},
-			{Requests: Resources{Memory: qv("400Mi")}},
-		},
-		Overhead: Resources{Memory: qv("10Mi"), EphemeralStorage: qv("1Gi")},
+	sidecar := ctr("s", "30Mi", "")
+	sidecar.RestartPolicy = core.ContainerRestartPolicyAlways
+	p := core.Pod{
+		Containers:     []core.Container{ctr("a", "100Mi", ""), ctr("b", "50Mi", "")},
+		InitContainers: []core.Container{sidecar, ctr("i", "400Mi", "")},
+		Overhead:       rl("10Mi", "1Gi"),
 	}
 	// containers 150 + sidecar 30 = 180; init needs 400 + 30 = 430; + 10.
-	if got := p.Request(ResourceMemory); got != 440*mi*1000 {
+	if got := Request(&p, ResourceMemory); got != 440*mi*1000 {
 		t.Errorf("memory %d", got/1000/mi)
 	}
-	if got := p.Request(ResourceEphemeralStorage); got != 0 {
+	if got := Request(&p, ResourceEphemeralStorage); got != 0 {
 		t.Errorf("overhead added to a zero request: %d", got)
 	}
-	p.PodLevel = &Resources{Memory: qv("1Gi")}
-	if got := p.Request(ResourceMemory); got != (gi+10*mi)*1000 {
+	p.Resources = &core.ResourceRequirements{Requests: rl("1Gi", "")}
+	if got := Request(&p, ResourceMemory); got != (gi+10*mi)*1000 {
 		t.Errorf("pod level %d", got)
 	}
-	if got := p.Request(ResourceInodes); got != 0 {
+	// Pod-level cpu alone still makes the pod sized at pod level: no memory
+	// request there, so none at all (component-helpers'
+	// IsPodLevelResourcesSet, then PodRequests without the containers).
+	p.Resources = &core.ResourceRequirements{Limits: core.ResourceList{core.ResourceCPU: qv("1")}}
+	if got := Request(&p, ResourceMemory); got != 0 {
+		t.Errorf("pod-level cpu only: %d", got)
+	}
+	// A pod-level name upstream ignores leaves the containers' requests.
+	p.Resources = &core.ResourceRequirements{Requests: rl("", "5Gi")}
+	if got := Request(&p, ResourceMemory); got != 440*mi*1000 {
+		t.Errorf("pod-level ephemeral storage only: %d", got/1000/mi)
+	}
+	if got := Request(&p, ResourceInodes); got != 0 {
 		t.Error(got)
 	}
 	// "500m" of memory is half a byte: two of them make one byte.
-	half := Pod{Containers: []Container{{Requests: Resources{Memory: qv("500m")}}, {Requests: Resources{Memory: qv("500m")}}}}
-	if got := half.Request(ResourceMemory); got != 1000 {
+	half := core.Pod{Containers: []core.Container{ctr("a", "500m", ""), ctr("b", "500m", "")}}
+	if got := Request(&half, ResourceMemory); got != 1000 {
 		t.Errorf("fractional %d", got)
-	}
-}
-
-func TestIsCritical(t *testing.T) {
-	for _, tc := range []struct {
-		p    Pod
-		want bool
-	}{
-		{Pod{}, false},
-		{Pod{Static: true}, true},
-		{Pod{Mirror: true}, true},
-		{Pod{Priority: i32(1999999999)}, false},
-		{Pod{Priority: i32(2000000000)}, true},
-		{Pod{Priority: i32(2000001000)}, true},
-	} {
-		if tc.p.IsCritical() != tc.want {
-			t.Errorf("%+v", tc.p)
-		}
 	}
 }
 

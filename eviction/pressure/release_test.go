@@ -1,6 +1,7 @@
 package pressure
 
 import (
+	"github.com/nodelife/nodelife/core"
 	"testing"
 	"time"
 
@@ -17,12 +18,13 @@ import (
 // limit, is checked by neither. The pod's own limit (10Gi + 1Gi, the
 // sidecar counted as a regular container) is not exceeded by its 4Gi.
 func TestSidecarEphemeralStorageLimit(t *testing.T) {
-	pod := Pod{Name: "sidecar",
-		InitContainers: []Container{
-			{Name: "log", Sidecar: true, Limits: Resources{EphemeralStorage: qv("1Gi")}},
-			{Name: "setup", Limits: Resources{EphemeralStorage: qv("1Gi")}}},
-		Containers: []Container{{Name: "app", Limits: Resources{EphemeralStorage: qv("10Gi")}}},
-		Stats: &PodStats{EphemeralStorageUsedBytes: u64(4 * gi), Containers: []ContainerStats{
+	limited := func(name, limit, restart string) core.Container {
+		return core.Container{Name: name, RestartPolicy: restart, Resources: core.ResourceRequirements{Limits: rl("", limit)}}
+	}
+	pod := tp{core.Pod{Name: "sidecar", UID: "sidecar",
+		InitContainers: []core.Container{limited("log", "1Gi", core.ContainerRestartPolicyAlways), limited("setup", "1Gi", "")},
+		Containers:     []core.Container{limited("app", "10Gi", "")}},
+		&PodStats{EphemeralStorageUsedBytes: u64(4 * gi), Containers: []ContainerStats{
 			{Name: "app", Rootfs: &FsUsage{UsedBytes: u64(gi)}},
 			{Name: "log", Rootfs: &FsUsage{UsedBytes: u64(2 * gi)}},
 			{Name: "setup", Rootfs: &FsUsage{UsedBytes: u64(2 * gi)}}}}}
@@ -40,7 +42,7 @@ func TestSidecarEphemeralStorageLimit(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got []string
-		for _, e := range m.Step(nil, []Pod{pod}, t0).Decision.LocalStorage {
+		for _, e := range step(m, nil, []tp{pod}, t0).Decision.LocalStorage {
 			got = append(got, e.Status.Message)
 		}
 		if diff := cmp.Diff(c.want, got); diff != "" {

@@ -1,6 +1,7 @@
 package pressure
 
 import (
+	"github.com/nodelife/nodelife/core"
 	"testing"
 	"time"
 
@@ -55,7 +56,7 @@ func TestMemoryPressureTimeline(t *testing.T) {
 		t.Fatal(err)
 	}
 	crit := memPod("crit", 0, "", 2*gi)
-	crit.Static = true
+	crit.Annotations = map[string]string{core.ConfigSourceAnnotation: core.SourceFile}
 	a := memPod("a", 0, "100Mi", gi)
 	b := memPod("b", 0, "1Gi", 512*mi)
 	d := memPod("d", 10, "", 300*mi)
@@ -68,38 +69,38 @@ func TestMemoryPressureTimeline(t *testing.T) {
 	for _, s := range []struct {
 		at    time.Duration
 		avail int64
-		pods  []Pod
+		pods  []tp
 		want  stepView
 	}{
-		{0, gi, []Pod{crit, a, b}, stepView{}},
+		{0, gi, []tp{crit, a, b}, stepView{}},
 		// Soft threshold met: condition at once, no action during grace.
-		{10 * time.Second, 400 * mi, []Pod{crit, a, b}, stepView{Conditions: mp, Met: []string{soft}}},
-		{20 * time.Second, 450 * mi, []Pod{crit, a, b}, stepView{Conditions: mp, Met: []string{soft}}},
+		{10 * time.Second, 400 * mi, []tp{crit, a, b}, stepView{Conditions: mp, Met: []string{soft}}},
+		{20 * time.Second, 450 * mi, []tp{crit, a, b}, stepView{Conditions: mp, Met: []string{soft}}},
 		// One reading above the threshold restarts the grace period; the
 		// condition stays for the transition period.
-		{30 * time.Second, 600 * mi, []Pod{crit, a, b}, stepView{Conditions: mp}},
-		{40 * time.Second, 400 * mi, []Pod{crit, a, b}, stepView{Conditions: mp, Met: []string{soft}}},
-		{90 * time.Second, 400 * mi, []Pod{crit, a, b}, stepView{Conditions: mp, Met: []string{soft}}},
+		{30 * time.Second, 600 * mi, []tp{crit, a, b}, stepView{Conditions: mp}},
+		{40 * time.Second, 400 * mi, []tp{crit, a, b}, stepView{Conditions: mp, Met: []string{soft}}},
+		{90 * time.Second, 400 * mi, []tp{crit, a, b}, stepView{Conditions: mp, Met: []string{soft}}},
 		// 60 s after 40 s: soft eviction. crit ranks first but is critical;
 		// a exceeds its request; grace = MaxPodGracePeriodSeconds.
-		{100 * time.Second, 400 * mi, []Pod{crit, a, b}, stepView{Conditions: mp, Met: []string{soft}, Actionable: []string{soft}, Kind: DecideEvict,
+		{100 * time.Second, 400 * mi, []tp{crit, a, b}, stepView{Conditions: mp, Met: []string{soft}, Actionable: []string{soft}, Kind: DecideEvict,
 			Evict: "a", Grace: 30, Message: "The node was low on resource: memory. Threshold quantity: 500Mi, available: 400Mi. Container c was using 1Gi, request is 100Mi, has larger consumption of memory. "}},
 		// 550Mi is above 500Mi but below 500Mi + 100Mi: still active, so b goes.
-		{110 * time.Second, 550 * mi, []Pod{crit, b}, stepView{Conditions: mp, Met: []string{soft}, Actionable: []string{soft}, Kind: DecideEvict,
+		{110 * time.Second, 550 * mi, []tp{crit, b}, stepView{Conditions: mp, Met: []string{soft}, Actionable: []string{soft}, Kind: DecideEvict,
 			Evict: "b", Grace: 30, Message: "The node was low on resource: memory. Threshold quantity: 500Mi, available: 550Mi. "}},
 		// 650Mi clears threshold + min-reclaim.
-		{120 * time.Second, 650 * mi, []Pod{crit}, stepView{Conditions: mp}},
+		{120 * time.Second, 650 * mi, []tp{crit}, stepView{Conditions: mp}},
 		// Hard threshold: both met, the hard one acts at once with grace 1.
-		{130 * time.Second, 80 * mi, []Pod{crit, d}, stepView{Conditions: mp, Met: []string{hard, soft}, Actionable: []string{hard}, Kind: DecideEvict,
+		{130 * time.Second, 80 * mi, []tp{crit, d}, stepView{Conditions: mp, Met: []string{hard, soft}, Actionable: []string{hard}, Kind: DecideEvict,
 			Evict: "d", Grace: 1, Message: "The node was low on resource: memory. Threshold quantity: 100Mi, available: 80Mi. Container c was using 300Mi, request is 0, has larger consumption of memory. "}},
-		{140 * time.Second, 2 * gi, []Pod{crit}, stepView{Conditions: mp}},
+		{140 * time.Second, 2 * gi, []tp{crit}, stepView{Conditions: mp}},
 		// Last met at 130 s: reported while now - 130 s < 5m.
-		{130*time.Second + 5*time.Minute - time.Nanosecond, 2 * gi, []Pod{crit}, stepView{Conditions: mp}},
-		{130*time.Second + 5*time.Minute, 2 * gi, []Pod{crit}, stepView{}},
+		{130*time.Second + 5*time.Minute - time.Nanosecond, 2 * gi, []tp{crit}, stepView{Conditions: mp}},
+		{130*time.Second + 5*time.Minute, 2 * gi, []tp{crit}, stepView{}},
 	} {
 		now := t0.Add(s.at)
 		obs := Observations{SignalMemoryAvailable: {Available: s.avail, Capacity: 4 * gi, Time: now}}
-		got := view(m.Step(obs, s.pods, now))
+		got := view(step(m, obs, s.pods, now))
 		if diff := cmp.Diff(s.want, got); diff != "" {
 			t.Fatalf("at %v (-want +got):\n%s", s.at, diff)
 		}
@@ -113,18 +114,18 @@ func TestStepSkipsStaleObservations(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.LocalStorageCapacityIsolation = false
 	m, _ := NewManager(cfg)
-	pods := []Pod{memPod("a", 0, "", gi)}
+	pods := []tp{memPod("a", 0, "", gi)}
 	obs := Observations{SignalMemoryAvailable: {Available: mi, Capacity: 4 * gi, Time: t0}}
-	if r := m.Step(obs, pods, t0); r.Decision.Kind != DecideEvict {
+	if r := step(m, obs, pods, t0); r.Decision.Kind != DecideEvict {
 		t.Fatalf("first: %+v", r.Decision)
 	}
-	r := m.Step(obs, pods, t0.Add(10*time.Second))
+	r := step(m, obs, pods, t0.Add(10*time.Second))
 	if r.Decision.Kind != DecideNothing || len(r.Actionable) != 1 || len(r.Conditions) != 1 {
 		t.Fatalf("stale: %+v", r)
 	}
 	// A zero timestamp is always fresh.
 	obs[SignalMemoryAvailable] = Observation{Available: mi, Capacity: 4 * gi}
-	if r := m.Step(obs, pods, t0.Add(20*time.Second)); r.Decision.Kind != DecideEvict {
+	if r := step(m, obs, pods, t0.Add(20*time.Second)); r.Decision.Kind != DecideEvict {
 		t.Fatalf("zero time: %+v", r.Decision)
 	}
 }
@@ -135,8 +136,8 @@ func TestStepClampsTime(t *testing.T) {
 	ths, _ := Settings{EvictionSoft: map[string]string{"memory.available": "1Gi"}, EvictionSoftGracePeriod: map[string]string{"memory.available": "30s"}}.Parse()
 	m, _ := NewManager(Config{Thresholds: ths, PressureTransitionPeriod: time.Minute})
 	obs := Observations{SignalMemoryAvailable: {Available: mi, Capacity: 4 * gi}}
-	m.Step(obs, nil, t0.Add(time.Minute))
-	r := m.Step(obs, nil, t0)
+	m.Step(obs, nil, nil, t0.Add(time.Minute))
+	r := m.Step(obs, nil, nil, t0)
 	if len(r.Actionable) != 0 || r.Next != t0.Add(time.Minute+MonitoringPeriod) {
 		t.Fatalf("%+v", r)
 	}
@@ -152,7 +153,7 @@ func TestStepClampsTime(t *testing.T) {
 func TestStepActingOrder(t *testing.T) {
 	ths, _ := Settings{EvictionHard: map[string]string{"memory.available": "100Mi", "nodefs.available": "10%"},
 		EvictionMinimumReclaim: map[string]string{"nodefs.available": "1Gi"}}.Parse()
-	pods := []Pod{memPod("a", 0, "", gi)}
+	pods := []tp{memPod("a", 0, "", gi)}
 	low := Observations{
 		SignalMemoryAvailable: {Available: mi, Capacity: 4 * gi},
 		SignalNodeFsAvailable: {Available: gi, Capacity: 100 * gi},
@@ -173,7 +174,7 @@ func TestStepActingOrder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := m.Step(tc.obs, pods, t0)
+		r := step(m, tc.obs, pods, t0)
 		d := r.Decision
 		wantReason := DecisionEvictPod
 		if tc.kind == DecideReclaim {
@@ -201,12 +202,12 @@ func TestStepActingOrder(t *testing.T) {
 func TestStepNoEvictablePod(t *testing.T) {
 	m, _ := NewManager(DefaultConfig())
 	obs := Observations{SignalMemoryAvailable: {Available: mi, Capacity: 4 * gi}}
-	crit := memPod("c", CriticalPodPriority, "", gi)
-	r := m.Step(obs, []Pod{crit}, t0)
+	crit := memPod("c", core.SystemCriticalPriority, "", gi)
+	r := step(m, obs, []tp{crit}, t0)
 	if r.Decision.Kind != DecideNothing || r.Decision.Evict != nil || r.Decision.Reason != DecisionAllPodsCritical || r.Decision.Message != "unable to evict any pods from the node: every active pod is critical" {
 		t.Fatalf("%+v", r.Decision)
 	}
-	r = m.Step(obs, nil, t0.Add(time.Second))
+	r = m.Step(obs, nil, nil, t0.Add(time.Second))
 	if r.Decision.Kind != DecideNothing || r.Decision.Reason != DecisionNoActivePods || r.Decision.Message != "eviction thresholds have been met, but no pods are active to evict" {
 		t.Fatalf("%+v", r.Decision)
 	}
@@ -224,7 +225,7 @@ func TestSoftGrace(t *testing.T) {
 	for _, tc := range []struct {
 		max   int64
 		aware bool
-		pod   Pod
+		pod   tp
 		want  int64
 	}{
 		{0, false, pod, 0},
@@ -237,8 +238,8 @@ func TestSoftGrace(t *testing.T) {
 	} {
 		m, _ := NewManager(Config{Thresholds: ths, MaxPodGracePeriodSeconds: tc.max, SoftGracePodAware: tc.aware, PressureTransitionPeriod: time.Minute})
 		obs := Observations{SignalMemoryAvailable: {Available: mi, Capacity: 4 * gi}}
-		m.Step(obs, []Pod{tc.pod}, t0)
-		r := m.Step(obs, []Pod{tc.pod}, t0.Add(10*time.Second))
+		step(m, obs, []tp{tc.pod}, t0)
+		r := step(m, obs, []tp{tc.pod}, t0.Add(10*time.Second))
 		if r.Decision.Evict == nil || r.Decision.Evict.GracePeriodSeconds != tc.want || r.Decision.Evict.Hard {
 			t.Errorf("max %d aware %v: %+v", tc.max, tc.aware, r.Decision.Evict)
 		}
@@ -250,7 +251,7 @@ func TestSoftGrace(t *testing.T) {
 func TestSetStateOutOfRange(t *testing.T) {
 	m, _ := NewManager(DefaultConfig())
 	m.SetState(State{Actionable: []int{-1, 99}, FirstObserved: map[int]time.Time{-5: t0}})
-	r := m.Step(Observations{SignalMemoryAvailable: {Available: gi, Capacity: 4 * gi}}, nil, t0)
+	r := step(m, Observations{SignalMemoryAvailable: {Available: gi, Capacity: 4 * gi}}, nil, t0)
 	if len(r.Met) != 0 || r.Decision.Kind != DecideNothing {
 		t.Fatalf("%+v", r)
 	}

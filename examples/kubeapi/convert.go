@@ -171,7 +171,7 @@ func TaintNode(n *corev1.Node) eviction.TaintNode {
 // grace period, tolerations, containers' and init containers' requests and
 // limits (sidecars by their restartPolicy), the host ports of the
 // containers and of the sidecar init containers, pod-level resources and
-// overhead, and the status's phase, reason, QoS class, conditions and, when
+// overhead, the volumes (Volumes), and the status's phase, reason, QoS class, conditions and, when
 // it reports resources, the resize status (ResizeStatus).
 func Pod(p *corev1.Pod) core.Pod {
 	out := core.Pod{Namespace: p.Namespace, Name: p.Name, UID: string(p.UID), Labels: p.Labels, Annotations: p.Annotations,
@@ -226,6 +226,51 @@ func Pod(p *corev1.Pod) core.Pod {
 	}
 	for _, c := range p.Spec.Containers {
 		out.HostPorts = appendPorts(out.HostPorts, c.Ports)
+	}
+	out.Volumes = Volumes(p.Spec.Volumes)
+	return out
+}
+
+// Volumes converts a pod's spec.volumes: each volume's name, which source
+// it sets (core.VolumeSource: the field's JSON name, for the sources the
+// library tells apart and the common others), and an emptyDir's medium and
+// size limit (copied).
+func Volumes(vs []corev1.Volume) []core.Volume {
+	if len(vs) == 0 {
+		return nil
+	}
+	out := make([]core.Volume, len(vs))
+	for i := range vs {
+		v := &vs[i]
+		cv := core.Volume{Name: v.Name}
+		switch {
+		case v.HostPath != nil:
+			cv.Source = core.VolumeHostPath
+		case v.EmptyDir != nil:
+			cv.Source = core.VolumeEmptyDir
+			cv.EmptyDir = &core.EmptyDirVolumeSource{Medium: core.StorageMedium(v.EmptyDir.Medium)}
+			if l := v.EmptyDir.SizeLimit; l != nil {
+				q := l.DeepCopy()
+				cv.EmptyDir.SizeLimit = &q
+			}
+		case v.ConfigMap != nil:
+			cv.Source = core.VolumeConfigMap
+		case v.GitRepo != nil: // deprecated upstream, still served, and local
+			cv.Source = core.VolumeGitRepo
+		case v.Secret != nil:
+			cv.Source = "secret"
+		case v.PersistentVolumeClaim != nil:
+			cv.Source = "persistentVolumeClaim"
+		case v.Projected != nil:
+			cv.Source = "projected"
+		case v.DownwardAPI != nil:
+			cv.Source = "downwardAPI"
+		case v.CSI != nil:
+			cv.Source = "csi"
+		case v.Ephemeral != nil:
+			cv.Source = "ephemeral"
+		}
+		out[i] = cv
 	}
 	return out
 }

@@ -261,6 +261,48 @@ func TestPodLevelResources(t *testing.T) {
 	}
 }
 
+// Pod converts spec.volumes with the source each sets; an emptyDir keeps
+// its medium and size limit, and the local ones are those the eviction
+// manager counts toward a pod's disk use.
+func TestPodVolumes(t *testing.T) {
+	limit := resource.MustParse("1Gi")
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", UID: "u"}, Spec: corev1.PodSpec{Volumes: []corev1.Volume{
+		{Name: "scratch", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: &limit}}},
+		{Name: "shm", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{Medium: corev1.StorageMediumMemory}}},
+		{Name: "config", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{}}},
+		{Name: "host", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/var/log"}}},
+		{Name: "token", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "s"}}},
+		{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "c"}}},
+	}}}
+	vs := Pod(pod).Volumes
+	want := []struct {
+		name   string
+		source core.VolumeSource
+		local  bool
+	}{
+		{"scratch", core.VolumeEmptyDir, true}, {"shm", core.VolumeEmptyDir, false}, {"config", core.VolumeConfigMap, true},
+		{"host", core.VolumeHostPath, false}, {"token", "secret", false}, {"data", "persistentVolumeClaim", false},
+	}
+	if len(vs) != len(want) {
+		t.Fatalf("%d volumes, want %d: %+v", len(vs), len(want), vs)
+	}
+	for i, w := range want {
+		if vs[i].Name != w.name || vs[i].Source != w.source || vs[i].LocalEphemeral() != w.local {
+			t.Errorf("volume %d: %+v (local %v), want %s %s local %v", i, vs[i], vs[i].LocalEphemeral(), w.name, w.source, w.local)
+		}
+	}
+	if e := vs[0].EmptyDir; e == nil || e.SizeLimit == nil || !e.SizeLimit.Equal(limit) {
+		t.Errorf("emptyDir size limit lost: %+v", vs[0].EmptyDir)
+	}
+	if e := vs[1].EmptyDir; e == nil || e.Medium != core.StorageMediumMemory {
+		t.Errorf("emptyDir medium lost: %+v", vs[1].EmptyDir)
+	}
+	limit.Set(5)
+	if vs[0].EmptyDir.SizeLimit.Equal(limit) {
+		t.Error("the size limit is shared with the input, not copied")
+	}
+}
+
 // A node lease as the kubelet writes it, and a leader-election lease with
 // every spec field, survive Lease and ApplyLease; ApplyLease keeps the
 // metadata an update needs.

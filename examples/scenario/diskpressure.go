@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/cri"
 	"github.com/nodelife/nodelife/cri/fake"
 	"github.com/nodelife/nodelife/eviction/pressure"
@@ -151,15 +152,15 @@ func DiskPressure(opts Options) (Report, error) {
 	if err != nil {
 		return r, err
 	}
-	pods := diskPods(opts.Size)
+	pods, stats := diskPods(opts.Size)
 	obs := func(avail int64, s int) pressure.Observations {
 		return pressure.Observations{pressure.SignalNodeFsAvailable: {Available: avail, Capacity: 100 * gi, Time: at(s)}}
 	}
-	step := m.Step(obs(available, 590), pods, at(590))
+	step := m.Step(obs(available, 590), pods, stats, at(590))
 	r.at(590*time.Second, "pressure", "nodefs", step.Decision.Reason, "eviction manager: nodefs.available %s, conditions %v: %s", gib(available), step.Conditions, step.Decision.Message)
 
 	available = 8 * gi
-	step = m.Step(obs(available, 600), pods, at(600))
+	step = m.Step(obs(available, 600), pods, stats, at(600))
 	d := step.Decision
 	r.at(600*time.Second, "pressure", "nodefs", d.Reason, "logger's logs filled the disk: nodefs.available %s < %s, conditions %v", gib(available), d.Threshold.Value, step.Conditions)
 	r.at(600*time.Second, "pressure", "nodefs", d.Reason, "  %s: reclaim %v first", d.Kind, d.Reclaim)
@@ -221,25 +222,25 @@ func DiskPressure(opts Options) (Report, error) {
 			r.at(600*time.Second, "rank", "", "", "  ... %d more", len(d.Ranked)-i)
 			break
 		}
-		r.at(600*time.Second, "rank", rk.Pod.String(), "", "  %d. %s", i+1, rk.Explain(pressure.SignalNodeFsAvailable))
+		r.at(600*time.Second, "rank", rk.Pod.Key(), "", "  %d. %s", i+1, rk.Explain(pressure.SignalNodeFsAvailable))
 	}
 	evicted := 0
 	if e := d.Evict; e != nil {
 		evicted++
-		r.at(600*time.Second, "evict", e.Pod.String(), e.Status.Reason, "evict %s (grace %ds): %s", e.Pod, e.GracePeriodSeconds, e.Status.Message)
-		available += podDisk(e.Pod)
+		r.at(600*time.Second, "evict", e.Pod.Key(), e.Status.Reason, "evict %s (grace %ds): %s", e.Pod.Key(), e.GracePeriodSeconds, e.Status.Message)
+		available += podDisk(stats[e.Pod.UID])
 		pods = removePod(pods, e.Pod.Name)
 	}
 	r.figure("evicted", int64(evicted))
 
 	// 4. After the eviction: admission and the condition's transition.
 	next := step.Next
-	step = m.Step(obs(available, int(next.Sub(Start)/time.Second)), pods, next)
-	late := &pressure.Pod{Name: "new", Namespace: "shop", QOSClass: "BestEffort"}
+	step = m.Step(obs(available, int(next.Sub(Start)/time.Second)), pods, stats, next)
+	late := &core.Pod{Name: "new", Namespace: "shop", QOSClass: core.PodQOSBestEffort}
 	adm := m.Admit(late)
 	r.at(next.Sub(Start), "pressure", "nodefs", step.Decision.Reason, "nodefs.available %s, conditions still %v; a new pod: admit %v (%s)", gib(available), step.Conditions, adm.Admit, strings.TrimSpace(adm.Message))
 	for now := next.Add(pressure.MonitoringPeriod); now.Before(at(1200)); now = now.Add(pressure.MonitoringPeriod) {
-		step = m.Step(obs(available, int(now.Sub(Start)/time.Second)), pods, now)
+		step = m.Step(obs(available, int(now.Sub(Start)/time.Second)), pods, stats, now)
 		if len(step.Conditions) == 0 {
 			r.at(now.Sub(Start), "pressure", "nodefs", step.Decision.Reason, "DiskPressure cleared (%v after the last step that met the threshold)", cfg.PressureTransitionPeriod)
 			break
@@ -280,22 +281,23 @@ func gib(b int64) string {
 // diskPods are the node's pods: a logger over its ephemeral-storage
 // request, a cache and a metrics agent without one, a critical kube-proxy,
 // and two web replicas under theirs; then size-6 small batch jobs.
-func diskPods(size int) []pressure.Pod {
+func diskPods(size int) ([]core.Pod, pressure.Stats) {
 	if size <= 0 {
 		size = 6
 	}
 	const mi = uint64(1) << 20
-	p := func(name string, prio int32, request string, rootfs, logs uint64) pressure.Pod {
-		c := pressure.Container{Name: "main"}
+	stats := pressure.Stats{}
+	p := func(name string, prio int32, request string, rootfs, logs uint64) core.Pod {
+		c := core.Container{Name: "main"}
 		if request != "" {
-			c.Requests.EphemeralStorage = resource.MustParse(request)
+			c.Resources.Requests = core.ResourceList{core.ResourceEphemeralStorage: resource.MustParse(request)}
 		}
 		pr := prio
-		return pressure.Pod{Name: name, Namespace: "shop", UID: "uid-" + name, Priority: &pr, Containers: []pressure.Container{c},
-			Stats: &pressure.PodStats{Containers: []pressure.ContainerStats{{Name: "main",
-				Rootfs: &pressure.FsUsage{UsedBytes: &rootfs}, Logs: &pressure.FsUsage{UsedBytes: &logs}}}}}
+		stats["uid-"+name] = &pressure.PodStats{Containers: []pressure.ContainerStats{{Name: "main",
+			Rootfs: &pressure.FsUsage{UsedBytes: &rootfs}, Logs: &pressure.FsUsage{UsedBytes: &logs}}}}
+		return core.Pod{Name: name, Namespace: "shop", UID: "uid-" + name, Priority: &pr, Containers: []core.Container{c}}
 	}
-	pods := []pressure.Pod{
+	pods := []core.Pod{
 		p("logger", 0, "1Gi", 512*mi, 5632*mi),         // 6Gi used, 5Gi over
 		p("cache", 0, "", 3072*mi, 0),                  // 3Gi used, no request
 		p("metrics", 0, "", 256*mi, 256*mi),            // 0.5Gi used, no request
@@ -306,20 +308,21 @@ func diskPods(size int) []pressure.Pod {
 	for i := 6; i < size; i++ {
 		pods = append(pods, p(fmt.Sprintf("job-%04d", i), 0, "1Gi", uint64(i*37%1024)*mi, 64*mi))
 	}
-	return pods[:size]
+	return pods[:size], stats
 }
 
-// podDisk is what a pod's containers hold on the node's disk.
-func podDisk(p *pressure.Pod) int64 {
+// podDisk is what a pod's containers hold on the node's disk, by its
+// reading.
+func podDisk(st *pressure.PodStats) int64 {
 	var n uint64
-	for _, c := range p.Stats.Containers {
+	for _, c := range st.Containers {
 		n += *c.Rootfs.UsedBytes + *c.Logs.UsedBytes
 	}
 	return int64(n)
 }
 
 // removePod returns pods without the one called name.
-func removePod(pods []pressure.Pod, name string) []pressure.Pod {
+func removePod(pods []core.Pod, name string) []core.Pod {
 	out := pods[:0:0]
 	for _, p := range pods {
 		if p.Name != name {

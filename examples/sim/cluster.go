@@ -99,6 +99,18 @@ type Pod struct {
 // Key is "namespace/name".
 func (p Pod) Key() string { return p.Namespace + "/" + p.Name }
 
+// sourceAnnotations are the kubelet's annotations of a static pod (a file
+// source) or a mirror pod, which mark it critical; nil for any other pod.
+func (p *Pod) sourceAnnotations() map[string]string {
+	switch {
+	case p.Mirror:
+		return map[string]string{core.ConfigSourceAnnotation: core.SourceFile, core.ConfigMirrorAnnotation: "mirror"}
+	case p.Static:
+		return map[string]string{core.ConfigSourceAnnotation: core.SourceFile}
+	}
+	return nil
+}
+
 // Workload names the pod's workload as "Kind namespace/name", or "" for a
 // pod without a controller. A mirror pod, owned by its Node, is the static
 // pod it mirrors: "static pod namespace/name of node N".

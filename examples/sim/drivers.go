@@ -317,7 +317,8 @@ func (r *run) pressureStep(now time.Time, ps *pressureState) {
 	if over {
 		avail = 1 << 40
 	}
-	var pods []pressure.Pod
+	var pods []core.Pod
+	stats := pressure.Stats{}
 	var ws uint64
 	for _, pi := range n.pods {
 		p := &r.pods[pi]
@@ -327,18 +328,18 @@ func (r *run) pressureStep(now time.Time, ps *pressureState) {
 		src := &r.srcPods[p.src]
 		w := workingSet(src, ps.cfg)
 		ws += w
-		pp := pressure.Pod{Name: src.Name, Namespace: src.Namespace, UID: p.p.UID, Priority: src.Priority, Static: src.Static, Mirror: src.Mirror,
+		pp := core.Pod{Name: src.Name, Namespace: src.Namespace, UID: p.p.UID, Priority: src.Priority, Annotations: src.sourceAnnotations(),
 			TerminationGracePeriodSeconds: src.TerminationGracePeriodSeconds,
-			Containers:                    []pressure.Container{{Name: "main"}},
-			Stats:                         &pressure.PodStats{WorkingSetBytes: &w}}
+			Containers:                    []core.Container{{Name: "main"}}}
 		if src.MemoryRequest > 0 {
-			pp.Containers[0].Requests.Memory = *resource.NewQuantity(src.MemoryRequest, resource.BinarySI)
+			pp.Containers[0].Resources.Requests = core.ResourceList{core.ResourceMemory: *resource.NewQuantity(src.MemoryRequest, resource.BinarySI)}
 		}
 		pods = append(pods, pp)
+		stats[pp.UID] = &pressure.PodStats{WorkingSetBytes: &w}
 		r.pods[pi].affected = true
 	}
 	obs := pressure.Observe(pressure.NodeStats{Memory: &pressure.MemoryStats{Time: now, AvailableBytes: &avail, WorkingSetBytes: &ws}})
-	res := ps.m.Step(obs, pods, now)
+	res := ps.m.Step(obs, pods, stats, now)
 	under := slices.Contains(res.Conditions, conditions.MemoryPressure)
 	before := condStatus(n.conds, conditions.MemoryPressure)
 	conds, _, _ := conditions.SetPressure(n.conds, conditions.MemoryPressure, under, now)

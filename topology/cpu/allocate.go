@@ -1,7 +1,6 @@
 package cpu
 
 import (
-	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/topology"
 	"github.com/nodelife/nodelife/topology/cpuset"
@@ -63,7 +62,7 @@ func (p *Static) Allocate(pod core.Pod, container string, hint topology.Hint) (c
 		return cpuset.CPUSet{}, err
 	}
 	n := p.GuaranteedCPUs(pod, c)
-	if n == 0 || cgroup.PodLevelResourcesSet(&pod) {
+	if n == 0 || pod.PodLevelResourcesSet() {
 		return cpuset.CPUSet{}, nil
 	}
 	if p.smtFirst {
@@ -222,7 +221,7 @@ func (p *Static) Provider() topology.Provider {
 // manager's explanation of a refusal. Nil when it asks no exclusive CPU,
 // for a pod with pod-level resources, or before Start.
 func (p *Static) Demands(pod core.Pod, container string) []topology.Demand {
-	if !p.started || cgroup.PodLevelResourcesSet(&pod) {
+	if !p.started || pod.PodLevelResourcesSet() {
 		return nil
 	}
 	var requested int

@@ -378,7 +378,7 @@ func (p *Static) Hints(pod core.Pod, container string) (topology.ProviderHints, 
 		return nil, err
 	}
 	requested := p.GuaranteedCPUs(pod, c)
-	if requested == 0 || cgroup.PodLevelResourcesSet(&pod) {
+	if requested == 0 || pod.PodLevelResourcesSet() {
 		return nil, nil
 	}
 	if err := p.checkHintNodes(); err != nil {
@@ -403,7 +403,7 @@ func (p *Static) PodHints(pod core.Pod) (topology.ProviderHints, error) {
 		return nil, errNotStarted
 	}
 	requested := p.PodGuaranteedCPUs(pod)
-	if requested == 0 || cgroup.PodLevelResourcesSet(&pod) {
+	if requested == 0 || pod.PodLevelResourcesSet() {
 		return nil, nil
 	}
 	if err := p.checkHintNodes(); err != nil {

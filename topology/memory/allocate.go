@@ -28,7 +28,7 @@ func (e allocationError) Is(target error) bool { return target == ErrAllocation 
 // guaranteed reports whether pod gets NUMA memory: Guaranteed and without
 // pod-level resources (the PodLevelResourceManagers gate is off).
 func (p *Static) guaranteed(pod core.Pod) bool {
-	return cgroup.PodQOS(pod, p.qos) == core.PodQOSGuaranteed && !cgroup.PodLevelResourcesSet(&pod)
+	return cgroup.PodQOS(pod, p.qos) == core.PodQOSGuaranteed && !pod.PodLevelResourcesSet()
 }
 
 // Hints returns the policy's topology hints for one container (upstream's
@@ -60,7 +60,7 @@ func (p *Static) Hints(pod core.Pod, container string) (topology.ProviderHints, 
 	if err != nil {
 		return nil, err
 	}
-	if cgroup.PodLevelResourcesSet(&pod) {
+	if pod.PodLevelResourcesSet() {
 		return nil, nil
 	}
 	if blocks, ok := p.entries[pod.UID][container]; ok {
@@ -85,7 +85,7 @@ func (p *Static) PodHints(pod core.Pod) (topology.ProviderHints, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cgroup.PodLevelResourcesSet(&pod) || len(req) == 0 {
+	if pod.PodLevelResourcesSet() || len(req) == 0 {
 		return nil, nil
 	}
 	for _, c := range slices.Concat(pod.InitContainers, pod.Containers) {
@@ -553,7 +553,7 @@ func (p *Static) Provider() topology.Provider {
 // pod-level resources, a request that is not whole bytes, or before
 // Start. Memory an init container leaves to reuse is not counted free.
 func (p *Static) Demands(pod core.Pod, container string) []topology.Demand {
-	if !p.started || cgroup.PodLevelResourcesSet(&pod) || cgroup.PodQOS(pod, p.qos) != core.PodQOSGuaranteed {
+	if !p.started || pod.PodLevelResourcesSet() || cgroup.PodQOS(pod, p.qos) != core.PodQOSGuaranteed {
 		return nil
 	}
 	var req map[string]uint64
