@@ -13,6 +13,7 @@ import (
 )
 
 func TestDistributionCPU(t *testing.T) {
+	t.Parallel() // draws by seed (Example), no rapid.Check: runs beside the others
 	topo := draw(nodelifetest.CPUTopologies())
 	checkShares(t, "CPUTopologies",
 		share{"valid", func(i int) bool { return topo(i).Validate() == nil }, 1, 1},

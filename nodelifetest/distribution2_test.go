@@ -14,6 +14,7 @@ import (
 )
 
 func TestDistributionPools(t *testing.T) {
+	t.Parallel() // draws by seed (Example), no rapid.Check: runs beside the others
 	o := nodelifetest.Options{Keys: []string{"a", "b"}, Values: []string{"", "1"}}
 	ta, to := draw(nodelifetest.Taints(o)), draw(nodelifetest.Tolerations(o))
 	checkShares(t, "Taints(Keys, Values)",
@@ -33,6 +34,7 @@ func TestDistributionPools(t *testing.T) {
 }
 
 func TestDistributionLease(t *testing.T) {
+	t.Parallel() // draws by seed (Example), no rapid.Check: runs beside the others
 	b := draw(nodelifetest.Backoffs())
 	checkShares(t, "Backoffs",
 		share{"valid", func(i int) bool { return b(i).Validate() == nil }, 1, 1},
@@ -49,6 +51,7 @@ func TestDistributionLease(t *testing.T) {
 }
 
 func TestDistributionKubelet(t *testing.T) {
+	t.Parallel() // draws by seed (Example), no rapid.Check: runs beside the others
 	by := draw(nodelifetest.Bytes(1 << 30))
 	checkShares(t, "Bytes",
 		share{"in range", func(i int) bool { return by(i) >= 0 && by(i) <= 1<<30 }, 1, 1},
@@ -123,6 +126,7 @@ func TestDistributionKubelet(t *testing.T) {
 }
 
 func TestDistributionController(t *testing.T) {
+	t.Parallel() // draws by seed (Example), no rapid.Check: runs beside the others
 	on := draw(nodelifetest.OneNode(any0, "n1", "n2"))
 	checkShares(t, "OneNode",
 		share{"named from the pool", func(i int) bool { return on(i).Name == "n1" || on(i).Name == "n2" }, 1, 1},
@@ -156,6 +160,7 @@ func TestDistributionController(t *testing.T) {
 }
 
 func TestDistributionCloud(t *testing.T) {
+	t.Parallel() // draws by seed (Example), no rapid.Check: runs beside the others
 	cs := draw(nodelifetest.CIDRSpaces())
 	checkShares(t, "CIDRSpaces",
 		share{"IPv6", func(i int) bool { return cs(i).Cluster.Addr().Is6() }, 0.2, 0.8},
@@ -189,6 +194,7 @@ func TestDistributionCloud(t *testing.T) {
 }
 
 func TestDistributionTopology(t *testing.T) {
+	t.Parallel() // draws by seed (Example), no rapid.Check: runs beside the others
 	mc := draw(nodelifetest.NUMAMachines())
 	checkShares(t, "NUMAMachines",
 		share{"8 nodes", func(i int) bool { return len(mc(i).Nodes) == 8 }, 0.1, 0.7},

@@ -56,6 +56,7 @@ var any0 = nodelifetest.Options{}
 var valid = nodelifetest.Options{Valid: true}
 
 func TestDistributionStrings(t *testing.T) {
+	t.Parallel() // draws by seed (Example), no rapid.Check: runs beside the others
 	s, q, l := draw(nodelifetest.Strings()), draw(nodelifetest.QualifiedNames()), draw(nodelifetest.LabelValues())
 	checkShares(t, "Strings",
 		share{"empty", func(i int) bool { return s(i) == "" }, 0.02, 0.6},
@@ -73,6 +74,7 @@ func TestDistributionStrings(t *testing.T) {
 }
 
 func TestDistributionTaints(t *testing.T) {
+	t.Parallel() // draws by seed (Example), no rapid.Check: runs beside the others
 	ta, tv := draw(nodelifetest.Taints(any0)), draw(nodelifetest.Taints(valid))
 	checkShares(t, "Taints",
 		share{"invalid", func(i int) bool { x := ta(i); return x.Validate() != nil }, 0.05, 0.5},
@@ -106,6 +108,7 @@ func finiteFor(tols []taints.Toleration, tt taints.Taint) bool {
 }
 
 func TestDistributionPods(t *testing.T) {
+	t.Parallel() // draws by seed (Example), no rapid.Check: runs beside the others
 	pods := draw(nodelifetest.Pods(any0))
 	one := draw(nodelifetest.OnePod(any0))
 	qos := func(c core.PodQOSClass) func(int) bool { return func(i int) bool { return one(i).QOSClass() == c } }
@@ -150,6 +153,7 @@ func TestDistributionPods(t *testing.T) {
 }
 
 func TestDistributionNodes(t *testing.T) {
+	t.Parallel() // draws by seed (Example), no rapid.Check: runs beside the others
 	c := draw(nodelifetest.Conditions(any0))
 	checkShares(t, "Conditions",
 		share{"True", func(i int) bool { return c(i).Status == conditions.True }, 0.1, 0.8},
@@ -184,6 +188,7 @@ func TestDistributionNodes(t *testing.T) {
 }
 
 func TestDistributionConfigs(t *testing.T) {
+	t.Parallel() // draws by seed (Example), no rapid.Check: runs beside the others
 	s := draw(nodelifetest.EvictionSettings(any0))
 	checkShares(t, "EvictionSettings",
 		share{"parses", func(i int) bool { _, err := s(i).Parse(); return err == nil }, 1, 1},
@@ -229,6 +234,7 @@ func TestDistributionConfigs(t *testing.T) {
 }
 
 func TestDistributionGC(t *testing.T) {
+	t.Parallel() // draws by seed (Example), no rapid.Check: runs beside the others
 	ip, ir := draw(nodelifetest.ImagePolicies()), draw(nodelifetest.ImageRecords(any0))
 	checkShares(t, "ImagePolicies",
 		share{"max age on", func(i int) bool { return ip(i).MaxAge > 0 }, 0.2, 0.8},
@@ -273,6 +279,7 @@ func TestDistributionGC(t *testing.T) {
 }
 
 func TestDistributionCgroup(t *testing.T) {
+	t.Parallel() // draws by seed (Example), no rapid.Check: runs beside the others
 	m, q, s, w, n := draw(nodelifetest.MilliCPU()), draw(nodelifetest.QuotaPeriods()), draw(nodelifetest.Shares()), draw(nodelifetest.Weights()), draw(nodelifetest.CgroupNames())
 	checkShares(t, "MilliCPU",
 		share{"negative", func(i int) bool { return m(i) < 0 }, 0.01, 0.5},
@@ -290,6 +297,7 @@ func TestDistributionCgroup(t *testing.T) {
 }
 
 func TestDistributionScenarios(t *testing.T) {
+	t.Parallel() // draws by seed (Example), no rapid.Check: runs beside the others
 	c := draw(nodelifetest.Clusters(any0))
 	checkShares(t, "Clusters",
 		share{"three zones", func(i int) bool { return zones(c(i).Nodes) == 3 }, 0.1, 0.8},

@@ -10,6 +10,7 @@ import (
 )
 
 func TestDistributionMemory(t *testing.T) {
+	t.Parallel() // draws by seed (Example), no rapid.Check: runs beside the others
 	m := draw(nodelifetest.MemoryMachines())
 	checkShares(t, "MemoryMachines",
 		share{"memory reserved on node 0", func(i int) bool { return m(i).Reserved[0]["memory"] > 0 }, 1, 1},
