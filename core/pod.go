@@ -75,6 +75,15 @@ type Pod struct {
 	// spec.containers, in order; a sidecar is an init container with
 	// RestartPolicy ContainerRestartPolicyAlways.
 	InitContainers, Containers []Container
+	// EphemeralContainers are spec.ephemeralContainers (debug containers),
+	// in order: they request nothing and are never restarted.
+	EphemeralContainers []Container
+	// RestartPolicy is spec.restartPolicy; "" is the API default,
+	// RestartPolicyAlways.
+	RestartPolicy RestartPolicy
+	// HostNetwork is spec.hostNetwork: the pod uses the node's network
+	// namespace and needs no IP of its own.
+	HostNetwork bool
 	// Resources is spec.resources, the pod-level requests and limits
 	// (PodLevelResources); nil when not set.
 	Resources *ResourceRequirements
@@ -108,6 +117,21 @@ type Pod struct {
 
 // Deleting reports whether metadata.deletionTimestamp is set.
 func (p *Pod) Deleting() bool { return p.DeletionTimestamp != nil }
+
+// RestartPolicy is a pod's spec.restartPolicy, with core/v1's values.
+type RestartPolicy string
+
+// The pod restart policies.
+const (
+	// RestartPolicyAlways restarts every container that exits (the API
+	// default).
+	RestartPolicyAlways RestartPolicy = "Always"
+	// RestartPolicyOnFailure restarts a container that exits with a
+	// non-zero code.
+	RestartPolicyOnFailure RestartPolicy = "OnFailure"
+	// RestartPolicyNever restarts no container.
+	RestartPolicyNever RestartPolicy = "Never"
+)
 
 // Key returns "namespace/name", the pod's key in the API's caches.
 func (p *Pod) Key() string { return p.Namespace + "/" + p.Name }

@@ -94,6 +94,16 @@ type Container struct {
 	// RestartPolicy is restartPolicy: ContainerRestartPolicyAlways for a
 	// sidecar init container, "" otherwise.
 	RestartPolicy string
+	// Image is image, the image reference.
+	Image string
+	// HasStartupProbe and HasLivenessProbe report that startupProbe and
+	// livenessProbe are set (the kubelet's restart decisions read whether
+	// a probe exists; cri.ProbeSpec carries a probe's settings).
+	HasStartupProbe, HasLivenessProbe bool
+	// SpecJSON is the JSON encoding of the whole core/v1 Container; nil
+	// unless the caller needs kubelets 1.17 to 1.30's container hash
+	// (cri.SyncOptions.LegacyFullSpecHash), the only reader.
+	SpecJSON []byte
 }
 
 // PodQOSClass is a pod's quality-of-service class, with core/v1's values.

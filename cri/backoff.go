@@ -3,6 +3,7 @@ package cri
 import (
 	"errors"
 	"fmt"
+	"github.com/nodelife/nodelife/core"
 	"math"
 	"strconv"
 	"time"
@@ -183,21 +184,21 @@ func satDouble(d time.Duration) time.Duration {
 // BackoffKey is the kubelet's back-off key for a container
 // (GetStableKey): "podName_namespace_podUID_containerName_hashHex". The
 // hash in the key means that a changed image starts a new back-off.
-func BackoffKey(pod Pod, c Container) string {
+func BackoffKey(pod core.Pod, c core.Container) string {
 	return pod.Name + "_" + pod.Namespace + "_" + pod.UID + "_" + c.Name + "_" + strconv.FormatUint(HashContainer(c.Name, c.Image), 16)
 }
 
 // BackoffMessage is the kubelet's message for a container kept down by
 // the back-off, e.g. "back-off 40s restarting failed container=app
 // pod=web_default(uid-1)"; delay is the entry's current delay.
-func BackoffMessage(pod Pod, containerName string, delay time.Duration) string {
-	return fmt.Sprintf("back-off %s restarting failed container=%s pod=%s", delay, containerName, &pod)
+func BackoffMessage(pod core.Pod, containerName string, delay time.Duration) string {
+	return fmt.Sprintf("back-off %s restarting failed container=%s pod=%s", delay, containerName, podString(&pod))
 }
 
 // BackoffEventMessage is the message of the BackOff warning event the
 // kubelet records on the container then.
-func BackoffEventMessage(pod Pod, containerName string) string {
-	return fmt.Sprintf("Back-off restarting failed container %s in pod %s", containerName, &pod)
+func BackoffEventMessage(pod core.Pod, containerName string) string {
+	return fmt.Sprintf("Back-off restarting failed container %s in pod %s", containerName, podString(&pod))
 }
 
 // LastExited returns the newest exited instance of the named container,

@@ -2,6 +2,7 @@ package cri
 
 import (
 	"errors"
+	"github.com/nodelife/nodelife/core"
 	"slices"
 	"strings"
 	"testing"
@@ -135,7 +136,7 @@ func TestBackoffValidate(t *testing.T) {
 
 func TestBackoffKeyAndMessages(t *testing.T) {
 	p := testPod("")
-	c := Container{Name: "test_container", Image: "foo/image:v1"}
+	c := core.Container{Name: "test_container", Image: "foo/image:v1"}
 	if got := BackoffKey(p, c); got != "web_default_uid-1_test_container_8e45cbd0" {
 		t.Errorf("key %q", got)
 	}

@@ -1,6 +1,7 @@
 package cri
 
 import (
+	"github.com/nodelife/nodelife/core"
 	"strconv"
 	"testing"
 )
@@ -8,11 +9,11 @@ import (
 // benchPod is a pod of n containers, all running in a ready sandbox; with
 // restarts, every third container has exited with code 1 and every fifth
 // failed its liveness probe.
-func benchPod(n int, restarts bool) (Pod, PodStatus) {
-	p := Pod{Name: "web", Namespace: "default", UID: "uid", RestartPolicy: RestartPolicyAlways}
+func benchPod(n int, restarts bool) (core.Pod, PodStatus) {
+	p := core.Pod{Name: "web", Namespace: "default", UID: "uid", RestartPolicy: core.RestartPolicyAlways}
 	st := PodStatus{Sandboxes: []SandboxStatus{readySandbox("sb", 0, 0)}}
 	for i := 0; i < n; i++ {
-		c := Container{Name: "container-" + strconv.Itoa(i), Image: "registry.example.com/team/app-" + strconv.Itoa(i) + ":v1.2.3"}
+		c := core.Container{Name: "container-" + strconv.Itoa(i), Image: "registry.example.com/team/app-" + strconv.Itoa(i) + ":v1.2.3"}
 		p.Containers = append(p.Containers, c)
 		s := running(c, 1)
 		if restarts && i%3 == 0 {

@@ -43,7 +43,10 @@
 //	res := cri.ExecuteContainerPlan(ctx, rt, plan, cri.ExecOptions{})
 //	if err := res.Err(); err != nil { log(err) }
 //
-// On each pod sync, decide and then start containers through the back-off:
+// On each pod sync, decide and then start containers through the back-off
+// (pod is the library's one pod type, core.Pod: its restart policy, host
+// network, deletion timestamp and containers' names, images and probes
+// are what the decision reads; status is what the runtime reports):
 //
 //	actions, err := cri.ComputePodActions(pod, status, cri.SyncOptions{})
 //	for _, s := range actions.ContainersToStart {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/nodelife/nodelife/core"
 	"time"
 
 	"github.com/nodelife/nodelife/cri"
@@ -38,8 +39,8 @@ func ExampleNegotiateWith() {
 // shipper crashed: the app is killed and restarted, the shipper restarted.
 func ExampleComputePodActions() {
 	t0 := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	pod := cri.Pod{Name: "web", Namespace: "default", UID: "uid-1",
-		Containers: []cri.Container{{Name: "app", Image: "app:v2"}, {Name: "logs", Image: "shipper:v1"}}}
+	pod := core.Pod{Name: "web", Namespace: "default", UID: "uid-1",
+		Containers: []core.Container{{Name: "app", Image: "app:v2"}, {Name: "logs", Image: "shipper:v1"}}}
 	status := cri.PodStatus{
 		Sandboxes: []cri.SandboxStatus{{ID: "sb1", State: cri.SandboxReady, CreatedAt: t0, Network: &cri.SandboxNetwork{IP: "10.0.0.5"}}},
 		Containers: []cri.ContainerStatus{
@@ -66,7 +67,7 @@ func ExampleComputePodActions() {
 }
 
 func ExampleShouldRestart() {
-	pod := cri.Pod{Name: "job", RestartPolicy: cri.RestartPolicyOnFailure}
+	pod := core.Pod{Name: "job", RestartPolicy: core.RestartPolicyOnFailure}
 	fmt.Println(cri.ShouldRestart(pod, &cri.ContainerStatus{State: cri.ContainerExited, ExitCode: 0}))
 	fmt.Println(cri.ShouldRestart(pod, &cri.ContainerStatus{State: cri.ContainerExited, ExitCode: 1}))
 	fmt.Println(cri.ShouldRestart(pod, nil))
@@ -106,8 +107,8 @@ func ExampleBackoffConfig_Decide() {
 }
 
 func ExampleBackoffKey() {
-	pod := cri.Pod{Name: "web", Namespace: "default", UID: "uid-1"}
-	c := cri.Container{Name: "test_container", Image: "foo/image:v1"}
+	pod := core.Pod{Name: "web", Namespace: "default", UID: "uid-1"}
+	c := core.Container{Name: "test_container", Image: "foo/image:v1"}
 	fmt.Println(cri.BackoffKey(pod, c))
 	fmt.Println(cri.BackoffMessage(pod, c.Name, 40*time.Second))
 	// Output:
@@ -129,7 +130,7 @@ func ExampleHashContainerJSON() {
 // A liveness probe with the defaults (period 10s, failure threshold 3)
 // against an HTTP endpoint that starts answering 500.
 func ExampleProbeWorker() {
-	w, _ := cri.NewProbeWorker(cri.Liveness, cri.ProbeSpec{}, cri.RestartPolicyAlways)
+	w, _ := cri.NewProbeWorker(cri.Liveness, cri.ProbeSpec{}, core.RestartPolicyAlways)
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	obs := cri.ProbeObservation{ContainerID: "c1", Running: true, StartedAt: now, Started: true}
 	for _, code := range []int{200, 500, 500, 500, 200} {
@@ -140,7 +141,7 @@ func ExampleProbeWorker() {
 		fmt.Printf("%s HTTP %d -> %s (%s)\n", now.Format("15:04:05"), code, st.Result, st.Why)
 		now = st.Next
 	}
-	fmt.Println(cri.FailureEffect(cri.Liveness, cri.RestartPolicyAlways, false).Message)
+	fmt.Println(cri.FailureEffect(cri.Liveness, core.RestartPolicyAlways, false).Message)
 	// Output:
 	// 10:00:00 HTTP 200 -> Success (success 1 in a row)
 	// 10:00:10 HTTP 500 -> Success (failure 1 of 3 in a row; the result stays)

@@ -1,6 +1,8 @@
 package cri
 
 import (
+	"github.com/nodelife/nodelife/core"
+	"github.com/nodelife/nodelife/internal/coretest"
 	"testing"
 	"time"
 )
@@ -37,17 +39,17 @@ func FuzzComputePodActions(f *testing.F) {
 	names := []string{"a", "b", "c", "", "a"}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s := &bytesSource{data}
-		p := Pod{Name: "p", RestartPolicy: []RestartPolicy{"", "Always", "OnFailure", "Never", "Bogus"}[s.next(5)],
-			Deleting: s.next(2) == 1, HostNetwork: s.next(2) == 1}
+		p := core.Pod{Name: "p", RestartPolicy: []core.RestartPolicy{"", "Always", "OnFailure", "Never", "Bogus"}[s.next(5)],
+			DeletionTimestamp: coretest.Deleting(s.next(2) == 1), HostNetwork: s.next(2) == 1}
 		for i, n := 0, s.next(4); i < n; i++ {
-			p.Containers = append(p.Containers, Container{Name: names[s.next(5)], Image: "x"})
+			p.Containers = append(p.Containers, core.Container{Name: names[s.next(5)], Image: "x"})
 		}
 		for i, n := 0, s.next(3); i < n; i++ {
-			p.InitContainers = append(p.InitContainers, Container{Name: "i" + names[s.next(5)], RestartPolicy: []RestartPolicy{"", "Always"}[s.next(2)],
+			p.InitContainers = append(p.InitContainers, core.Container{Name: "i" + names[s.next(5)], RestartPolicy: []string{"", core.ContainerRestartPolicyAlways}[s.next(2)],
 				HasStartupProbe: s.next(2) == 1, HasLivenessProbe: s.next(2) == 1})
 		}
 		if s.next(3) == 0 {
-			p.EphemeralContainers = []Container{{Name: "e"}}
+			p.EphemeralContainers = []core.Container{{Name: "e"}}
 		}
 		var st PodStatus
 		for i, n := 0, s.next(3); i < n; i++ {
@@ -72,7 +74,7 @@ func FuzzComputePodActions(f *testing.F) {
 			if err != nil {
 				continue
 			}
-			check := func(list []ContainerStart, spec []Container) {
+			check := func(list []ContainerStart, spec []core.Container) {
 				for _, x := range list {
 					if x.Index < 0 || x.Index >= len(spec) || spec[x.Index].Name != x.Name || x.Reason == "" {
 						t.Fatalf("bad start %+v of %+v", x, spec)

@@ -3,6 +3,7 @@ package cri
 import (
 	"errors"
 	"fmt"
+	"github.com/nodelife/nodelife/core"
 	"time"
 
 	"github.com/nodelife/nodelife/internal/enum"
@@ -172,11 +173,11 @@ type ProbeEffect struct {
 // init container). Liveness and startup failures kill the container,
 // which is restarted unless the pod's policy is Never (a sidecar always);
 // a readiness failure only marks it not ready.
-func FailureEffect(t ProbeType, policy RestartPolicy, sidecar bool) ProbeEffect {
+func FailureEffect(t ProbeType, policy core.RestartPolicy, sidecar bool) ProbeEffect {
 	if t == Readiness {
 		return ProbeEffect{NotReady: true, Message: "the container is marked not ready and leaves the Service endpoints; it keeps running"}
 	}
-	if sidecar || policy != RestartPolicyNever {
+	if sidecar || policy != core.RestartPolicyNever {
 		return ProbeEffect{Kill: true, Restart: true, NotReady: true, Message: fmt.Sprintf("the container failed its %s probe: it is killed and restarted", lower(t))}
 	}
 	return ProbeEffect{Kill: true, NotReady: true, Message: fmt.Sprintf("the container failed its %s probe: it is killed and, as the restart policy is Never, not restarted", lower(t))}
@@ -239,7 +240,7 @@ type ProbeStep struct {
 type ProbeWorker struct {
 	typ           ProbeType
 	spec          ProbeSpec
-	restartPolicy RestartPolicy
+	restartPolicy core.RestartPolicy
 
 	containerID string
 	result      ProbeResult
@@ -254,14 +255,14 @@ type ProbeWorker struct {
 // NewProbeWorker returns a worker for a probe of type t with the given
 // spec, in a pod with the given restart policy (empty means Always). An
 // invalid spec or an unknown policy returns an error.
-func NewProbeWorker(t ProbeType, spec ProbeSpec, policy RestartPolicy) (*ProbeWorker, error) {
+func NewProbeWorker(t ProbeType, spec ProbeSpec, policy core.RestartPolicy) (*ProbeWorker, error) {
 	if err := spec.Validate(t); err != nil {
 		return nil, err
 	}
 	switch policy {
 	case "":
-		policy = RestartPolicyAlways
-	case RestartPolicyAlways, RestartPolicyOnFailure, RestartPolicyNever:
+		policy = core.RestartPolicyAlways
+	case core.RestartPolicyAlways, core.RestartPolicyOnFailure, core.RestartPolicyNever:
 	default:
 		return nil, wrap(ErrInvalidConfig, fmt.Sprintf("unsupported restart policy %q (Always, OnFailure or Never)", policy))
 	}
@@ -330,7 +331,7 @@ func (w *ProbeWorker) Step(obs ProbeObservation, now time.Time) ProbeStep {
 	case !obs.Running:
 		w.set(&st, ProbeFailure)
 		st.Why = "the container is not running"
-		if obs.Terminated && w.restartPolicy == RestartPolicyNever {
+		if obs.Terminated && w.restartPolicy == core.RestartPolicyNever {
 			w.stopped = true
 			st.Stop, st.Why = true, "the container terminated and will not be restarted"
 		}

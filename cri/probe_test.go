@@ -2,6 +2,7 @@ package cri
 
 import (
 	"errors"
+	"github.com/nodelife/nodelife/core"
 	"strings"
 	"testing"
 	"time"
@@ -70,7 +71,7 @@ type probeRun struct {
 	now time.Time
 }
 
-func newProbeRun(t *testing.T, typ ProbeType, spec ProbeSpec, policy RestartPolicy) *probeRun {
+func newProbeRun(t *testing.T, typ ProbeType, spec ProbeSpec, policy core.RestartPolicy) *probeRun {
 	w, err := NewProbeWorker(typ, spec, policy)
 	if err != nil {
 		t.Fatal(err)
@@ -92,7 +93,7 @@ func (r *probeRun) step(o ProbeOutcome) (ProbeResult, bool) {
 func TestProbeWorkerThresholds(t *testing.T) {
 	// Liveness with the defaults: starts Success, three failures in a row
 	// to fail, then on hold until a new container.
-	r := newProbeRun(t, Liveness, ProbeSpec{}, RestartPolicyAlways)
+	r := newProbeRun(t, Liveness, ProbeSpec{}, core.RestartPolicyAlways)
 	want := []ProbeResult{ProbeSuccess, ProbeSuccess, ProbeSuccess, ProbeSuccess, ProbeFailure}
 	outcomes := []ProbeOutcome{OutcomeFailure, OutcomeSuccess, OutcomeFailure, OutcomeFailure, OutcomeFailure}
 	for i, o := range outcomes {
@@ -150,7 +151,7 @@ func TestProbeWorkerGates(t *testing.T) {
 		t.Errorf("liveness before start: %+v", got)
 	}
 	// Not running: Failure; terminated under Never stops the worker.
-	l = newProbeRun(t, Liveness, ProbeSpec{}, RestartPolicyNever)
+	l = newProbeRun(t, Liveness, ProbeSpec{}, core.RestartPolicyNever)
 	l.step(OutcomeSuccess)
 	l.obs.Running, l.obs.Terminated = false, true
 	if got := l.w.Step(l.obs, l.now); got.Result != ProbeFailure || !got.Changed || !got.Stop {
@@ -183,16 +184,16 @@ func TestProbeWorkerGates(t *testing.T) {
 }
 
 func TestFailureEffect(t *testing.T) {
-	if e := FailureEffect(Liveness, RestartPolicyAlways, false); !e.Kill || !e.Restart {
+	if e := FailureEffect(Liveness, core.RestartPolicyAlways, false); !e.Kill || !e.Restart {
 		t.Errorf("liveness Always: %+v", e)
 	}
-	if e := FailureEffect(Startup, RestartPolicyNever, false); !e.Kill || e.Restart {
+	if e := FailureEffect(Startup, core.RestartPolicyNever, false); !e.Kill || e.Restart {
 		t.Errorf("startup Never: %+v", e)
 	}
-	if e := FailureEffect(Liveness, RestartPolicyNever, true); !e.Restart {
+	if e := FailureEffect(Liveness, core.RestartPolicyNever, true); !e.Restart {
 		t.Errorf("sidecar liveness Never: %+v", e)
 	}
-	if e := FailureEffect(Readiness, RestartPolicyAlways, false); e.Kill || e.Restart || !e.NotReady {
+	if e := FailureEffect(Readiness, core.RestartPolicyAlways, false); e.Kill || e.Restart || !e.NotReady {
 		t.Errorf("readiness: %+v", e)
 	}
 }

@@ -1,6 +1,7 @@
 package cri_test
 
 import (
+	"github.com/nodelife/nodelife/core"
 	"testing"
 	"time"
 
@@ -9,7 +10,7 @@ import (
 	"pgregory.net/rapid"
 )
 
-func drawPod(t *rapid.T) (cri.Pod, cri.PodStatus) {
+func drawPod(t *rapid.T) (core.Pod, cri.PodStatus) {
 	sp := nodelifetest.SyncPods(nodelifetest.Options{Now: t0}).Draw(t, "pod")
 	return sp.Pod, sp.Status
 }
@@ -37,15 +38,15 @@ func TestPropertySyncNeverStartsWhatThePolicyForbids(t *testing.T) {
 					continue
 				}
 				switch {
-				case s.Reason == cri.StartExited && p.Deleting:
+				case s.Reason == cri.StartExited && p.Deleting():
 					t.Fatalf("deleted pod restarts %s", s.Name)
-				case s.Reason == cri.StartExited && p.RestartPolicy == cri.RestartPolicyNever:
+				case s.Reason == cri.StartExited && p.RestartPolicy == core.RestartPolicyNever:
 					t.Fatalf("Never restarts %s", s.Name)
-				case p.RestartPolicy == cri.RestartPolicyOnFailure && last.ExitCode == 0 && (s.Reason == cri.StartExited || s.Reason == cri.StartNewSandbox):
+				case p.RestartPolicy == core.RestartPolicyOnFailure && last.ExitCode == 0 && (s.Reason == cri.StartExited || s.Reason == cri.StartNewSandbox):
 					t.Fatalf("OnFailure restarts succeeded %s (%s)", s.Name, s.Reason)
 				}
 			}
-			if a.CreateSandbox && a.Attempt != 0 && p.RestartPolicy == cri.RestartPolicyNever && len(st.Containers) != 0 {
+			if a.CreateSandbox && a.Attempt != 0 && p.RestartPolicy == core.RestartPolicyNever && len(st.Containers) != 0 {
 				t.Fatalf("Never re-creates a sandbox: %+v", a)
 			}
 			seen := map[string]bool{}

@@ -2,6 +2,7 @@ package cri
 
 import (
 	"fmt"
+	"github.com/nodelife/nodelife/core"
 	"slices"
 	"time"
 
@@ -20,7 +21,7 @@ type SyncOptions struct {
 	// sandbox is needed.
 	LegacySidecarContainers bool
 	// LegacyFullSpecHash compares running containers with the hash of
-	// Container.SpecJSON (HashContainerJSON, kubelets 1.17 to 1.30)
+	// core.Container.SpecJSON (HashContainerJSON, kubelets 1.17 to 1.30)
 	// instead of the name-and-image hash of 1.31 and later.
 	LegacyFullSpecHash bool
 	// InitializedByAnySandbox restores the init-container rules of
@@ -184,7 +185,7 @@ const (
 
 // view is the decision's read-only view of its input.
 type view struct {
-	pod    *Pod
+	pod    *core.Pod
 	opts   SyncOptions
 	status []ContainerStatus
 	// newest maps a container name to the index of its newest instance;
@@ -195,7 +196,7 @@ type view struct {
 	active []ContainerStatus
 }
 
-func newView(pod *Pod, st *PodStatus, opts SyncOptions) view {
+func newView(pod *core.Pod, st *PodStatus, opts SyncOptions) view {
 	v := view{pod: pod, opts: opts, status: st.Containers}
 	if !opts.InitializedByAnySandbox {
 		v.active = activeStatuses(st)
@@ -293,7 +294,7 @@ func newestInstance(status []ContainerStatus, name string, exited bool) *Contain
 }
 
 // changed reports whether the instance's hash differs from the spec's.
-func (v *view) changed(c *Container, s *ContainerStatus) bool {
+func (v *view) changed(c *core.Container, s *ContainerStatus) bool {
 	if v.opts.LegacyFullSpecHash {
 		return HashContainerJSON(c.SpecJSON) != s.Hash
 	}
@@ -302,7 +303,7 @@ func (v *view) changed(c *Container, s *ContainerStatus) bool {
 
 // restartOnFailure is upstream's shouldRestartOnFailure: the pod policy is
 // not Never.
-func (v *view) restartOnFailure() bool { return v.pod.restartPolicy() != RestartPolicyNever }
+func (v *view) restartOnFailure() bool { return restartPolicy(v.pod) != core.RestartPolicyNever }
 
 // succeeded reports whether the container's newest instance exited 0.
 func (v *view) succeeded(name string) bool {
@@ -330,7 +331,7 @@ func stateWord(s ContainerState) string {
 }
 
 // sandboxDecision is upstream's PodSandboxChanged with its reason.
-func sandboxDecision(pod *Pod, sandboxes []SandboxStatus) (create bool, attempt uint32, id string, reason SandboxReason, msg string) {
+func sandboxDecision(pod *core.Pod, sandboxes []SandboxStatus) (create bool, attempt uint32, id string, reason SandboxReason, msg string) {
 	if len(sandboxes) == 0 {
 		return true, 0, "", SandboxReasonMissing, "No sandbox for pod can be found. Need to start a new one"
 	}
@@ -360,7 +361,7 @@ func sandboxDecision(pod *Pod, sandboxes []SandboxStatus) (create bool, attempt 
 }
 
 // networkMode is the sandbox network namespace mode the pod needs.
-func networkMode(pod *Pod) NamespaceMode {
+func networkMode(pod *core.Pod) NamespaceMode {
 	if pod.HostNetwork {
 		return NamespaceNode
 	}
@@ -368,9 +369,9 @@ func networkMode(pod *Pod) NamespaceMode {
 }
 
 // hasRestartableInit reports whether the pod has a sidecar.
-func hasRestartableInit(pod *Pod) bool {
+func hasRestartableInit(pod *core.Pod) bool {
 	for i := range pod.InitContainers {
-		if pod.InitContainers[i].RestartPolicy == RestartPolicyAlways {
+		if pod.InitContainers[i].RestartPolicy == core.ContainerRestartPolicyAlways {
 			return true
 		}
 	}
@@ -407,7 +408,7 @@ func hasRestartableInit(pod *Pod) bool {
 // policy on a regular or ephemeral container or other than Always on an
 // init container, and empty or duplicate container names return an error
 // naming the value and no actions; the input is not modified.
-func ComputePodActions(pod Pod, status PodStatus, opts SyncOptions) (PodActions, error) {
+func ComputePodActions(pod core.Pod, status PodStatus, opts SyncOptions) (PodActions, error) {
 	var a PodActions
 	if err := checkPod(&pod); err != nil {
 		return a, err
@@ -428,7 +429,7 @@ func ComputePodActions(pod Pod, status PodStatus, opts SyncOptions) (PodActions,
 		var toStart []ContainerStart
 		for i := range pod.Containers {
 			c := &pod.Containers[i]
-			if pod.RestartPolicy == RestartPolicyOnFailure && v.succeeded(c.Name) {
+			if pod.RestartPolicy == core.RestartPolicyOnFailure && v.succeeded(c.Name) {
 				continue
 			}
 			toStart = append(toStart, ContainerStart{i, c.Name, StartNewSandbox, "starting in a new sandbox"})
@@ -517,10 +518,10 @@ func ComputePodActions(pod Pod, status PodStatus, opts SyncOptions) (PodActions,
 
 // shouldRestart is kubecontainer.ShouldContainerBeRestarted for a
 // container whose newest instance is s (nil: none), with why.
-func shouldRestart(pod *Pod, s *ContainerStatus) (bool, StartReason) {
-	policy := pod.restartPolicy()
+func shouldRestart(pod *core.Pod, s *ContainerStatus) (bool, StartReason) {
+	policy := restartPolicy(pod)
 	switch {
-	case pod.Deleting:
+	case pod.Deleting():
 		return false, ""
 	case s == nil:
 		return true, StartNotCreated
@@ -530,9 +531,9 @@ func shouldRestart(pod *Pod, s *ContainerStatus) (bool, StartReason) {
 		return true, StartUnknown
 	case s.State == ContainerCreated:
 		return true, StartCreated
-	case policy == RestartPolicyNever:
+	case policy == core.RestartPolicyNever:
 		return false, ""
-	case policy == RestartPolicyOnFailure && s.ExitCode == 0:
+	case policy == core.RestartPolicyOnFailure && s.ExitCode == 0:
 		return false, ""
 	}
 	return true, StartExited
@@ -540,7 +541,7 @@ func shouldRestart(pod *Pod, s *ContainerStatus) (bool, StartReason) {
 
 // startMessage is the sentence for a start decided by shouldRestart, built
 // only when a plan needs it.
-func startMessage(pod *Pod, s *ContainerStatus, why StartReason) string {
+func startMessage(pod *core.Pod, s *ContainerStatus, why StartReason) string {
 	switch why {
 	case StartNotCreated:
 		return "the container has not been created"
@@ -549,7 +550,7 @@ func startMessage(pod *Pod, s *ContainerStatus, why StartReason) string {
 	case StartCreated:
 		return `the container is stuck in "created" state; it is started again`
 	}
-	return fmt.Sprintf("the container exited with code %d and the restart policy is %s", s.ExitCode, pod.restartPolicy())
+	return fmt.Sprintf("the container exited with code %d and the restart policy is %s", s.ExitCode, restartPolicy(pod))
 }
 
 // ShouldRestart reports whether the kubelet starts the container again
@@ -559,7 +560,7 @@ func startMessage(pod *Pod, s *ContainerStatus, why StartReason) string {
 // CONTAINER_UNKNOWN state always; a running one never; an exited one per
 // the pod's restart policy (Always: yes; OnFailure: when the exit code is
 // not 0; Never: no).
-func ShouldRestart(pod Pod, newest *ContainerStatus) bool {
+func ShouldRestart(pod core.Pod, newest *ContainerStatus) bool {
 	ok, _ := shouldRestart(&pod, newest)
 	return ok
 }
@@ -708,7 +709,7 @@ func (v *view) initActions(a *PodActions) bool {
 			initialized = true
 		} else if !before {
 			done := "completed"
-			if inits[i].RestartPolicy == RestartPolicyAlways {
+			if inits[i].RestartPolicy == core.ContainerRestartPolicyAlways {
 				done = "started"
 			}
 			starts = append(starts, ContainerStart{i + 1, inits[i+1].Name, StartNextInit,
@@ -718,7 +719,7 @@ func (v *view) initActions(a *PodActions) bool {
 loop:
 	for i := len(inits) - 1; i >= 0; i-- {
 		c := &inits[i]
-		sidecar := c.RestartPolicy == RestartPolicyAlways
+		sidecar := c.RestartPolicy == core.ContainerRestartPolicyAlways
 		s := v.findInit(c.Name)
 		if s == nil {
 			if before && sidecar {
@@ -805,8 +806,8 @@ func reversed[T any](s []T) []T {
 // duplicate container names (init, regular and ephemeral containers share
 // one namespace of names). Small pods are
 // checked pairwise, without allocating; large ones through a sorted copy.
-func checkPod(pod *Pod) error {
-	lists := [3][]Container{pod.InitContainers, pod.Containers, pod.EphemeralContainers}
+func checkPod(pod *core.Pod) error {
+	lists := [3][]core.Container{pod.InitContainers, pod.Containers, pod.EphemeralContainers}
 	n := len(lists[0]) + len(lists[1]) + len(lists[2])
 	name := func(k int) string {
 		for _, l := range lists {
@@ -818,28 +819,28 @@ func checkPod(pod *Pod) error {
 		return ""
 	}
 	dup := func(s string) error {
-		return wrap(ErrInvalidInput, fmt.Sprintf("pod %s: container name %q is used twice", pod.String(), s))
+		return wrap(ErrInvalidInput, fmt.Sprintf("pod %s: container name %q is used twice", podString(pod), s))
 	}
 	switch pod.RestartPolicy {
-	case "", RestartPolicyAlways, RestartPolicyOnFailure, RestartPolicyNever:
+	case "", core.RestartPolicyAlways, core.RestartPolicyOnFailure, core.RestartPolicyNever:
 	default:
-		return wrap(ErrInvalidInput, fmt.Sprintf("pod %s: unsupported restart policy %q (Always, OnFailure or Never)", pod.String(), pod.RestartPolicy))
+		return wrap(ErrInvalidInput, fmt.Sprintf("pod %s: unsupported restart policy %q (Always, OnFailure or Never)", podString(pod), pod.RestartPolicy))
 	}
 	for i := range pod.InitContainers {
-		if p := pod.InitContainers[i].RestartPolicy; p != "" && p != RestartPolicyAlways {
-			return wrap(ErrInvalidInput, fmt.Sprintf("pod %s: init container %q has restart policy %q; only Always (a sidecar) is allowed", pod.String(), pod.InitContainers[i].Name, p))
+		if p := pod.InitContainers[i].RestartPolicy; p != "" && p != core.ContainerRestartPolicyAlways {
+			return wrap(ErrInvalidInput, fmt.Sprintf("pod %s: init container %q has restart policy %q; only Always (a sidecar) is allowed", podString(pod), pod.InitContainers[i].Name, p))
 		}
 	}
 	for _, l := range lists[1:] {
 		for i := range l {
 			if l[i].RestartPolicy != "" {
-				return wrap(ErrInvalidInput, fmt.Sprintf("pod %s: container %q has restart policy %q; per-container restart rules (ContainerRestartRules, beta since v1.35) are not modelled", pod.String(), l[i].Name, l[i].RestartPolicy))
+				return wrap(ErrInvalidInput, fmt.Sprintf("pod %s: container %q has restart policy %q; per-container restart rules (ContainerRestartRules, beta since v1.35) are not modelled", podString(pod), l[i].Name, l[i].RestartPolicy))
 			}
 		}
 	}
 	for k := 0; k < n; k++ {
 		if name(k) == "" {
-			return wrap(ErrInvalidInput, "pod "+pod.String()+": a container has an empty name")
+			return wrap(ErrInvalidInput, "pod "+podString(pod)+": a container has an empty name")
 		}
 	}
 	if n <= 16 {

@@ -3,6 +3,8 @@ package cri
 import (
 	"errors"
 	"fmt"
+	"github.com/nodelife/nodelife/core"
+	"github.com/nodelife/nodelife/internal/coretest"
 	"strings"
 	"testing"
 
@@ -46,87 +48,87 @@ func TestComputePodActionsUpstreamCases(t *testing.T) {
 	foo, bar, baz := spec("foo"), spec("bar"), spec("baz")
 	cases := []struct {
 		name string
-		pod  func() Pod
-		st   func(p Pod) PodStatus
+		pod  func() core.Pod
+		st   func(p core.Pod) PodStatus
 		opts SyncOptions
 		want string
 	}{
-		{"everything is good: nothing to do", func() Pod { return testPod("") }, allRunning, SyncOptions{}, ""},
+		{"everything is good: nothing to do", func() core.Pod { return testPod("") }, allRunning, SyncOptions{}, ""},
 		{"a new pod: create the sandbox (attempt 0) and start everything",
-			func() Pod { return testPod("") }, func(Pod) PodStatus { return PodStatus{} }, SyncOptions{},
+			func() core.Pod { return testPod("") }, func(core.Pod) PodStatus { return PodStatus{} }, SyncOptions{},
 			`sandbox(create=true NoSandbox attempt=0 id="") killpod start[0:foo NewSandbox, 1:bar NewSandbox, 2:baz NewSandbox]`},
 		{"Always restarts exited containers whatever their exit code",
-			func() Pod { return testPod(RestartPolicyAlways) },
-			func(p Pod) PodStatus {
+			func() core.Pod { return testPod(core.RestartPolicyAlways) },
+			func(p core.Pod) PodStatus {
 				st := allRunning(p)
 				st.Containers[0], st.Containers[1] = exited(foo, 1, 0), exited(bar, 1, 1)
 				return st
 			}, SyncOptions{}, `start[0:foo Exited, 1:bar Exited]`},
 		{"OnFailure restarts only the failed container",
-			func() Pod { return testPod(RestartPolicyOnFailure) },
-			func(p Pod) PodStatus {
+			func() core.Pod { return testPod(core.RestartPolicyOnFailure) },
+			func(p core.Pod) PodStatus {
 				st := allRunning(p)
 				st.Containers[0], st.Containers[1] = exited(foo, 1, 0), exited(bar, 1, 1)
 				return st
 			}, SyncOptions{}, `start[1:bar Exited]`},
 		{"Never restarts nothing; baz still runs so the pod stays",
-			func() Pod { return testPod(RestartPolicyNever) },
-			func(p Pod) PodStatus {
+			func() core.Pod { return testPod(core.RestartPolicyNever) },
+			func(p core.Pod) PodStatus {
 				st := allRunning(p)
 				st.Containers[0], st.Containers[1] = exited(foo, 1, 0), exited(bar, 1, 1)
 				return st
 			}, SyncOptions{}, ``},
 		{"Never with every container exited kills the pod",
-			func() Pod { return testPod(RestartPolicyNever) },
-			func(p Pod) PodStatus {
+			func() core.Pod { return testPod(core.RestartPolicyNever) },
+			func(p core.Pod) PodStatus {
 				st := allRunning(p)
 				st.Containers = []ContainerStatus{exited(foo, 1, 0), exited(bar, 1, 1), exited(baz, 1, 2)}
 				return st
 			}, SyncOptions{}, `killpod`},
 		{"the newest instance decides: an old exited foo does not matter",
-			func() Pod { return testPod(RestartPolicyAlways) },
-			func(p Pod) PodStatus {
+			func() core.Pod { return testPod(core.RestartPolicyAlways) },
+			func(p core.Pod) PodStatus {
 				st := allRunning(p)
 				st.Containers = append(st.Containers, exited(foo, -100, 1))
 				return st
 			}, SyncOptions{}, ``},
 		{"a changed hash kills and restarts the container even under Never",
-			func() Pod {
-				p := testPod(RestartPolicyNever)
+			func() core.Pod {
+				p := testPod(core.RestartPolicyNever)
 				p.Containers[1].Image = "bar:v2"
 				return p
-			}, func(Pod) PodStatus { return allRunning(testPod("")) }, SyncOptions{}, `start[1:bar DefinitionChanged] kill[bar-1 DefinitionChanged]`},
+			}, func(core.Pod) PodStatus { return allRunning(testPod("")) }, SyncOptions{}, `start[1:bar DefinitionChanged] kill[bar-1 DefinitionChanged]`},
 		{"a failed liveness probe restarts under Always",
-			func() Pod { return testPod(RestartPolicyAlways) },
-			func(p Pod) PodStatus {
+			func() core.Pod { return testPod(core.RestartPolicyAlways) },
+			func(p core.Pod) PodStatus {
 				st := allRunning(p)
 				st.Containers[2].Liveness = ProbeFailure
 				return st
 			}, SyncOptions{}, `start[2:baz LivenessProbe] kill[baz-1 LivenessProbe]`},
 		{"a failed liveness probe only kills under Never",
-			func() Pod { return testPod(RestartPolicyNever) },
-			func(p Pod) PodStatus {
+			func() core.Pod { return testPod(core.RestartPolicyNever) },
+			func(p core.Pod) PodStatus {
 				st := allRunning(p)
 				st.Containers[2].Liveness = ProbeFailure
 				return st
 			}, SyncOptions{}, `kill[baz-1 LivenessProbe]`},
 		{"a failed startup probe restarts under OnFailure",
-			func() Pod { return testPod(RestartPolicyOnFailure) },
-			func(p Pod) PodStatus {
+			func() core.Pod { return testPod(core.RestartPolicyOnFailure) },
+			func(p core.Pod) PodStatus {
 				st := allRunning(p)
 				st.Containers[0].Startup = ProbeFailure
 				return st
 			}, SyncOptions{}, `start[0:foo StartupProbe] kill[foo-1 StartupProbe]`},
 		{"liveness comes before startup when both failed",
-			func() Pod { return testPod("") },
-			func(p Pod) PodStatus {
+			func() core.Pod { return testPod("") },
+			func(p core.Pod) PodStatus {
 				st := allRunning(p)
 				st.Containers[0].Startup, st.Containers[0].Liveness = ProbeFailure, ProbeFailure
 				return st
 			}, SyncOptions{}, `start[0:foo LivenessProbe] kill[foo-1 LivenessProbe]`},
 		{"every container failing liveness under Never: nothing kept, the pod is killed",
-			func() Pod { return testPod(RestartPolicyNever) },
-			func(p Pod) PodStatus {
+			func() core.Pod { return testPod(core.RestartPolicyNever) },
+			func(p core.Pod) PodStatus {
 				st := allRunning(p)
 				for i := range st.Containers {
 					st.Containers[i].Liveness = ProbeFailure
@@ -134,115 +136,115 @@ func TestComputePodActionsUpstreamCases(t *testing.T) {
 				return st
 			}, SyncOptions{}, `killpod kill[foo-1 LivenessProbe, bar-1 LivenessProbe, baz-1 LivenessProbe]`},
 		{"an unknown container is killed before its restart",
-			func() Pod { return testPod(RestartPolicyNever) },
-			func(p Pod) PodStatus {
+			func() core.Pod { return testPod(core.RestartPolicyNever) },
+			func(p core.Pod) PodStatus {
 				st := allRunning(p)
 				st.Containers[1] = withState(st.Containers[1], ContainerUnknown)
 				return st
 			}, SyncOptions{}, `start[1:bar Unknown] kill[bar-1 Unknown]`},
 		{"a container stuck in created is started again without a kill",
-			func() Pod { return testPod(RestartPolicyNever) },
-			func(p Pod) PodStatus {
+			func() core.Pod { return testPod(core.RestartPolicyNever) },
+			func(p core.Pod) PodStatus {
 				st := allRunning(p)
 				st.Containers[1] = withState(st.Containers[1], ContainerCreated)
 				return st
 			}, SyncOptions{}, `start[1:bar Created]`},
 		{"a deleted pod restarts nothing",
-			func() Pod {
-				p := testPod(RestartPolicyAlways)
-				p.Deleting = true
+			func() core.Pod {
+				p := testPod(core.RestartPolicyAlways)
+				p.DeletionTimestamp = coretest.Deleting(true)
 				return p
 			},
-			func(p Pod) PodStatus {
+			func(p core.Pod) PodStatus {
 				st := allRunning(p)
 				st.Containers[0] = exited(foo, 1, 1)
 				return st
 			}, SyncOptions{}, ``},
 		{"a sandbox not ready: new sandbox with attempt+1, everything restarts",
-			func() Pod { return testPod(RestartPolicyAlways) },
-			func(p Pod) PodStatus {
+			func() core.Pod { return testPod(core.RestartPolicyAlways) },
+			func(p core.Pod) PodStatus {
 				st := allRunning(p)
 				st.Sandboxes[0].State, st.Sandboxes[0].Attempt = SandboxNotReady, 3
 				return st
 			}, SyncOptions{}, `sandbox(create=true SandboxNotReady attempt=4 id="sb1") killpod start[0:foo NewSandbox, 1:bar NewSandbox, 2:baz NewSandbox]`},
 		{"a sandbox not ready under Never after containers ran: kill, no new sandbox",
-			func() Pod { return testPod(RestartPolicyNever) },
-			func(p Pod) PodStatus {
+			func() core.Pod { return testPod(core.RestartPolicyNever) },
+			func(p core.Pod) PodStatus {
 				st := allRunning(p)
 				st.Sandboxes[0].State = SandboxNotReady
 				return st
 			}, SyncOptions{}, `sandbox(create=false SandboxNotReady attempt=1 id="sb1") killpod`},
 		{"a sandbox not ready under Never before any container: retry the sandbox",
-			func() Pod { return testPod(RestartPolicyNever) },
-			func(p Pod) PodStatus {
+			func() core.Pod { return testPod(core.RestartPolicyNever) },
+			func(p core.Pod) PodStatus {
 				return PodStatus{Sandboxes: []SandboxStatus{{ID: "sb1", State: SandboxNotReady, CreatedAt: at(0)}}}
 			}, SyncOptions{}, `sandbox(create=true SandboxNotReady attempt=1 id="sb1") killpod start[0:foo NewSandbox, 1:bar NewSandbox, 2:baz NewSandbox]`},
 		{"a sandbox not ready under OnFailure: succeeded containers stay done",
-			func() Pod { return testPod(RestartPolicyOnFailure) },
-			func(p Pod) PodStatus {
+			func() core.Pod { return testPod(core.RestartPolicyOnFailure) },
+			func(p core.Pod) PodStatus {
 				st := allRunning(p)
 				st.Sandboxes[0].State = SandboxNotReady
 				st.Containers[0] = exited(foo, 1, 0)
 				return st
 			}, SyncOptions{}, `sandbox(create=true SandboxNotReady attempt=1 id="sb1") killpod start[1:bar NewSandbox, 2:baz NewSandbox]`},
 		{"OnFailure, all succeeded, sandbox gone: no new sandbox",
-			func() Pod { return testPod(RestartPolicyOnFailure) },
-			func(p Pod) PodStatus {
+			func() core.Pod { return testPod(core.RestartPolicyOnFailure) },
+			func(p core.Pod) PodStatus {
 				return PodStatus{Sandboxes: []SandboxStatus{{ID: "sb1", State: SandboxNotReady, CreatedAt: at(0)}},
 					Containers: []ContainerStatus{exited(foo, 1, 0), exited(bar, 1, 0), exited(baz, 1, 0)}}
 			}, SyncOptions{}, `sandbox(create=false SandboxNotReady attempt=1 id="sb1") killpod`},
 		{"two ready sandboxes: reconcile with a new one (the newest's ID and attempt)",
-			func() Pod { return testPod("") },
-			func(p Pod) PodStatus {
+			func() core.Pod { return testPod("") },
+			func(p core.Pod) PodStatus {
 				st := allRunning(p)
 				st.Sandboxes = append(st.Sandboxes, readySandbox("sb2", 1, 10))
 				return st
 			}, SyncOptions{}, `sandbox(create=true MultipleReadySandboxes attempt=2 id="sb2") killpod start[0:foo NewSandbox, 1:bar NewSandbox, 2:baz NewSandbox]`},
 		{"the newest sandbox decides: an older not-ready one does not matter",
-			func() Pod { return testPod("") },
-			func(p Pod) PodStatus {
+			func() core.Pod { return testPod("") },
+			func(p core.Pod) PodStatus {
 				st := allRunning(p)
 				st.Sandboxes = append(st.Sandboxes, SandboxStatus{ID: "sb0", State: SandboxNotReady, CreatedAt: at(-100)})
 				return st
 			}, SyncOptions{}, ``},
 		{"hostNetwork changed: new sandbox, no sandbox ID (upstream)",
-			func() Pod {
+			func() core.Pod {
 				p := testPod("")
 				p.HostNetwork = true
 				return p
 			}, allRunning, SyncOptions{}, `sandbox(create=true NetworkNamespaceChanged attempt=1 id="") killpod start[0:foo NewSandbox, 1:bar NewSandbox, 2:baz NewSandbox]`},
 		{"a hostNetwork pod with a NODE sandbox needs no IP",
-			func() Pod {
+			func() core.Pod {
 				p := testPod("")
 				p.HostNetwork = true
 				return p
 			},
-			func(p Pod) PodStatus {
+			func(p core.Pod) PodStatus {
 				st := allRunning(p)
 				st.Sandboxes[0].NetworkMode, st.Sandboxes[0].Network = NamespaceNode, &SandboxNetwork{}
 				return st
 			}, SyncOptions{}, ``},
 		{"a pod-network sandbox without an IP: new sandbox",
-			func() Pod { return testPod("") },
-			func(p Pod) PodStatus {
+			func() core.Pod { return testPod("") },
+			func(p core.Pod) PodStatus {
 				st := allRunning(p)
 				st.Sandboxes[0].Network.IP = ""
 				return st
 			}, SyncOptions{}, `sandbox(create=true NoIP attempt=1 id="sb1") killpod start[0:foo NewSandbox, 1:bar NewSandbox, 2:baz NewSandbox]`},
 		{"no network status at all is not a missing IP",
-			func() Pod { return testPod("") },
-			func(p Pod) PodStatus {
+			func() core.Pod { return testPod("") },
+			func(p core.Pod) PodStatus {
 				st := allRunning(p)
 				st.Sandboxes[0].Network = nil
 				return st
 			}, SyncOptions{}, ``},
 		{"ephemeral containers start once",
-			func() Pod {
+			func() core.Pod {
 				p := testPod("")
-				p.EphemeralContainers = []Container{spec("debug"), spec("debug2")}
+				p.EphemeralContainers = []core.Container{spec("debug"), spec("debug2")}
 				return p
 			},
-			func(p Pod) PodStatus {
+			func(p core.Pod) PodStatus {
 				st := allRunning(p)
 				st.Containers = append(st.Containers, exited(spec("debug2"), 1, 1))
 				return st
@@ -264,7 +266,7 @@ func TestComputePodActionsUpstreamCases(t *testing.T) {
 
 func TestComputePodActionsInitContainers(t *testing.T) {
 	i0, i1 := spec("init0"), spec("init1")
-	withInits := func(policy RestartPolicy, inits ...Container) Pod {
+	withInits := func(policy core.RestartPolicy, inits ...core.Container) core.Pod {
 		p := testPod(policy)
 		p.InitContainers = inits
 		return p
@@ -274,7 +276,7 @@ func TestComputePodActionsInitContainers(t *testing.T) {
 	}
 	cases := []struct {
 		name string
-		pod  Pod
+		pod  core.Pod
 		st   PodStatus
 		opts SyncOptions
 		want string
@@ -291,18 +293,18 @@ func TestComputePodActionsInitContainers(t *testing.T) {
 		{"init0 failed under Always: retried",
 			withInits("", i0, i1), sandboxOnly(exited(i0, 1, 2)), SyncOptions{}, `init[0:init0 InitContainerFailed]`},
 		{"init0 OOM-killed with exit 0 counts as failed",
-			withInits(RestartPolicyOnFailure, i0, i1), func() PodStatus {
+			withInits(core.RestartPolicyOnFailure, i0, i1), func() PodStatus {
 				s := exited(i0, 1, 0)
 				s.Reason = "OOMKilled"
 				return sandboxOnly(s)
 			}(), SyncOptions{}, `init[0:init0 InitContainerFailed]`},
 		{"init1 failed under Never: the pod is killed",
-			withInits(RestartPolicyNever, i0, i1), sandboxOnly(exited(i0, 1, 0), exited(i1, 10, 1)), SyncOptions{}, `killpod`},
+			withInits(core.RestartPolicyNever, i0, i1), sandboxOnly(exited(i0, 1, 0), exited(i1, 10, 1)), SyncOptions{}, `killpod`},
 		{"init0 unknown under Always: killed and started again",
 			withInits("", i0, i1), sandboxOnly(withState(running(i0, 1), ContainerUnknown)), SyncOptions{},
 			`init[0:init0 Unknown] kill[init0-1 Unknown]`},
 		{"init0 unknown under Never: the pod is killed",
-			withInits(RestartPolicyNever, i0, i1), sandboxOnly(withState(running(i0, 1), ContainerUnknown)), SyncOptions{}, `killpod`},
+			withInits(core.RestartPolicyNever, i0, i1), sandboxOnly(withState(running(i0, 1), ContainerUnknown)), SyncOptions{}, `killpod`},
 		{"init containers done: the regular containers start",
 			withInits("", i0, i1), sandboxOnly(exited(i0, 1, 0), exited(i1, 10, 0)), SyncOptions{},
 			`start[0:foo NotCreated, 1:bar NotCreated, 2:baz NotCreated]`},
@@ -316,14 +318,14 @@ func TestComputePodActionsInitContainers(t *testing.T) {
 			withInits("", sidecar("proxy"), i1), sandboxOnly(running(sidecar("proxy"), 1)), SyncOptions{},
 			`init[1:init1 NextInitContainer]`},
 		{"a sidecar with a startup probe waits for its first result",
-			withInits("", func() Container { c := sidecar("proxy"); c.HasStartupProbe = true; return c }(), i1),
+			withInits("", func() core.Container { c := sidecar("proxy"); c.HasStartupProbe = true; return c }(), i1),
 			sandboxOnly(running(sidecar("proxy"), 1)), SyncOptions{}, ``},
 		{"a sidecar failing its startup probe is restarted",
-			withInits(RestartPolicyNever, func() Container { c := sidecar("proxy"); c.HasStartupProbe = true; return c }(), i1),
+			withInits(core.RestartPolicyNever, func() core.Container { c := sidecar("proxy"); c.HasStartupProbe = true; return c }(), i1),
 			func() PodStatus { s := running(sidecar("proxy"), 1); s.Startup = ProbeFailure; return sandboxOnly(s) }(), SyncOptions{},
 			`init[0:proxy StartupProbe] kill[proxy-1 StartupProbe]`},
 		{"a sidecar that exited after initialization restarts; regular containers keep running",
-			withInits(RestartPolicyNever, sidecar("proxy")), func() PodStatus {
+			withInits(core.RestartPolicyNever, sidecar("proxy")), func() PodStatus {
 				st := allRunning(testPod(""))
 				st.Containers = append(st.Containers, exited(sidecar("proxy"), 0, 1))
 				return st
@@ -331,7 +333,7 @@ func TestComputePodActionsInitContainers(t *testing.T) {
 		{"a sidecar missing after initialization is started",
 			withInits("", sidecar("proxy"), i1), allRunning(testPod("")), SyncOptions{}, `init[0:proxy NotCreated]`},
 		{"a changed sidecar is restarted",
-			withInits("", func() Container { c := sidecar("proxy"); c.Image = "proxy:v2"; return c }()),
+			withInits("", func() core.Container { c := sidecar("proxy"); c.Image = "proxy:v2"; return c }()),
 			func() PodStatus {
 				st := allRunning(testPod(""))
 				st.Containers = append(st.Containers, running(sidecar("proxy"), 0))
@@ -341,20 +343,20 @@ func TestComputePodActionsInitContainers(t *testing.T) {
 		// so the sidecar restarts first; v1.37: they do (they are in the
 		// current sandbox), and a finished pod under Never is killed.
 		{"v1.36: everything exited: not initialized, so the sidecar restarts first",
-			withInits(RestartPolicyNever, sidecar("proxy")), func() PodStatus {
+			withInits(core.RestartPolicyNever, sidecar("proxy")), func() PodStatus {
 				return sandboxOnly(exited(sidecar("proxy"), 0, 1), exited(spec("foo"), 1, 0), exited(spec("bar"), 1, 0), exited(spec("baz"), 1, 0))
 			}(), SyncOptionsFor(release.V1_36), `init[0:proxy Exited]`},
 		{"v1.37: everything exited: initialized, and the finished pod is killed",
-			withInits(RestartPolicyNever, sidecar("proxy")), func() PodStatus {
+			withInits(core.RestartPolicyNever, sidecar("proxy")), func() PodStatus {
 				return sandboxOnly(exited(sidecar("proxy"), 0, 1), exited(spec("foo"), 1, 0), exited(spec("bar"), 1, 0), exited(spec("baz"), 1, 0))
 			}(), SyncOptions{}, `killpod`},
 		{"sidecars do not keep a finished pod alive",
-			withInits(RestartPolicyNever, sidecar("proxyA"), sidecar("proxyB")), func() PodStatus {
+			withInits(core.RestartPolicyNever, sidecar("proxyA"), sidecar("proxyB")), func() PodStatus {
 				return sandboxOnly(exited(sidecar("proxyA"), 0, 1), running(sidecar("proxyB"), 0),
 					exited(spec("foo"), 1, 0), exited(spec("bar"), 1, 0), exited(spec("baz"), 1, 0))
 			}(), SyncOptions{}, `killpod`},
 		{"new sandbox: exited regular containers do not make the pod initialized",
-			withInits(RestartPolicyOnFailure, i0), PodStatus{
+			withInits(core.RestartPolicyOnFailure, i0), PodStatus{
 				Sandboxes:  []SandboxStatus{{ID: "sb1", State: SandboxNotReady, CreatedAt: at(0)}},
 				Containers: []ContainerStatus{exited(spec("foo"), 1, 0), exited(spec("bar"), 1, 0), exited(spec("baz"), 1, 0)},
 			}, SyncOptions{}, `sandbox(create=false SandboxNotReady attempt=1 id="sb1") killpod`},
@@ -362,7 +364,7 @@ func TestComputePodActionsInitContainers(t *testing.T) {
 		{"legacy: init0 completed, init1 next",
 			withInits("", i0, i1), sandboxOnly(exited(i0, 1, 0)), SyncOptions{LegacySidecarContainers: true}, `init[1:init1 NextInitContainer]`},
 		{"legacy: init0 failed under Never kills the pod",
-			withInits(RestartPolicyNever, i0, i1), sandboxOnly(exited(i0, 1, 1)), SyncOptions{LegacySidecarContainers: true}, `killpod`},
+			withInits(core.RestartPolicyNever, i0, i1), sandboxOnly(exited(i0, 1, 1)), SyncOptions{LegacySidecarContainers: true}, `killpod`},
 		{"legacy: init0 unknown is killed and retried",
 			withInits("", i0, i1), sandboxOnly(withState(running(i0, 1), ContainerUnknown)), SyncOptions{LegacySidecarContainers: true},
 			`init[0:init0 InitContainerFailed] kill[init0-1 Unknown]`},
@@ -400,7 +402,7 @@ func TestComputePodActionsInitContainers(t *testing.T) {
 func TestInitContainersCurrentSandbox(t *testing.T) {
 	i0 := spec("init0")
 	pod := testPod("")
-	pod.InitContainers = []Container{i0}
+	pod.InitContainers = []core.Container{i0}
 	in := func(sb string, s ContainerStatus) ContainerStatus { s.SandboxID = sb; return s }
 	gcInits := PodStatus{Sandboxes: []SandboxStatus{readySandbox("sb1", 0, 0)},
 		Containers: []ContainerStatus{exited(spec("foo"), 10, 0), exited(spec("bar"), 10, 0), exited(spec("baz"), 10, 0)}}
@@ -449,7 +451,7 @@ func TestSyncOptionsFor(t *testing.T) {
 }
 
 func TestComputePodActionsMessages(t *testing.T) {
-	p := testPod(RestartPolicyNever)
+	p := testPod(core.RestartPolicyNever)
 	st := allRunning(p)
 	p.Containers[0].Image = "foo:v2"
 	st.Containers[1].Liveness = ProbeFailure
@@ -497,7 +499,7 @@ func TestComputePodActionsLegacyFullSpecHash(t *testing.T) {
 
 func TestComputePodActionsBadInput(t *testing.T) {
 	p := testPod("")
-	p.InitContainers = []Container{spec("bar")}
+	p.InitContainers = []core.Container{spec("bar")}
 	_, err := ComputePodActions(p, PodStatus{}, SyncOptions{})
 	if !errors.Is(err, ErrInvalidInput) || !strings.Contains(err.Error(), `"bar" is used twice`) {
 		t.Errorf("duplicate: %v", err)
@@ -511,12 +513,14 @@ func TestComputePodActionsBadInput(t *testing.T) {
 
 func TestComputePodActionsBadRestartPolicies(t *testing.T) {
 	for _, c := range []struct {
-		edit func(*Pod)
+		edit func(*core.Pod)
 		want string
 	}{
-		{func(p *Pod) { p.RestartPolicy = "Sometimes" }, `unsupported restart policy "Sometimes"`},
-		{func(p *Pod) { p.InitContainers = []Container{{Name: "i", RestartPolicy: RestartPolicyNever}} }, `init container "i" has restart policy "Never"`},
-		{func(p *Pod) { p.Containers[0].RestartPolicy = RestartPolicyAlways }, `container "foo" has restart policy "Always"`},
+		{func(p *core.Pod) { p.RestartPolicy = "Sometimes" }, `unsupported restart policy "Sometimes"`},
+		{func(p *core.Pod) {
+			p.InitContainers = []core.Container{{Name: "i", RestartPolicy: string(core.RestartPolicyNever)}}
+		}, `init container "i" has restart policy "Never"`},
+		{func(p *core.Pod) { p.Containers[0].RestartPolicy = core.ContainerRestartPolicyAlways }, `container "foo" has restart policy "Always"`},
 	} {
 		p := testPod("")
 		c.edit(&p)
@@ -529,7 +533,7 @@ func TestComputePodActionsBadRestartPolicies(t *testing.T) {
 func TestComputePodActionsManyInstances(t *testing.T) {
 	// More than 16 instances takes the indexed lookup; the decision must
 	// not change.
-	p := testPod(RestartPolicyAlways)
+	p := testPod(core.RestartPolicyAlways)
 	st := allRunning(p)
 	for i := 0; i < 20; i++ {
 		st.Containers = append(st.Containers, exited(spec("bar"), -100-i, 1))
@@ -549,25 +553,25 @@ func TestShouldRestart(t *testing.T) {
 	ex := func(code int32) *ContainerStatus { s := exited(spec("foo"), 1, code); return &s }
 	st := func(s ContainerState) *ContainerStatus { c := withState(running(spec("foo"), 1), s); return &c }
 	cases := []struct {
-		policy   RestartPolicy
+		policy   core.RestartPolicy
 		deleting bool
 		s        *ContainerStatus
 		want     bool
 	}{
-		{RestartPolicyNever, false, nil, true},
-		{RestartPolicyAlways, true, nil, false},
-		{RestartPolicyAlways, false, st(ContainerRunning), false},
-		{RestartPolicyNever, false, st(ContainerUnknown), true},
-		{RestartPolicyNever, false, st(ContainerCreated), true},
-		{RestartPolicyNever, false, ex(1), false},
-		{RestartPolicyOnFailure, false, ex(0), false},
-		{RestartPolicyOnFailure, false, ex(137), true},
-		{RestartPolicyAlways, false, ex(0), true},
+		{core.RestartPolicyNever, false, nil, true},
+		{core.RestartPolicyAlways, true, nil, false},
+		{core.RestartPolicyAlways, false, st(ContainerRunning), false},
+		{core.RestartPolicyNever, false, st(ContainerUnknown), true},
+		{core.RestartPolicyNever, false, st(ContainerCreated), true},
+		{core.RestartPolicyNever, false, ex(1), false},
+		{core.RestartPolicyOnFailure, false, ex(0), false},
+		{core.RestartPolicyOnFailure, false, ex(137), true},
+		{core.RestartPolicyAlways, false, ex(0), true},
 		{"", false, ex(0), true}, // empty policy is the API default Always
 	}
 	for _, c := range cases {
 		p := testPod(c.policy)
-		p.Deleting = c.deleting
+		p.DeletionTimestamp = coretest.Deleting(c.deleting)
 		if got := ShouldRestart(p, c.s); got != c.want {
 			t.Errorf("policy %q deleting %v status %+v: %v, want %v", c.policy, c.deleting, c.s, got, c.want)
 		}

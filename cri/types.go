@@ -1,22 +1,11 @@
 package cri
 
 import (
+	"github.com/nodelife/nodelife/core"
 	"time"
 
 	"github.com/nodelife/nodelife/gc"
 	"github.com/nodelife/nodelife/internal/enum"
-)
-
-// RestartPolicy is a pod's spec.restartPolicy, or an init container's
-// restartPolicy (only Always, which makes it a sidecar). The values are
-// core/v1's.
-type RestartPolicy string
-
-// The restart policies.
-const (
-	RestartPolicyAlways    RestartPolicy = "Always"
-	RestartPolicyOnFailure RestartPolicy = "OnFailure"
-	RestartPolicyNever     RestartPolicy = "Never"
 )
 
 // ContainerState is a CRI container state (the type gc uses, so that one
@@ -56,54 +45,17 @@ func (m NamespaceMode) String() string {
 	return enum.Name(m, "NamespaceMode", "POD", "CONTAINER", "NODE", "TARGET")
 }
 
-// Container is a container of a pod spec, with what the sync decisions
-// read.
-type Container struct {
-	// Name is the container's name, unique within the pod.
-	Name string
-	// Image is its image reference.
-	Image string
-	// RestartPolicy is set only on init containers: Always makes the init
-	// container a restartable one (a sidecar). Empty otherwise.
-	RestartPolicy RestartPolicy
-	// HasStartupProbe and HasLivenessProbe report that the spec declares
-	// those probes (a sidecar waits for their first result).
-	HasStartupProbe, HasLivenessProbe bool
-	// SpecJSON is the JSON encoding of the whole v1.Container, read only
-	// in the legacy full-spec hash mode (SyncOptions.LegacyFullSpecHash).
-	SpecJSON []byte
-}
-
-// Pod is the desired pod: the spec fields the sync decisions read.
-type Pod struct {
-	// Name, Namespace and UID identify the pod (they appear in messages
-	// and in the back-off key).
-	Name, Namespace, UID string
-	// RestartPolicy is spec.restartPolicy; empty means Always, the API
-	// default.
-	RestartPolicy RestartPolicy
-	// HostNetwork is spec.hostNetwork: the sandbox must use the node's
-	// network namespace and needs no IP of its own.
-	HostNetwork bool
-	// Deleting reports that metadata.deletionTimestamp is set: no
-	// container is restarted any more.
-	Deleting bool
-	// InitContainers, Containers and EphemeralContainers are the spec's
-	// lists, in order.
-	InitContainers, Containers, EphemeralContainers []Container
-}
-
 // restartPolicy returns the pod's restart policy with the API default.
-func (p *Pod) restartPolicy() RestartPolicy {
+func restartPolicy(p *core.Pod) core.RestartPolicy {
 	if p.RestartPolicy == "" {
-		return RestartPolicyAlways
+		return core.RestartPolicyAlways
 	}
 	return p.RestartPolicy
 }
 
-// String returns the pod as the kubelet's format.Pod prints it:
+// podString returns the pod as the kubelet's format.Pod prints it:
 // "name_namespace(uid)".
-func (p *Pod) String() string { return p.Name + "_" + p.Namespace + "(" + p.UID + ")" }
+func podString(p *core.Pod) string { return p.Name + "_" + p.Namespace + "(" + p.UID + ")" }
 
 // SandboxNetwork is a sandbox's network status as the runtime reports it.
 type SandboxNetwork struct {

@@ -7,14 +7,16 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/cri"
 	"github.com/nodelife/nodelife/gc"
+	"github.com/nodelife/nodelife/internal/coretest"
 )
 
 // SyncPod is a pod and what the runtime reports of it, as the kubelet's
 // pod sync takes them.
 type SyncPod struct {
-	Pod    cri.Pod
+	Pod    core.Pod
 	Status cri.PodStatus
 }
 
@@ -31,17 +33,17 @@ func SyncPods(o Options) *rapid.Generator[SyncPod] {
 		at := func(label string, maxSeconds int) time.Time {
 			return o.now().Add(time.Duration(rapid.IntRange(0, maxSeconds).Draw(t, label)) * time.Second)
 		}
-		policy := rapid.SampledFrom([]cri.RestartPolicy{"", cri.RestartPolicyAlways, cri.RestartPolicyOnFailure, cri.RestartPolicyNever}).Draw(t, "policy")
-		p := cri.Pod{Name: "p", Namespace: "ns", UID: "u", RestartPolicy: policy, Deleting: rapid.Float64().Draw(t, "deleting") < 0.1,
+		policy := rapid.SampledFrom([]core.RestartPolicy{"", core.RestartPolicyAlways, core.RestartPolicyOnFailure, core.RestartPolicyNever}).Draw(t, "policy")
+		p := core.Pod{Name: "p", Namespace: "ns", UID: "u", RestartPolicy: policy, DeletionTimestamp: coretest.Deleting(rapid.Float64().Draw(t, "deleting") < 0.1),
 			HostNetwork: rapid.Float64().Draw(t, "hostNetwork") < 0.2}
 		names := []string{"a", "b", "c", "d", "i0", "i1"}
 		for i, n := 0, rapid.IntRange(1, 4).Draw(t, "containers"); i < n; i++ {
-			p.Containers = append(p.Containers, cri.Container{Name: names[i], Image: names[i] + ":v1"})
+			p.Containers = append(p.Containers, core.Container{Name: names[i], Image: names[i] + ":v1"})
 		}
 		for i, n := 0, rapid.IntRange(0, 2).Draw(t, "inits"); i < n; i++ {
-			c := cri.Container{Name: names[4+i], Image: "init:v1"}
+			c := core.Container{Name: names[4+i], Image: "init:v1"}
 			if rapid.Bool().Draw(t, "sidecar") {
-				c.RestartPolicy = cri.RestartPolicyAlways
+				c.RestartPolicy = core.ContainerRestartPolicyAlways
 				c.HasStartupProbe = rapid.Bool().Draw(t, "startupProbe")
 				c.HasLivenessProbe = rapid.Bool().Draw(t, "livenessProbe")
 			}
@@ -58,7 +60,7 @@ func SyncPods(o Options) *rapid.Generator[SyncPod] {
 			st.Sandboxes = append(st.Sandboxes, sb)
 		}
 		id := 0
-		for _, c := range append(append([]cri.Container{}, p.InitContainers...), p.Containers...) {
+		for _, c := range append(append([]core.Container{}, p.InitContainers...), p.Containers...) {
 			for j, n := 0, rapid.IntRange(0, 3).Draw(t, "instances"); j < n; j++ {
 				s := cri.ContainerStatus{ID: "id" + strconv.Itoa(id), Name: c.Name, State: cri.ContainerState(rapid.IntRange(0, 3).Draw(t, "state")),
 					CreatedAt: at("created", 20), ExitCode: int32(rapid.SampledFrom([]int{0, 0, 1, 137}).Draw(t, "exitCode")),

@@ -76,7 +76,7 @@ func TestDistributionKubelet(t *testing.T) {
 	checkShares(t, "SyncPods",
 		share{"a sidecar", func(i int) bool {
 			for _, c := range sp(i).Pod.InitContainers {
-				if c.RestartPolicy == cri.RestartPolicyAlways {
+				if c.RestartPolicy == core.ContainerRestartPolicyAlways {
 					return true
 				}
 			}

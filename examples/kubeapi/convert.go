@@ -163,13 +163,16 @@ func TaintNode(n *corev1.Node) eviction.TaintNode {
 
 // Pod converts a pod into the library's one pod type, which the pod GC,
 // the shutdown planners, the cgroup computations, the topology managers,
-// the NoExecute planner, the node lifecycle controller and the kubelet's
+// the NoExecute planner, the node lifecycle controller, the pod sync
+// decisions (cri) and the kubelet's
 // admission read: metadata (names, labels and annotations shared with p,
 // not copied, so the static and mirror annotations come along;
 // timestamps), the spec's node name, node selector (shared) and required
 // node affinity, OS, supplemental groups policy, priority, priority class,
-// grace period, tolerations, containers' and init containers' requests and
-// limits (sidecars by their restartPolicy), the host ports of the
+// grace period, restart policy, host network, tolerations, containers',
+// init containers' and ephemeral containers' names and images, the
+// requests and limits and whether startup and liveness probes are set
+// (sidecars by their restartPolicy), the host ports of the
 // containers and of the sidecar init containers, pod-level resources and
 // overhead, the volumes (Volumes), and the status's phase, reason, QoS class, conditions and, when
 // it reports resources, the resize status (ResizeStatus).
@@ -184,16 +187,23 @@ func Pod(p *corev1.Pod) core.Pod {
 		v := *p.Spec.Priority
 		out.Priority = &v
 	}
-	for _, c := range p.Spec.InitContainers {
-		cc := core.Container{Name: c.Name, Resources: resources(c.Resources.Requests, c.Resources.Limits)}
+	for i := range p.Spec.InitContainers {
+		c := &p.Spec.InitContainers[i]
+		cc := container(c)
 		if c.RestartPolicy != nil {
 			cc.RestartPolicy = string(*c.RestartPolicy)
 		}
 		out.InitContainers = append(out.InitContainers, cc)
 	}
-	for _, c := range p.Spec.Containers {
-		out.Containers = append(out.Containers, core.Container{Name: c.Name, Resources: resources(c.Resources.Requests, c.Resources.Limits)})
+	for i := range p.Spec.Containers {
+		out.Containers = append(out.Containers, container(&p.Spec.Containers[i]))
 	}
+	for i := range p.Spec.EphemeralContainers {
+		c := p.Spec.EphemeralContainers[i].EphemeralContainerCommon
+		out.EphemeralContainers = append(out.EphemeralContainers, core.Container{Name: c.Name, Image: c.Image})
+	}
+	out.RestartPolicy = core.RestartPolicy(p.Spec.RestartPolicy)
+	out.HostNetwork = p.Spec.HostNetwork
 	if r := p.Spec.Resources; r != nil {
 		pr := resources(r.Requests, r.Limits)
 		out.Resources = &pr
@@ -229,6 +239,15 @@ func Pod(p *corev1.Pod) core.Pod {
 	}
 	out.Volumes = Volumes(p.Spec.Volumes)
 	return out
+}
+
+// container converts a regular or init container: name, image, requests
+// and limits, and whether it has startup and liveness probes. SpecJSON is
+// left nil: a caller that needs the container hash of kubelets before 1.31
+// sets it (json.Marshal of the container).
+func container(c *corev1.Container) core.Container {
+	return core.Container{Name: c.Name, Image: c.Image, Resources: resources(c.Resources.Requests, c.Resources.Limits),
+		HasStartupProbe: c.StartupProbe != nil, HasLivenessProbe: c.LivenessProbe != nil}
 }
 
 // Volumes converts a pod's spec.volumes: each volume's name, which source

@@ -17,6 +17,7 @@ import (
 	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/conditions"
 	"github.com/nodelife/nodelife/core"
+	"github.com/nodelife/nodelife/cri"
 	"github.com/nodelife/nodelife/eviction"
 	"github.com/nodelife/nodelife/gc"
 	"github.com/nodelife/nodelife/lease"
@@ -300,6 +301,43 @@ func TestPodVolumes(t *testing.T) {
 	limit.Set(5)
 	if vs[0].EmptyDir.SizeLimit.Equal(limit) {
 		t.Error("the size limit is shared with the input, not copied")
+	}
+}
+
+// Pod converts what the kubelet's pod sync reads: the restart policy, host
+// network, each container's image and probes, and the ephemeral
+// containers; the converted pod drives cri's restart rule.
+func TestPodSyncFields(t *testing.T) {
+	always := corev1.ContainerRestartPolicyAlways
+	probe := &corev1.Probe{ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"true"}}}}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", UID: "u"}, Spec: corev1.PodSpec{
+		RestartPolicy: corev1.RestartPolicyNever, HostNetwork: true,
+		InitContainers:      []corev1.Container{{Name: "proxy", Image: "envoy:1", RestartPolicy: &always, StartupProbe: probe}},
+		Containers:          []corev1.Container{{Name: "app", Image: "nginx:1", LivenessProbe: probe}},
+		EphemeralContainers: []corev1.EphemeralContainer{{EphemeralContainerCommon: corev1.EphemeralContainerCommon{Name: "debug", Image: "busybox"}}},
+	}}
+	cp := Pod(pod)
+	if cp.RestartPolicy != core.RestartPolicyNever || !cp.HostNetwork {
+		t.Errorf("restart policy %q, host network %v; want Never, true", cp.RestartPolicy, cp.HostNetwork)
+	}
+	if c := cp.InitContainers[0]; c.Image != "envoy:1" || c.RestartPolicy != core.ContainerRestartPolicyAlways || !c.HasStartupProbe || c.HasLivenessProbe {
+		t.Errorf("init container %+v", c)
+	}
+	if c := cp.Containers[0]; c.Image != "nginx:1" || c.HasStartupProbe || !c.HasLivenessProbe {
+		t.Errorf("container %+v", c)
+	}
+	if len(cp.EphemeralContainers) != 1 || cp.EphemeralContainers[0].Name != "debug" || cp.EphemeralContainers[0].Image != "busybox" {
+		t.Errorf("ephemeral containers %+v", cp.EphemeralContainers)
+	}
+	// restartPolicy Never: an exited container is not started again; with
+	// the API default (Always) it is.
+	exited := &cri.ContainerStatus{Name: "app", State: cri.ContainerExited, ExitCode: 1}
+	if cri.ShouldRestart(cp, exited) {
+		t.Error("an exited container of a Never pod would be restarted")
+	}
+	pod.Spec.RestartPolicy = ""
+	if !cri.ShouldRestart(Pod(pod), exited) {
+		t.Error("an exited container of a pod with the default restart policy would not be restarted")
 	}
 }
 

@@ -171,7 +171,7 @@ func pairs() []pair {
 	nlThs, _ := pressure.ParseThresholdConfig(nil, hard, soft, grace, reclaim)
 	restartPod := &v1.Pod{Spec: v1.PodSpec{RestartPolicy: v1.RestartPolicyOnFailure, Containers: []v1.Container{{Name: "app"}}}}
 	restartStatus := &kubecontainer.PodStatus{ContainerStatuses: []*kubecontainer.Status{{Name: "app", State: kubecontainer.ContainerStateExited, ExitCode: 1}}}
-	nRestartPod := cri.Pod{Name: "p", RestartPolicy: cri.RestartPolicyOnFailure, Containers: []cri.Container{{Name: "app"}}}
+	nRestartPod := core.Pod{Name: "p", RestartPolicy: core.RestartPolicyOnFailure, Containers: []core.Container{{Name: "app"}}}
 	nRestartStatus := &cri.ContainerStatus{Name: "app", State: gc.ContainerExited, ExitCode: 1}
 	backoffStart := time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC)
 

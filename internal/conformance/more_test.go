@@ -23,6 +23,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/cri"
 	"github.com/nodelife/nodelife/eviction/pressure"
 	"github.com/nodelife/nodelife/gc"
@@ -177,17 +178,17 @@ var (
 
 func TestDifferentialShouldRestart(t *testing.T) {
 	c := compare(t, "cri.ShouldRestart", "pkg/kubelet/container.ShouldContainerBeRestarted (ContainerRestartRules at its v1.36 default, on)",
-		"restart policy Always/OnFailure/Never/empty, pod deleting or not, newest instance none/created/running/exited (exit 0, 1, 137, -1)/unknown; containers without their own restartPolicy or rules, which cri.Pod does not model")
+		"restart policy Always/OnFailure/Never/empty, pod deleting or not, newest instance none/created/running/exited (exit 0, 1, 137, -1)/unknown; containers without their own restartPolicy or rules, which core.Pod does not model")
 	r := rand.New(rand.NewSource(44))
 	policies := []v1.RestartPolicy{v1.RestartPolicyAlways, v1.RestartPolicyOnFailure, v1.RestartPolicyNever, ""}
 	codes := []int{0, 1, 137, -1}
 	for i, n := 0, inputs(t); i < n; i++ {
 		policy := policies[r.Intn(len(policies))]
 		pod := &v1.Pod{Spec: v1.PodSpec{RestartPolicy: policy, Containers: []v1.Container{{Name: "app"}}}}
-		np := cri.Pod{Name: "p", RestartPolicy: cri.RestartPolicy(policy), Containers: []cri.Container{{Name: "app"}}}
+		np := core.Pod{Name: "p", RestartPolicy: core.RestartPolicy(policy), Containers: []core.Container{{Name: "app"}}}
 		if r.Intn(4) == 0 {
 			pod.DeletionTimestamp = &metav1.Time{Time: time.Unix(1, 0)}
-			np.Deleting = true
+			np.DeletionTimestamp = &pod.DeletionTimestamp.Time
 		}
 		status := &kubecontainer.PodStatus{}
 		var newest *cri.ContainerStatus
@@ -197,7 +198,7 @@ func TestDifferentialShouldRestart(t *testing.T) {
 			newest = &cri.ContainerStatus{Name: "app", State: nlStates[s], ExitCode: int32(code)}
 		}
 		up := kubecontainer.ShouldContainerBeRestarted(discard, &pod.Spec.Containers[0], pod, status)
-		c.check(diffBool(fmt.Sprintf("policy %q deleting %v status %+v", policy, np.Deleting, newest), up, cri.ShouldRestart(np, newest)))
+		c.check(diffBool(fmt.Sprintf("policy %q deleting %v status %+v", policy, np.Deleting(), newest), up, cri.ShouldRestart(np, newest)))
 	}
 }
 

@@ -27,7 +27,7 @@ var unpaired = []string{
 	"**cri**: `ComputePodActions` is `kubeGenericRuntimeManager.computePodActions` (unexported); the probe worker is unexported. " +
 		"The crash-loop back-off is compared with client-go's `flowcontrol.Backoff` driven as the kubelet's doBackOff drives it. `ShouldRestart` is compared " +
 		"only for containers without their own restartPolicy or restart rules: per-container rules (ContainerRestartRules, beta since " +
-		"v1.35) are not modelled by `cri.Pod`.",
+		"v1.35) are not modelled by `core.Pod`.",
 	"**cgroup**: MemoryQoS and swap values are computed in the kubelet's unexported kuberuntime code; QoS-level configs in the " +
 		"unexported qosContainerManager; `CheckRequirements`, the PSI and cgroup-file parsers have no upstream function.",
 }
