@@ -164,18 +164,19 @@ func TaintNode(n *corev1.Node) eviction.TaintNode {
 // Pod converts a pod into the library's one pod type, which the pod GC,
 // the shutdown planners, the cgroup computations, the topology managers,
 // the NoExecute planner, the node lifecycle controller, the pod sync
-// decisions (cri) and the kubelet's
-// admission read: metadata (names, labels and annotations shared with p,
-// not copied, so the static and mirror annotations come along;
-// timestamps), the spec's node name, node selector (shared) and required
-// node affinity, OS, supplemental groups policy, priority, priority class,
-// grace period, restart policy, host network, tolerations, containers',
-// init containers' and ephemeral containers' names and images, the
-// requests and limits and whether startup and liveness probes are set
-// (sidecars by their restartPolicy), the host ports of the
-// containers and of the sidecar init containers, pod-level resources and
-// overhead, the volumes (Volumes), and the status's phase, reason, QoS class, conditions and, when
-// it reports resources, the resize status (ResizeStatus).
+// decisions (cri), node-pressure eviction and the kubelet's admission
+// read: metadata (names, labels and annotations shared with p, not copied,
+// so the static and mirror annotations come along; timestamps), the spec's
+// node name, node selector (shared) and required node affinity, OS,
+// supplemental groups policy, priority, priority class, grace period,
+// restart policy, host network, tolerations, the names and images of the
+// containers, init containers and ephemeral containers, the containers'
+// and init containers' requests and limits and whether they set startup
+// and liveness probes (sidecars by their restartPolicy), the host ports of
+// the containers and of the sidecar init containers, pod-level resources
+// and overhead, the volumes (Volumes), and the status's phase, reason, QoS
+// class, conditions and, when it reports resources, the resize status
+// (ResizeStatus).
 func Pod(p *corev1.Pod) core.Pod {
 	out := core.Pod{Namespace: p.Namespace, Name: p.Name, UID: string(p.UID), Labels: p.Labels, Annotations: p.Annotations,
 		CreationTimestamp: p.CreationTimestamp.Time, DeletionTimestamp: timePtr(p.DeletionTimestamp),
