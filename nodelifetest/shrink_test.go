@@ -158,12 +158,25 @@ func setFlags(t *testing.T, values map[string]string) {
 // full disruption, where no taint is placed). The whole failure text,
 // as a person sees it, is the golden file testdata/priority-order.golden
 // (go test -run TestShrinkPriorityOrder -update rewrites it).
+//
+// It runs in a child process that TestMain starts before the other tests
+// (shrinkchild_test.go): rapid's settings are the process's flags, and this
+// is the package's longest test.
 func TestShrinkPriorityOrder(t *testing.T) {
 	if raceEnabled {
 		// 50 s under the detector for a check without goroutines; the
 		// plain run (the README's go test ./...) checks the same text.
 		t.Skip("checked in the run without -race")
 	}
+	if os.Getenv(shrinkChildEnv) == "" && reportShrinkChild(t) {
+		return
+	}
+	checkShrinkPriorityOrder(t)
+}
+
+// checkShrinkPriorityOrder is TestShrinkPriorityOrder's check, in the
+// process that runs it.
+func checkShrinkPriorityOrder(t *testing.T) {
 	// A fixed seed and room to shrink, so that the text is the same on
 	// every machine; no fail file in testdata/rapid.
 	setFlags(t, map[string]string{"rapid.seed": "1", "rapid.checks": "100", "rapid.nofailfile": "true", "rapid.shrinktime": "10m"})

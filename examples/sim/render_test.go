@@ -189,6 +189,7 @@ func savePNG(t *testing.T, img image.Image, name string) {
 
 // The README's picture, as committed.
 func TestRenderReadmeReplay(t *testing.T) {
+	t.Parallel() // rsvg-convert runs as a child process: the renders of the three tests overlap
 	data, err := os.ReadFile("../../docs/replay-sample.svg")
 	if err != nil {
 		t.Fatal(err)
@@ -199,6 +200,7 @@ func TestRenderReadmeReplay(t *testing.T) {
 // A generated cluster with zone b cut off: its not Ready and tainted
 // lines coincide for most of the outage.
 func TestRenderOutage(t *testing.T) {
+	t.Parallel() // rsvg-convert runs as a child process: the renders of the three tests overlap
 	res, err := Run(Config{NodesPerZone: 10, Outages: outageB})
 	if err != nil {
 		t.Fatal(err)
@@ -211,6 +213,7 @@ func TestRenderOutage(t *testing.T) {
 // labels up to the right edge), the three lines of a zone equal all along,
 // and ten workloads that lose the same replicas at the same times.
 func TestRenderLongNamesAndCoincidingLines(t *testing.T) {
+	t.Parallel() // rsvg-convert runs as a child process: the renders of the three tests overlap
 	long := strings.Repeat("a-very-long-zone-name-", 8)
 	d := 90 * time.Minute
 	res := Result{Zones: []string{long, "quiet"}, ZoneNodes: []int{4, 2}, ZonePods: []int{4, 2}, Duration: d}
