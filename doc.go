@@ -174,17 +174,22 @@
 // order, shutdown phases, cascading deletion). Only tests import it; it is
 // the one package that imports pgregory.net/rapid.
 //
+// sim: a discrete-event simulation of a cluster on a virtual clock, the
+// library's machines composed: kubelets that heartbeat, post status, evict
+// under pressure and shut down gracefully; the node lifecycle controller
+// with its zones, taints and evictions; outages, shutdowns and pressure
+// episodes; a timeline, per-pod outcomes and per-workload losses, drawn as
+// SVG. Deterministic for a seed, no goroutines. cmd/simulate runs it from
+// the command line (go run ./cmd/simulate --nodes 5000).
+//
 // # Examples
 //
 // go run ./examples/tour prints the guided tour: one scenario per area,
 // each also a program of its own (examples/zone-outage, examples/shutdown,
 // examples/disk-pressure, examples/leader-election,
 // examples/cascading-delete, examples/cgroup, examples/taints,
-// examples/cloud-node).
-// examples/sim is a discrete-event simulation driver that runs
-// nodelifecycle and the kubelet-side packages on a virtual clock (go run ./examples/simulate --nodes 5000), and
-// examples/kubeapi, a module of its own, converts k8s.io/api objects into
-// the library's inputs and back.
+// examples/cloud-node). examples/kubeapi, a module of its own, converts
+// k8s.io/api objects into the library's inputs and back.
 //
 // # Driving a state machine
 //

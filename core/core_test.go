@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/nodelife/nodelife/conditions"
 	"github.com/nodelife/nodelife/taints"
@@ -151,5 +152,38 @@ func TestPodLevelResourcesSet(t *testing.T) {
 		if got := p.PodLevelResourcesSet(); got != tc.want {
 			t.Errorf("%v: PodLevelResourcesSet %v, want %v", tc.r, got, tc.want)
 		}
+	}
+}
+
+// The huge pages of a list are its hugepages-* entries of every size;
+// memory and other resources do not count, and the sum saturates.
+func TestHugePagesBytes(t *testing.T) {
+	q := resource.MustParse
+	for _, tc := range []struct {
+		list ResourceList
+		want int64
+	}{
+		{nil, 0},
+		{ResourceList{ResourceMemory: q("8Gi"), ResourceCPU: q("4")}, 0},
+		{ResourceList{"hugepages-2Mi": q("1Gi"), "hugepages-1Gi": q("2Gi"), ResourceMemory: q("8Gi")}, 3 << 30},
+		{ResourceList{"hugepages-2Mi": q("4Ei"), "hugepages-1Gi": q("4Ei")}, 1<<63 - 1},
+	} {
+		if got := tc.list.HugePagesBytes(); got != tc.want {
+			t.Errorf("%v: HugePagesBytes = %d, want %d", tc.list, got, tc.want)
+		}
+	}
+}
+
+// A pod's controller is the owner reference marked so, wherever it is in
+// the list; an owner not marked controller is not one.
+func TestControllerRef(t *testing.T) {
+	yes, no := true, false
+	p := Pod{OwnerReferences: []metav1.OwnerReference{{Kind: "ConfigMap", Name: "c", Controller: &no}, {Kind: "ReplicaSet", Name: "rs", Controller: &yes}}}
+	if r := p.ControllerRef(); r == nil || r.Name != "rs" {
+		t.Errorf("ControllerRef = %+v, want the ReplicaSet", r)
+	}
+	p.OwnerReferences = p.OwnerReferences[:1]
+	if r := p.ControllerRef(); r != nil {
+		t.Errorf("ControllerRef = %+v, want none", r)
 	}
 }

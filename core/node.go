@@ -39,6 +39,9 @@ type Node struct {
 	Conditions []conditions.Condition
 	// Addresses are status.addresses, in order.
 	Addresses []conditions.NodeAddress
+	// Capacity is status.capacity: the node's total resources, before
+	// what the system reserves.
+	Capacity ResourceList
 	// Allocatable is status.allocatable: what pods may request.
 	Allocatable ResourceList
 	// Features is status.features.

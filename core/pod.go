@@ -3,6 +3,8 @@ package core
 import (
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/nodelife/nodelife/conditions"
 	"github.com/nodelife/nodelife/taints"
 )
@@ -48,6 +50,9 @@ type Pod struct {
 	// DeletionTimestamp is metadata.deletionTimestamp; nil while the pod
 	// is not being deleted.
 	DeletionTimestamp *time.Time
+	// OwnerReferences are metadata.ownerReferences: the objects the pod
+	// belongs to, its controller (ControllerRef) among them.
+	OwnerReferences []metav1.OwnerReference
 
 	// NodeName is spec.nodeName; "" while the pod is not scheduled.
 	NodeName string
@@ -190,6 +195,18 @@ func (p *Pod) IsStatic() bool {
 func (p *Pod) IsMirror() bool {
 	_, ok := p.Annotations[ConfigMirrorAnnotation]
 	return ok
+}
+
+// ControllerRef returns the owner reference marked as the pod's
+// controller (the ReplicaSet, StatefulSet, DaemonSet, Job, or the Node of
+// a mirror pod), as metav1.GetControllerOf finds it; nil when none is.
+func (p *Pod) ControllerRef() *metav1.OwnerReference {
+	for i := range p.OwnerReferences {
+		if r := &p.OwnerReferences[i]; r.Controller != nil && *r.Controller {
+			return r
+		}
+	}
+	return nil
 }
 
 // IsCritical reports whether the kubelet treats the pod as critical, as its

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"math"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -144,4 +145,26 @@ func (p *Pod) PodLevelResourcesSet() bool {
 		}
 	}
 	return false
+}
+
+// HugePagesBytes returns the bytes of huge pages of every size in the
+// list: the sum of its hugepages-* entries, saturating at the int64 range.
+// Of a node's capacity, it is what the kubelet's summary of v1.37 takes off
+// the node's memory available (pressure.NodeStats.HugePagesCapacityBytes).
+func (l ResourceList) HugePagesBytes() int64 {
+	var sum int64
+	for name, q := range l {
+		if !strings.HasPrefix(string(name), ResourceHugePagesPrefix) {
+			continue
+		}
+		v := q.Value()
+		if v < 0 {
+			continue
+		}
+		if sum > math.MaxInt64-v {
+			return math.MaxInt64
+		}
+		sum += v
+	}
+	return sum
 }

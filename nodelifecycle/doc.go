@@ -9,7 +9,7 @@
 // view current, object by object, as an informer would; Step decides what
 // the two controllers do at a given time and returns the actions in order,
 // each with a machine-readable Reason and a Message, and when it next needs
-// to run. It is what the simulator (examples/sim), the client-go controller
+// to run. It is what the simulator (sim), the client-go controller
 // (examples/cluster/controller), the nodewatch command and the what-if
 // replay all run.
 //

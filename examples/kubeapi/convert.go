@@ -161,25 +161,24 @@ func TaintNode(n *corev1.Node) eviction.TaintNode {
 	return eviction.TaintNode{Name: n.Name, UID: string(n.UID), Zone: eviction.ZoneKey(n.Labels), Taints: Taints(n.Spec.Taints)}
 }
 
-// Pod converts a pod into the library's one pod type, which the pod GC,
-// the shutdown planners, the cgroup computations, the topology managers,
-// the NoExecute planner, the node lifecycle controller, the pod sync
-// decisions (cri), node-pressure eviction and the kubelet's admission
-// read: metadata (names, labels and annotations shared with p, not copied,
+// Pod converts a pod into the library's one pod type, which the pod GC, the
+// shutdown planners, the cgroup computations, the topology managers, the
+// NoExecute planner, the node lifecycle controller, the pod sync decisions
+// (cri), node-pressure eviction and the kubelet's admission read: metadata
+// (names, labels, annotations and owner references shared with p, not copied,
 // so the static and mirror annotations come along; timestamps), the spec's
 // node name, node selector (shared) and required node affinity, OS,
-// supplemental groups policy, priority, priority class, grace period,
-// restart policy, host network, tolerations, the names and images of the
-// containers, init containers and ephemeral containers, the containers'
-// and init containers' requests and limits and whether they set startup
-// and liveness probes (sidecars by their restartPolicy), the host ports of
-// the containers and of the sidecar init containers, pod-level resources
-// and overhead, the volumes (Volumes), and the status's phase, reason, QoS
-// class, conditions and, when it reports resources, the resize status
-// (ResizeStatus).
+// supplemental groups policy, priority, priority class, grace period, restart
+// policy, host network, tolerations, the names and images of the containers,
+// init containers and ephemeral containers, the containers' and init
+// containers' requests and limits and whether they set startup and liveness
+// probes (sidecars by their restartPolicy), the host ports of the containers
+// and of the sidecar init containers, pod-level resources and overhead, the
+// volumes (Volumes), and the status's phase, reason, QoS class, conditions
+// and, when it reports resources, the resize status (ResizeStatus).
 func Pod(p *corev1.Pod) core.Pod {
 	out := core.Pod{Namespace: p.Namespace, Name: p.Name, UID: string(p.UID), Labels: p.Labels, Annotations: p.Annotations,
-		CreationTimestamp: p.CreationTimestamp.Time, DeletionTimestamp: timePtr(p.DeletionTimestamp),
+		CreationTimestamp: p.CreationTimestamp.Time, DeletionTimestamp: timePtr(p.DeletionTimestamp), OwnerReferences: p.OwnerReferences,
 		NodeName: p.Spec.NodeName, PriorityClassName: p.Spec.PriorityClassName,
 		TerminationGracePeriodSeconds: copyInt64(p.Spec.TerminationGracePeriodSeconds), Tolerations: Tolerations(p.Spec.Tolerations),
 		Overhead: resourceList(p.Spec.Overhead),
@@ -298,9 +297,9 @@ func Volumes(vs []corev1.Volume) []core.Volume {
 // Node converts a node into the library's one node type, which the node
 // lifecycle controller, the pod GC, the shutdown planners, the readiness
 // rules, admission and the cloud controller manager's decisions read: metadata
-// (names, labels and annotations shared with n, not copied; timestamps),
-// the spec's taints, unschedulable, provider ID and pod CIDRs (shared),
-// and the status's conditions, addresses, allocatable (copied) and
+// (names, labels and annotations shared with n, not copied; timestamps), the
+// spec's taints, unschedulable, provider ID and pod CIDRs (shared), and the
+// status's conditions, addresses, capacity and allocatable (copied) and
 // features (what admission reads).
 func Node(n *corev1.Node) core.Node {
 	out := core.Node{Name: n.Name, UID: string(n.UID), Labels: n.Labels, Annotations: n.Annotations,
@@ -310,6 +309,7 @@ func Node(n *corev1.Node) core.Node {
 	for _, a := range n.Status.Addresses {
 		out.Addresses = append(out.Addresses, conditions.NodeAddress{Type: conditions.NodeAddressType(a.Type), Address: a.Address})
 	}
+	out.Capacity = resourceList(n.Status.Capacity)
 	out.Allocatable = resourceList(n.Status.Allocatable)
 	if f := n.Status.Features; f != nil {
 		out.Features.SupplementalGroupsPolicy = f.SupplementalGroupsPolicy

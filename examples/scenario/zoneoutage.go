@@ -6,10 +6,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nodelife/nodelife/examples/sim"
+	"github.com/nodelife/nodelife/sim"
 )
 
-// ZoneOutage runs the simulation driver (examples/sim) on three zones of
+// ZoneOutage runs the simulation driver (sim) on three zones of
 // 50 nodes, two pods each with the default 300s tolerations: zone b loses
 // connectivity to the API server at +60s and gets it back at +600s. Its
 // kubelets' lease renewals fail; the node monitor turns the nodes Unknown

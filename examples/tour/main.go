@@ -4,7 +4,7 @@
 //	go run ./examples/tour
 //
 // It runs every scenario of examples/scenario in turn: taints, a zone
-// outage (the simulation driver of examples/sim), a graceful shutdown, a
+// outage (the simulation driver of sim), a graceful shutdown, a
 // disk-pressure cycle, a leader-election hand-over, a cascading delete,
 // the cgroup values of a Burstable pod, a cloud node's life, a node
 // readiness rule through a CNI crash, and a pod's NUMA placement. The

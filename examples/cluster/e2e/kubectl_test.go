@@ -17,7 +17,7 @@ import (
 	"github.com/nodelife/nodelife/examples/cluster/e2e/internal/testcluster"
 	"github.com/nodelife/nodelife/examples/cluster/replaycmd"
 	"github.com/nodelife/nodelife/examples/kubeapi/replay"
-	"github.com/nodelife/nodelife/examples/sim"
+	"github.com/nodelife/nodelife/sim"
 )
 
 // kubectl runs kubectl v1.37.2, built from the k8s.io/kubectl module into

@@ -15,7 +15,7 @@ import (
 	"github.com/nodelife/nodelife/examples/cluster/e2e/internal/testcluster"
 	"github.com/nodelife/nodelife/examples/cluster/replaycmd"
 	"github.com/nodelife/nodelife/examples/kubeapi/replay"
-	"github.com/nodelife/nodelife/examples/sim"
+	"github.com/nodelife/nodelife/sim"
 )
 
 // The replay reads a live cluster, read-only, and plays a scenario on it.

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/nodelife/nodelife/examples/kubeapi/replay"
-	"github.com/nodelife/nodelife/examples/sim"
+	"github.com/nodelife/nodelife/sim"
 )
 
 // Placement on the sample, worked out by hand. Zones eu-1b and eu-1c and

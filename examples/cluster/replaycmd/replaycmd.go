@@ -38,12 +38,12 @@ import (
 	"github.com/nodelife/nodelife/examples/kubeapi"
 	"github.com/nodelife/nodelife/examples/kubeapi/replay"
 	"github.com/nodelife/nodelife/examples/kubeapi/snapshot"
-	"github.com/nodelife/nodelife/examples/sim"
 	"github.com/nodelife/nodelife/internal/quantity"
 	"github.com/nodelife/nodelife/lease"
 	"github.com/nodelife/nodelife/nodelifecycle"
 	"github.com/nodelife/nodelife/release"
 	"github.com/nodelife/nodelife/shutdown"
+	"github.com/nodelife/nodelife/sim"
 	"github.com/nodelife/nodelife/taints"
 )
 

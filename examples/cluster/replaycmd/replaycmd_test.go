@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/nodelife/nodelife/examples/kubeapi/replay"
-	"github.com/nodelife/nodelife/examples/sim"
+	"github.com/nodelife/nodelife/sim"
 )
 
 const sample = "../../kubeapi/snapshot/testdata/sample.json"

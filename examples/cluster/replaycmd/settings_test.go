@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/nodelife/nodelife/examples/kubeapi/replay"
-	"github.com/nodelife/nodelife/examples/sim"
+	"github.com/nodelife/nodelife/sim"
 )
 
 // fatesAt runs the replay on the sample with args and returns when each

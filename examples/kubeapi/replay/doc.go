@@ -1,6 +1,6 @@
 // Package replay answers what-if questions on a snapshot of a real
 // cluster: it turns scenario specs into the simulator's scenarios
-// (package examples/sim) resolved against the snapshot's nodes and zones,
+// (package sim) resolved against the snapshot's nodes and zones,
 // and writes the run's report.
 //
 // The pieces, in the order the replay command uses them:

@@ -8,7 +8,7 @@ import (
 
 	"github.com/nodelife/nodelife/examples/kubeapi/replay"
 	"github.com/nodelife/nodelife/examples/kubeapi/snapshot"
-	"github.com/nodelife/nodelife/examples/sim"
+	"github.com/nodelife/nodelife/sim"
 )
 
 // Zone eu-1b of the sample snapshot loses the API server for ten minutes

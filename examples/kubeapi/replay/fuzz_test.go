@@ -4,8 +4,8 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/nodelife/nodelife/examples/sim"
 	"github.com/nodelife/nodelife/shutdown"
+	"github.com/nodelife/nodelife/sim"
 )
 
 // FuzzSpecs feeds the replay's scenario grammars (-shutdown SEL@AT[/OOS],

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nodelife/nodelife/examples/sim"
+	"github.com/nodelife/nodelife/sim"
 )
 
 // The -json output is sim.Result with its fields under their Go names

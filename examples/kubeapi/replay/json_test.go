@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nodelife/nodelife/examples/sim"
+	"github.com/nodelife/nodelife/sim"
 )
 
 // The -json form: durations as Go duration strings, "never" as null, and

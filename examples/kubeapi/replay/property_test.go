@@ -14,8 +14,8 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/nodelife/nodelife/examples/kubeapi/snapshot"
-	"github.com/nodelife/nodelife/examples/sim"
 	"github.com/nodelife/nodelife/shutdown"
+	"github.com/nodelife/nodelife/sim"
 )
 
 var created = metav1.NewTime(time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC))

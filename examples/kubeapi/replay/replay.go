@@ -11,8 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/nodelife/nodelife/conditions"
-	"github.com/nodelife/nodelife/examples/sim"
 	"github.com/nodelife/nodelife/shutdown"
+	"github.com/nodelife/nodelife/sim"
 )
 
 // ErrSpec is wrapped by every error about a scenario spec.

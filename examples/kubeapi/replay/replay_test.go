@@ -8,8 +8,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/nodelife/nodelife/examples/kubeapi/snapshot"
-	"github.com/nodelife/nodelife/examples/sim"
 	"github.com/nodelife/nodelife/shutdown"
+	"github.com/nodelife/nodelife/sim"
 )
 
 func sample(t testing.TB) *sim.Cluster {

@@ -22,7 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/nodelife/nodelife/examples/kubeapi/snapshot"
-	"github.com/nodelife/nodelife/examples/sim"
+	"github.com/nodelife/nodelife/sim"
 )
 
 // The scale check: a snapshot of NODELIFE_SCALE_NODES nodes with ten pods

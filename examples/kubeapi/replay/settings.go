@@ -6,9 +6,9 @@ import (
 	"io"
 	"strings"
 
-	"github.com/nodelife/nodelife/examples/sim"
 	"github.com/nodelife/nodelife/nodelifecycle"
 	"github.com/nodelife/nodelife/release"
+	"github.com/nodelife/nodelife/sim"
 )
 
 // ErrSetting is wrapped by every error about a cluster setting.
@@ -21,10 +21,13 @@ const (
 	NewestVersion = int(release.Current)
 )
 
-// Preset sets cfg's controller to kube-controller-manager's defaults of
-// the Kubernetes release version ("1.31", "v1.31" or "1.31.4"), from 1.27
-// to 1.37 (nodelifecycle.ConfigFor), and returns the release as "1.31".
-// The defaults that changed in that span:
+// Preset runs every simulated component as the Kubernetes release
+// version ("1.31", "v1.31" or "1.31.4"), from 1.27 to 1.37: it sets
+// cfg.Release, and cfg's controller to kube-controller-manager's defaults
+// of that release (nodelifecycle.ConfigFor); the simulated kubelets'
+// node-pressure eviction (pressure.ConfigFor) and admission
+// (admission.OptionsFor) follow cfg.Release. It returns the release as
+// "1.31". The defaults that changed in that span:
 //
 //   - --node-monitor-grace-period: 40s before 1.32, 50s since (kubernetes
 //     PR #126287);
@@ -34,7 +37,10 @@ const (
 //     (nodelifecycle.Config.TaintOnObservedReady, kubernetes#120815);
 //   - the lease circuit breaker (gate NodeControllerLeaseCircuitBreaker,
 //     beta and on since 1.37), which reads a node's live Lease before it
-//     marks the node Unknown for an expired cached one.
+//     marks the node Unknown for an expired cached one;
+//   - the kubelet's memory.available net of the node's huge pages (gate
+//     HugepageAwareEviction, beta and on since 1.37), which a pressure
+//     episode on a node with huge pages meets sooner.
 //
 // The other settings a replay takes (eviction rates, thresholds, the
 // kubelet's 40s node lease, the API server's 300s tolerations) kept their
@@ -50,7 +56,7 @@ func Preset(cfg *sim.Config, version string) (string, error) {
 		return "", fmt.Errorf("%w: -kubernetes-version %q: want a release as 1.MINOR, e.g. 1.31", ErrSetting, version)
 	}
 	lc := nodelifecycle.ConfigFor(v)
-	cfg.Controller = &lc
+	cfg.Controller, cfg.Release = &lc, v
 	return v.String(), nil
 }
 

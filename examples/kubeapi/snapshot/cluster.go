@@ -4,31 +4,30 @@ import (
 	"encoding/binary"
 	"slices"
 	"strconv"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/examples/kubeapi"
-	"github.com/nodelife/nodelife/examples/sim"
+	"github.com/nodelife/nodelife/sim"
 	"github.com/nodelife/nodelife/taints"
 )
 
-// Cluster converts the snapshot into the simulator's explicit cluster:
-// nodes with their labels (zones), taints and Ready status; pods with
-// their tolerations (admission's defaults are already in the objects),
-// priority, priority class, grace period, memory request, static and
-// mirror marks, and their workload: the controller owner reference, with
-// a ReplicaSet named "<deployment>-<pod-template-hash>" read as its
-// Deployment.
+// Cluster converts the snapshot into the simulator's explicit cluster, in
+// the library's own types: nodes with their labels (zones), taints,
+// creation time, allocatable and Ready condition; pods as kubeapi.Pod
+// converts them, with two things left out: the annotations other than the
+// ones the kubelet's admission reads (a static pod's source, a mirror
+// pod's hash), and of the owner references all but the pod's workload
+// (sim.WorkloadOf: the controller, or the first), without its UID.
 //
 // Values that repeat across objects are shared, not copied: strings
-// (namespaces, node names, owners, label keys and values), label maps,
-// toleration lists and resource lists (the pods of a workload ask for the
-// same), so that a cluster of a million pods takes a fraction of the
-// memory. The shared values are never written to: the simulator and the
-// admission checks only read them.
+// (namespaces, node names, label keys and values), label maps, owner
+// references, toleration lists, container lists and resource lists (the
+// pods of a workload ask for the same), so that a cluster of a million
+// pods takes a fraction of the memory. The shared values are never written
+// to: the simulator and the admission checks only read them.
 //
 // A snapshot read with Options.ReplayOnly has its pods in this form
 // already; Cluster converts only its nodes then.
@@ -37,13 +36,12 @@ func (s *Snapshot) Cluster() *sim.Cluster {
 	if in == nil {
 		in = newInterner()
 	}
-	c := &sim.Cluster{Nodes: make([]sim.Node, 0, len(s.Nodes)), Pods: s.replayPods, Refused: s.Refused}
+	c := &sim.Cluster{Nodes: make([]core.Node, 0, len(s.Nodes)), Pods: s.replayPods, Refused: s.Refused}
 	for _, n := range s.Nodes {
-		c.Nodes = append(c.Nodes, sim.Node{Name: in.str(n.Name), Labels: in.labels(n.Labels), Taints: kubeapi.Taints(n.Spec.Taints),
-			Ready: kubeapi.ReadyStatus(n), Created: n.CreationTimestamp.Time, Allocatable: in.list(kubeapi.Node(n).Allocatable)})
+		c.Nodes = append(c.Nodes, in.node(n))
 	}
 	if c.Pods == nil {
-		c.Pods = make([]sim.Pod, 0, len(s.Pods))
+		c.Pods = make([]core.Pod, 0, len(s.Pods))
 		for _, p := range s.Pods {
 			c.Pods = append(c.Pods, in.pod(p))
 		}
@@ -51,38 +49,38 @@ func (s *Snapshot) Cluster() *sim.Cluster {
 	return c
 }
 
-// pod converts p into the simulator's form, its values shared.
-func (in *interner) pod(p *corev1.Pod) sim.Pod {
-	owner := Workload(p)
-	owner.Kind, owner.Name = in.str(owner.Kind), in.str(owner.Name)
-	tols := in.tolerations(kubeapi.Tolerations(p.Spec.Tolerations))
-	sp := sim.Pod{Namespace: in.str(p.Namespace), Name: p.Name, UID: string(p.UID), Node: in.str(p.Spec.NodeName), Phase: in.str(string(p.Status.Phase)),
-		Owner: owner, Tolerations: tols, PriorityClassName: in.str(p.Spec.PriorityClassName),
-		Created: p.CreationTimestamp.Time, MemoryRequest: MemoryRequest(p)}
+// node converts n as kubeapi.Node does, its name, labels and allocatable
+// shared.
+func (in *interner) node(n *corev1.Node) core.Node {
+	out := kubeapi.Node(n)
+	out.Name, out.Labels, out.Allocatable = in.str(out.Name), in.labels(out.Labels), in.list(out.Allocatable)
+	return out
+}
+
+// pod converts p into the library's pod, its values shared.
+func (in *interner) pod(p *corev1.Pod) core.Pod {
+	out := kubeapi.Pod(p)
+	out.Namespace, out.NodeName = in.str(p.Namespace), in.str(p.Spec.NodeName)
+	out.Phase = core.PodPhase(in.str(string(p.Status.Phase)))
+	out.PriorityClassName = in.str(p.Spec.PriorityClassName)
+	out.Tolerations = in.tolerations(out.Tolerations)
 	if v := p.Spec.Priority; v != nil {
-		sp.Priority = in.int32(*v)
+		out.Priority = in.int32(*v)
 	}
 	if g := p.Spec.TerminationGracePeriodSeconds; g != nil {
-		sp.TerminationGracePeriodSeconds = in.int64(*g)
+		out.TerminationGracePeriodSeconds = in.int64(*g)
 	}
-	_, sp.Mirror = p.Annotations[corev1.MirrorPodAnnotationKey]
-	if src, ok := p.Annotations["kubernetes.io/config.source"]; ok && src != "api" {
-		sp.Static = true
-	}
-	spec := kubeapi.Pod(p)
-	spec.Namespace, spec.Name, spec.UID, spec.NodeName = sp.Namespace, sp.Name, sp.UID, sp.Node
-	spec.PriorityClassName, spec.Tolerations, spec.Priority = sp.PriorityClassName, tols, sp.Priority
-	spec.Labels = in.labels(spec.Labels)
-	spec.Annotations = in.labels(admissionAnnotations(spec.Annotations))
-	spec.NodeSelector = in.labels(spec.NodeSelector)
-	spec.Overhead = in.list(spec.Overhead)
-	spec.InitContainers = in.containers(spec.InitContainers)
-	spec.Containers = in.containers(spec.Containers)
-	if r := spec.Resources; r != nil {
+	out.OwnerReferences = in.owner(p)
+	out.Labels = in.labels(out.Labels)
+	out.Annotations = in.labels(admissionAnnotations(out.Annotations))
+	out.NodeSelector = in.labels(out.NodeSelector)
+	out.Overhead = in.list(out.Overhead)
+	out.InitContainers = in.containers(out.InitContainers)
+	out.Containers = in.containers(out.Containers)
+	if r := out.Resources; r != nil {
 		r.Requests, r.Limits = in.list(r.Requests), in.list(r.Limits)
 	}
-	sp.Spec = &spec
-	return sp
+	return out
 }
 
 // admissionAnnotations keeps the annotations the kubelet's admission reads
@@ -104,19 +102,22 @@ func admissionAnnotations(a map[string]string) map[string]string {
 // interner shares equal values: each distinct value is kept once, under a
 // key that spells it out.
 type interner struct {
-	strs  map[string]string
-	maps  map[string]map[string]string
-	lists map[string]core.ResourceList
-	tols  map[string][]taints.Toleration
-	ctrs  map[string][]core.Container
-	i32   map[int32]*int32
-	i64   map[int64]*int64
-	key   []byte // scratch for building keys
+	strs   map[string]string
+	maps   map[string]map[string]string
+	lists  map[string]core.ResourceList
+	tols   map[string][]taints.Toleration
+	ctrs   map[string][]core.Container
+	i32    map[int32]*int32
+	i64    map[int64]*int64
+	owners map[string][]metav1.OwnerReference
+	yes    bool   // true: what every shared owner reference's Controller points to
+	key    []byte // scratch for building keys
 }
 
 func newInterner() *interner {
 	return &interner{strs: map[string]string{}, maps: map[string]map[string]string{}, lists: map[string]core.ResourceList{},
-		tols: map[string][]taints.Toleration{}, ctrs: map[string][]core.Container{}, i32: map[int32]*int32{}, i64: map[int64]*int64{}}
+		tols: map[string][]taints.Toleration{}, ctrs: map[string][]core.Container{}, i32: map[int32]*int32{}, i64: map[int64]*int64{},
+		owners: map[string][]metav1.OwnerReference{}, yes: true}
 }
 
 func (in *interner) str(s string) string {
@@ -253,11 +254,10 @@ func sharedPtr[T comparable](m map[T]*T, v T) *T {
 	return p
 }
 
-// Workload is the pod's workload: its controller owner reference (the
-// first owner reference when none is marked controller), with a
-// ReplicaSet whose name is "<name>-<pod-template-hash label>" read as
-// the Deployment <name>. A pod without owners has none.
-func Workload(p *corev1.Pod) sim.Owner {
+// owner shares the owner reference of a pod's workload (its controller,
+// or its first when none is marked controller, as sim.WorkloadOf reads
+// them), without its UID; nil for a pod without owners.
+func (in *interner) owner(p *corev1.Pod) []metav1.OwnerReference {
 	var ref *metav1.OwnerReference
 	for i := range p.OwnerReferences {
 		if r := &p.OwnerReferences[i]; r.Controller != nil && *r.Controller {
@@ -269,44 +269,21 @@ func Workload(p *corev1.Pod) sim.Owner {
 		ref = &p.OwnerReferences[0]
 	}
 	if ref == nil {
-		return sim.Owner{}
+		return nil
 	}
-	if ref.Kind == "ReplicaSet" {
-		if hash := p.Labels["pod-template-hash"]; hash != "" {
-			if name, ok := strings.CutSuffix(ref.Name, "-"+hash); ok && name != "" {
-				return sim.Owner{Kind: "Deployment", Name: name}
-			}
-		}
+	controller := ref.Controller != nil && *ref.Controller
+	key := keyField(keyField(keyField(in.key[:0], ref.APIVersion), ref.Kind), ref.Name)
+	if controller {
+		key = append(key, 'c')
 	}
-	return sim.Owner{Kind: ref.Kind, Name: ref.Name}
-}
-
-// MemoryRequest is the pod's memory request in bytes as the scheduler
-// counts it: the larger of the regular containers' sum (with sidecars) and
-// the largest init container's; pod-level resources
-// (spec.resources.requests.memory), when set, replace the containers';
-// the overhead is added to a request that is not zero.
-func MemoryRequest(p *corev1.Pod) int64 {
-	var sum, sidecars, initMax int64
-	for _, c := range p.Spec.InitContainers {
-		m := c.Resources.Requests.Memory().Value()
-		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
-			sidecars += m
-			continue
-		}
-		initMax = max(initMax, sidecars+m)
+	in.key = key
+	if v, ok := in.owners[string(key)]; ok {
+		return v
 	}
-	for _, c := range p.Spec.Containers {
-		sum += c.Resources.Requests.Memory().Value()
+	out := []metav1.OwnerReference{{APIVersion: in.str(ref.APIVersion), Kind: in.str(ref.Kind), Name: in.str(ref.Name)}}
+	if controller {
+		out[0].Controller = &in.yes
 	}
-	req := max(sum+sidecars, initMax)
-	if r := p.Spec.Resources; r != nil {
-		if m, ok := r.Requests[corev1.ResourceMemory]; ok {
-			req = m.Value()
-		}
-	}
-	if req > 0 {
-		req += p.Spec.Overhead.Memory().Value()
-	}
-	return req
+	in.owners[string(key)] = out
+	return out
 }

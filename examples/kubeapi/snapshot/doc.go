@@ -22,11 +22,11 @@
 // differently from encoding/json it leaves the item to encoding/json. YAML
 // is read whole, then converted. Options.MaxBytes bounds the
 // bytes read after decompression; Options.ReplayOnly keeps each pod only
-// in the simulator's form (what the replay command reads: about 4 KB of
+// as the library's core.Pod (what the replay command reads: about 4 KB of
 // memory a pod at 100,000 pods, the run included).
 //
 // It is the input side of the what-if replay on a user's own cluster:
 // Cluster converts a snapshot into the simulator's explicit cluster
-// (package examples/sim), and package examples/kubeapi/replay and the
+// (package sim), and package examples/kubeapi/replay and the
 // command examples/cluster/cmd/replay run scenarios on it.
 package snapshot

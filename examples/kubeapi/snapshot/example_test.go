@@ -6,6 +6,7 @@ import (
 
 	"github.com/nodelife/nodelife/examples/kubeapi"
 	"github.com/nodelife/nodelife/examples/kubeapi/snapshot"
+	"github.com/nodelife/nodelife/sim"
 )
 
 func ExampleLoad() {
@@ -65,8 +66,8 @@ func ExampleSnapshot_Cluster() {
 	c := s.Cluster()
 	fmt.Println(len(c.Nodes), "nodes in", c.Zones())
 	for _, p := range c.Pods {
-		if p.Node == "w-1b2" {
-			fmt.Println(p.Key(), "->", p.Workload())
+		if p.NodeName == "w-1b2" {
+			fmt.Println(p.Key(), "->", sim.WorkloadOf(&p))
 		}
 	}
 	// Output:

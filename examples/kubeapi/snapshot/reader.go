@@ -23,8 +23,8 @@ type Options struct {
 	// Progress, when set, is called now and then while reading with the
 	// bytes read so far (after decompression) and the objects kept.
 	Progress func(bytes int64, objects int)
-	// ReplayOnly keeps each pod only in the form Cluster returns (the
-	// simulator's, its values shared with the other pods'), converted as
+	// ReplayOnly keeps each pod only in the form Cluster returns (a
+	// core.Pod, its values shared with the other pods'), converted as
 	// it is read, and drops the API object: Pods stays empty (PodCount
 	// counts them) and Orphans and PodsOn find none. For replays of large
 	// snapshots: a million corev1.Pods take gigabytes.

@@ -16,7 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 
-	"github.com/nodelife/nodelife/examples/sim"
+	"github.com/nodelife/nodelife/core"
 )
 
 // Snapshot holds the objects of a snapshot, each kind sorted by namespace
@@ -47,10 +47,10 @@ type Snapshot struct {
 	// to compute with; each has a warning naming its fields.
 	Refused int
 
-	// replayPods are the pods of a read with Options.ReplayOnly, in the
-	// simulator's form (Pods is empty then); in shares their values and
+	// replayPods are the pods of a read with Options.ReplayOnly, as
+	// Cluster converts them (Pods is empty then); in shares their values and
 	// goes on to the nodes in Cluster.
-	replayPods []sim.Pod
+	replayPods []core.Pod
 	in         *interner
 }
 
@@ -258,8 +258,8 @@ func (x uidIndex) add(uid string, kind uint8, index int) {
 }
 
 // check validates a decoded node, pod or lease (refused; notes for a
-// lease kept), and converts a pod the read keeps in the simulator's form
-// only (Options.ReplayOnly), its values shared through in. The decoding workers check their items, each with an
+// lease kept), and converts a pod the read keeps in Cluster's form only
+// (Options.ReplayOnly), its values shared through in. The decoding workers check their items, each with an
 // interner of its own, so that this work is spread over the cores too.
 func (r *reader) check(d *decoded, in *interner) {
 	d.checked = true
@@ -295,7 +295,7 @@ type decoded struct {
 	refused []string // what the API server would refuse in node, pod or lease
 	notes   []string // warnings about a lease kept
 	replay  bool     // the pod is kept as sp only (Options.ReplayOnly)
-	sp      sim.Pod
+	sp      core.Pod
 }
 
 // decodeItem decodes item i of a List; known says whether defaultKind and
@@ -662,7 +662,7 @@ func (s *Snapshot) sort() {
 	slices.SortStableFunc(s.Pods, func(a, b *corev1.Pod) int {
 		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
 	})
-	slices.SortStableFunc(s.replayPods, func(a, b sim.Pod) int {
+	slices.SortStableFunc(s.replayPods, func(a, b core.Pod) int {
 		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
 	})
 	slices.SortStableFunc(s.Leases, func(a, b *coordinationv1.Lease) int {

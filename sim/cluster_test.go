@@ -5,6 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/shutdown"
 )
 
@@ -15,8 +19,8 @@ import (
 func TestValidateCluster(t *testing.T) {
 	zone := map[string]string{"topology.kubernetes.io/region": "r", "topology.kubernetes.io/zone": "z"}
 	c := &Cluster{
-		Nodes: []Node{{Name: "n1", Labels: zone}, {Name: "n1"}, {Name: ""}},
-		Pods:  []Pod{{Namespace: "a", Name: "p", Node: "n9"}, {Namespace: "a", Name: "p"}, {Namespace: "a", Name: "q", Node: "n1", TerminationGracePeriodSeconds: new(int64)}},
+		Nodes: []core.Node{{Name: "n1", Labels: zone}, {Name: "n1"}, {Name: ""}},
+		Pods:  []core.Pod{{Namespace: "a", Name: "p", NodeName: "n9"}, {Namespace: "a", Name: "p"}, {Namespace: "a", Name: "q", NodeName: "n1", TerminationGracePeriodSeconds: new(int64)}},
 	}
 	*c.Pods[2].TerminationGracePeriodSeconds = -1
 	cfg := Config{Cluster: c,
@@ -61,16 +65,56 @@ func TestValidateCluster(t *testing.T) {
 // a pod bound to a node but still Pending has started no container, so it
 // uses no memory when the node comes under pressure.
 func TestMirrorAndPendingPods(t *testing.T) {
-	mirror := Pod{Namespace: "kube-system", Name: "etcd-cp-1", Owner: Owner{Kind: "Node", Name: "cp-1"}, Mirror: true}
-	if got, want := mirror.Workload(), "static pod kube-system/etcd-cp-1 of node cp-1"; got != want {
+	controller := true
+	mirror := core.Pod{Namespace: "kube-system", Name: "etcd-cp-1", Annotations: map[string]string{core.ConfigMirrorAnnotation: "h"},
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: "cp-1", Controller: &controller}}}
+	if got, want := WorkloadOf(&mirror), "static pod kube-system/etcd-cp-1 of node cp-1"; got != want {
 		t.Errorf("Workload() = %q, want %q", got, want)
 	}
-	pending := Pod{Phase: "Pending", MemoryRequest: 1 << 30}
-	running := Pod{Phase: "Running", MemoryRequest: 1 << 30}
-	if got := workingSet(&pending, Pressure{UsageRatio: 2}); got != 0 {
+	gi := core.Container{Name: "c", Resources: core.ResourceRequirements{Requests: core.ResourceList{core.ResourceMemory: resource.MustParse("1Gi")}}}
+	pending := core.Pod{Phase: core.PodPending, Containers: []core.Container{gi}}
+	running := core.Pod{Phase: core.PodRunning, Containers: []core.Container{gi}}
+	if got := memoryRequest(&running); got != 1<<30 {
+		t.Errorf("memoryRequest = %d, want 1Gi", got)
+	}
+	if got := workingSet(&pending, memoryRequest(&pending), Pressure{UsageRatio: 2}); got != 0 {
 		t.Errorf("a Pending pod's working set is %d", got)
 	}
-	if got := workingSet(&running, Pressure{UsageRatio: 2}); got != 2<<30 {
+	if got := workingSet(&running, memoryRequest(&running), Pressure{UsageRatio: 2}); got != 2<<30 {
 		t.Errorf("a Running pod's working set is %d, want twice its request", got)
+	}
+}
+
+// A pod's workload is its controller (the first owner when none is marked
+// controller), a ReplicaSet named after its pod-template-hash label read
+// as its Deployment; a pod without owners has none.
+func TestWorkload(t *testing.T) {
+	yes := true
+	ref := func(kind, name string, controller bool) metav1.OwnerReference {
+		r := metav1.OwnerReference{Kind: kind, Name: name}
+		if controller {
+			r.Controller = &yes
+		}
+		return r
+	}
+	for _, c := range []struct {
+		owners []metav1.OwnerReference
+		hash   string
+		want   string
+	}{
+		{nil, "", ""},
+		{[]metav1.OwnerReference{ref("ReplicaSet", "web-5d8f7", true)}, "5d8f7", "Deployment shop/web"},
+		{[]metav1.OwnerReference{ref("ReplicaSet", "web-5d8f7", true)}, "other", "ReplicaSet shop/web-5d8f7"},
+		{[]metav1.OwnerReference{ref("ReplicaSet", "-5d8f7", true)}, "5d8f7", "ReplicaSet shop/-5d8f7"},
+		{[]metav1.OwnerReference{ref("ConfigMap", "cm", false), ref("StatefulSet", "db", true)}, "", "StatefulSet shop/db"},
+		{[]metav1.OwnerReference{ref("Job", "j", false), ref("ConfigMap", "cm", false)}, "", "Job shop/j"},
+	} {
+		p := core.Pod{Namespace: "shop", Name: "p", OwnerReferences: c.owners}
+		if c.hash != "" {
+			p.Labels = map[string]string{"pod-template-hash": c.hash}
+		}
+		if got := WorkloadOf(&p); got != c.want {
+			t.Errorf("WorkloadOf(owners %v, hash %q) = %q, want %q", c.owners, c.hash, got, c.want)
+		}
 	}
 }

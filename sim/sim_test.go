@@ -294,7 +294,7 @@ func TestProgress(t *testing.T) {
 	}
 }
 
-// BenchmarkRun is the --nodes 5000 run of examples/simulate: 15 simulated
+// BenchmarkRun is the --nodes 5000 run of cmd/simulate: 15 simulated
 // minutes, zone b cut off for nine of them, seeded jitter.
 func BenchmarkRun(b *testing.B) {
 	for _, n := range []int{150, 5000} {

@@ -17,7 +17,6 @@ import (
 	"github.com/nodelife/nodelife/lease"
 	"github.com/nodelife/nodelife/shutdown"
 	"github.com/nodelife/nodelife/taints"
-	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // The simulated world's own actors, as events on the queue: outages, the
@@ -211,10 +210,10 @@ func (r *run) startShutdown(now time.Time, i int, s Shutdown) {
 	var sp []core.Pod
 	for _, pi := range n.pods {
 		if p := &r.pods[pi]; p.stoppedAt < 0 {
-			src := &r.srcPods[p.src]
-			sp = append(sp, core.Pod{Namespace: src.Namespace, Name: src.Name, UID: p.p.UID, Priority: src.Priority,
-				PriorityClassName: src.PriorityClassName, TerminationGracePeriodSeconds: src.TerminationGracePeriodSeconds,
-				Phase: core.PodRunning, CreationTimestamp: src.Created, Tolerations: src.Tolerations})
+			// the cluster's pod as it runs here: the run's UID, Running
+			s := r.srcPods[p.src]
+			s.UID, s.Phase, s.DeletionTimestamp = p.p.UID, core.PodRunning, nil
+			sp = append(sp, s)
 		}
 	}
 	plan, err := s.Graceful.Plan(sp)
@@ -268,13 +267,15 @@ func (r *run) outOfService(now time.Time, i int) {
 type pressureState struct {
 	cfg   Pressure
 	node  int
+	evc   pressure.Config // the kubelet's eviction configuration
 	m     *pressure.Manager
 	freed uint64
 	end   time.Time
+	huge  uint64 // the node's huge page capacity, in bytes
 }
 
 func (r *run) startPressure(now time.Time, i int, p Pressure) {
-	cfg := pressure.DefaultConfig()
+	cfg := pressure.ConfigFor(r.cfg.Release)
 	if p.Eviction != nil {
 		cfg = *p.Eviction
 	}
@@ -283,7 +284,10 @@ func (r *run) startPressure(now time.Time, i int, p Pressure) {
 		r.err = err
 		return
 	}
-	ps := &pressureState{cfg: p, node: i, m: m}
+	ps := &pressureState{cfg: p, node: i, evc: cfg, m: m}
+	if r.srcNodes != nil {
+		ps.huge = uint64(r.srcNodes[i].Capacity.HugePagesBytes())
+	}
 	if p.To != 0 {
 		ps.end = r.cfg.Start.Add(p.To)
 	}
@@ -292,19 +296,19 @@ func (r *run) startPressure(now time.Time, i int, p Pressure) {
 	r.pressureStep(now, ps)
 }
 
-// workingSet is a pod's working set under p.
-func workingSet(src *Pod, p Pressure) uint64 {
-	if src.Phase == "Pending" {
+// workingSet is a pod's working set under p; mem is its memory request.
+func workingSet(src *core.Pod, mem int64, p Pressure) uint64 {
+	if src.Phase == core.PodPending {
 		return 0 // bound, not started: no container uses memory yet
 	}
-	if src.MemoryRequest <= 0 {
+	if mem <= 0 {
 		return cmp.Or(p.BestEffortBytes, 64<<20)
 	}
 	ratio := p.UsageRatio
 	if ratio == 0 {
 		ratio = 1
 	}
-	return uint64(float64(src.MemoryRequest) * ratio)
+	return uint64(float64(mem) * ratio)
 }
 
 func (r *run) pressureStep(now time.Time, ps *pressureState) {
@@ -326,19 +330,17 @@ func (r *run) pressureStep(now time.Time, ps *pressureState) {
 			continue
 		}
 		src := &r.srcPods[p.src]
-		w := workingSet(src, ps.cfg)
+		w := workingSet(src, p.mem, ps.cfg)
 		ws += w
-		pp := core.Pod{Name: src.Name, Namespace: src.Namespace, UID: p.p.UID, Priority: src.Priority, Annotations: src.sourceAnnotations(),
-			TerminationGracePeriodSeconds: src.TerminationGracePeriodSeconds,
-			Containers:                    []core.Container{{Name: "main"}}}
-		if src.MemoryRequest > 0 {
-			pp.Containers[0].Resources.Requests = core.ResourceList{core.ResourceMemory: *resource.NewQuantity(src.MemoryRequest, resource.BinarySI)}
-		}
+		// the cluster's pod under the run's UID, which the decision names
+		pp := *src
+		pp.UID = p.p.UID
 		pods = append(pods, pp)
 		stats[pp.UID] = &pressure.PodStats{WorkingSetBytes: &w}
 		r.pods[pi].affected = true
 	}
-	obs := pressure.Observe(pressure.NodeStats{Memory: &pressure.MemoryStats{Time: now, AvailableBytes: &avail, WorkingSetBytes: &ws}})
+	obs := ps.evc.Observe(pressure.NodeStats{Memory: &pressure.MemoryStats{Time: now, AvailableBytes: &avail, WorkingSetBytes: &ws},
+		HugePagesCapacityBytes: ps.huge})
 	res := ps.m.Step(obs, pods, stats, now)
 	under := slices.Contains(res.Conditions, conditions.MemoryPressure)
 	before := condStatus(n.conds, conditions.MemoryPressure)
@@ -353,7 +355,7 @@ func (r *run) pressureStep(now time.Time, ps *pressureState) {
 	if ev := res.Decision.Evict; ev != nil {
 		pi := atoiUID(ev.Pod.UID)
 		src := &r.srcPods[r.pods[pi].src]
-		ps.freed += workingSet(src, ps.cfg)
+		ps.freed += workingSet(src, r.pods[pi].mem, ps.cfg)
 		r.stop(now, pi, "pressure-evicted", pressure.Reason, fmt.Sprintf("%s; grace period %ds", strings.TrimSpace(ev.Status.Message), ev.GracePeriodSeconds))
 		r.later(now.Add(time.Duration(max(ev.GracePeriodSeconds, 0))*time.Second), func(t time.Time) { r.fail(t, pi) })
 	}
@@ -442,7 +444,7 @@ func (r *run) podGCPass(now time.Time) {
 			continue
 		}
 		src := &r.srcPods[p.src]
-		gp := core.Pod{Namespace: src.Namespace, Name: src.Name, UID: p.p.UID, NodeName: src.Node, Phase: core.PodRunning, CreationTimestamp: src.Created}
+		gp := core.Pod{Namespace: src.Namespace, Name: src.Name, UID: p.p.UID, NodeName: src.NodeName, Phase: core.PodRunning, CreationTimestamp: src.CreationTimestamp}
 		if p.failed {
 			gp.Phase = core.PodFailed
 			if p.notesOr().fate == "pressure-evicted" {

@@ -1,8 +1,8 @@
-// Command simulate runs the discrete-event simulation of examples/sim
+// Command simulate runs the discrete-event simulation of package sim
 // from the command line and prints a summary per zone, optionally with an
 // SVG timeline:
 //
-//	go run ./examples/simulate --nodes 5000 --seed 7 --svg timeline.svg
+//	go run ./cmd/simulate --nodes 5000 --seed 7 --svg timeline.svg
 //
 // Flags:
 //
@@ -28,7 +28,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nodelife/nodelife/examples/sim"
+	"github.com/nodelife/nodelife/sim"
 )
 
 func main() {

@@ -16,112 +16,77 @@ import (
 )
 
 // Cluster is an explicit cluster to simulate instead of a synthetic one:
-// the nodes and pods of a snapshot of a real cluster (package
-// examples/kubeapi/snapshot converts kubectl's JSON into one). Nodes and
-// pods are simulated in name order, whatever their order here.
+// the nodes and pods of a snapshot of a real cluster
+// (examples/kubeapi/snapshot converts kubectl's JSON into one), in the
+// library's own types. Nodes and pods are simulated in name order,
+// whatever their order here. The run never writes to them.
 type Cluster struct {
-	// Nodes are the cluster's nodes.
-	Nodes []Node
+	// Nodes are the cluster's nodes. The run reads a node's name, labels
+	// (its zone, from the topology or beta failure-domain region and zone
+	// labels as eviction.ZoneKey reads them), taints, creation timestamp
+	// (zero: the run's start), allocatable (for Config.Placement) and its
+	// Ready condition: a node whose Ready is not True (or that has none) is
+	// taken to have a silent kubelet from the start, and never heartbeats
+	// in the run.
+	Nodes []core.Node
 	// Pods are its pods. Pods not bound to a node, pods already Succeeded
 	// or Failed, and pods bound to a node not in Nodes are not simulated
 	// (Totals.Skipped counts them, by reason; Result.Orphans lists the
-	// last).
-	Pods []Pod
+	// last). The run reads a pod's identity, node, phase, owner references
+	// and pod-template-hash label (its workload, see WorkloadOf), tolerations
+	// (admission's defaults are added where missing), priority and
+	// priority class, grace period, creation timestamp, annotations (static
+	// and mirror pods), its memory request (pressure.Request: what pressure
+	// episodes take as its working set), and with Config.Placement
+	// everything the kubelet's admission reads.
+	Pods []core.Pod
 	// Refused counts the objects of the source (a snapshot) left out
 	// before the run because the API server would have refused them;
 	// Totals.Refused reports it.
 	Refused int
 }
 
-// Node is a node of an explicit cluster.
-type Node struct {
-	// Name is metadata.name.
-	Name string
-	// Labels are metadata.labels; the zone comes from the topology (or
-	// beta failure-domain) region and zone labels, as eviction.ZoneKey
-	// reads them.
-	Labels map[string]string
-	// Taints are spec.taints at the start.
-	Taints []taints.Taint
-	// Ready is the status of the Ready condition in the snapshot. A node
-	// that is not True there is taken to have a silent kubelet from the
-	// start (it never heartbeats in the run).
-	Ready conditions.Status
-	// Created is metadata.creationTimestamp (zero: the run's start).
-	Created time.Time
-	// Allocatable is status.allocatable, for Config.Placement.
-	Allocatable core.ResourceList
-}
-
-// Owner is a pod's controlling owner, or the workload above it.
-type Owner struct {
-	// Kind is the owner's kind: Deployment, ReplicaSet, StatefulSet,
-	// DaemonSet, Job, ReplicationController, or anything else.
-	Kind string
-	// Name is the owner's name; "" means the pod has no controller.
-	Name string
-}
-
-// Pod is a pod of an explicit cluster.
-type Pod struct {
-	// Namespace, Name and UID identify the pod.
-	Namespace, Name, UID string
-	// Node is spec.nodeName; "" means not scheduled (not simulated).
-	Node string
-	// Phase is status.phase; Succeeded and Failed pods are not simulated.
-	Phase string
-	// Owner is the workload the pod belongs to.
-	Owner Owner
-	// Tolerations are spec.tolerations, admission's defaults included.
-	Tolerations []taints.Toleration
-	// Priority is spec.priority (nil counts as 0).
-	Priority *int32
-	// PriorityClassName is spec.priorityClassName.
-	PriorityClassName string
-	// TerminationGracePeriodSeconds is spec.terminationGracePeriodSeconds
-	// (nil: 30).
-	TerminationGracePeriodSeconds *int64
-	// Created is metadata.creationTimestamp.
-	Created time.Time
-	// MemoryRequest is the pod's memory request in bytes (the sum of its
-	// containers'); 0 means none.
-	MemoryRequest int64
-	// Static and Mirror mark static pods and their mirror pods, which node
-	// pressure never evicts (with critical priorities).
-	Static, Mirror bool
-	// Spec is what the kubelet's admission reads of the pod (requests,
-	// host ports, node selector and affinity, tolerations), for
-	// Config.Placement; nil: only Tolerations count, and the pod requests
-	// nothing.
-	Spec *core.Pod
-}
-
-// Key is "namespace/name".
-func (p Pod) Key() string { return p.Namespace + "/" + p.Name }
-
-// sourceAnnotations are the kubelet's annotations of a static pod (a file
-// source) or a mirror pod, which mark it critical; nil for any other pod.
-func (p *Pod) sourceAnnotations() map[string]string {
+// WorkloadOf names a pod's workload as "Kind namespace/name", or "" for a
+// pod without owners: its controller owner reference (the first owner
+// reference when none is marked controller), with a ReplicaSet whose name
+// is "<name>-<pod-template-hash label>" read as the Deployment <name>. A
+// mirror pod, owned by its Node, is the static pod it mirrors: "static pod
+// namespace/name of node N".
+func WorkloadOf(p *core.Pod) string {
+	kind, name := workloadOf(p)
 	switch {
-	case p.Mirror:
-		return map[string]string{core.ConfigSourceAnnotation: core.SourceFile, core.ConfigMirrorAnnotation: "mirror"}
-	case p.Static:
-		return map[string]string{core.ConfigSourceAnnotation: core.SourceFile}
-	}
-	return nil
-}
-
-// Workload names the pod's workload as "Kind namespace/name", or "" for a
-// pod without a controller. A mirror pod, owned by its Node, is the static
-// pod it mirrors: "static pod namespace/name of node N".
-func (p Pod) Workload() string {
-	switch {
-	case p.Owner.Name == "":
+	case name == "":
 		return ""
-	case p.Owner.Kind == "Node":
-		return "static pod " + p.Namespace + "/" + p.Name + " of node " + p.Owner.Name
+	case kind == "Node":
+		return "static pod " + p.Namespace + "/" + p.Name + " of node " + name
 	}
-	return p.Owner.Kind + " " + p.Namespace + "/" + p.Owner.Name
+	return kind + " " + p.Namespace + "/" + name
+}
+
+// workloadOf returns the kind and name of a pod's workload, as Workload
+// reads them ("" and "" for none).
+func workloadOf(p *core.Pod) (kind, name string) {
+	ref := p.ControllerRef()
+	if ref == nil && len(p.OwnerReferences) > 0 {
+		ref = &p.OwnerReferences[0]
+	}
+	if ref == nil {
+		return "", ""
+	}
+	if ref.Kind == "ReplicaSet" {
+		if hash := p.Labels["pod-template-hash"]; hash != "" {
+			if d, ok := strings.CutSuffix(ref.Name, "-"+hash); ok && d != "" {
+				return "Deployment", d
+			}
+		}
+	}
+	return ref.Kind, ref.Name
+}
+
+// memoryRequest is a pod's memory request in bytes, as node-pressure
+// eviction counts it (pressure.Request).
+func memoryRequest(p *core.Pod) int64 {
+	return pressure.Request(p, pressure.ResourceMemory) / 1000
 }
 
 // Shutdown shuts nodes down at At: the nodes of Zone (the first Nodes of
@@ -160,8 +125,11 @@ type Pressure struct {
 	Node string
 	// From and To bound the episode (To 0: to the end of the run).
 	From, To time.Duration
-	// AvailableBytes is memory.available during the episode, before any
-	// eviction frees memory.
+	// AvailableBytes is the node's memory available as the kubelet's
+	// summary reads it during the episode, before any eviction frees
+	// memory. The kubelet of v1.37 (Config.Release) takes the node's huge
+	// pages (the hugepages-* of its capacity) off it for memory.available;
+	// earlier ones use it as it is.
 	AvailableBytes uint64
 	// UsageRatio is every pod's working set as a multiple of its memory
 	// request (0 means 1: pods use what they request).
@@ -193,7 +161,7 @@ type Outcome struct {
 	Pod string
 	// Node and Zone are where it ran.
 	Node, Zone string
-	// Workload is Pod.Workload ("" for none).
+	// Workload is the pod's workload (WorkloadOf; "" for none).
 	Workload string
 	// Fate is "evicted" (the taint eviction controller deleted it),
 	// "killed" (graceful node shutdown), "pressure-evicted" (the kubelet's
@@ -426,20 +394,10 @@ func (r *run) buildCluster() {
 	cl := r.cfg.Cluster
 	// Sorted copies, unless already sorted (a snapshot's are): a million
 	// pods are not copied for nothing. The run never writes to them.
-	byName := func(a, b Node) int { return strings.Compare(a.Name, b.Name) }
-	nodes := cl.Nodes
-	if !slices.IsSortedFunc(nodes, byName) {
-		nodes = slices.Clone(nodes)
-		slices.SortFunc(nodes, byName)
-	}
-	byKey := func(a, b Pod) int {
+	nodes := sortedBy(cl.Nodes, func(a, b *core.Node) int { return strings.Compare(a.Name, b.Name) })
+	pods := sortedBy(cl.Pods, func(a, b *core.Pod) int {
 		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
-	}
-	pods := cl.Pods
-	if !slices.IsSortedFunc(pods, byKey) {
-		pods = slices.Clone(pods)
-		slices.SortFunc(pods, byKey)
-	}
+	})
 	r.srcPods = pods
 	r.srcNodes = nodes
 	zoneIdx := map[string]int{}
@@ -467,11 +425,11 @@ func (r *run) buildCluster() {
 	names = packNames(names)
 	for i, n := range nodes {
 		key, _ := zoneOf(n.Labels)
-		nd := node{name: names[i], zone: key, zi: zoneIdx[key], taints: slices.Clone(n.Taints), created: n.Created, labels: n.Labels}
+		nd := node{name: names[i], zone: key, zi: zoneIdx[key], taints: slices.Clone(n.Taints), created: n.CreationTimestamp, labels: n.Labels}
 		if nd.created.IsZero() {
 			nd.created = r.cfg.Start
 		}
-		status := n.Ready
+		status := nodes[i].ReadyStatus()
 		if status == "" {
 			status = conditions.Unknown
 		}
@@ -492,24 +450,25 @@ func (r *run) buildCluster() {
 	r.pods = make([]pod, 0, len(pods))
 	for k := range pods {
 		p := &pods[k]
-		ni, bound := r.index[p.Node]
+		ni, bound := r.index[p.NodeName]
 		switch {
-		case p.Node == "":
+		case p.NodeName == "":
 			r.res.Totals.Unscheduled++
-		case p.Phase == "Succeeded" || p.Phase == "Failed":
+		case p.Phase.Terminated():
 			r.res.Totals.Finished++
 		case !bound:
 			r.res.Totals.Orphaned++
-			r.res.Orphans = append(r.res.Orphans, Orphan{Pod: p.Key(), Node: p.Node})
+			r.res.Orphans = append(r.res.Orphans, Orphan{Pod: p.Key(), Node: p.NodeName})
 		}
-		if p.Node == "" || p.Phase == "Succeeded" || p.Phase == "Failed" || !bound {
+		if p.NodeName == "" || p.Phase.Terminated() || !bound {
 			r.res.Totals.Skipped++
 			continue
 		}
 		pi := len(r.pods)
-		sp := pod{node: ni, src: k, wl: -1, replace: replacementOf(p.Owner.Kind), gone: -1, replaced: -1, wanted: -1, placedOn: -1, stoppedAt: -1,
-			p: core.PodRef{Namespace: p.Namespace, Name: p.Name, UID: fmt.Sprint(pi)}, tols: defaults.of(p.Tolerations)}
-		if w := p.Workload(); w != "" {
+		kind, _ := workloadOf(p)
+		sp := pod{node: ni, src: k, wl: -1, replace: replacementOf(kind), gone: -1, replaced: -1, wanted: -1, placedOn: -1, stoppedAt: -1,
+			p: core.PodRef{Namespace: p.Namespace, Name: p.Name, UID: fmt.Sprint(pi)}, tols: defaults.of(p.Tolerations), mem: memoryRequest(p)}
+		if w := WorkloadOf(p); w != "" {
 			wi, ok := r.wlIndex[w]
 			if !ok {
 				wi = len(r.wls)
@@ -555,6 +514,20 @@ func (d *withDefaults) of(ts []taints.Toleration) []taints.Toleration {
 	out := taints.WithDefaultTolerationSeconds(ts, d.notReady, d.unreachable)
 	d.seen[key] = out
 	return out
+}
+
+// sortedBy returns s if it is sorted by cmp, else a sorted copy: a
+// snapshot's million pods come sorted and are not copied for nothing. The
+// comparisons take pointers, since a core.Pod is large.
+func sortedBy[E any](s []E, cmp func(a, b *E) int) []E {
+	for i := 1; i < len(s); i++ {
+		if cmp(&s[i-1], &s[i]) > 0 {
+			out := slices.Clone(s)
+			slices.SortFunc(out, func(a, b E) int { return cmp(&a, &b) })
+			return out
+		}
+	}
+	return s
 }
 
 // atoiUID reads the pod index the run stores in the pods' UIDs.

@@ -20,13 +20,14 @@ import (
 	"github.com/nodelife/nodelife/lease"
 	"github.com/nodelife/nodelife/nodelifecycle"
 	"github.com/nodelife/nodelife/readiness"
+	"github.com/nodelife/nodelife/release"
 	"github.com/nodelife/nodelife/shutdown"
 	"github.com/nodelife/nodelife/taints"
 )
 
-// DefaultStart is the virtual wall-clock time a run starts at when
-// Config.Start is zero.
-var DefaultStart = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+// DefaultStart returns the virtual wall-clock time a run starts at when
+// Config.Start is zero: 2026-03-01 12:00 UTC.
+func DefaultStart() time.Time { return time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC) }
 
 // Outage cuts nodes off from the API server: their heartbeats and status
 // posts fail from From to To (times since the start).
@@ -115,6 +116,15 @@ type Config struct {
 	// controllers: kube-controller-manager's flags and nodelife's options
 	// (nil means nodelifecycle.DefaultConfig).
 	Controller *nodelifecycle.Config
+	// Release is the Kubernetes release every simulated component runs as
+	// (0 means release.Current, v1.37): the controllers' configuration
+	// when Controller is nil (nodelifecycle.ConfigFor), the kubelets'
+	// node-pressure eviction for a Pressure without its own Eviction
+	// (pressure.ConfigFor: from v1.37 the node's huge pages are taken off
+	// memory.available) and their admission under Placement
+	// (admission.OptionsFor). Releases before release.Oldest or after
+	// release.Current are refused.
+	Release release.Version
 	// TolerationSeconds is how long pods tolerate the not-ready and
 	// unreachable NoExecute taints (0 means 300, the DefaultTolerationSeconds
 	// admission plugin's default; negative means forever).
@@ -335,16 +345,21 @@ func (c Config) settings() []Setting {
 		kcm("--secondary-node-eviction-rate", strconv.FormatFloat(lc.SecondaryNodeEvictionRate, 'g', -1, 64)),
 		kcm("--unhealthy-zone-threshold", strconv.FormatFloat(float64(lc.UnhealthyZoneThreshold), 'g', -1, 32)),
 		kcm("--large-cluster-size-threshold", strconv.Itoa(lc.LargeClusterSizeThreshold)),
-		{"kubelet", "nodeLeaseDurationSeconds", strconv.Itoa(int(c.NodeLeaseDurationSeconds))},
-		{"kubelet", "renewInterval", renew.String()},
-		{"kube-apiserver", "--default-not-ready-toleration-seconds", strconv.FormatInt(*c.NotReadyTolerationSeconds, 10)},
-		{"kube-apiserver", "--default-unreachable-toleration-seconds", strconv.FormatInt(*c.UnreachableTolerationSeconds, 10)},
 	}
 	if g := gatesBeyond136(lc); g != "" {
 		// After the controller's flags: the gates that differ from v1.36.
-		out = slices.Insert(out, 7, kcm("--feature-gates", g))
+		out = append(out, kcm("--feature-gates", g))
 	}
-	return out
+	out = append(out,
+		Setting{"kubelet", "nodeLeaseDurationSeconds", strconv.Itoa(int(c.NodeLeaseDurationSeconds))},
+		Setting{"kubelet", "renewInterval", renew.String()})
+	if len(c.Pressures) > 0 && c.Release.AtLeast(release.V1_37) {
+		// The kubelet's gate that changes a pressure episode, on since v1.37.
+		out = append(out, Setting{"kubelet", "--feature-gates", "HugepageAwareEviction=true"})
+	}
+	return append(out,
+		Setting{"kube-apiserver", "--default-not-ready-toleration-seconds", strconv.FormatInt(*c.NotReadyTolerationSeconds, 10)},
+		Setting{"kube-apiserver", "--default-unreachable-toleration-seconds", strconv.FormatInt(*c.UnreachableTolerationSeconds, 10)})
 }
 
 // gatesBeyond136 lists, as --feature-gates takes them, the controller's
@@ -377,10 +392,13 @@ func (c Config) withDefaults() Config {
 		c.Duration = 15 * time.Minute
 	}
 	if c.Start.IsZero() {
-		c.Start = DefaultStart
+		c.Start = DefaultStart()
+	}
+	if c.Release == 0 {
+		c.Release = release.Current
 	}
 	if c.Controller == nil {
-		lc := nodelifecycle.DefaultConfig()
+		lc := nodelifecycle.ConfigFor(c.Release.Clamp())
 		c.Controller = &lc
 	}
 	if c.TolerationSeconds == 0 {
@@ -433,6 +451,9 @@ func (c Config) Validate() error {
 	}
 	if c.Duration < 0 || c.Duration > 24*time.Hour {
 		bad("Duration %v is not in (0, 24h]", c.Duration)
+	}
+	if c.Release != c.Release.Clamp() {
+		bad("Release %v is not one of %v to %v", c.Release, release.Oldest, release.Current)
 	}
 	if c.SampleEvery < 0 || (c.SampleEvery > 0 && c.SampleEvery < time.Second) {
 		bad("SampleEvery %v is below 1s", c.SampleEvery)
@@ -587,8 +608,9 @@ type pod struct {
 	tols []taints.Toleration // its tolerations, admission's defaults included
 
 	// Explicit clusters only.
-	src                 int // index in run.srcPods
-	wl                  int // index in run.wls, -1 for none
+	src                 int   // index in run.srcPods
+	mem                 int64 // its memory request in bytes (memoryRequest)
+	wl                  int   // index in run.wls, -1 for none
 	replace             replacement
 	stoppedAt           time.Duration // killed, evicted or deleted
 	gone, replaced      time.Duration
@@ -657,8 +679,8 @@ type run struct {
 	zoneKeys                    []string
 	rnd                         *rand.Rand
 	explicit                    bool
-	srcPods                     []Pod  // explicit: the cluster's pods, sorted
-	srcNodes                    []Node // explicit: the cluster's nodes, sorted
+	srcPods                     []core.Pod  // explicit: the cluster's pods, sorted
+	srcNodes                    []core.Node // explicit: the cluster's nodes, sorted
 	pl                          *placement
 	wlRoom                      []int
 	wls                         []Workload

@@ -7,8 +7,9 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/nodelife/nodelife/conditions"
-	"github.com/nodelife/nodelife/examples/sim"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/nodelifetest"
+	"github.com/nodelife/nodelife/sim"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -23,11 +24,12 @@ func TestPropertySimulatedOutagesKeepTolerations(t *testing.T) {
 		s := nodelifetest.Scenarios(nodelifetest.Options{MaxNodes: 6}).Draw(t, "scenario")
 		var c sim.Cluster
 		for _, n := range s.Nodes {
-			c.Nodes = append(c.Nodes, sim.Node{Name: n.Name, Labels: n.Labels, Ready: conditions.True, Created: n.CreationTimestamp})
+			c.Nodes = append(c.Nodes, core.Node{Name: n.Name, Labels: n.Labels, CreationTimestamp: n.CreationTimestamp,
+				Conditions: []conditions.Condition{{Type: conditions.Ready, Status: conditions.True}}})
 		}
 		tolerations := map[string][]taints.Toleration{}
 		for _, p := range s.Pods {
-			c.Pods = append(c.Pods, sim.Pod{Namespace: p.Namespace, Name: p.Name, UID: p.UID, Node: p.NodeName, Phase: "Running", Tolerations: p.Tolerations})
+			c.Pods = append(c.Pods, core.Pod{Namespace: p.Namespace, Name: p.Name, UID: p.UID, NodeName: p.NodeName, Phase: core.PodRunning, Tolerations: p.Tolerations})
 			tolerations[p.Key()] = p.Tolerations
 		}
 		var outages []sim.Outage

@@ -190,7 +190,7 @@ func savePNG(t *testing.T, img image.Image, name string) {
 // The README's picture, as committed.
 func TestRenderReadmeReplay(t *testing.T) {
 	t.Parallel() // rsvg-convert runs as a child process: the renders of the three tests overlap
-	data, err := os.ReadFile("../../docs/replay-sample.svg")
+	data, err := os.ReadFile("../docs/replay-sample.svg")
 	if err != nil {
 		t.Fatal(err)
 	}

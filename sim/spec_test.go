@@ -3,6 +3,8 @@ package sim
 import (
 	"strings"
 	"testing"
+
+	"github.com/nodelife/nodelife/core"
 )
 
 // FuzzParseOutage: no spec makes the parser panic; an error names the
@@ -11,7 +13,7 @@ func FuzzParseOutage(f *testing.F) {
 	for _, s := range []string{"b@1m-10m", "a/10@30s-", "x", "@", "b@-", "b/0@1m-2m", "n1+n2@1m-2m"} {
 		f.Add(s)
 	}
-	c := &Cluster{Nodes: []Node{{Name: "n1", Labels: map[string]string{"topology.kubernetes.io/zone": "z"}}, {Name: "n2"}}}
+	c := &Cluster{Nodes: []core.Node{{Name: "n1", Labels: map[string]string{"topology.kubernetes.io/zone": "z"}}, {Name: "n2"}}}
 	f.Fuzz(func(t *testing.T, spec string) {
 		for _, sel := range []Selector{SyntheticZones(3), ClusterSelector(c)} {
 			o, err := ParseOutage(spec, sel)

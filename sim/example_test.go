@@ -4,7 +4,11 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/nodelife/nodelife/examples/sim"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
+	"github.com/nodelife/nodelife/sim"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -21,12 +25,17 @@ func ExampleRun_cluster() {
 		return []taints.Toleration{{Key: taints.TaintNodeUnreachable, Operator: taints.TolerationOpExists,
 			Effect: taints.TaintEffectNoExecute, TolerationSeconds: seconds}}
 	}
+	ready := []conditions.Condition{{Type: conditions.Ready, Status: conditions.True}}
+	owner := func(kind, name string) []metav1.OwnerReference {
+		controller := true
+		return []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: kind, Name: name, Controller: &controller}}
+	}
 	sixty := int64(60)
 	c := &sim.Cluster{
-		Nodes: []sim.Node{{Name: "n-a", Labels: zone("a"), Ready: "True"}, {Name: "n-b", Labels: zone("b"), Ready: "True"}},
-		Pods: []sim.Pod{
-			{Namespace: "shop", Name: "web-1", Node: "n-b", Owner: sim.Owner{Kind: "Deployment", Name: "web"}, Tolerations: tolerate(&sixty)},
-			{Namespace: "shop", Name: "db-0", Node: "n-b", Owner: sim.Owner{Kind: "StatefulSet", Name: "db"}, Tolerations: tolerate(nil)},
+		Nodes: []core.Node{{Name: "n-a", Labels: zone("a"), Conditions: ready}, {Name: "n-b", Labels: zone("b"), Conditions: ready}},
+		Pods: []core.Pod{
+			{Namespace: "shop", Name: "web-1", NodeName: "n-b", OwnerReferences: owner("Deployment", "web"), Tolerations: tolerate(&sixty)},
+			{Namespace: "shop", Name: "db-0", NodeName: "n-b", OwnerReferences: owner("StatefulSet", "db"), Tolerations: tolerate(nil)},
 		},
 	}
 	fmt.Println(c.Zones())
@@ -70,7 +79,7 @@ func ExampleParseOutage() {
 // On an explicit cluster, a selector is a zone, its zone part, or node
 // names joined by "+".
 func ExampleClusterSelector() {
-	c := &sim.Cluster{Nodes: []sim.Node{
+	c := &sim.Cluster{Nodes: []core.Node{
 		{Name: "n1", Labels: map[string]string{"topology.kubernetes.io/region": "eu", "topology.kubernetes.io/zone": "eu-1a"}},
 		{Name: "n2", Labels: map[string]string{"topology.kubernetes.io/region": "eu", "topology.kubernetes.io/zone": "eu-1b"}},
 	}}

@@ -65,8 +65,10 @@ const reasonTooManyPods = "Too many pods"
 func (r *run) initPlacement() {
 	pl := &placement{nis: make([]*admission.NodeInfo, len(r.nodes)), pods: make([]*core.Pod, len(r.pods))}
 	for i := range r.nodes {
-		src := r.srcNodes[i]
-		pl.nis[i] = admission.NewNodeInfo(core.Node{Name: src.Name, Labels: src.Labels, Allocatable: src.Allocatable}, admission.Options{})
+		// what placement checks of a node: its labels and room (the taints
+		// are the run's own, checked apart)
+		src := &r.srcNodes[i]
+		pl.nis[i] = admission.NewNodeInfo(core.Node{Name: src.Name, Labels: src.Labels, Allocatable: src.Allocatable}, admission.OptionsFor(r.cfg.Release))
 	}
 	pl.zoneCount = make([][]int, len(r.wls))
 	for w := range pl.zoneCount {
@@ -79,21 +81,15 @@ func (r *run) initPlacement() {
 	// million pods hold).
 	uids := make(map[string]bool, len(r.pods))
 	for pi := range r.pods {
-		if s := r.srcPods[r.pods[pi].src].Spec; s != nil {
-			_, dup := uids[s.UID]
-			uids[s.UID] = dup
-		}
+		s := &r.srcPods[r.pods[pi].src]
+		_, dup := uids[s.UID]
+		uids[s.UID] = dup
 	}
 	for pi := range r.pods {
 		p := &r.pods[pi]
-		src := &r.srcPods[p.src]
-		ap := src.Spec
-		if ap == nil || ap.UID == "" || ap.UID != src.UID || uids[ap.UID] || strings.HasSuffix(ap.UID, "-replacement") ||
-			strings.Trim(ap.UID, "0123456789") == "" {
-			cp := core.Pod{Namespace: src.Namespace, Name: src.Name, Tolerations: src.Tolerations}
-			if src.Spec != nil {
-				cp = *src.Spec
-			}
+		ap := &r.srcPods[p.src]
+		if ap.UID == "" || uids[ap.UID] || strings.HasSuffix(ap.UID, "-replacement") || strings.Trim(ap.UID, "0123456789") == "" {
+			cp := *ap
 			cp.UID = fmt.Sprint(pi) // unique within the run
 			ap = &cp
 		}

@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nodelife/nodelife/examples/sim"
+	"github.com/nodelife/nodelife/sim"
 )
 
 // Without jitter, the default outage gives the tour's numbers (see
-// examples/sim TestNodeTimeline): 50 nodes of zone b tainted one per 10s
+// sim TestNodeTimeline): 50 nodes of zone b tainted one per 10s
 // from +110s, the 40 pods of the 20 tainted by +300s deleted, 60 pending
 // evictions cancelled when the zone is back.
 func TestUnseededSummary(t *testing.T) {

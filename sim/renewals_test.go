@@ -8,6 +8,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/nodelife/nodelife/conditions"
+	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/nodelifecycle"
 	"github.com/nodelife/nodelife/nodelifetest"
 )
@@ -59,10 +60,11 @@ func TestQuietRenewalsChangeNothing(t *testing.T) {
 			s := nodelifetest.Scenarios(nodelifetest.Options{MaxNodes: 6}).Draw(t, "scenario")
 			var c Cluster
 			for _, n := range s.Nodes {
-				c.Nodes = append(c.Nodes, Node{Name: n.Name, Labels: n.Labels, Ready: conditions.True, Created: n.CreationTimestamp})
+				c.Nodes = append(c.Nodes, core.Node{Name: n.Name, Labels: n.Labels, CreationTimestamp: n.CreationTimestamp,
+					Conditions: []conditions.Condition{{Type: conditions.Ready, Status: conditions.True}}})
 			}
 			for _, p := range s.Pods {
-				c.Pods = append(c.Pods, Pod{Namespace: p.Namespace, Name: p.Name, UID: p.UID, Node: p.NodeName, Phase: "Running", Tolerations: p.Tolerations})
+				c.Pods = append(c.Pods, core.Pod{Namespace: p.Namespace, Name: p.Name, UID: p.UID, NodeName: p.NodeName, Phase: core.PodRunning, Tolerations: p.Tolerations})
 			}
 			cfg = Config{Cluster: &c, Duration: s.Duration, Start: s.Start, Placement: rapid.Bool().Draw(t, "placement")}
 			for _, f := range s.Faults {

@@ -247,7 +247,7 @@ func (r *run) outcomes() {
 		n := &r.nodes[p.node]
 		src := &r.srcPods[p.src]
 		nt := p.notesOr()
-		o := Outcome{Pod: p.p.Key(), Node: n.name, Zone: r.zones[n.zi], Workload: src.Workload(), Fate: nt.fate, At: p.stoppedAt,
+		o := Outcome{Pod: p.p.Key(), Node: n.name, Zone: r.zones[n.zi], Workload: WorkloadOf(src), Fate: nt.fate, At: p.stoppedAt,
 			Rule: nt.rule, Detail: nt.detail, GoneAt: p.gone, ReplacedAt: p.replaced, Lost: p.lost, Pending: nt.pending}
 		if p.placedOn >= 0 {
 			o.PlacedOn = r.nodes[p.placedOn].name
@@ -284,7 +284,7 @@ func (r *run) spared(pi int) (rule, detail string) {
 	for _, ps := range r.cfg.Pressures {
 		if ps.Node == n.name {
 			src := &r.srcPods[p.src]
-			if src.Priority != nil && *src.Priority >= 2000000000 || src.Static || src.Mirror {
+			if src.IsCritical() {
 				return "CriticalPod", "under memory pressure, but critical pods are never evicted by the kubelet"
 			}
 			return "NotEvicted", "under memory pressure, but the eviction manager relieved it with pods ranked before this one"

@@ -62,7 +62,7 @@
 //	for _, e := range res.Events { fmt.Println(e.At, e.Kind, e.Object, e.Message) }
 //	svg := res.SVG() // a timeline of node states and evictions per zone
 //
-// The command in examples/simulate runs it from the command line:
+// The command in cmd/simulate runs it from the command line:
 //
-//	go run ./examples/simulate --nodes 5000 --seed 7 --svg timeline.svg
+//	go run ./cmd/simulate --nodes 5000 --seed 7 --svg timeline.svg
 package sim
