@@ -16,8 +16,7 @@ import (
 func drawPod(t *rapid.T, i int) *core.Pod {
 	p := nodelifetest.OnePod(nodelifetest.Options{}).Draw(t, "pod")
 	p.Name, p.UID = fmt.Sprintf("p%d", i), fmt.Sprintf("u%d", i)
-	c := p.Core()
-	return &c
+	return &p
 }
 
 func drawNode(t *rapid.T) core.Node {

@@ -147,7 +147,7 @@ func naiveQOS(p core.Pod) core.PodQOSClass {
 // containers.
 func TestPropertyQOSOrderIndependent(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		p := nodelifetest.OnePod(nodelifetest.Options{}).Draw(t, "pod").Core()
+		p := nodelifetest.OnePod(nodelifetest.Options{}).Draw(t, "pod")
 		p.Resources = nil // pod-level resources decide on their own; the naive rule is the containers'
 		want := naiveQOS(p)
 		if got := cgroup.ComputeQOS(p, cgroup.QOSOptions{}); got != want {

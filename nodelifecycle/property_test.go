@@ -29,8 +29,8 @@ func drawPod(t *rapid.T) core.Pod {
 	p := nodelifetest.OnePod(nodelifetest.Options{}).Draw(t, "pod")
 	name := rapid.SampledFrom(propPods).Draw(t, "name")
 	p.Namespace, p.Name, p.UID = "ns", name, name+"-"+rapid.SampledFrom([]string{"a", "b"}).Draw(t, "uid")
-	on := nodelifetest.PodsOn([]nodelifetest.Pod{p}, propNodes).Draw(t, "bound")
-	return on[0].Core()
+	on := nodelifetest.PodsOn([]core.Pod{p}, propNodes).Draw(t, "bound")
+	return on[0]
 }
 
 // failing returns an Apply that fails the actions whose hash modulo

@@ -121,16 +121,25 @@ func finiteFor(tols []taints.Toleration, tt taints.Taint) bool {
 	return slices.ContainsFunc(tols, func(tol taints.Toleration) bool { return m.ToleratesTaint(&tol, &tt) && tol.TolerationSeconds != nil })
 }
 
+// ready reports whether the pod's Ready condition is True.
+func ready(p core.Pod) bool {
+	return slices.ContainsFunc(p.Conditions, func(c core.PodCondition) bool {
+		return c.Type == core.PodReady && c.Status == conditions.True
+	})
+}
+
 func TestDistributionPods(t *testing.T) {
 	t.Parallel() // draws by seed (Example), no rapid.Check: runs beside the others
 	pods := draw(nodelifetest.Pods(any0))
 	one := draw(nodelifetest.OnePod(any0))
-	qos := func(c core.PodQOSClass) func(int) bool { return func(i int) bool { return one(i).QOSClass() == c } }
+	qos := func(c core.PodQOSClass) func(int) bool {
+		return func(i int) bool { return cgroup.ComputeQOS(one(i), cgroup.QOSOptions{}) == c }
+	}
 	checkShares(t, "OnePod",
 		share{"Guaranteed", qos(core.PodQOSGuaranteed), 0.05, 0.7},
 		share{"Burstable", qos(core.PodQOSBurstable), 0.05, 0.8},
 		share{"BestEffort", qos(core.PodQOSBestEffort), 0.05, 0.8},
-		share{"critical", func(i int) bool { return one(i).Critical() }, 0.05, 0.6},
+		share{"critical", func(i int) bool { p := one(i); return p.IsCritical() }, 0.05, 0.6},
 		share{"init containers", func(i int) bool { return len(one(i).InitContainers) > 0 }, 0.05, 0.6},
 		share{"a sidecar", func(i int) bool {
 			return slices.ContainsFunc(one(i).InitContainers, func(c core.Container) bool { return c.RestartPolicy == core.ContainerRestartPolicyAlways })
@@ -138,8 +147,37 @@ func TestDistributionPods(t *testing.T) {
 		share{"overhead", func(i int) bool { return one(i).Overhead != nil }, 0.01, 0.4},
 		share{"pod-level resources", func(i int) bool { return one(i).Resources != nil }, 0.01, 0.4},
 		share{"no priority", func(i int) bool { return one(i).Priority == nil }, 0.05, 0.6},
-		share{"owned", func(i int) bool { return one(i).OwnerKind != "" }, 0.3, 0.95},
-		share{"no stats", func(i int) bool { return one(i).Stats == nil }, 0.02, 0.5})
+		share{"owned", func(i int) bool { p := one(i); return p.ControllerRef() != nil }, 0.3, 0.95},
+		share{"static", func(i int) bool { p := one(i); return p.IsStatic() && !p.IsMirror() }, 0.02, 0.3},
+		share{"mirror", func(i int) bool { p := one(i); return p.IsMirror() }, 0.02, 0.3},
+		share{"terminating", func(i int) bool { return one(i).DeletionTimestamp != nil }, 0.02, 0.4},
+		share{"running", func(i int) bool { return one(i).Phase == core.PodRunning }, 1, 1})
+	type drawnStats struct {
+		pods  []core.Pod
+		stats pressure.Stats
+	}
+	ps := draw(rapid.Custom(func(t *rapid.T) drawnStats {
+		pods := nodelifetest.Pods(any0).Draw(t, "pods")
+		return drawnStats{pods, nodelifetest.PodStats(pods).Draw(t, "stats")}
+	}))
+	checkShares(t, "PodStats",
+		share{"a pod without a reading", func(i int) bool { return len(ps(i).stats) < len(ps(i).pods) }, 0.05, 0.8},
+		share{"readings keyed by the pods' UIDs", func(i int) bool {
+			for uid := range ps(i).stats {
+				if !slices.ContainsFunc(ps(i).pods, func(p core.Pod) bool { return p.UID == uid }) {
+					return false
+				}
+			}
+			return true
+		}, 1, 1},
+		share{"a reading without a working set", func(i int) bool {
+			for _, st := range ps(i).stats {
+				if st.WorkingSetBytes == nil {
+					return true
+				}
+			}
+			return false
+		}, 0.02, 0.6})
 	checkShares(t, "Pods",
 		share{"empty list", func(i int) bool { return len(pods(i)) == 0 }, 0.01, 0.5},
 		share{"unique keys and UIDs", func(i int) bool {
@@ -156,8 +194,8 @@ func TestDistributionPods(t *testing.T) {
 	checkShares(t, "OnePod(priority -5..5)",
 		share{"priority in range or nil", func(i int) bool { p := ranged(i).Priority; return p == nil || *p >= -5 && *p <= 5 }, 1, 1},
 		share{"nil priority", func(i int) bool { return ranged(i).Priority == nil }, 0.05, 0.6})
-	onDrawn := map[int][]nodelifetest.Pod{}
-	on := func(i int) []nodelifetest.Pod {
+	onDrawn := map[int][]core.Pod{}
+	on := func(i int) []core.Pod {
 		if p, ok := onDrawn[i]; ok {
 			return p
 		}
@@ -166,10 +204,10 @@ func TestDistributionPods(t *testing.T) {
 	}
 	checkShares(t, "PodsOn",
 		share{"some pod unbound", func(i int) bool {
-			return slices.ContainsFunc(on(i), func(p nodelifetest.Pod) bool { return p.NodeName == "" })
+			return slices.ContainsFunc(on(i), func(p core.Pod) bool { return p.NodeName == "" })
 		}, 0.01, 0.7},
 		share{"all on the given nodes or unbound", func(i int) bool {
-			return !slices.ContainsFunc(on(i), func(p nodelifetest.Pod) bool { return p.NodeName != "" && p.NodeName != "n0" && p.NodeName != "n1" })
+			return !slices.ContainsFunc(on(i), func(p core.Pod) bool { return p.NodeName != "" && p.NodeName != "n0" && p.NodeName != "n1" })
 		}, 1, 1})
 }
 
@@ -324,7 +362,7 @@ func TestDistributionScenarios(t *testing.T) {
 		share{"three zones", func(i int) bool { return zones(c(i).Nodes) == 3 }, 0.1, 0.8},
 		share{"one zone", func(i int) bool { return zones(c(i).Nodes) == 1 }, 0.1, 0.8},
 		share{"every pod bound and ready", func(i int) bool {
-			return !slices.ContainsFunc(c(i).Pods, func(p nodelifetest.Pod) bool { return p.NodeName == "" || !p.Ready })
+			return !slices.ContainsFunc(c(i).Pods, func(p core.Pod) bool { return p.NodeName == "" || !ready(p) })
 		}, 1, 1})
 	s := draw(nodelifetest.Scenarios(any0))
 	has := func(kind nodelifetest.FaultKind, all bool) func(int) bool {

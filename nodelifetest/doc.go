@@ -13,25 +13,21 @@
 //	rapid.Check(t, func(t *rapid.T) {
 //		pods := nodelifetest.Pods(nodelifetest.Options{}).Draw(t, "pods")
 //		cfg := nodelifetest.ShutdownConfigs(nodelifetest.Options{Valid: true}).Draw(t, "config")
-//		var ps []core.Pod
-//		for _, p := range pods {
-//			ps = append(ps, p.Core())
-//		}
-//		plan, err := cfg.Plan(ps)
+//		plan, err := cfg.Plan(pods)
 //		...
-//		if err := nodelifetest.CheckShutdownPlan(cfg, ps, plan); err != nil {
+//		if err := nodelifetest.CheckShutdownPlan(cfg, pods, plan); err != nil {
 //			t.Fatal(err)
 //		}
 //	})
 //
-// A drawn Pod has every package's shape (Core, Admission, Pressure,
-// Lifecycle), so one counterexample feeds every
-// planner. Scenarios draws a cluster and a schedule of outages,
-// shutdowns, pressure episodes and API faults; Scenario.Run plays it
-// against a nodelifecycle.Controller on a virtual clock and returns a
-// History, which CheckLifecycle and the other checks read. A controller
-// of your own fills a History from its writes and is checked the same
-// way.
+// Drawn pods are the library's one pod type, core.Pod, which every planner
+// reads, so one counterexample feeds every planner; PodStats draws the usage
+// readings the kubelet's node-pressure eviction adds, and PodsOn binds pods to
+// nodes. Scenarios draws a cluster and a schedule of outages, shutdowns,
+// pressure episodes and API faults; Scenario.Run plays it against a
+// nodelifecycle.Controller on a virtual clock and returns a History, which
+// CheckLifecycle and the other checks read. A controller of your own fills a
+// History from its writes and is checked the same way.
 //
 // # Semantics
 //
@@ -46,8 +42,8 @@
 //
 // A failing property prints what it drew, and every drawn type prints
 // readably under %v and %#v (the forms rapid and go-cmp use): no address,
-// no hexadecimal, no quantity spelled out field by field. A Pod prints on
-// one line, every set field once: quantities as kubectl writes them
+// no hexadecimal, no quantity spelled out field by field. A pod
+// (core.Pod's String) prints on one line, every set field once: quantities as kubectl writes them
 // ("req{cpu:500m memory:1Gi}"), pointers as their values
 // ("priority=1000", "for 300s"). A Cluster or Scenario prints as a short
 // table: nodes by zone, a pod a line, the fault schedule. The library's

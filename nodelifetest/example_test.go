@@ -6,6 +6,10 @@ import (
 	"strings"
 	"time"
 
+	"pgregory.net/rapid"
+
+	"github.com/nodelife/nodelife/cgroup"
+	"github.com/nodelife/nodelife/conditions"
 	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/topology/checkpoint"
 	"github.com/nodelife/nodelife/topology/cpu"
@@ -34,17 +38,21 @@ func Example_kubeletConfig() {
 		{Priority: 1000, ShutdownGracePeriodSeconds: 30},
 		{Priority: core.SystemCriticalPriority, ShutdownGracePeriodSeconds: 10},
 	}}
-	pods := nodelifetest.Pods(nodelifetest.Options{MinPriority: 0, MaxPriority: 1999, MaxPods: 6})
+	opts := nodelifetest.Options{MinPriority: 0, MaxPriority: 1999, MaxPods: 6}
+	type drawn struct {
+		pods  []core.Pod
+		stats pressure.Stats // usage readings by pod UID
+	}
+	lists := rapid.Custom(func(t *rapid.T) drawn {
+		pods := nodelifetest.Pods(opts).Draw(t, "pods")
+		return drawn{pods, nodelifetest.PodStats(pods).Draw(t, "stats")}
+	})
 	production := func(p *core.Pod) bool { return p.Priority != nil && *p.Priority >= 1000 }
 
 	// Claim 1: every production pod is killed in a phase of 30 s.
 	shutdownHolds := true
 	for seed := 0; seed < 2000; seed++ {
-		var ps []core.Pod
-		for _, p := range pods.Example(seed) {
-			ps = append(ps, p.Core())
-		}
-		plan, _ := shutdownCfg.Plan(ps)
+		plan, _ := shutdownCfg.Plan(lists.Example(seed).pods)
 		for _, ph := range plan.Phases {
 			for _, pp := range ph.Pods {
 				if pp.Priority >= 1000 && ph.ShutdownGracePeriodSeconds < 30 {
@@ -57,20 +65,20 @@ func Example_kubeletConfig() {
 
 	// Claim 2: the first pod evicted for memory.available is a batch pod
 	// whenever there is one.
-	rank := func(ps []nodelifetest.Pod) []pressure.Ranked {
-		cps, stats := nodelifetest.Pressure(ps)
-		ranked, _ := pressure.Rank(pressure.SignalMemoryAvailable, pressure.LayoutSingle, cps, stats, pressure.RankOptions{})
-		return ranked
-	}
-	fails := func(ps []nodelifetest.Pod) bool {
-		ranked := rank(ps)
-		hasBatch := slices.ContainsFunc(ps, func(p nodelifetest.Pod) bool { c := p.Core(); return !production(&c) && !p.Critical() })
-		return hasBatch && len(ranked) > 0 && production(ranked[0].Pod)
-	}
 	for seed := 0; ; seed++ {
-		var ps []nodelifetest.Pod
-		for _, p := range pods.Example(seed) {
-			if !p.Critical() && p.Stats != nil { // critical pods are never evicted; pods without a reading go first anyway
+		d := lists.Example(seed)
+		rank := func(ps []core.Pod) []pressure.Ranked {
+			ranked, _ := pressure.Rank(pressure.SignalMemoryAvailable, pressure.LayoutSingle, ps, d.stats, pressure.RankOptions{})
+			return ranked
+		}
+		fails := func(ps []core.Pod) bool {
+			ranked := rank(ps)
+			hasBatch := slices.ContainsFunc(ps, func(p core.Pod) bool { return !production(&p) && !p.IsCritical() })
+			return hasBatch && len(ranked) > 0 && production(ranked[0].Pod)
+		}
+		var ps []core.Pod
+		for _, p := range d.pods {
+			if !p.IsCritical() && d.stats[p.UID] != nil { // critical pods are never evicted; pods without a reading go first anyway
 				ps = append(ps, p)
 			}
 		}
@@ -101,8 +109,8 @@ func Example_kubeletConfig() {
 	// Output:
 	// production pods get 30 s at shutdown in 2000 generated pod lists: true
 	// counterexample: evicted first under memory pressure, in order:
-	//   a/p2 priority 1999, memory request 0 bytes, working set 1 bytes
-	//   b/p4 priority 0, memory request 0 bytes, working set 0 bytes
+	//   b/p0 priority 1957, memory request 0 bytes, working set 104857600 bytes
+	//   a/p1 priority 196, memory request 1025 bytes, working set 1 bytes
 }
 
 // A custom toleration policy checked against generated outages. The
@@ -159,7 +167,7 @@ func Example_tolerationPolicy() {
 	_, ok = check(true, 500)
 	fmt.Println("unreachable and not-ready:", ok)
 	// Output:
-	// unreachable only: false a/p3 evicted from b-0 at +5s, after Outage [b-0] +1s..+49s and Shutdown [b-0 b-1] +1s..+1m46s
+	// unreachable only: false a/p1 evicted from b-0 at +5s, after Shutdown [b-0] +2s..+23s
 	// unreachable and not-ready: true
 }
 
@@ -179,7 +187,8 @@ func ExampleScenario_Run() {
 		Faults:   []nodelifetest.Fault{{Kind: nodelifetest.FaultOutage, Nodes: []string{"b-0"}, From: 10 * time.Second, To: 200 * time.Second}},
 		Duration: 5 * time.Minute,
 	}
-	s.Pods = []nodelifetest.Pod{{Namespace: "shop", Name: "web", UID: "u1", NodeName: "b-0", Ready: true,
+	s.Pods = []core.Pod{{Namespace: "shop", Name: "web", UID: "u1", NodeName: "b-0", Phase: core.PodRunning,
+		Conditions:  []core.PodCondition{{Type: core.PodReady, Status: conditions.True}},
 		Tolerations: []taints.Toleration{{Key: taints.TaintNodeUnreachable, Operator: taints.TolerationOpExists, Effect: taints.TaintEffectNoExecute, TolerationSeconds: &thirty}}}}
 	cfg := nodelifecycle.DefaultConfig()
 	h, err := s.Run(cfg, nodelifetest.RunOptions{})
@@ -218,20 +227,16 @@ func ExampleCheckTolerations() {
 	// nodelifetest: invariant violated: at 2026-01-01T00:01:20Z: pod shop/web evicted from node n1 20s after its NoExecute taints [node.kubernetes.io/unreachable:NoExecute] appeared at 2026-01-01T00:01:00Z; its tolerations allow 30s
 }
 
-// One drawn pod, in the shapes two planners take: the generators are
-// deterministic for a seed (rapid's Example), so the same pod comes back
-// every run.
+// One drawn pod, the library's one pod type that every planner takes:
+// the generators are deterministic for a seed (rapid's Example), so the
+// same pod comes back every run.
 func ExampleOnePod() {
 	p := nodelifetest.OnePod(nodelifetest.Options{MaxPods: 1}).Example(7)
-	fmt.Println(p.Key(), p.QOSClass(), "critical:", p.Critical())
-	lp := p.Core()
-	fmt.Println("as the node lifecycle controller takes it:", lp.Key(), len(lp.Tolerations), "tolerations")
-	sp := p.Core()
-	fmt.Println("as graceful shutdown takes it:", sp.Key(), sp.Phase)
+	fmt.Println(p.Key(), cgroup.ComputeQOS(p, cgroup.QOSOptions{}), "critical:", p.IsCritical())
+	fmt.Println(len(p.Tolerations), "tolerations,", p.Phase)
 	// Output:
 	// a/p0 Burstable critical: false
-	// as the node lifecycle controller takes it: a/p0 2 tolerations
-	// as graceful shutdown takes it: a/p0 Running
+	// 2 tolerations, Running
 }
 
 // CheckShutdownPlan on the planner's own plan for a two-phase config: the

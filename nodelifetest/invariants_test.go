@@ -224,7 +224,8 @@ func TestPropertyPressureChecksHoldOnLibrary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ps, stats := nodelifetest.Pressure(pods.Example(seed))
+		ps := pods.Example(seed)
+		stats := nodelifetest.PodStats(ps).Example(seed)
 		r := m.Step(obs.Example(seed), ps, stats, t0)
 		if r.Decision.Threshold != nil {
 			decided++
@@ -278,10 +279,7 @@ func TestPropertyShutdownChecksHoldOnLibrary(t *testing.T) {
 	cfgs, pods := nodelifetest.ShutdownConfigs(nodelifetest.Options{Valid: true}), nodelifetest.Pods(nodelifetest.Options{})
 	for seed := 0; seed < ownOutputCases(); seed++ {
 		cfg := cfgs.Example(seed)
-		var ps []core.Pod
-		for _, p := range pods.Example(seed) {
-			ps = append(ps, p.Core())
-		}
+		ps := pods.Example(seed)
 		p, err := cfg.Plan(ps)
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)

@@ -5,113 +5,45 @@ import (
 	"slices"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"pgregory.net/rapid"
 
-	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction/pressure"
 	"github.com/nodelife/nodelife/internal/coretest"
-	"github.com/nodelife/nodelife/taints"
 )
 
-// Pod is one drawn pod in every shape a package of the library takes: the
-// generators draw it once and its methods give the cgroup, admission,
-// kubelet-eviction, shutdown, taint-eviction and node-lifecycle views of
-// the same pod, so that one counterexample can be fed to every planner.
-type Pod struct {
-	// Namespace, Name and UID identify the pod; drawn lists have unique
-	// namespace/name pairs and UIDs.
-	Namespace, Name, UID string
-	// OwnerKind is the kind of the pod's controller ("ReplicaSet",
-	// "DaemonSet", "StatefulSet", "Job"), or "" for a bare pod.
-	OwnerKind string
-	// NodeName is the node the pod is bound to ("" when unbound).
-	NodeName string
-	// Priority is spec.priority (nil when unset); PriorityClassName names
-	// its class for the well-known critical values.
-	Priority          *int32
-	PriorityClassName string
-	// Static and Mirror mark a static pod and its mirror.
-	Static, Mirror bool
-	// InitContainers (sidecars among them, RestartPolicy Always) and
-	// Containers carry cpu, memory and ephemeral-storage requests and
-	// limits; Overhead and Resources (pod-level) are set on some pods.
-	InitContainers, Containers []core.Container
-	Overhead                   core.ResourceList
-	Resources                  *core.ResourceRequirements
-	// HostPorts are the host ports its containers ask for (on some pods).
-	HostPorts []core.ContainerPort
-	// Tolerations are the pod's tolerations.
-	Tolerations []taints.Toleration
-	// TerminationGracePeriodSeconds is spec.terminationGracePeriodSeconds.
-	TerminationGracePeriodSeconds *int64
-	// Ready and Terminating are the pod's Ready condition and whether it
-	// has a deletion timestamp.
-	Ready, Terminating bool
-	// Stats is the pod's usage as the kubelet's summary reports it (nil
-	// for a pod without a reading); container names match Containers.
-	Stats *pressure.PodStats
-	// LocalVolumes names the pod's emptyDir volumes, which Stats.Volumes
-	// report.
-	LocalVolumes []string
+// owners are the controllers drawn pods belong to, by kind: the
+// controller owner reference each carries (a bare pod has none).
+var owners = map[string]metav1.OwnerReference{
+	"ReplicaSet":  {APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "rs", UID: "uid-rs"},
+	"DaemonSet":   {APIVersion: "apps/v1", Kind: "DaemonSet", Name: "ds", UID: "uid-ds"},
+	"StatefulSet": {APIVersion: "apps/v1", Kind: "StatefulSet", Name: "sts", UID: "uid-sts"},
+	"Job":         {APIVersion: "batch/v1", Kind: "Job", Name: "job", UID: "uid-job"},
 }
 
-// Key returns "namespace/name".
-func (p Pod) Key() string { return p.Namespace + "/" + p.Name }
-
-// Core returns the pod as the library's one pod type, running on its node:
-// what the cgroup computations, graceful shutdown, admission, the NoExecute
-// taint-eviction planner and the node lifecycle controller take (its Ready
-// condition True or False as Ready, a deletion timestamp when
-// Terminating). Its QOSClass is left empty, so that cgroup computes it.
-func (p Pod) Core() core.Pod {
-	return core.Pod{Namespace: p.Namespace, Name: p.Name, UID: p.UID, Annotations: p.annotations(), NodeName: p.NodeName,
-		Priority: p.Priority, PriorityClassName: p.PriorityClassName, TerminationGracePeriodSeconds: p.TerminationGracePeriodSeconds,
-		Tolerations: p.Tolerations, InitContainers: p.InitContainers, Containers: p.Containers, Resources: p.Resources,
-		Overhead: p.Overhead, HostPorts: p.HostPorts, Volumes: p.volumes(), Phase: core.PodRunning, Conditions: coretest.PodReady(p.Ready), DeletionTimestamp: coretest.Deleting(p.Terminating)}
+// ownedBy returns the controller owner reference of a pod of that kind,
+// none for "".
+func ownedBy(kind string) []metav1.OwnerReference {
+	if kind == "" {
+		return nil
+	}
+	ref := owners[kind]
+	ref.Controller = new(bool)
+	*ref.Controller = true
+	return []metav1.OwnerReference{ref}
 }
 
-// QOSClass returns the pod's QoS class as the kubelet computes it.
-func (p Pod) QOSClass() core.PodQOSClass { return cgroup.ComputeQOS(p.Core(), cgroup.QOSOptions{}) }
-
-// Critical reports whether the kubelet treats the pod as critical: static,
-// mirror, or of priority at least core.SystemCriticalPriority.
-func (p Pod) Critical() bool { c := p.Core(); return c.IsCritical() }
-
-// annotations marks a static pod's source as the kubelet sees it.
-func (p Pod) annotations() map[string]string {
+// sourceAnnotations marks a static pod's source, and a mirror pod's, as
+// the kubelet sees them.
+func sourceAnnotations(static, mirror bool) map[string]string {
 	switch {
-	case p.Mirror:
+	case mirror:
 		return map[string]string{core.ConfigSourceAnnotation: "file", core.ConfigMirrorAnnotation: "mirror"}
-	case p.Static:
+	case static:
 		return map[string]string{core.ConfigSourceAnnotation: "file"}
 	}
 	return nil
-}
-
-// Pressure returns pods as the kubelet's node-pressure eviction takes
-// them: each pod's Core, and their Stats readings by UID (a pod whose
-// Stats is nil has no entry).
-func Pressure(pods []Pod) ([]core.Pod, pressure.Stats) {
-	out := make([]core.Pod, len(pods))
-	stats := pressure.Stats{}
-	for i := range pods {
-		out[i] = pods[i].Core()
-		if pods[i].Stats != nil {
-			stats[pods[i].UID] = pods[i].Stats
-		}
-	}
-	return out, stats
-}
-
-// volumes returns the pod's LocalVolumes as emptyDir volumes on the node's
-// disk.
-func (p Pod) volumes() []core.Volume {
-	var out []core.Volume
-	for _, v := range p.LocalVolumes {
-		out = append(out, core.Volume{Name: v, Source: core.VolumeEmptyDir})
-	}
-	return out
 }
 
 // priorities are the values policies key on, the edge just below critical
@@ -187,18 +119,22 @@ func drawResources(t *rapid.T, label string) core.ResourceRequirements {
 }
 
 // Pods draws lists of up to o.MaxPods pods with unique names and UIDs in
-// two namespaces. Pods have 0-3 containers, shaped Guaranteed (cpu and
-// memory requests equal to limits), BestEffort (none) or mixed (cpu,
+// two namespaces, each as the library's one pod type, running (phase
+// Running, its Ready condition True or False) and bound to no node
+// (PodsOn binds them). Pods have 0-3 containers, shaped Guaranteed (cpu
+// and memory requests equal to limits), BestEffort (none) or mixed (cpu,
 // memory and ephemeral-storage requests and limits drawn apart, so near
-// misses of each class are common), init
-// containers and sidecars on a quarter, overhead and pod-level resources
-// on a tenth each, priorities from o (the critical values included),
-// static and mirror pods, owners of the usual kinds, NoExecuteTolerations,
-// grace periods, and a usage reading (Stats) on most.
-func Pods(o Options) *rapid.Generator[[]Pod] {
-	return rapid.Custom(func(t *rapid.T) []Pod {
+// misses of each class are common), init containers and sidecars on a
+// quarter, overhead and pod-level resources on a tenth each, priorities
+// from o (the critical values included), static and mirror pods, a
+// controller owner of the usual kinds (ReplicaSet, DaemonSet,
+// StatefulSet, Job) on most, NoExecuteTolerations, grace periods, emptyDir
+// volumes, and a deletion timestamp on about one in eight. QOSClass is
+// left empty, so that the planners compute it. PodStats draws their usage.
+func Pods(o Options) *rapid.Generator[[]core.Pod] {
+	return rapid.Custom(func(t *rapid.T) []core.Pod {
 		n := rapid.IntRange(0, o.maxPods()).Draw(t, "pods")
-		pods := make([]Pod, n)
+		pods := make([]core.Pod, n)
 		for i := range pods {
 			pods[i] = drawPod(t, o, i)
 		}
@@ -207,8 +143,8 @@ func Pods(o Options) *rapid.Generator[[]Pod] {
 }
 
 // OnePod draws a single pod as Pods does, named p0.
-func OnePod(o Options) *rapid.Generator[Pod] {
-	return rapid.Custom(func(t *rapid.T) Pod { return drawPod(t, o, 0) })
+func OnePod(o Options) *rapid.Generator[core.Pod] {
+	return rapid.Custom(func(t *rapid.T) core.Pod { return drawPod(t, o, 0) })
 }
 
 // drawPod draws one pod. Counts (containers, init containers, volumes)
@@ -216,11 +152,14 @@ func OnePod(o Options) *rapid.Generator[Pod] {
 // is drawn whether it is kept or not, so that a shrunk pod keeps only what
 // the failure needs: no containers, no init containers, huge pages,
 // extended resources, overhead, pod-level resources, host ports, grace
-// period, volumes or usage reading unless they matter.
-func drawPod(t *rapid.T, o Options, i int) Pod {
-	p := Pod{Namespace: rapid.SampledFrom([]string{"a", "b"}).Draw(t, "ns"), Name: fmt.Sprintf("p%d", i), UID: fmt.Sprintf("uid-%d", i),
-		OwnerKind: rapid.SampledFrom([]string{"", "ReplicaSet", "ReplicaSet", "DaemonSet", "StatefulSet", "Job"}).Draw(t, "owner"),
-		Priority:  o.priority(t), Ready: !rare(t, 4, "notReady"), Terminating: rare(t, 8, "terminating")}
+// period or volumes unless they matter.
+func drawPod(t *rapid.T, o Options, i int) core.Pod {
+	p := core.Pod{Namespace: rapid.SampledFrom([]string{"a", "b"}).Draw(t, "ns"), Name: fmt.Sprintf("p%d", i), UID: fmt.Sprintf("uid-%d", i),
+		Phase: core.PodRunning}
+	p.OwnerReferences = ownedBy(rapid.SampledFrom([]string{"", "ReplicaSet", "ReplicaSet", "DaemonSet", "StatefulSet", "Job"}).Draw(t, "owner"))
+	p.Priority = o.priority(t)
+	p.Conditions = coretest.PodReady(!rare(t, 4, "notReady"))
+	p.DeletionTimestamp = coretest.Deleting(rare(t, 8, "terminating"))
 	if p.Priority != nil {
 		switch *p.Priority {
 		case core.SystemCriticalPriority:
@@ -229,9 +168,9 @@ func drawPod(t *rapid.T, o Options, i int) Pod {
 			p.PriorityClassName = "system-node-critical"
 		}
 	}
-	p.Static = rare(t, 10, "static")
+	static := rare(t, 10, "static")
 	mirror := rare(t, 10, "mirror")
-	p.Mirror = !p.Static && mirror
+	p.Annotations = sourceAnnotations(static, !static && mirror)
 	shape := rapid.IntRange(0, 3).Draw(t, "shape") // 0: Guaranteed-shaped, 1: BestEffort-shaped, else mixed
 	container := rapid.Custom(func(t *rapid.T) core.Container {
 		var ct core.Container
@@ -291,12 +230,7 @@ func drawPod(t *rapid.T, o Options, i int) Pod {
 	}
 	volumes := rapid.IntRange(0, 2).Draw(t, "volumes")
 	for v := volumes; v > 0; v-- {
-		p.LocalVolumes = append(p.LocalVolumes, fmt.Sprintf("v%d", v))
-	}
-	hasStats := usually(t, 6, "stats")
-	stats := drawStats(t, p)
-	if hasStats {
-		p.Stats = stats
+		p.Volumes = append(p.Volumes, core.Volume{Name: fmt.Sprintf("v%d", v), Source: core.VolumeEmptyDir})
 	}
 	return p
 }
@@ -311,24 +245,48 @@ func optUsage(t *rapid.T, label string) *uint64 {
 	return &v
 }
 
-func drawStats(t *rapid.T, p Pod) *pressure.PodStats {
+// PodStats draws the usage the kubelet's summary API reports for the
+// pods, keyed by UID as eviction/pressure takes it: a reading for about
+// five pods in six (the pod's working set and process count, each
+// container's working set, root filesystem and logs by the container's
+// name, each emptyDir volume's use by the volume's name), any figure of
+// which may be missing. Pods without a reading have no entry.
+func PodStats(pods []core.Pod) *rapid.Generator[pressure.Stats] {
+	return rapid.Custom(func(t *rapid.T) pressure.Stats {
+		_ = rapid.Bool().Draw(t, "readings") // a draw even for no pods
+		out := pressure.Stats{}
+		for i := range pods {
+			has := usually(t, 6, "stats")
+			st := drawStats(t, &pods[i])
+			if has {
+				out[pods[i].UID] = st
+			}
+		}
+		return out
+	})
+}
+
+func drawStats(t *rapid.T, p *core.Pod) *pressure.PodStats {
 	st := &pressure.PodStats{WorkingSetBytes: optUsage(t, "ws"), ProcessCount: optUsage(t, "procs")}
 	for _, c := range p.Containers {
 		st.Containers = append(st.Containers, pressure.ContainerStats{Name: c.Name, WorkingSetBytes: optUsage(t, "cws"),
 			Rootfs: &pressure.FsUsage{UsedBytes: optUsage(t, "rootfs"), InodesUsed: optUsage(t, "rootfsInodes")},
 			Logs:   &pressure.FsUsage{UsedBytes: optUsage(t, "logs"), InodesUsed: optUsage(t, "logsInodes")}})
 	}
-	for _, v := range p.LocalVolumes {
-		st.Volumes = append(st.Volumes, pressure.VolumeStats{Name: v, FsUsage: pressure.FsUsage{UsedBytes: optUsage(t, "vol"), InodesUsed: optUsage(t, "volInodes")}})
+	for _, v := range p.Volumes {
+		if v.Source != core.VolumeEmptyDir {
+			continue
+		}
+		st.Volumes = append(st.Volumes, pressure.VolumeStats{Name: v.Name, FsUsage: pressure.FsUsage{UsedBytes: optUsage(t, "vol"), InodesUsed: optUsage(t, "volInodes")}})
 	}
 	return st
 }
 
 // PodsOn spreads pods over the named nodes: each pod is bound to one of
 // them, drawn, or left unbound about once in ten; with no nodes every pod
-// stays unbound.
-func PodsOn(pods []Pod, nodes []string) *rapid.Generator[[]Pod] {
-	return rapid.Custom(func(t *rapid.T) []Pod {
+// stays unbound. The pods are copied; the input is not changed.
+func PodsOn(pods []core.Pod, nodes []string) *rapid.Generator[[]core.Pod] {
+	return rapid.Custom(func(t *rapid.T) []core.Pod {
 		_ = rapid.Bool().Draw(t, "spread") // a draw even for no pods
 		out := slices.Clone(pods)
 		for i := range out {

@@ -25,8 +25,8 @@ type Cluster struct {
 	Start time.Time
 	// Nodes are the nodes, zone-labelled, named zone-index ("a-0").
 	Nodes []core.Node
-	// Pods are the pods, each bound to a node.
-	Pods []Pod
+	// Pods are the pods, each bound to a node, running and Ready.
+	Pods []core.Pod
 }
 
 // FaultKind says what a scheduled fault does.
@@ -92,7 +92,7 @@ func Clusters(o Options) *rapid.Generator[Cluster] {
 			for _, p := range pods {
 				k := len(c.Pods)
 				p.Name, p.UID = fmt.Sprintf("p%d", k), fmt.Sprintf("uid-%d", k)
-				p.NodeName, p.Ready, p.Terminating = name, true, false
+				p.NodeName, p.Conditions, p.DeletionTimestamp = name, coretest.PodReady(true), nil
 				c.Pods = append(c.Pods, p)
 			}
 		}
@@ -204,7 +204,7 @@ func (s Scenario) Run(cfg nodelifecycle.Config, opts RunOptions) (History, error
 		w.leases[name] = s.Start
 	}
 	for _, p := range s.Pods {
-		c.UpsertPod(p.Core())
+		c.UpsertPod(p)
 	}
 	end := s.Start.Add(s.Duration)
 	apiDown := false
@@ -346,7 +346,7 @@ func newWorld(s Scenario) *world {
 		w.nodes[n.Name] = &n
 	}
 	for _, p := range s.Pods {
-		w.pods[p.Key()] = p.Core()
+		w.pods[p.Key()] = p
 		w.tolerations[p.Key()] = p.Tolerations
 		w.podNode[p.Key()] = p.NodeName
 	}

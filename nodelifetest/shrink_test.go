@@ -12,6 +12,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/nodelife/nodelife/conditions"
 	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/nodelifecycle"
 	"github.com/nodelife/nodelife/nodelifetest"
@@ -28,7 +29,7 @@ const highPriority = 1000
 // the rest get a minute on an unreachable or a not-ready node. It forgets
 // the not-ready taint for the high ones, so a node that reports NotReady
 // (a graceful shutdown posts Ready=False) loses its important pods first.
-func priorityPolicy(p nodelifetest.Pod) []taints.Toleration {
+func priorityPolicy(p core.Pod) []taints.Toleration {
 	secs := func(s int64) *int64 { return &s }
 	noExecute := func(key string, s int64) taints.Toleration {
 		return taints.Toleration{Key: key, Operator: taints.TolerationOpExists, Effect: taints.TaintEffectNoExecute, TolerationSeconds: secs(s)}
@@ -39,7 +40,7 @@ func priorityPolicy(p nodelifetest.Pod) []taints.Toleration {
 	return []taints.Toleration{noExecute(taints.TaintNodeUnreachable, 60), noExecute(taints.TaintNodeNotReady, 60)}
 }
 
-func priorityOf(p nodelifetest.Pod) int32 {
+func priorityOf(p core.Pod) int32 {
 	if p.Priority == nil {
 		return 0
 	}
@@ -75,7 +76,7 @@ func priorityOrder(t *rapid.T, last *nodelifetest.Scenario) {
 		gone[e.Pod] = i
 	}
 	for i, e := range h.Evictions {
-		var high nodelifetest.Pod
+		var high core.Pod
 		for _, p := range s.Pods {
 			if p.Key() == e.Pod {
 				high = p
@@ -179,14 +180,14 @@ func TestShrinkPriorityOrder(t *testing.T) {
 func checkShrinkPriorityOrder(t *testing.T) {
 	// A fixed seed and room to shrink, so that the text is the same on
 	// every machine; no fail file in testdata/rapid.
-	setFlags(t, map[string]string{"rapid.seed": "1", "rapid.checks": "100", "rapid.nofailfile": "true", "rapid.shrinktime": "10m"})
+	setFlags(t, map[string]string{"rapid.seed": "1", "rapid.checks": "300", "rapid.nofailfile": "true", "rapid.shrinktime": "10m"})
 	r := &recorder{name: "TestShrinkPriorityOrder"}
 	begin := time.Now()
 	var shrunk nodelifetest.Scenario
 	rapid.Check(r, func(t *rapid.T) { priorityOrder(t, &shrunk) })
 	t.Logf("checked and shrunk in %v", time.Since(begin).Round(time.Millisecond))
 	if !r.failed {
-		t.Fatalf("the property held on 100 scenarios; the flawed policy must fail it\n%s", r.out.String())
+		t.Fatalf("the property held on 300 scenarios; the flawed policy must fail it\n%s", r.out.String())
 	}
 	text := r.out.String()
 	t.Logf("shrunk to %d nodes, %d pods, %d faults; the failure text:\n%s", len(shrunk.Nodes), len(shrunk.Pods), len(shrunk.Faults), text)
@@ -232,13 +233,14 @@ func checkShrinkPriorityOrder(t *testing.T) {
 func TestShrinkNeedsTwoNodes(t *testing.T) {
 	start := nodelifetest.Epoch()
 	low, high := int32(0), int32(highPriority)
-	pod := func(name string, prio *int32) nodelifetest.Pod {
-		p := nodelifetest.Pod{Namespace: "a", Name: name, UID: "uid-" + name, NodeName: "a-0", Priority: prio, Ready: true}
+	pod := func(name string, prio *int32) core.Pod {
+		p := core.Pod{Namespace: "a", Name: name, UID: "uid-" + name, NodeName: "a-0", Priority: prio, Phase: core.PodRunning,
+			Conditions: []core.PodCondition{{Type: core.PodReady, Status: conditions.True}}}
 		p.Tolerations = priorityPolicy(p)
 		return p
 	}
 	one := nodelifetest.Scenario{Duration: 5 * time.Minute,
-		Cluster: nodelifetest.Cluster{Start: start, Pods: []nodelifetest.Pod{pod("p0", &low), pod("p1", &high)}},
+		Cluster: nodelifetest.Cluster{Start: start, Pods: []core.Pod{pod("p0", &low), pod("p1", &high)}},
 		Faults:  []nodelifetest.Fault{{Kind: nodelifetest.FaultShutdown, Nodes: []string{"a-0"}, From: time.Second, To: 11 * time.Second}}}
 	two := one
 	for _, name := range []string{"a-0", "a-1"} {

@@ -50,11 +50,7 @@ func naivePhaseIndex(phases []shutdown.PhaseConfig, prio int32) int {
 // unique names, priorities from -3000 to 13000 or none, grace periods or
 // none.
 func drawPods(t *rapid.T, max int) []core.Pod {
-	var pods []core.Pod
-	for _, p := range nodelifetest.Pods(nodelifetest.Options{MaxPods: max, MinPriority: -3000, MaxPriority: 13000}).Draw(t, "pods") {
-		pods = append(pods, p.Core())
-	}
-	return pods
+	return nodelifetest.Pods(nodelifetest.Options{MaxPods: max, MinPriority: -3000, MaxPriority: 13000}).Draw(t, "pods")
 }
 
 // phaseSets returns, per phase, the sorted names of its pods.

@@ -26,7 +26,7 @@ func drawPods(t *rapid.T) ([]core.Pod, pressure.Stats) {
 		drawn[i].InitContainers, drawn[i].Overhead, drawn[i].Resources = nil, nil, nil
 		drawn[i].Name = fmt.Sprintf("p%d", i%3)
 	}
-	return nodelifetest.Pressure(drawn)
+	return drawn, nodelifetest.PodStats(drawn).Draw(t, "stats")
 }
 
 // naiveLess is upstream's multiSorter written from the reference's words,
