@@ -191,31 +191,71 @@
 // examples/cloud-node). examples/kubeapi, a module of its own, converts
 // k8s.io/api objects into the library's inputs and back.
 //
-// # Driving a state machine
+// # Driving a machine
 //
-// The state machines (conditions.Monitor and Reporter,
-// eviction.NoExecuteTainter, eviction/pressure.Manager, shutdown.Manager,
-// lease.Heartbeat and Elector, gc.PodGC, cri.ProbeWorker,
-// nodelifecycle.Controller) share one vocabulary:
+// Every state machine and planner is driven the same way. The caller
+// passes what happened, and now for anything that depends on time; the
+// machine returns what to do as a value, the actions in order, each with
+// a machine-readable Reason and a Message where a person reads it, and a
+// state machine also when to call it again if nothing happens first (its
+// Next; zero means no timer is needed). The caller performs the actions
+// and tells the machine how they went through the feedback named in the
+// table; events between steps have methods named after them (Observe,
+// Upsert and Delete, Start, Cancel, PodTerminated). A machine never calls
+// its caller back except through an argument it is given (nodelifecycle's
+// Apply, RateLimitedQueue's Try), reads no clock, and clamps a now earlier
+// than one it has seen. Pure decisions that keep no state are functions or
+// config methods named Plan or Decide; the same inputs give the same plan.
+// Errors are returned for invalid input (a config, an object the API
+// would refuse) or a lookup of the caller's that failed (gc.PodGC's
+// NodeExists), never for a decision.
 //
-//   - Step(..., now) advances the machine to now with whatever inputs it
-//     takes, and returns what to do: a value with the actions in order;
-//   - Next, a field of what Step returns (or a method, for the queues and
-//     the tainter), is when to call Step again if no input comes first;
-//     zero means no timer is needed;
-//   - inputs that arrive between steps have their own methods named after
-//     the event: Observe (a reading), Upsert and Delete (an object),
-//     Start, Cancel, PodTerminated (the kubelet's events);
-//   - Done reports the outcome of an operation Step asked for (a lease
-//     read or write); WriteFailed, MarkPodsFailed and TaintFailed report
-//     a write that failed, so that the machine retries as upstream does.
+// The state machines (each made by its NewXxx, which validates the config):
 //
-// Pure decisions that keep no state are functions or config methods named
-// Plan or Decide. A machine never calls its caller back except through an
-// argument it is given (nodelifecycle's Apply), reads no clock, and clamps a
-// now earlier than one it has seen. Each config type's zero value, and each
-// machine's, is documented where the type is declared; most configs start
-// from a DefaultXxx function, most machines from NewXxx.
+//	machine                    call                          returns (what to do; when next)                             feedback
+//	conditions.Monitor         Step(now, nodes)              []NodeUpdate: each node's Health (write, pods NotReady,     WriteFailed(update), MarkPodsFailed(node),
+//	                                                         event); next: every conditions.DefaultNodeMonitorPeriod     Forget(node), ResetProbes(now)
+//	conditions.Reporter        Step(now, changed)            ReportDecision: Post, Reason, Message; Next                 Reported(now) after a successful post
+//	eviction.NoExecuteTainter  Step(now, ready)              []TaintUpdate: Add, Remove, Reason, Message; Next(now)      TaintFailed(now, update); Observe(now, node, ready)
+//	eviction.RateLimitedQueue  Try(now, fn)                  fn called per due item, in order; Next(now)                 fn's result: done, or retry after a delay
+//	eviction.TokenBucket       Allow(now)                    whether a token was taken; NextAllow(now)                   none
+//	eviction/pressure.Manager  Step(now, obs, pods, stats)   Result: Decision (Evict with Reason, Message),              none: the next Step's observations;
+//	                                                         Conditions, NodeEvent; Next                                 Reclaimed(fresh) after a node-level reclaim
+//	shutdown.Manager           Start(now, pods), Step(now),  Step: Kills, Events, Phases, inhibitor lock,                PodTerminated(now, key)
+//	                           Cancel(now)                   ReadyChanged; Next
+//	lease.Heartbeat            Step(now)                     HeartbeatStep: Op (Get, Create, Update, Wait), Lease; Next  Done(now, outcome, lease read or written)
+//	lease.Elector              Step(now), Release(now)       ElectionStep: Op, Record, Leading, MustStopBy; Next         Done(now, outcome, record, resource version)
+//	gc.PodGC                   Step(now, input)              PodGCPlan: Deletions with Reason and Message; Next; error   none: the next Step's input
+//	cri.ProbeWorker            Step(now, observation)        ProbeStep: Probe, Result, Changed, Why; Next                Report(outcome) of a probe it asked for
+//	nodelifecycle.Controller   Step(now, apply)              Ready: Actions (Kind, Reason, Message) in order; Next       apply's answer per action; UpsertNode, UpsertLease,
+//	                                                                                                                     RenewLease, UpsertPod and the Deletes between steps
+//	admission.NodeInfo         Admit(pod)                    Decision: Admit, Reason, Message, pods to preempt           AddPod(pod), RemovePod(uid)
+//	topology.Manager           Admit(pod)                    Admission: Admit, Reason, Message, container hints; error   RemoveContainer(pod, container)
+//	cloud.RangeAllocator       Sync(node)                    PodCIDRUpdate to write; error                               Abort(update) when the write failed, Delete(node)
+//
+// The planners (stateless):
+//
+//	planner                      call                                               returns
+//	shutdown.Config              Plan(pods)                                         Plan: phases, each pod's grace period; error
+//	shutdown.OutOfServiceConfig  Plan(now, node, pods, volumes)                     OutOfServicePlan: force deletions, volume detaches
+//	eviction.Config              PlanZones(prev, counts), PlanDisruption(...)       DisruptionPlan: zone states, rates, full disruption; error
+//	eviction.NoExecuteConfig     Plan(now, taints, pod, scheduled), PlanNode(...)   NoExecuteDecision: evict now, schedule, keep, cancel
+//	eviction/pressure            Rank(signal, layout, pods, stats, opts)            []Ranked, the kubelet's eviction order; error
+//	eviction/pressure            PlanEvictions(threshold, observation, ranked)      Plan: how many pods must go
+//	gc                           PlanImages(now, policy, records, fs, began)        ImagePlan: images to remove, least recently used first; error
+//	gc                           PlanContainers(now, policy, input)                 ContainerPlan: dead containers and sandboxes to remove; error
+//	gc                           PlanCascade(objects, target, policy, opts)         CascadeResult: deletes and patches in rounds; error
+//	gc                           PlanJobTTL(now, jobs), PlanCSRCleanup(now, csrs)   the Jobs and CSRs to delete, each with its reason
+//	gc                           PlanNodeLeases(now, cfg, leases, nodes)            NodeLeasePlan: the leases to delete
+//	lease                        PlanIdentityLeaseGC(now, leases)                   []GCDecision
+//	cri.BackoffConfig            Decide(now, entry, finishedAt)                     BackoffDecision: restart now or when; error
+//	cloud                        PlanInitialization, PlanRoutes, DecideLifecycle    InitPlan, RoutePlan, LifecycleDecision
+//	readiness                    PlanNode(rules, node, ...), PlanRule(...)          NodePlan, RulePlan: taints added, removed, adopted
+//	taints                       ReconcileConditionTaints(now, taints, conds, ...)  the taints to add and remove
+//
+// now comes first in every call that takes it, as in x/time/rate. Each
+// config type's zero value, and each machine's, is documented where the
+// type is declared; most configs start from a DefaultXxx function.
 //
 // # Rules every package follows
 //

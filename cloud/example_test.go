@@ -142,9 +142,9 @@ func ExamplePlanRoutes() {
 
 func ExampleNetworkUnavailable() {
 	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
-	c, write := cloud.NetworkUnavailable(nil, true, now)
+	c, write := cloud.NetworkUnavailable(now, nil, true)
 	fmt.Println(write, c.Status, c.Reason, c.Message)
-	_, write = cloud.NetworkUnavailable([]conditions.Condition{c}, true, now.Add(time.Minute))
+	_, write = cloud.NetworkUnavailable(now.Add(time.Minute), []conditions.Condition{c}, true)
 	fmt.Println(write)
 	// Output:
 	// true False RouteCreated RouteController created a route

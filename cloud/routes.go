@@ -297,7 +297,7 @@ const (
 // whether it writes at all: not when the node already has False/RouteCreated
 // (True/NoRouteCreated). The transition time is now, as upstream sets it on
 // every write.
-func NetworkUnavailable(current []conditions.Condition, routesCreated bool, now time.Time) (conditions.Condition, bool) {
+func NetworkUnavailable(now time.Time, current []conditions.Condition, routesCreated bool) (conditions.Condition, bool) {
 	c := conditions.Condition{Type: conditions.NetworkUnavailable, Status: conditions.True, Reason: ReasonNoRouteCreated,
 		Message: MessageNoRouteCreated, LastTransitionTime: now}
 	if routesCreated {

@@ -95,16 +95,16 @@ func TestPlanRoutesAddresses(t *testing.T) {
 func TestNetworkUnavailable(t *testing.T) {
 	now := time.Date(2026, 11, 25, 4, 0, 0, 0, time.UTC)
 	created := conditions.Condition{Type: conditions.NetworkUnavailable, Status: conditions.False, Reason: ReasonRouteCreated, Message: MessageRouteCreated}
-	if _, write := NetworkUnavailable([]conditions.Condition{created}, true, now); write {
+	if _, write := NetworkUnavailable(now, []conditions.Condition{created}, true); write {
 		t.Error("already RouteCreated: wrote")
 	}
-	c, write := NetworkUnavailable([]conditions.Condition{created}, false, now)
+	c, write := NetworkUnavailable(now, []conditions.Condition{created}, false)
 	want := conditions.Condition{Type: conditions.NetworkUnavailable, Status: conditions.True, Reason: ReasonNoRouteCreated,
 		Message: "RouteController failed to create a route", LastTransitionTime: now}
 	if !write || c != want {
 		t.Errorf("got %+v %v", c, write)
 	}
-	c, write = NetworkUnavailable(nil, true, now)
+	c, write = NetworkUnavailable(now, nil, true)
 	if !write || c.Status != conditions.False || c.Reason != "RouteCreated" || c.Message != "RouteController created a route" {
 		t.Errorf("got %+v %v", c, write)
 	}

@@ -34,7 +34,7 @@ func BenchmarkMonitorPass(b *testing.B) {
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
 			nodes := benchNodes(n)
 			m, _ := NewMonitor(DefaultMonitorConfig())
-			m.Step(nodes, t0)
+			m.Step(t0, nodes)
 			now := t0
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -54,7 +54,7 @@ func BenchmarkMonitorPass(b *testing.B) {
 					m.records[nodes[j].Name] = r
 				}
 				b.StartTimer()
-				ups := m.Step(nodes, now)
+				ups := m.Step(now, nodes)
 				if len(ups) != n/1000 {
 					b.Fatalf("%d updates, want %d", len(ups), n/1000)
 				}
@@ -66,11 +66,11 @@ func BenchmarkMonitorPass(b *testing.B) {
 func BenchmarkObserve(b *testing.B) {
 	cfg := DefaultMonitorConfig()
 	node := benchNodes(1)[0]
-	rec := cfg.Observe(HealthRecord{}, node, t0).Record
+	rec := cfg.Observe(t0, HealthRecord{}, node).Record
 	now := t0.Add(5 * time.Second)
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		h := cfg.Observe(rec, node, now)
+		h := cfg.Observe(now, rec, node)
 		if h.TimedOut {
 			b.Fatal("timed out")
 		}

@@ -21,9 +21,9 @@
 //
 // A custom kubelet, every nodeStatusUpdateFrequency:
 //
-//	conds, events := conditions.SetKubeletConditions(node.Conditions, in, now)
+//	conds, events := conditions.SetKubeletConditions(now, node.Conditions, in)
 //	changed := conditions.StatusChanged(node.Conditions, conds)
-//	if d := reporter.Step(changed, now); d.Post {
+//	if d := reporter.Step(now, changed); d.Post {
 //		// PATCH the node status, record events, then:
 //		reporter.Reported(now)
 //	}
@@ -33,7 +33,7 @@
 // taint eviction controller) as one state machine; use it unless you need
 // the pieces. By hand, every node monitor period:
 //
-//	for _, u := range monitor.Step(nodes, now) {
+//	for _, u := range monitor.Step(now, nodes) {
 //		if u.Health.Write { /* UpdateStatus with u.Health.Conditions; on error monitor.WriteFailed(u) */ }
 //		if u.Health.MarkPodsNotReady { /* set pods' Ready False; on error monitor.MarkPodsFailed(u.Name) */ }
 //	}

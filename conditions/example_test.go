@@ -31,14 +31,14 @@ func ExampleReadyCondition() {
 
 func ExampleSetKubeletConditions() {
 	in := conditions.KubeletInput{Ready: conditions.ReadyInput{Capacity: []string{"cpu", "memory", "pods"}}}
-	conds, events := conditions.SetKubeletConditions(nil, in, start)
+	conds, events := conditions.SetKubeletConditions(start, nil, in)
 	for _, c := range conds {
 		fmt.Println(c.Type, c.Status, c.Reason)
 	}
 	fmt.Println(events)
 
 	in.MemoryPressure = true
-	_, events = conditions.SetKubeletConditions(conds, in, start.Add(10*time.Second))
+	_, events = conditions.SetKubeletConditions(start.Add(10*time.Second), conds, in)
 	fmt.Println(events[0].Message("node-1"))
 	// Output:
 	// MemoryPressure False KubeletHasSufficientMemory
@@ -51,10 +51,10 @@ func ExampleSetKubeletConditions() {
 
 func ExampleSetReady() {
 	in := conditions.ReadyInput{Capacity: []string{"cpu", "memory", "pods"}}
-	conds, ev := conditions.SetReady(nil, in, start)
+	conds, ev := conditions.SetReady(start, nil, in)
 	fmt.Println(conds[0].Status, ev)
 	in.NetworkErrors = []error{errors.New("container runtime network not ready")}
-	conds, ev = conditions.SetReady(conds, in, start.Add(10*time.Second))
+	conds, ev = conditions.SetReady(start.Add(10*time.Second), conds, in)
 	fmt.Println(conds[0].Status, ev.Reason, conds[0].LastTransitionTime.Sub(start))
 	// Output:
 	// True <nil>
@@ -62,15 +62,15 @@ func ExampleSetReady() {
 }
 
 func ExampleSetPressure() {
-	conds, ev, _ := conditions.SetPressure(nil, conditions.DiskPressure, true, start)
+	conds, ev, _ := conditions.SetPressure(start, nil, conditions.DiskPressure, true)
 	fmt.Println(conds[0].Status, conds[0].Reason, ev.Reason)
 	// Output:
 	// True KubeletHasDiskPressure NodeHasDiskPressure
 }
 
 func ExampleSet() {
-	conds, _ := conditions.Set(nil, conditions.Condition{Type: conditions.Ready, Status: conditions.True}, start)
-	conds, transitioned := conditions.Set(conds, conditions.Condition{Type: conditions.Ready, Status: conditions.True}, start.Add(time.Minute))
+	conds, _ := conditions.Set(start, nil, conditions.Condition{Type: conditions.Ready, Status: conditions.True})
+	conds, transitioned := conditions.Set(start.Add(time.Minute), conds, conditions.Condition{Type: conditions.Ready, Status: conditions.True})
 	c, _ := conditions.Find(conds, conditions.Ready)
 	fmt.Println(transitioned, c.LastTransitionTime.Sub(start), c.LastHeartbeatTime.Sub(start))
 	// Output:
@@ -95,7 +95,7 @@ func ExampleReporter() {
 		changed bool
 	}{{0, false}, {10 * time.Second, false}, {20 * time.Second, true}, {5 * time.Minute, false}, {5*time.Minute + 20*time.Second, false}} {
 		now := start.Add(step.after)
-		d := r.Step(step.changed, now)
+		d := r.Step(now, step.changed)
 		if d.Post {
 			r.Reported(now)
 		}
@@ -130,7 +130,7 @@ func ExampleMonitorConfig_Observe() {
 	var rec conditions.HealthRecord
 	for s := 0; s <= 60; s += 5 {
 		now := start.Add(time.Duration(s) * time.Second)
-		h := cfg.Observe(rec, node, now)
+		h := cfg.Observe(now, rec, node)
 		if h.Write {
 			ready, _ := conditions.Find(h.Conditions, conditions.Ready)
 			fmt.Printf("+%ds: Ready %s (%s) -> write; mark pods NotReady: %v; event %s\n", s, ready.Status, ready.Reason, h.MarkPodsNotReady, h.Event.Reason)
@@ -156,9 +156,9 @@ func ExampleMonitor() {
 		{Name: "leased", Conditions: ready, HasLease: true, LeaseRenewTime: start},
 		{Name: "silent", Conditions: ready},
 	}
-	m.Step(nodes, start)
+	m.Step(start, nodes)
 	nodes[0].LeaseRenewTime = start.Add(50 * time.Second) // only the first node renews
-	for _, u := range m.Step(nodes, start.Add(55*time.Second)) {
+	for _, u := range m.Step(start.Add(55*time.Second), nodes) {
 		fmt.Println(u.Name, u.Health.Write, u.Health.MarkPodsNotReady)
 	}
 	// Output:

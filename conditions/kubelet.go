@@ -110,10 +110,10 @@ func ReadyCondition(in ReadyInput) Condition {
 // appended (Ready is created last among the kubelet's conditions). It
 // returns the event to record: NodeReady or NodeNotReady when an existing
 // Ready condition changes status, none when it is created.
-func SetReady(conds []Condition, in ReadyInput, now time.Time) ([]Condition, *Event) {
+func SetReady(now time.Time, conds []Condition, in ReadyInput) ([]Condition, *Event) {
 	_, existed := Find(conds, Ready)
 	c := ReadyCondition(in)
-	out, transitioned := Set(conds, c, now)
+	out, transitioned := Set(now, conds, c)
 	if !existed || !transitioned {
 		return out, nil
 	}
@@ -152,7 +152,7 @@ var pressures = map[Type]pressure{
 // condition that keeps its status keeps its reason and message even if
 // another writer set them. Any other type returns conds unchanged (copied)
 // and ErrUnknownType.
-func SetPressure(conds []Condition, t Type, underPressure bool, now time.Time) ([]Condition, *Event, error) {
+func SetPressure(now time.Time, conds []Condition, t Type, underPressure bool) ([]Condition, *Event, error) {
 	p, ok := pressures[t]
 	if !ok {
 		return append([]Condition(nil), conds...), nil, unknownTypeError(t)
@@ -189,7 +189,7 @@ type KubeletInput struct {
 // node lists Ready last; kubernetes#16961) and returns the new conditions
 // and the events to record, in order. Conditions of other types (e.g.
 // NetworkUnavailable) are kept as they are.
-func SetKubeletConditions(conds []Condition, in KubeletInput, now time.Time) ([]Condition, []Event) {
+func SetKubeletConditions(now time.Time, conds []Condition, in KubeletInput) ([]Condition, []Event) {
 	var events []Event
 	out := conds
 	for _, s := range []struct {
@@ -197,12 +197,12 @@ func SetKubeletConditions(conds []Condition, in KubeletInput, now time.Time) ([]
 		v bool
 	}{{MemoryPressure, in.MemoryPressure}, {DiskPressure, in.DiskPressure}, {PIDPressure, in.PIDPressure}} {
 		var ev *Event
-		out, ev, _ = SetPressure(out, s.t, s.v, now)
+		out, ev, _ = SetPressure(now, out, s.t, s.v)
 		if ev != nil {
 			events = append(events, *ev)
 		}
 	}
-	out, ev := SetReady(out, in.Ready, now)
+	out, ev := SetReady(now, out, in.Ready)
 	if ev != nil {
 		events = append(events, *ev)
 	}

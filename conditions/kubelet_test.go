@@ -77,25 +77,25 @@ func TestSetReadyTimesAndEvents(t *testing.T) {
 	down := ReadyInput{RuntimeErrors: []error{errors.New("container runtime is down")}, Capacity: fullCapacity}
 
 	// Creation: transition = heartbeat = now, no event.
-	conds, ev := SetReady(nil, ready, t0)
+	conds, ev := SetReady(t0, nil, ready)
 	want := []Condition{{Type: Ready, Status: True, Reason: "KubeletReady", Message: "kubelet is posting ready status", LastHeartbeatTime: t0, LastTransitionTime: t0}}
 	if d := cmp.Diff(want, conds); d != "" || ev != nil {
 		t.Fatalf("create: event %v (-want +got):\n%s", ev, d)
 	}
 	// Same status: heartbeat refreshed, transition kept, no event.
-	conds, ev = SetReady(conds, ready, t1)
+	conds, ev = SetReady(t1, conds, ready)
 	want[0].LastHeartbeatTime = t1
 	if d := cmp.Diff(want, conds); d != "" || ev != nil {
 		t.Fatalf("refresh: event %v (-want +got):\n%s", ev, d)
 	}
 	// Flip to False: transition = now, NodeNotReady.
-	conds, ev = SetReady(conds, down, t2)
+	conds, ev = SetReady(t2, conds, down)
 	want[0] = Condition{Type: Ready, Status: False, Reason: "KubeletNotReady", Message: "container runtime is down", LastHeartbeatTime: t2, LastTransitionTime: t2}
 	if d := cmp.Diff(want, conds); d != "" || ev == nil || ev.Reason != "NodeNotReady" {
 		t.Fatalf("flip: event %v (-want +got):\n%s", ev, d)
 	}
 	// Back to True: NodeReady.
-	_, ev = SetReady(conds, ready, t2.Add(time.Second))
+	_, ev = SetReady(t2.Add(time.Second), conds, ready)
 	if ev == nil || ev.Reason != "NodeReady" || ev.Message("n1") != "Node n1 status is now: NodeReady" {
 		t.Fatalf("recover: event %v", ev)
 	}
@@ -118,7 +118,7 @@ func TestSetPressure(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(string(tc.t), func(t *testing.T) {
 			// Created from nothing: Unknown flips to False, with an event.
-			conds, ev, err := SetPressure(nil, tc.t, false, t0)
+			conds, ev, err := SetPressure(t0, nil, tc.t, false)
 			want := []Condition{{Type: tc.t, Status: False, Reason: tc.reasonF, Message: tc.msgF, LastHeartbeatTime: t0, LastTransitionTime: t0}}
 			if err != nil || ev == nil || ev.Reason != tc.evF {
 				t.Fatalf("create: %v, %v", ev, err)
@@ -127,13 +127,13 @@ func TestSetPressure(t *testing.T) {
 				t.Fatalf("create (-want +got):\n%s", d)
 			}
 			// Unchanged: only the heartbeat moves, no event.
-			conds, ev, _ = SetPressure(conds, tc.t, false, t1)
+			conds, ev, _ = SetPressure(t1, conds, tc.t, false)
 			want[0].LastHeartbeatTime = t1
 			if d := cmp.Diff(want, conds); d != "" || ev != nil {
 				t.Fatalf("steady: %v (-want +got):\n%s", ev, d)
 			}
 			// Pressure: True, new reason, transition now, event.
-			conds, ev, _ = SetPressure(conds, tc.t, true, t2)
+			conds, ev, _ = SetPressure(t2, conds, tc.t, true)
 			want[0] = Condition{Type: tc.t, Status: True, Reason: tc.reasonT, Message: tc.msgT, LastHeartbeatTime: t2, LastTransitionTime: t2}
 			if d := cmp.Diff(want, conds); d != "" || ev == nil || ev.Reason != tc.evT {
 				t.Fatalf("pressure: %v (-want +got):\n%s", ev, d)
@@ -144,7 +144,7 @@ func TestSetPressure(t *testing.T) {
 
 func TestSetPressureKeepsForeignReasonWhileStatusHolds(t *testing.T) {
 	in := []Condition{{Type: MemoryPressure, Status: False, Reason: "SetByController", Message: "m", LastTransitionTime: t0}}
-	out, ev, _ := SetPressure(in, MemoryPressure, false, t1)
+	out, ev, _ := SetPressure(t1, in, MemoryPressure, false)
 	if ev != nil || out[0].Reason != "SetByController" || out[0].LastHeartbeatTime != t1 || out[0].LastTransitionTime != t0 {
 		t.Errorf("got %+v, %v", out[0], ev)
 	}
@@ -153,14 +153,14 @@ func TestSetPressureKeepsForeignReasonWhileStatusHolds(t *testing.T) {
 	}
 	// An Unknown left by the node controller flips back with an event.
 	in[0].Status = Unknown
-	if _, ev, _ := SetPressure(in, MemoryPressure, false, t1); ev == nil || ev.Reason != "NodeHasSufficientMemory" {
+	if _, ev, _ := SetPressure(t1, in, MemoryPressure, false); ev == nil || ev.Reason != "NodeHasSufficientMemory" {
 		t.Errorf("Unknown -> False gave event %v", ev)
 	}
 }
 
 func TestSetPressureUnknownType(t *testing.T) {
 	in := []Condition{{Type: Ready, Status: True}}
-	out, ev, err := SetPressure(in, NetworkUnavailable, true, t0)
+	out, ev, err := SetPressure(t0, in, NetworkUnavailable, true)
 	if !errors.Is(err, ErrUnknownType) || ev != nil || !cmp.Equal(out, in) {
 		t.Errorf("got %v, %v, %v", out, ev, err)
 	}
@@ -168,7 +168,7 @@ func TestSetPressureUnknownType(t *testing.T) {
 
 func TestSetKubeletConditionsOrder(t *testing.T) {
 	in := KubeletInput{DiskPressure: true, Ready: ReadyInput{Capacity: fullCapacity}}
-	conds, events := SetKubeletConditions(nil, in, t0)
+	conds, events := SetKubeletConditions(t0, nil, in)
 	var types []Type
 	for _, c := range conds {
 		types = append(types, c.Type)
@@ -182,7 +182,7 @@ func TestSetKubeletConditionsOrder(t *testing.T) {
 	}
 	// An existing NetworkUnavailable is left alone and keeps its place.
 	nu := Condition{Type: NetworkUnavailable, Status: False, Reason: "RouteCreated", LastHeartbeatTime: t0}
-	conds, events = SetKubeletConditions([]Condition{nu}, in, t1)
+	conds, events = SetKubeletConditions(t1, []Condition{nu}, in)
 	if conds[0] != nu || len(conds) != 5 || len(events) != 3 {
 		t.Errorf("got %v, %v", conds, events)
 	}
@@ -190,7 +190,7 @@ func TestSetKubeletConditionsOrder(t *testing.T) {
 
 func TestSetKeepsTransitionForSameStatus(t *testing.T) {
 	in := []Condition{{Type: Ready, Status: True, LastTransitionTime: t0, LastHeartbeatTime: t0, Reason: "a"}}
-	out, tr := Set(in, Condition{Type: Ready, Status: True, Reason: "b"}, t1)
+	out, tr := Set(t1, in, Condition{Type: Ready, Status: True, Reason: "b"})
 	if tr || out[0].LastTransitionTime != t0 || out[0].LastHeartbeatTime != t1 || out[0].Reason != "b" {
 		t.Errorf("got %+v, %v", out[0], tr)
 	}

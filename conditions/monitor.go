@@ -202,7 +202,7 @@ type Health struct {
 // Observe is pure: it allocates only when it returns conditions to write.
 // A now earlier than rec.LastObserved is clamped to it. Zero times are
 // treated as the instants they are (year 1), never as errors.
-func (c MonitorConfig) Observe(rec HealthRecord, node NodeObservation, now time.Time) Health {
+func (c MonitorConfig) Observe(now time.Time, rec HealthRecord, node NodeObservation) Health {
 	if now.Before(rec.LastObserved) {
 		now = rec.LastObserved
 	}

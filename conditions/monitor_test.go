@@ -21,18 +21,18 @@ func readyCond(s Status, heartbeat, transition time.Time) Condition {
 func TestMonitorStartupGrace(t *testing.T) {
 	cfg := DefaultMonitorConfig()
 	node := NodeObservation{Name: "n1", CreationTimestamp: t0}
-	h := cfg.Observe(HealthRecord{}, node, at(5))
+	h := cfg.Observe(at(5), HealthRecord{}, node)
 	if h.TimedOut || h.Write || h.HasCurrentReady || h.GracePeriod != 60*time.Second || !h.Deadline.Equal(at(60)) {
 		t.Fatalf("at 5s: %+v", h)
 	}
 	if want := (Condition{Type: Ready, Status: Unknown, LastHeartbeatTime: t0, LastTransitionTime: t0}); h.ObservedReady != want {
 		t.Fatalf("observed %+v, want %+v", h.ObservedReady, want)
 	}
-	h = cfg.Observe(h.Record, node, at(60))
+	h = cfg.Observe(at(60), h.Record, node)
 	if h.TimedOut {
 		t.Fatal("timed out at exactly probe + grace; upstream needs now strictly after")
 	}
-	h = cfg.Observe(h.Record, node, at(65))
+	h = cfg.Observe(at(65), h.Record, node)
 	never := func(ty Type) Condition {
 		return Condition{Type: ty, Status: Unknown, Reason: "NodeStatusNeverUpdated", Message: "Kubelet never posted node status.", LastHeartbeatTime: t0, LastTransitionTime: at(65)}
 	}
@@ -52,7 +52,7 @@ func TestMonitorLeaseKeepsNodeHealthy(t *testing.T) {
 	rec := HealthRecord{}
 	for s := 0; s <= 600; s += 5 {
 		node.LeaseRenewTime = at(s - s%10) // renewed every 10s
-		h := cfg.Observe(rec, node, at(s))
+		h := cfg.Observe(at(s), rec, node)
 		if h.TimedOut || h.Write || h.MarkPodsNotReady {
 			t.Fatalf("at %ds: %+v", s, h)
 		}
@@ -63,12 +63,12 @@ func TestMonitorLeaseKeepsNodeHealthy(t *testing.T) {
 	}
 	// A lease without renewTime counts once (first seen), then never again.
 	node = NodeObservation{Name: "n2", CreationTimestamp: created, Conditions: []Condition{readyCond(True, t0, t0)}, HasLease: true}
-	h := cfg.Observe(HealthRecord{}, node, at(0))
-	h = cfg.Observe(h.Record, node, at(30))
+	h := cfg.Observe(at(0), HealthRecord{}, node)
+	h = cfg.Observe(at(30), h.Record, node)
 	if !h.Record.ProbeTimestamp.Equal(at(0)) {
 		t.Fatalf("probe moved to %v on an unset renewTime", h.Record.ProbeTimestamp)
 	}
-	if h = cfg.Observe(h.Record, node, at(51)); !h.TimedOut {
+	if h = cfg.Observe(at(51), h.Record, node); !h.TimedOut {
 		t.Fatal("not timed out 51s after the last probe")
 	}
 }
@@ -89,15 +89,15 @@ func TestMonitorTimelineStaleThenRecovery(t *testing.T) {
 			ready := readyCond(True, t0, t0)
 			node := NodeObservation{Name: "n1", CreationTimestamp: created, Conditions: []Condition{network, memory, ready}, HasLease: true, LeaseRenewTime: t0}
 
-			h := cfg.Observe(HealthRecord{}, node, at(0))
+			h := cfg.Observe(at(0), HealthRecord{}, node)
 			if !h.Record.ProbeTimestamp.Equal(at(0)) || !h.Deadline.Equal(at(g)) {
 				t.Fatalf("first pass: %+v", h.Record)
 			}
-			h = cfg.Observe(h.Record, node, at(g))
+			h = cfg.Observe(at(g), h.Record, node)
 			if h.TimedOut {
 				t.Fatal("timed out at probe + grace")
 			}
-			h = cfg.Observe(h.Record, node, at(g+5))
+			h = cfg.Observe(at(g+5), h.Record, node)
 			wantConds := []Condition{
 				network, // never touched
 				{Type: MemoryPressure, Status: Unknown, Reason: "NodeStatusUnknown", Message: "Kubelet stopped posting node status.", LastHeartbeatTime: t0, LastTransitionTime: at(g + 5)},
@@ -123,7 +123,7 @@ func TestMonitorTimelineStaleThenRecovery(t *testing.T) {
 
 			// Next pass sees the written status: already Unknown, nothing to write.
 			node.Conditions = h.Conditions
-			h = cfg.Observe(h.RecordAfterWrite, node, at(g+10))
+			h = cfg.Observe(at(g+10), h.RecordAfterWrite, node)
 			if !h.TimedOut || h.Write || h.MarkPodsNotReady || h.Event != nil {
 				t.Fatalf("steady Unknown: %+v", h)
 			}
@@ -131,7 +131,7 @@ func TestMonitorTimelineStaleThenRecovery(t *testing.T) {
 			// The kubelet comes back.
 			node.Conditions = []Condition{network, memory, readyCond(True, at(g+20), at(g+20))}
 			node.LeaseRenewTime = at(g + 20)
-			h = cfg.Observe(h.Record, node, at(g+25))
+			h = cfg.Observe(at(g+25), h.Record, node)
 			if h.TimedOut || h.Write || h.CurrentReady.Status != True || !h.Record.ProbeTimestamp.Equal(at(g+25)) || !h.Record.ReadyTransitionTimestamp.Equal(at(g+25)) {
 				t.Fatalf("recovery: %+v", h)
 			}
@@ -144,9 +144,9 @@ func TestMonitorTimelineStaleThenRecovery(t *testing.T) {
 func TestMonitorHeartbeatKeepsTransition(t *testing.T) {
 	cfg := DefaultMonitorConfig()
 	node := NodeObservation{CreationTimestamp: created, Conditions: []Condition{readyCond(True, t0, t0)}}
-	h := cfg.Observe(HealthRecord{}, node, at(0))
+	h := cfg.Observe(at(0), HealthRecord{}, node)
 	node.Conditions = []Condition{readyCond(True, at(10), t0)}
-	h = cfg.Observe(h.Record, node, at(12))
+	h = cfg.Observe(at(12), h.Record, node)
 	if !h.Record.ProbeTimestamp.Equal(at(12)) || !h.Record.ReadyTransitionTimestamp.Equal(at(0)) {
 		t.Fatalf("%+v", h.Record)
 	}
@@ -157,16 +157,16 @@ func TestMonitorHeartbeatKeepsTransition(t *testing.T) {
 func TestMonitorReadyRemoved(t *testing.T) {
 	cfg := DefaultMonitorConfig()
 	node := NodeObservation{CreationTimestamp: created, Conditions: []Condition{readyCond(True, t0, t0)}}
-	h := cfg.Observe(HealthRecord{}, node, at(0))
+	h := cfg.Observe(at(0), HealthRecord{}, node)
 	node.Conditions = nil
-	h = cfg.Observe(h.Record, node, at(30))
+	h = cfg.Observe(at(30), h.Record, node)
 	if h.GracePeriod != 60*time.Second || !h.Record.ProbeTimestamp.Equal(at(0)) || h.Record.HasSavedReady || h.HasCurrentReady {
 		t.Fatalf("%+v", h)
 	}
-	if h = cfg.Observe(h.Record, node, at(60)); h.TimedOut {
+	if h = cfg.Observe(at(60), h.Record, node); h.TimedOut {
 		t.Fatal("timed out at probe + startup grace")
 	}
-	if h = cfg.Observe(h.Record, node, at(61)); !h.TimedOut || !h.Write || h.Conditions[0].Reason != "NodeStatusNeverUpdated" {
+	if h = cfg.Observe(at(61), h.Record, node); !h.TimedOut || !h.Write || h.Conditions[0].Reason != "NodeStatusNeverUpdated" {
 		t.Fatalf("%+v", h)
 	}
 }
@@ -174,22 +174,22 @@ func TestMonitorReadyRemoved(t *testing.T) {
 func TestMonitorRetryAndKubeletNotReadyOption(t *testing.T) {
 	cfg := DefaultMonitorConfig()
 	node := NodeObservation{CreationTimestamp: created, Conditions: []Condition{readyCond(True, t0, t0)}, HasLease: true, LeaseRenewTime: t0}
-	h := cfg.Observe(HealthRecord{}, node, at(0))
+	h := cfg.Observe(at(0), HealthRecord{}, node)
 	// The kubelet posts False while the lease stays fresh (kubernetes#125618).
 	node.Conditions = []Condition{{Type: Ready, Status: False, Reason: "KubeletNotReady", LastHeartbeatTime: at(10), LastTransitionTime: at(10)}}
 	node.LeaseRenewTime = at(10)
-	if h2 := cfg.Observe(h.Record, node, at(10)); h2.MarkPodsNotReady {
+	if h2 := cfg.Observe(at(10), h.Record, node); h2.MarkPodsNotReady {
 		t.Fatal("upstream default marks pods on a kubelet-posted False")
 	}
 	opt := cfg
 	opt.MarkPodsOnKubeletNotReady = true
-	if h2 := opt.Observe(h.Record, node, at(10)); !h2.MarkPodsNotReady || h2.Event != nil {
+	if h2 := opt.Observe(at(10), h.Record, node); !h2.MarkPodsNotReady || h2.Event != nil {
 		t.Fatalf("option: %+v", h2)
 	}
 	// A failed pod marking is retried while Ready is not True, then cleared.
-	rec := cfg.Observe(h.Record, node, at(10)).Record
+	rec := cfg.Observe(at(10), h.Record, node).Record
 	rec.RetryMarkPods = true
-	h = cfg.Observe(rec, node, at(15))
+	h = cfg.Observe(at(15), rec, node)
 	if !h.MarkPodsNotReady || h.Record.RetryMarkPods {
 		t.Fatalf("retry: %+v", h)
 	}
@@ -198,12 +198,12 @@ func TestMonitorRetryAndKubeletNotReadyOption(t *testing.T) {
 func TestMonitorClampsBackwardsClock(t *testing.T) {
 	cfg := DefaultMonitorConfig()
 	node := NodeObservation{CreationTimestamp: created, Conditions: []Condition{readyCond(True, t0, t0)}}
-	h := cfg.Observe(HealthRecord{}, node, at(100))
-	h = cfg.Observe(h.Record, node, at(0)) // clock jumped back
+	h := cfg.Observe(at(100), HealthRecord{}, node)
+	h = cfg.Observe(at(0), h.Record, node) // clock jumped back
 	if !h.Record.LastObserved.Equal(at(100)) || h.TimedOut {
 		t.Fatalf("%+v", h.Record)
 	}
-	if h = cfg.Observe(h.Record, node, at(151)); !h.TimedOut {
+	if h = cfg.Observe(at(151), h.Record, node); !h.TimedOut {
 		t.Fatal("no timeout 51s after the clamped probe")
 	}
 }
@@ -225,11 +225,11 @@ func TestMonitorPass(t *testing.T) {
 	m, _ := NewMonitor(DefaultMonitorConfig())
 	healthy := NodeObservation{Name: "a", CreationTimestamp: created, Conditions: []Condition{readyCond(True, t0, t0)}, HasLease: true, LeaseRenewTime: t0}
 	silent := NodeObservation{Name: "b", CreationTimestamp: created, Conditions: []Condition{readyCond(True, t0, t0)}}
-	if ups := m.Step([]NodeObservation{healthy, silent}, at(0)); len(ups) != 0 || m.Len() != 2 {
+	if ups := m.Step(at(0), []NodeObservation{healthy, silent}); len(ups) != 0 || m.Len() != 2 {
 		t.Fatalf("first pass: %v", ups)
 	}
 	healthy.LeaseRenewTime = at(55)
-	ups := m.Step([]NodeObservation{healthy, silent}, at(55))
+	ups := m.Step(at(55), []NodeObservation{healthy, silent})
 	if len(ups) != 1 || ups[0].Name != "b" || !ups[0].Health.Write || !ups[0].Health.MarkPodsNotReady {
 		t.Fatalf("timeout pass: %+v", ups)
 	}
@@ -240,7 +240,7 @@ func TestMonitorPass(t *testing.T) {
 		t.Fatalf("after failures: %+v", r)
 	}
 	// The write failed, so the next pass writes again.
-	if ups := m.Step([]NodeObservation{silent}, at(60)); len(ups) != 1 || !ups[0].Health.Write {
+	if ups := m.Step(at(60), []NodeObservation{silent}); len(ups) != 1 || !ups[0].Health.Write {
 		t.Fatalf("retry pass: %+v", ups)
 	}
 	m.Forget("b")
@@ -257,11 +257,11 @@ func TestMonitorUnknownStatusAndType(t *testing.T) {
 	cfg := DefaultMonitorConfig()
 	odd := Condition{Type: "KernelDeadlock", Status: "Maybe", LastHeartbeatTime: t0}
 	node := NodeObservation{Conditions: []Condition{{Type: Ready, Status: "Maybe", LastHeartbeatTime: t0, LastTransitionTime: t0}, odd}}
-	h := cfg.Observe(HealthRecord{}, node, at(0))
+	h := cfg.Observe(at(0), HealthRecord{}, node)
 	if h.MarkPodsNotReady || h.TimedOut {
 		t.Fatalf("%+v", h)
 	}
-	h = cfg.Observe(h.Record, node, at(51))
+	h = cfg.Observe(at(51), h.Record, node)
 	if !h.Write || h.MarkPodsNotReady || h.Conditions[0].Status != Unknown || h.Conditions[1] != odd {
 		t.Fatalf("%+v", h)
 	}
@@ -278,15 +278,15 @@ func TestMonitorResetProbes(t *testing.T) {
 		t.Fatal(err)
 	}
 	node := NodeObservation{Name: "n1", CreationTimestamp: created, Conditions: []Condition{readyCond(True, t0, t0)}}
-	m.Step([]NodeObservation{node}, at(0))
+	m.Step(at(0), []NodeObservation{node})
 	m.ResetProbes(at(40))
 	if r, _ := m.Record("n1"); !r.ProbeTimestamp.Equal(at(40)) || !r.ReadyTransitionTimestamp.Equal(at(40)) {
 		t.Fatalf("record after reset: %+v", r)
 	}
-	if u := m.Step([]NodeObservation{node}, at(55)); len(u) != 0 {
+	if u := m.Step(at(55), []NodeObservation{node}); len(u) != 0 {
 		t.Fatalf("timed out at 55s despite the reset at 40s: %+v", u)
 	}
-	if u := m.Step([]NodeObservation{node}, at(95)); len(u) != 1 || !u[0].Health.TimedOut {
+	if u := m.Step(at(95), []NodeObservation{node}); len(u) != 1 || !u[0].Health.TimedOut {
 		t.Fatalf("not timed out at 95s (reset 40s + grace 50s): %+v", u)
 	}
 }
@@ -303,18 +303,18 @@ func TestMonitorGraceAfterOwnUnknown(t *testing.T) {
 	cfg := DefaultMonitorConfig()
 	cfg.GracePeriod = LegacyNodeMonitorGracePeriod
 	node := NodeObservation{Name: "n1", CreationTimestamp: t0}
-	h := cfg.Observe(HealthRecord{}, node, at(61))
+	h := cfg.Observe(at(61), HealthRecord{}, node)
 	if !h.TimedOut || !h.Write {
 		t.Fatalf("at 61s: %+v", h)
 	}
 	rec := h.RecordAfterWrite
 	node.Conditions = h.Conditions
 	node.HasLease, node.LeaseRenewTime = true, at(61)
-	h = cfg.Observe(rec, node, at(61))
+	h = cfg.Observe(at(61), rec, node)
 	if h.TimedOut || h.GracePeriod != 40*time.Second || !h.Deadline.Equal(at(101)) {
 		t.Fatalf("at 61s, after the renewal: %+v", h)
 	}
-	if h = cfg.Observe(h.Record, node, at(102)); !h.TimedOut {
+	if h = cfg.Observe(at(102), h.Record, node); !h.TimedOut {
 		t.Fatalf("at 102s: not timed out (%+v)", h)
 	}
 }
@@ -328,14 +328,14 @@ func TestRecordWithoutTimeout(t *testing.T) {
 	cfg := DefaultMonitorConfig()
 	created := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	n := NodeObservation{Name: "n", CreationTimestamp: created}
-	h := cfg.Observe(HealthRecord{}, n, created.Add(61*time.Second))
+	h := cfg.Observe(created.Add(61*time.Second), HealthRecord{}, n)
 	if !h.TimedOut || !h.Record.HasSavedReady || h.Record.SavedReady.Status != Unknown {
 		t.Fatalf("timed out %v, record %+v", h.TimedOut, h.Record)
 	}
 	if h.RecordWithoutTimeout.HasSavedReady || !h.RecordWithoutTimeout.Known || !h.RecordWithoutTimeout.ProbeTimestamp.Equal(created) {
 		t.Errorf("record without the timeout %+v", h.RecordWithoutTimeout)
 	}
-	h = cfg.Observe(HealthRecord{}, n, created.Add(30*time.Second))
+	h = cfg.Observe(created.Add(30*time.Second), HealthRecord{}, n)
 	if h.TimedOut || h.Record != h.RecordWithoutTimeout {
 		t.Errorf("no timeout: %+v and %+v", h.Record, h.RecordWithoutTimeout)
 	}

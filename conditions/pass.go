@@ -39,11 +39,11 @@ func NewMonitor(cfg MonitorConfig) (*Monitor, error) {
 //
 // A pass allocates only for the updates it returns (and for the records of
 // nodes it has not seen before).
-func (m *Monitor) Step(nodes []NodeObservation, now time.Time) []NodeUpdate {
+func (m *Monitor) Step(now time.Time, nodes []NodeObservation) []NodeUpdate {
 	var updates []NodeUpdate
 	for i := range nodes {
 		n := &nodes[i]
-		h := m.cfg.Observe(m.records[n.Name], *n, now)
+		h := m.cfg.Observe(now, m.records[n.Name], *n)
 		if h.Write {
 			m.records[n.Name] = h.RecordAfterWrite
 		} else {

@@ -27,8 +27,8 @@ func TestPropertySetSameStatusKeepsTransition(t *testing.T) {
 		if rapid.Bool().Draw(t, "existing") {
 			start = []conditions.Condition{old}
 		}
-		once, _ := conditions.Set(start, conditions.Condition{Type: ty, Status: st, Reason: rapid.String().Draw(t, "r1")}, n1)
-		twice, transitioned := conditions.Set(once, conditions.Condition{Type: ty, Status: st, Reason: rapid.String().Draw(t, "r2")}, n2)
+		once, _ := conditions.Set(n1, start, conditions.Condition{Type: ty, Status: st, Reason: rapid.String().Draw(t, "r1")})
+		twice, transitioned := conditions.Set(n2, once, conditions.Condition{Type: ty, Status: st, Reason: rapid.String().Draw(t, "r2")})
 		a, _ := conditions.Find(once, ty)
 		b, _ := conditions.Find(twice, ty)
 		if transitioned || !a.LastTransitionTime.Equal(b.LastTransitionTime) || !b.LastHeartbeatTime.Equal(n2) {
@@ -37,8 +37,8 @@ func TestPropertySetSameStatusKeepsTransition(t *testing.T) {
 		// The pressure setter obeys the same rule.
 		if ty != conditions.Ready && ty != conditions.NetworkUnavailable {
 			p := rapid.Bool().Draw(t, "pressure")
-			x, _, _ := conditions.SetPressure(start, ty, p, n1)
-			y, ev, _ := conditions.SetPressure(x, ty, p, n2)
+			x, _, _ := conditions.SetPressure(n1, start, ty, p)
+			y, ev, _ := conditions.SetPressure(n2, x, ty, p)
 			cx, _ := conditions.Find(x, ty)
 			cy, _ := conditions.Find(y, ty)
 			if ev != nil || !cx.LastTransitionTime.Equal(cy.LastTransitionTime) {
@@ -76,7 +76,7 @@ func TestPropertyMonitorNeverUnknownBeforeGrace(t *testing.T) {
 				node.HasLease, node.LeaseRenewTime = true, now
 				heard = true
 			}
-			h := cfg.Observe(rec, node, now)
+			h := cfg.Observe(now, rec, node)
 			if heard || lastHeard.IsZero() {
 				lastHeard = now
 				if !hasReady && !heard {

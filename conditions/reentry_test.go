@@ -15,7 +15,7 @@ func TestReporterRandCallingBack(t *testing.T) {
 	var nested []string
 	cfg := DefaultReportConfig()
 	cfg.Rand = func() float64 {
-		nested = append(nested, r.Step(true, now.Add(time.Hour)).Message)
+		nested = append(nested, r.Step(now.Add(time.Hour), true).Message)
 		r.Reported(now.Add(time.Hour))
 		return 0.9
 	}
@@ -27,7 +27,7 @@ func TestReporterRandCallingBack(t *testing.T) {
 		changed bool
 		at      time.Duration
 	}{{false, 0}, {false, 10 * time.Second}, {true, 20 * time.Second}, {false, 7 * time.Minute}} {
-		g, w := r.Step(step.changed, now.Add(step.at)), ref.Step(step.changed, now.Add(step.at))
+		g, w := r.Step(now.Add(step.at), step.changed), ref.Step(now.Add(step.at), step.changed)
 		if g != w {
 			t.Fatalf("at +%v: %+v, without the callback %+v", step.at, g, w)
 		}

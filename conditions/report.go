@@ -160,7 +160,7 @@ func NewReporter(cfg ReportConfig) (*Reporter, error) {
 
 // Step says whether to post now. A now earlier than one already seen is
 // treated as that earlier-seen time.
-func (r *Reporter) Step(changed bool, now time.Time) ReportDecision {
+func (r *Reporter) Step(now time.Time, changed bool) ReportDecision {
 	if r.guard.Busy() {
 		return ReportDecision{Reason: ReportNotDue, Next: now, Message: "conditions: Reporter called from inside its own Rand: ignored"}
 	}

@@ -78,7 +78,7 @@ func runReport(t *testing.T, r *Reporter, steps []reportStep) {
 	t.Helper()
 	for i, s := range steps {
 		now := t0.Add(s.at)
-		d := r.Step(s.changed, now)
+		d := r.Step(now, s.changed)
 		if d.Post != s.post || d.Reason != s.reason || !d.NextReport.Equal(t0.Add(s.next)) || !d.Next.Equal(now.Add(10*time.Second)) {
 			t.Fatalf("step %d at %v: got %+v, want post=%v reason=%s next=%v", i, s.at, d, s.post, s.reason, s.next)
 		}
@@ -134,7 +134,7 @@ func TestReporterBadRandAndClock(t *testing.T) {
 		cfg := DefaultReportConfig()
 		cfg.Rand = func() float64 { return v }
 		r, _ := NewReporter(cfg)
-		r.Step(false, t0)
+		r.Step(t0, false)
 		var want time.Duration // NaN: 0.5, no delay
 		switch {
 		case v < 0:
@@ -148,9 +148,9 @@ func TestReporterBadRandAndClock(t *testing.T) {
 	}
 	// A clock going backwards is clamped to the latest time seen.
 	r, _ := NewReporter(DefaultReportConfig())
-	r.Step(false, t1)
+	r.Step(t1, false)
 	r.Reported(t1)
-	d := r.Step(false, t0)
+	d := r.Step(t0, false)
 	if d.Post || !d.Next.Equal(t1.Add(10*time.Second)) {
 		t.Errorf("backwards clock: %+v", d)
 	}
@@ -183,7 +183,7 @@ func TestReporterMessages(t *testing.T) {
 		changed bool
 	}{{0, false}, {10 * time.Second, false}, {20 * time.Second, true}, {5*time.Minute + 20*time.Second, false}}
 	for i, s := range steps {
-		d := r.Step(s.changed, t0.Add(s.at))
+		d := r.Step(t0.Add(s.at), s.changed)
 		if d.Message != want[i] {
 			t.Errorf("step %d: message %q, want %q", i, d.Message, want[i])
 		}

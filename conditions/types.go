@@ -70,7 +70,7 @@ func index(conds []Condition, t Type) int {
 // status change of an existing condition or a new condition. conds is not
 // modified. Any Type and Status are accepted, including ones this package
 // does not know; Status.Valid tells the known statuses apart.
-func Set(conds []Condition, c Condition, now time.Time) (out []Condition, transitioned bool) {
+func Set(now time.Time, conds []Condition, c Condition) (out []Condition, transitioned bool) {
 	out = make([]Condition, len(conds), len(conds)+1)
 	copy(out, conds)
 	c.LastHeartbeatTime = now

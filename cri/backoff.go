@@ -139,7 +139,7 @@ func (c BackoffConfig) Expired(e BackoffEntry, t time.Time) bool {
 // else the delay doubles up to Max, and LastUpdate becomes now. A now
 // before the entry's LastUpdate is clamped to it (time never goes back), and a
 // finishedAt after now counts as just finished.
-func (c BackoffConfig) Decide(e BackoffEntry, finishedAt, now time.Time) (BackoffDecision, error) {
+func (c BackoffConfig) Decide(now time.Time, e BackoffEntry, finishedAt time.Time) (BackoffDecision, error) {
 	if err := c.Validate(); err != nil {
 		return BackoffDecision{Entry: e}, err
 	}

@@ -19,7 +19,7 @@ func crashLoop(t *testing.T, c BackoffConfig, runFor time.Duration, restarts int
 	var waits []time.Duration
 	for len(waits) < restarts {
 		finished := start.Add(runFor)
-		d, err := c.Decide(e, finished, finished)
+		d, err := c.Decide(finished, e, finished)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -27,10 +27,10 @@ func crashLoop(t *testing.T, c BackoffConfig, runFor time.Duration, restarts int
 		if d.InBackoff {
 			wait = d.Remaining
 			// 1ns before the end it is still in back-off; at the end not.
-			if in, _ := c.Decide(e, finished, finished.Add(wait-time.Nanosecond)); !in.InBackoff || in.Remaining != time.Nanosecond {
+			if in, _ := c.Decide(finished.Add(wait-time.Nanosecond), e, finished); !in.InBackoff || in.Remaining != time.Nanosecond {
 				t.Fatalf("1ns before the end: %+v", in)
 			}
-			if d, err = c.Decide(e, finished, finished.Add(wait)); err != nil || d.InBackoff {
+			if d, err = c.Decide(finished.Add(wait), e, finished); err != nil || d.InBackoff {
 				t.Fatalf("at the end: %+v %v", d, err)
 			}
 		}
@@ -70,25 +70,25 @@ func TestBackoffBoundaries(t *testing.T) {
 	c := DefaultBackoffConfig()
 	e := BackoffEntry{Delay: 40 * time.Second, LastUpdate: at(0)}
 	// In back-off while now - finishedAt < delay, strictly.
-	d, _ := c.Decide(e, at(100), at(139))
+	d, _ := c.Decide(at(139), e, at(100))
 	if !d.InBackoff || d.Remaining != time.Second || d.Entry != e {
 		t.Errorf("39s after the finish: %+v", d)
 	}
-	d, _ = c.Decide(e, at(100), at(140))
+	d, _ = c.Decide(at(140), e, at(100))
 	if d.InBackoff || d.Reset || d.Entry.Delay != 80*time.Second || !d.Entry.LastUpdate.Equal(at(140)) {
 		t.Errorf("40s after the finish: %+v", d)
 	}
 	// Reset when finishedAt - lastUpdate > 2 x 300s, strictly.
-	d, _ = c.Decide(e, at(600), at(600))
+	d, _ = c.Decide(at(600), e, at(600))
 	if !d.InBackoff {
 		t.Errorf("finished exactly 10 minutes after the update: %+v", d)
 	}
-	d, _ = c.Decide(e, at(600).Add(time.Nanosecond), at(600).Add(time.Nanosecond))
+	d, _ = c.Decide(at(600).Add(time.Nanosecond), e, at(600).Add(time.Nanosecond))
 	if d.InBackoff || !d.Reset || d.Entry.Delay != 10*time.Second {
 		t.Errorf("finished 10 minutes and 1ns after the update: %+v", d)
 	}
 	// No entry: never in back-off; the first delay is Initial.
-	d, _ = c.Decide(BackoffEntry{}, at(5), at(5))
+	d, _ = c.Decide(at(5), BackoffEntry{}, at(5))
 	if d.InBackoff || !d.Reset || d.Entry.Delay != 10*time.Second {
 		t.Errorf("no entry: %+v", d)
 	}
@@ -97,7 +97,7 @@ func TestBackoffBoundaries(t *testing.T) {
 		t.Error("Expired boundary")
 	}
 	// A clock stepped back is clamped to the entry's last update.
-	d, _ = c.Decide(BackoffEntry{Delay: 10 * time.Second, LastUpdate: at(100)}, at(50), at(40))
+	d, _ = c.Decide(at(40), BackoffEntry{Delay: 10 * time.Second, LastUpdate: at(100)}, at(50))
 	if d.InBackoff || !d.Entry.LastUpdate.Equal(at(100)) {
 		t.Errorf("clock back: %+v", d)
 	}
@@ -106,11 +106,11 @@ func TestBackoffBoundaries(t *testing.T) {
 func TestBackoffJitter(t *testing.T) {
 	c := DefaultBackoffConfig()
 	c.JitterFactor, c.Rand = 0.5, func() float64 { return 0.5 }
-	d, _ := c.Decide(BackoffEntry{}, at(0), at(0))
+	d, _ := c.Decide(at(0), BackoffEntry{}, at(0))
 	if d.Entry.Delay != 12500*time.Millisecond { // 10s + 0.5*0.5*10s
 		t.Errorf("first: %v", d.Entry.Delay)
 	}
-	d, _ = c.Decide(d.Entry, at(20), at(40))
+	d, _ = c.Decide(at(40), d.Entry, at(20))
 	if d.Entry.Delay != 25*time.Second+3125*time.Millisecond { // 2*12.5s + 0.25*12.5s
 		t.Errorf("second: %v", d.Entry.Delay)
 	}
@@ -129,7 +129,7 @@ func TestBackoffValidate(t *testing.T) {
 	if err := (BackoffConfig{Initial: time.Minute, Max: time.Second, ResetFactor: 2}).Validate(); err == nil || !strings.Contains(err.Error(), "Initial 1m0s must not exceed Max 1s") {
 		t.Errorf("initial > max: %v", err)
 	}
-	if _, err := (BackoffConfig{}).Decide(BackoffEntry{}, t0, t0); !errors.Is(err, ErrInvalidConfig) {
+	if _, err := (BackoffConfig{}).Decide(t0, BackoffEntry{}, t0); !errors.Is(err, ErrInvalidConfig) {
 		t.Errorf("Decide with the zero config: %v", err)
 	}
 }

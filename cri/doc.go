@@ -53,7 +53,7 @@
 //		c := pod.Containers[s.Index]
 //		key := cri.BackoffKey(pod, c)
 //		if last := cri.LastExited(status, c.Name); last != nil {
-//			d, _ := backoff.Decide(entries[key], last.FinishedAt, now)
+//			d, _ := backoff.Decide(now, entries[key], last.FinishedAt)
 //			entries[key] = d.Entry
 //			if d.InBackoff { continue } // CrashLoopBackOff
 //		}

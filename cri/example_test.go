@@ -85,11 +85,11 @@ func ExampleBackoffConfig_Decide() {
 	start := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	for i := 0; i < 8; i++ {
 		finished := start.Add(time.Second)
-		d, _ := c.Decide(e, finished, finished)
+		d, _ := c.Decide(finished, e, finished)
 		wait := time.Duration(0)
 		if d.InBackoff {
 			wait = d.Remaining
-			d, _ = c.Decide(e, finished, finished.Add(wait))
+			d, _ = c.Decide(finished.Add(wait), e, finished)
 		}
 		e = d.Entry
 		fmt.Printf("crash %d: restart after %v\n", i+1, wait)
@@ -134,7 +134,7 @@ func ExampleProbeWorker() {
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	obs := cri.ProbeObservation{ContainerID: "c1", Running: true, StartedAt: now, Started: true}
 	for _, code := range []int{200, 500, 500, 500, 200} {
-		st := w.Step(obs, now)
+		st := w.Step(now, obs)
 		if st.Probe {
 			st = w.Report(cri.HTTPOutcome(code))
 		}
@@ -175,8 +175,8 @@ func ExampleExecuteContainerPlan() {
 		}
 		return nil
 	})
-	plan, _ := gc.PlanContainers(gc.DefaultContainerPolicy(), gc.ContainerGCInput{
-		Containers: containers, Sandboxes: sandboxes, PodsSynced: true, AllSourcesReady: true}, now)
+	plan, _ := gc.PlanContainers(now, gc.DefaultContainerPolicy(), gc.ContainerGCInput{
+		Containers: containers, Sandboxes: sandboxes, PodsSynced: true, AllSourcesReady: true})
 	res := cri.ExecuteContainerPlan(context.Background(), rt, plan, cri.ExecOptions{})
 	for _, r := range res.Removed {
 		fmt.Println("removed", r.Kind, r.ID, r.Reason)

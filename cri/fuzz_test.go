@@ -96,7 +96,7 @@ func FuzzBackoffDecide(f *testing.F) {
 	f.Fuzz(func(t *testing.T, initial, maxDelay int64, factor int, delay, last, finished, now int64) {
 		c := BackoffConfig{Initial: time.Duration(initial), Max: time.Duration(maxDelay), ResetFactor: factor}
 		e := BackoffEntry{Delay: time.Duration(delay), LastUpdate: time.Unix(0, last)}
-		d, err := c.Decide(e, time.Unix(0, finished), time.Unix(0, now))
+		d, err := c.Decide(time.Unix(0, now), e, time.Unix(0, finished))
 		if err != nil {
 			return
 		}

@@ -301,7 +301,7 @@ func (w *ProbeWorker) set(st *ProbeStep, r ProbeResult) {
 // startup to Success and stops them; then no probe before
 // InitialDelaySeconds (whole seconds since StartedAt), no startup probe
 // once started and no other probe before. Otherwise Probe is true.
-func (w *ProbeWorker) Step(obs ProbeObservation, now time.Time) ProbeStep {
+func (w *ProbeWorker) Step(now time.Time, obs ProbeObservation) ProbeStep {
 	if now.Before(w.last) {
 		now = w.last
 	}

@@ -82,7 +82,7 @@ func newProbeRun(t *testing.T, typ ProbeType, spec ProbeSpec, policy core.Restar
 // step ticks at now and, when a probe is due, reports o; it returns the
 // result after the step and whether a probe ran.
 func (r *probeRun) step(o ProbeOutcome) (ProbeResult, bool) {
-	st := r.w.Step(r.obs, r.now)
+	st := r.w.Step(r.now, r.obs)
 	r.now = st.Next
 	if !st.Probe {
 		return st.Result, false
@@ -138,44 +138,44 @@ func TestProbeWorkerGates(t *testing.T) {
 	}
 	// Startup probes run until started; the others only after.
 	r = newProbeRun(t, Startup, ProbeSpec{FailureThreshold: 2}, "")
-	if got := r.w.Step(r.obs, r.now); !got.Probe || got.Result != ProbeUnknown {
+	if got := r.w.Step(r.now, r.obs); !got.Probe || got.Result != ProbeUnknown {
 		t.Errorf("startup first tick: %+v", got)
 	}
 	r.obs.Started = true
-	if got := r.w.Step(r.obs, r.now); got.Probe {
+	if got := r.w.Step(r.now, r.obs); got.Probe {
 		t.Errorf("startup after start: %+v", got)
 	}
 	l := newProbeRun(t, Liveness, ProbeSpec{}, "")
 	l.obs.Started = false
-	if got := l.w.Step(l.obs, l.now); got.Probe || got.Why != "waiting for the startup probe to pass" {
+	if got := l.w.Step(l.now, l.obs); got.Probe || got.Why != "waiting for the startup probe to pass" {
 		t.Errorf("liveness before start: %+v", got)
 	}
 	// Not running: Failure; terminated under Never stops the worker.
 	l = newProbeRun(t, Liveness, ProbeSpec{}, core.RestartPolicyNever)
 	l.step(OutcomeSuccess)
 	l.obs.Running, l.obs.Terminated = false, true
-	if got := l.w.Step(l.obs, l.now); got.Result != ProbeFailure || !got.Changed || !got.Stop {
+	if got := l.w.Step(l.now, l.obs); got.Result != ProbeFailure || !got.Changed || !got.Stop {
 		t.Errorf("terminated under Never: %+v", got)
 	}
 	// A deleting pod: liveness becomes Success and stops; readiness goes on.
 	l = newProbeRun(t, Liveness, ProbeSpec{FailureThreshold: 1}, "")
 	l.step(OutcomeFailure)
 	l.obs.ContainerID, l.obs.PodDeleting = "c2", true
-	if got := l.w.Step(l.obs, l.now); got.Result != ProbeSuccess || !got.Stop {
+	if got := l.w.Step(l.now, l.obs); got.Result != ProbeSuccess || !got.Stop {
 		t.Errorf("deleting: %+v", got)
 	}
 	rd := newProbeRun(t, Readiness, ProbeSpec{}, "")
 	rd.obs.PodDeleting = true
-	if got := rd.w.Step(rd.obs, rd.now); !got.Probe {
+	if got := rd.w.Step(rd.now, rd.obs); !got.Probe {
 		t.Errorf("readiness while deleting: %+v", got)
 	}
 	// A terminal pod stops every worker; no container yet waits.
 	rd.obs.PodTerminal = true
-	if got := rd.w.Step(rd.obs, rd.now); !got.Stop {
+	if got := rd.w.Step(rd.now, rd.obs); !got.Stop {
 		t.Errorf("terminal: %+v", got)
 	}
 	w, _ := NewProbeWorker(Readiness, ProbeSpec{}, "")
-	if got := w.Step(ProbeObservation{}, t0); got.Probe || got.Result != ProbeNone {
+	if got := w.Step(t0, ProbeObservation{}); got.Probe || got.Result != ProbeNone {
 		t.Errorf("no container: %+v", got)
 	}
 	if got := w.Report(OutcomeSuccess); got.Why != "no probe was pending" {

@@ -88,7 +88,7 @@ func TestPropertyBackoffMonotone(t *testing.T) {
 		for i, n := 0, rapid.IntRange(1, 30).Draw(t, "events"); i < n; i++ {
 			finished := now.Add(time.Duration(rapid.Int64Range(0, int64(3*c.Max)).Draw(t, "ran")))
 			now = finished.Add(time.Duration(rapid.Int64Range(0, int64(2*c.Max)).Draw(t, "waited")))
-			d, err := c.Decide(e, finished, now)
+			d, err := c.Decide(now, e, finished)
 			if err != nil {
 				t.Fatal(err)
 			}

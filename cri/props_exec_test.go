@@ -22,7 +22,7 @@ func TestPropertyExecuteRemovesExactlyThePlan(t *testing.T) {
 		in := nodelifetest.ContainerGCs(nodelifetest.Options{Now: t0}).Draw(t, "input")
 		containers, sandboxes := in.Input.Containers, in.Input.Sandboxes
 		in.Input.PodsSynced, in.Input.AllSourcesReady = true, true
-		plan, err := gc.PlanContainers(in.Policy, in.Input, t0.Add(fmtSeconds(100)))
+		plan, err := gc.PlanContainers(t0.Add(fmtSeconds(100)), in.Policy, in.Input)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -59,7 +59,7 @@ func BenchmarkPlanNode(b *testing.B) {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				c.PlanNode(nodeTaints, pods, sched, t0.Add(10*time.Second))
+				c.PlanNode(t0.Add(10*time.Second), nodeTaints, pods, sched)
 			}
 		})
 	}
@@ -88,7 +88,7 @@ func BenchmarkPlanNodes(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
 			for _, pods := range podsByNode {
-				c.PlanNode(nodeTaints, pods, sched, t0.Add(10*time.Second))
+				c.PlanNode(t0.Add(10*time.Second), nodeTaints, pods, sched)
 			}
 		}
 	})
@@ -105,20 +105,20 @@ func BenchmarkQueue(b *testing.B) {
 		b.Run(fmt.Sprintf("op=add-remove/n=%d", n), func(b *testing.B) {
 			q, _ := NewRateLimitedQueue(0.1, FixedQueueOptions())
 			for i, name := range names {
-				q.Add(name, "", t0.Add(time.Duration(i%977)*time.Millisecond))
+				q.Add(t0.Add(time.Duration(i%977)*time.Millisecond), name, "")
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				name := names[i%n]
 				q.Remove(name)
-				q.Add(name, "", t0.Add(time.Duration(i%977)*time.Millisecond))
+				q.Add(t0.Add(time.Duration(i%977)*time.Millisecond), name, "")
 			}
 		})
 		b.Run(fmt.Sprintf("op=try-retry/n=%d", n), func(b *testing.B) {
 			q, _ := NewRateLimitedQueue(1e9, FixedQueueOptions()) // a token every ns
 			for i, name := range names {
-				q.Add(name, "", t0.Add(time.Duration(i%977)*time.Millisecond))
+				q.Add(t0.Add(time.Duration(i%977)*time.Millisecond), name, "")
 			}
 			now := t0.Add(time.Second)
 			retry := func(Item) (bool, time.Duration) { return false, time.Second }

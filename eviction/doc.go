@@ -38,7 +38,7 @@
 //	zoneNodes = append(zoneNodes, eviction.ZoneNode{Name: n.Name, Zone: eviction.ZoneKey(n.Labels),
 //		Ready: ready, Excluded: eviction.IsExcludedFromDisruption(n.Labels)})
 //	if h.HasCurrentReady {
-//		a := tainter.Observe(taintNode, ready, now) // swap now, queue, or untaint
+//		a := tainter.Observe(now, taintNode, ready) // swap now, queue, or untaint
 //		// apply a.Add / a.Remove to the node's taints, then mark pods if h.MarkPodsNotReady
 //	}
 //
@@ -48,21 +48,21 @@
 //
 //	plan, err := cfg.PlanDisruption(prevZones, zoneNodes)
 //	prevZones = plan.Next
-//	for _, a := range tainter.ApplyPlan(plan, taintNodes, now) { /* untaint: full disruption */ }
+//	for _, a := range tainter.ApplyPlan(now, plan, taintNodes) { /* untaint: full disruption */ }
 //	if plan.ResetProbes { /* every node's probe and transition timestamps = now */ }
 //
 // Every 100ms (NodeTaintPassPeriod, on a grid from the controller's
 // start), when tainter.Next says a node is due:
 //
 //	for _, u := range tainter.Step(now, readyOf) {
-//		// add u.Add and remove u.Remove; on failure tainter.TaintFailed(u, now)
+//		// add u.Add and remove u.Remove; on failure tainter.TaintFailed(now, u)
 //	}
 //
 // A taint eviction controller, whenever a node's NoExecute taints change or
 // a pod on it is added, moved, deleted or changes its tolerations (not on a
 // timer), and whenever a scheduled eviction comes due:
 //
-//	for _, d := range nes.PlanNode(node.Taints, pods, scheduled, now) {
+//	for _, d := range nes.PlanNode(now, node.Taints, pods, scheduled) {
 //		switch d.Action {
 //		case eviction.NoExecuteSchedule: scheduled[d.Pod.Key()] = d.Scheduled
 //		case eviction.NoExecuteCancel:   delete(scheduled, d.Pod.Key())

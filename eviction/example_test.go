@@ -136,9 +136,9 @@ func ExampleTokenBucket() {
 func ExampleRateLimitedQueue() {
 	q, _ := eviction.NewRateLimitedQueue(0.1, eviction.FixedQueueOptions())
 	for _, n := range []string{"node-a", "node-b"} {
-		q.Add(n, "", start)
+		q.Add(start, n, "")
 	}
-	fmt.Println("add node-a again:", q.Add("node-a", "", start))
+	fmt.Println("add node-a again:", q.Add(start, "node-a", ""))
 	for _, s := range []int{0, 5, 10} {
 		now := start.Add(time.Duration(s) * time.Second)
 		q.Try(now, func(it eviction.Item) (bool, time.Duration) {
@@ -146,9 +146,9 @@ func ExampleRateLimitedQueue() {
 			return true, 0
 		})
 	}
-	fmt.Println("add node-a after processing:", q.Add("node-a", "", start.Add(20*time.Second)))
+	fmt.Println("add node-a after processing:", q.Add(start.Add(20*time.Second), "node-a", ""))
 	q.Remove("node-a") // the node was Ready again
-	fmt.Println("add node-a after Remove:", q.Add("node-a", "", start.Add(20*time.Second)))
+	fmt.Println("add node-a after Remove:", q.Add(start.Add(20*time.Second), "node-a", ""))
 	// Output:
 	// add node-a again: false
 	// 0s: taint node-a
@@ -162,8 +162,8 @@ func ExampleRateLimitedQueue_SetRate() {
 	// later SetRate(1) is skipped; RestartStopped fixes it.
 	for _, opts := range []eviction.QueueOptions{{RestartStopped: true}, {}} {
 		q, _ := eviction.NewRateLimitedQueue(0.1, opts)
-		_ = q.SetRate(0, start)
-		_ = q.SetRate(1, start)
+		_ = q.SetRate(start, 0)
+		_ = q.SetRate(start, 1)
 		fmt.Println("stopped:", q.Stopped())
 	}
 	// Output:
@@ -175,7 +175,7 @@ func ExampleNoExecuteTainter() {
 	t, _ := eviction.NewNoExecuteTainter(eviction.DefaultConfig(), eviction.FixedQueueOptions())
 	node := eviction.TaintNode{Name: "n1", Zone: "z"}
 	// Monitor pass: the node was observed Unknown.
-	a := t.Observe(node, conditions.Unknown, start)
+	a := t.Observe(start, node, conditions.Unknown)
 	fmt.Println(a.Kind, a.Node+":", a.Message)
 	// Tainting pass: the zone's limiter lets it through.
 	for _, u := range t.Step(start, func(string) (conditions.Status, bool) { return conditions.Unknown, true }) {
@@ -183,7 +183,7 @@ func ExampleNoExecuteTainter() {
 		node.Taints = append(node.Taints, u.Add)
 	}
 	// The node is Ready again.
-	a = t.Observe(node, conditions.True, start.Add(time.Minute))
+	a = t.Observe(start.Add(time.Minute), node, conditions.True)
 	fmt.Println(a.Kind, a.Remove)
 	// Output:
 	// Queued n1: Ready is Unknown, queued for the node.kubernetes.io/unreachable:NoExecute taint in zone "z"
@@ -196,16 +196,16 @@ func ExampleNoExecuteConfig_Plan() {
 	pod := core.Pod{Namespace: "default", Name: "web", Tolerations: taints.DefaultNoExecuteTolerations()}
 	var cfg eviction.NoExecuteConfig // upstream behaviour
 
-	d := cfg.Plan([]taints.Taint{unreachable}, pod, nil, start)
+	d := cfg.Plan(start, []taints.Taint{unreachable}, pod, nil)
 	fmt.Println(d.Action, d.Message())
 
 	// Later the pod's toleration is shortened: upstream keeps the deadline.
 	pod.Tolerations = []taints.Toleration{{Key: taints.TaintNodeUnreachable, Operator: taints.TolerationOpExists, Effect: taints.TaintEffectNoExecute, TolerationSeconds: new60()}}
-	d = cfg.Plan([]taints.Taint{unreachable}, pod, &d.Scheduled, start.Add(10*time.Second))
+	d = cfg.Plan(start.Add(10*time.Second), []taints.Taint{unreachable}, pod, &d.Scheduled)
 	fmt.Println(d.Action, d.At.Sub(start))
 
 	// At the deadline the pod is evicted with the DisruptionTarget condition.
-	d = cfg.Plan([]taints.Taint{unreachable}, pod, &d.Scheduled, start.Add(300*time.Second))
+	d = cfg.Plan(start.Add(300*time.Second), []taints.Taint{unreachable}, pod, &d.Scheduled)
 	fmt.Println(d.Action, d.Condition.Reason, d.EventMessage())
 	// Output:
 	// Schedule pod default/web tolerates node.kubernetes.io/unreachable:NoExecute until 2026-03-01T12:05:00Z: evict at 2026-03-01T12:05:00Z
@@ -225,7 +225,7 @@ func ExampleNoExecuteConfig_PlanNode() {
 		{Namespace: "a", Name: "api", Tolerations: taints.DefaultNoExecuteTolerations()},
 		{Namespace: "a", Name: "agent", Tolerations: []taints.Toleration{{Operator: taints.TolerationOpExists}}},
 	}
-	for _, d := range (eviction.NoExecuteConfig{}).PlanNode(node, pods, nil, start) {
+	for _, d := range (eviction.NoExecuteConfig{}).PlanNode(start, node, pods, nil) {
 		fmt.Println(d.Pod.Key(), d.Action, d.Reason)
 	}
 	// Output:

@@ -90,7 +90,7 @@ func FuzzQueue(f *testing.F) {
 			now = now.Add(time.Duration(int8(op)) * 137 * time.Millisecond) // may go back
 			switch op >> 5 {
 			case 0:
-				if q.Add(name, "", now) {
+				if q.Add(now, name, "") {
 					queued[name] = true
 				}
 			case 1:
@@ -109,7 +109,7 @@ func FuzzQueue(f *testing.F) {
 					return false, time.Duration(op) * time.Millisecond
 				})
 			case 4:
-				_ = q.SetRate(float64(op%4)/2, now)
+				_ = q.SetRate(now, float64(op%4)/2)
 			case 5:
 				if q.Retry(name, "", now) {
 					queued[name] = true
@@ -145,7 +145,7 @@ func FuzzNoExecutePlan(f *testing.F) {
 		}
 		cfg := NoExecuteConfig{Anchor: Anchor(flags >> 1 & 1), Replan: flags&4 != 0, Matcher: taints.Matcher{ComparisonOperators: flags&8 != 0}}
 		n := t0.Add(time.Duration(now))
-		d := cfg.Plan([]taints.Taint{tt}, core.Pod{Namespace: "ns", Name: "p", Tolerations: []taints.Toleration{tol}}, existing, n)
+		d := cfg.Plan(n, []taints.Taint{tt}, core.Pod{Namespace: "ns", Name: "p", Tolerations: []taints.Toleration{tol}}, existing)
 		switch d.Action {
 		case NoExecuteEvictNow:
 			if d.Condition == nil || *d.Condition != TaintEvictionCondition() {
@@ -189,7 +189,7 @@ func FuzzQueueReentrant(f *testing.F) {
 			now := t0.Add(time.Duration(op&0x0f) * time.Second)
 			switch op >> 5 {
 			case 0:
-				q.Add(name, name, now)
+				q.Add(now, name, name)
 			case 1:
 				q.Remove(name)
 			case 2:
@@ -197,7 +197,7 @@ func FuzzQueueReentrant(f *testing.F) {
 			case 3:
 				q.Retry(name, name, now)
 			case 4:
-				_ = q.SetRate([]float64{0, 0.1, 1, 1e10}[op%4], now)
+				_ = q.SetRate(now, []float64{0, 0.1, 1, 1e10}[op%4])
 			case 5, 6:
 				q.Try(now, func(it Item) (bool, time.Duration) {
 					// the next byte, if any, is what the action does first

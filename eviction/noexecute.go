@@ -320,7 +320,7 @@ func (c NoExecuteConfig) matchTolerations(noExec []taints.Taint, tols []taints.T
 // over the used tolerations. A now earlier than the schedule's CreatedAt is
 // clamped to it. Plan never fails: tolerationSeconds beyond ~292 years are
 // capped, where upstream's arithmetic overflows.
-func (c NoExecuteConfig) Plan(nodeTaints []taints.Taint, pod core.Pod, existing *Scheduled, now time.Time) NoExecuteDecision {
+func (c NoExecuteConfig) Plan(now time.Time, nodeTaints []taints.Taint, pod core.Pod, existing *Scheduled) NoExecuteDecision {
 	noExec := noExecuteTaints(nodeTaints)
 	var d NoExecuteDecision
 	c.plan(&d, noExec, &pod, existing, now)
@@ -424,7 +424,7 @@ func schedule(d *NoExecuteDecision, s Scheduled, t taints.Taint, reason string) 
 // handler: the node's NoExecute taints are filtered once, and each pod is
 // planned with Plan against its entry in scheduled (keyed by Pod.Key; nil
 // means none). Decisions are sorted by namespace, name and UID.
-func (c NoExecuteConfig) PlanNode(nodeTaints []taints.Taint, pods []core.Pod, scheduled map[string]Scheduled, now time.Time) []NoExecuteDecision {
+func (c NoExecuteConfig) PlanNode(now time.Time, nodeTaints []taints.Taint, pods []core.Pod, scheduled map[string]Scheduled) []NoExecuteDecision {
 	noExec := noExecuteTaints(nodeTaints)
 	order := podOrder(pods)
 	out := make([]NoExecuteDecision, len(pods))

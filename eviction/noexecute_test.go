@@ -63,7 +63,7 @@ func TestNoExecutePlan(t *testing.T) {
 		{"tolerationSeconds beyond Duration is capped, not wrapped", []taints.Taint{unreachable}, []taints.Toleration{tol(taints.TaintNodeUnreachable, secs(18446744074))}, nil, 0, outcome{NoExecuteSchedule, t0.Add(time.Duration(maxTolerationSeconds) * time.Second), ReasonTolerationSeconds}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d := NoExecuteConfig{}.Plan(tc.taints, core.Pod{Namespace: "ns", Name: "p", Tolerations: tc.tols}, tc.existing, at(tc.now))
+			d := NoExecuteConfig{}.Plan(at(tc.now), tc.taints, core.Pod{Namespace: "ns", Name: "p", Tolerations: tc.tols}, tc.existing)
 			if got := (outcome{d.Action, d.At, d.Reason}); got != tc.want {
 				t.Fatalf("got %+v, want %+v (%s)", got, tc.want, d.Message())
 			}
@@ -86,13 +86,13 @@ func TestNoExecutePlan(t *testing.T) {
 }
 
 func TestNoExecuteDecisionDetails(t *testing.T) {
-	d := NoExecuteConfig{}.Plan([]taints.Taint{unreachable, dedicated}, core.Pod{Namespace: "ns", Name: "p",
-		Tolerations: []taints.Toleration{tol(taints.TaintNodeUnreachable, secs(300))}}, nil, at(0))
+	d := NoExecuteConfig{}.Plan(at(0), []taints.Taint{unreachable, dedicated}, core.Pod{Namespace: "ns", Name: "p",
+		Tolerations: []taints.Toleration{tol(taints.TaintNodeUnreachable, secs(300))}}, nil)
 	if d.Taint != dedicated || d.Message() != "pod ns/p does not tolerate dedicated=db:NoExecute: evict now" {
 		t.Fatalf("%+v", d)
 	}
-	d = NoExecuteConfig{}.Plan([]taints.Taint{unreachable, notReady}, core.Pod{Namespace: "ns", Name: "p",
-		Tolerations: []taints.Toleration{tol(taints.TaintNodeUnreachable, secs(300)), tol(taints.TaintNodeNotReady, secs(60))}}, nil, at(0))
+	d = NoExecuteConfig{}.Plan(at(0), []taints.Taint{unreachable, notReady}, core.Pod{Namespace: "ns", Name: "p",
+		Tolerations: []taints.Toleration{tol(taints.TaintNodeUnreachable, secs(300)), tol(taints.TaintNodeNotReady, secs(60))}}, nil)
 	if d.Taint != notReady || d.Scheduled != (Scheduled{CreatedAt: at(0), At: at(60)}) {
 		t.Fatalf("%+v", d)
 	}
@@ -126,7 +126,7 @@ func TestNoExecuteOptions(t *testing.T) {
 		{"observed anchor ignores TimeAdded (upstream)", NoExecuteConfig{}, added, pod(60), nil, 10, outcome{NoExecuteSchedule, at(70), ReasonTolerationSeconds}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d := tc.cfg.Plan([]taints.Taint{tc.taint}, tc.pod, tc.existing, at(tc.now))
+			d := tc.cfg.Plan(at(tc.now), []taints.Taint{tc.taint}, tc.pod, tc.existing)
 			if got := (outcome{d.Action, d.At, d.Reason}); got != tc.want {
 				t.Fatalf("got %+v, want %+v (%s)", got, tc.want, d.Message())
 			}
@@ -135,8 +135,7 @@ func TestNoExecuteOptions(t *testing.T) {
 	// TimeAdded anchor: the earliest TimeAdded + seconds over the used
 	// tolerations, not the smallest seconds.
 	cfg := NoExecuteConfig{Anchor: AnchorTaintAdded}
-	d := cfg.Plan([]taints.Taint{stamped(unreachable, at(0)), stamped(notReady, at(250))},
-		core.Pod{Tolerations: []taints.Toleration{tol(taints.TaintNodeUnreachable, secs(300)), tol(taints.TaintNodeNotReady, secs(60))}}, nil, at(260))
+	d := cfg.Plan(at(260), []taints.Taint{stamped(unreachable, at(0)), stamped(notReady, at(250))}, core.Pod{Tolerations: []taints.Toleration{tol(taints.TaintNodeUnreachable, secs(300)), tol(taints.TaintNodeNotReady, secs(60))}}, nil)
 	if d.At != at(300) || d.Taint.Key != taints.TaintNodeUnreachable {
 		t.Fatalf("earliest deadline: %+v", d)
 	}
@@ -146,11 +145,11 @@ func TestNoExecuteOptions(t *testing.T) {
 func TestNoExecuteMatcher(t *testing.T) {
 	taint := taints.Taint{Key: "gpu-temp", Value: "90", Effect: taints.TaintEffectNoExecute}
 	pod := core.Pod{Tolerations: []taints.Toleration{{Key: "gpu-temp", Operator: taints.TolerationOpLt, Value: "95", Effect: taints.TaintEffectNoExecute}}}
-	if d := (NoExecuteConfig{}).Plan([]taints.Taint{taint}, pod, nil, at(0)); d.Action != NoExecuteEvictNow {
+	if d := (NoExecuteConfig{}).Plan(at(0), []taints.Taint{taint}, pod, nil); d.Action != NoExecuteEvictNow {
 		t.Fatalf("Lt without the feature tolerates nothing: %+v", d)
 	}
 	cfg := NoExecuteConfig{Matcher: taints.Matcher{ComparisonOperators: true}}
-	if d := cfg.Plan([]taints.Taint{taint}, pod, nil, at(0)); d.Action != NoExecuteNone {
+	if d := cfg.Plan(at(0), []taints.Taint{taint}, pod, nil); d.Action != NoExecuteNone {
 		t.Fatalf("90 < 95 tolerated forever: %+v", d)
 	}
 }
@@ -164,7 +163,7 @@ func TestNoExecutePlanNode(t *testing.T) {
 		{Namespace: "a", Name: "db", UID: "3", Tolerations: []taints.Toleration{tol(taints.TaintNodeUnreachable, secs(300))}},
 	}
 	sched := map[string]Scheduled{"a/db": {CreatedAt: at(0), At: at(300)}}
-	ds := NoExecuteConfig{}.PlanNode([]taints.Taint{noSchedule, unreachable}, pods, sched, at(100))
+	ds := NoExecuteConfig{}.PlanNode(at(100), []taints.Taint{noSchedule, unreachable}, pods, sched)
 	var got []string
 	for _, d := range ds {
 		got = append(got, d.Pod.Key()+":"+string(d.Action)+"@"+d.At.Sub(t0).String())
@@ -190,8 +189,7 @@ func TestNoExecuteConfigValidate(t *testing.T) {
 	if err := cfg.Validate(); !errors.Is(err, ErrInvalidConfig) || !strings.Contains(err.Error(), "Anchor Anchor(7)") {
 		t.Fatalf("Validate = %v", err)
 	}
-	d := cfg.Plan([]taints.Taint{stamped(unreachable, at(-100))},
-		core.Pod{Tolerations: []taints.Toleration{tol(taints.TaintNodeUnreachable, secs(60))}}, &Scheduled{CreatedAt: at(0), At: at(300)}, at(10))
+	d := cfg.Plan(at(10), []taints.Taint{stamped(unreachable, at(-100))}, core.Pod{Tolerations: []taints.Toleration{tol(taints.TaintNodeUnreachable, secs(60))}}, &Scheduled{CreatedAt: at(0), At: at(300)})
 	if d.Action != NoExecuteSchedule || !d.At.Equal(at(60)) {
 		t.Fatalf("unknown anchor replanned to %v (%s), want CreatedAt + 60s", d.At, d.Action)
 	}

@@ -113,7 +113,7 @@ func TestPropertyNoExecute(t *testing.T) {
 		existing := nodelifetest.Schedules(nodelifetest.Options{Now: t0}).Draw(t, "existing")
 		now := t0.Add(time.Duration(rapid.IntRange(0, 400).Draw(t, "now")) * time.Second)
 		pod := core.Pod{Namespace: "ns", Name: "p", Tolerations: tols}
-		d := cfg.Plan(nodeTaints, pod, existing, now)
+		d := cfg.Plan(now, nodeTaints, pod, existing)
 
 		isNE := func(tt taints.Taint) bool { return tt.Effect == taints.TaintEffectNoExecute }
 		if _, untolerated := taints.FindMatchingUntoleratedTaint(nodeTaints, tols, isNE); untolerated {
@@ -122,7 +122,7 @@ func TestPropertyNoExecute(t *testing.T) {
 			}
 		}
 		stripped := taints.Filter(nodeTaints, func(tt taints.Taint) bool { return !isNE(tt) })
-		c := cfg.Plan(stripped, pod, existing, now)
+		c := cfg.Plan(now, stripped, pod, existing)
 		if want := map[bool]eviction.NoExecuteAction{true: eviction.NoExecuteCancel, false: eviction.NoExecuteNone}[existing != nil]; c.Action != want {
 			t.Fatalf("all NoExecute taints removed: %+v, want %s", c, want)
 		}

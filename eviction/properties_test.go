@@ -26,7 +26,7 @@ func TestPropertyQueueRateBound(t *testing.T) {
 			switch rapid.IntRange(0, 3).Draw(t, "op") {
 			case 0, 1:
 				name := rapid.StringMatching(`[a-e]`).Draw(t, "name")
-				if q.Add(name, "", now) != naive.add(name, now) {
+				if q.Add(now, name, "") != naive.add(name, now) {
 					t.Fatalf("Add(%s) disagrees", name)
 				}
 			case 2:
@@ -158,7 +158,7 @@ func TestPropertyPlanNodeOrder(t *testing.T) {
 				UID:       rapid.StringMatching(`[0-2]`).Draw(t, "uid"),
 			}
 		})).Draw(t, "pods")
-		ds := NoExecuteConfig{}.PlanNode(nil, pods, nil, t0)
+		ds := NoExecuteConfig{}.PlanNode(t0, nil, pods, nil)
 		want := slices.Clone(pods)
 		slices.SortStableFunc(want, func(a, b core.Pod) int { return comparePods(&a, &b) })
 		for i := range ds {

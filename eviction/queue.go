@@ -142,7 +142,7 @@ func (q *RateLimitedQueue) Stopped() bool { return q.bucket.Stopped() }
 //
 // It returns an error wrapping ErrInvalidRate, and changes nothing, for NaN
 // or an infinite rate.
-func (q *RateLimitedQueue) SetRate(rate float64, now time.Time) error {
+func (q *RateLimitedQueue) SetRate(now time.Time, rate float64) error {
 	if err := checkQueueRate(rate); err != nil {
 		return err
 	}
@@ -165,7 +165,7 @@ func (q *RateLimitedQueue) SetRate(rate float64, now time.Time) error {
 
 // Add queues name, due at now, and reports whether it did; false means the
 // name is in the dedupe set (queued, or processed and not yet removed).
-func (q *RateLimitedQueue) Add(name, uid string, now time.Time) bool {
+func (q *RateLimitedQueue) Add(now time.Time, name, uid string) bool {
 	now = clock.Clamp(&q.last, now, true)
 	if _, ok := q.names[name]; ok {
 		return false
@@ -184,7 +184,7 @@ func (q *RateLimitedQueue) Add(name, uid string, now time.Time) bool {
 // not queued. The node lifecycle controller does this to every node still
 // waiting in its zone's queue at every monitor pass; in place, a pass that
 // requeues k of n items costs O(k + n) instead of O(k log n).
-func (q *RateLimitedQueue) Requeue(name, uid string, now time.Time) bool {
+func (q *RateLimitedQueue) Requeue(now time.Time, name, uid string) bool {
 	e, ok := q.queued[name]
 	if !ok {
 		return false

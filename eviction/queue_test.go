@@ -91,7 +91,7 @@ func TestTokenBucketErrors(t *testing.T) {
 		t.Fatalf("queue rate NaN: %v", err)
 	}
 	q, _ := NewRateLimitedQueue(1, FixedQueueOptions())
-	if err := q.SetRate(posInf(), at(0)); !errors.Is(err, ErrInvalidRate) || q.Rate() != 1 {
+	if err := q.SetRate(at(0), posInf()); !errors.Is(err, ErrInvalidRate) || q.Rate() != 1 {
 		t.Fatalf("SetRate(+Inf) = %v, rate %v", err, q.Rate())
 	}
 }
@@ -108,7 +108,7 @@ func collect(q *RateLimitedQueue, now time.Time) []string {
 func TestQueueOrderAndRetry(t *testing.T) {
 	q, _ := NewRateLimitedQueue(1000, FixedQueueOptions()) // one token per ms
 	for _, n := range []string{"c", "a", "b"} {
-		q.Add(n, "uid-"+n, at(0))
+		q.Add(at(0), n, "uid-"+n)
 	}
 	var seen []Item
 	q.Try(at(0), func(it Item) (bool, time.Duration) {
@@ -144,28 +144,28 @@ func TestQueueOrderAndRetry(t *testing.T) {
 // Remove; RemoveFromQueue keeps the name in the set (TestAddAfterTry).
 func TestQueueDedupe(t *testing.T) {
 	q, _ := NewRateLimitedQueue(1000, FixedQueueOptions())
-	if !q.Add("n1", "", at(0)) || q.Add("n1", "", at(1)) {
+	if !q.Add(at(0), "n1", "") || q.Add(at(1), "n1", "") {
 		t.Fatal("Add of a queued name must fail")
 	}
 	collect(q, at(1))
 	if q.Queued("n1") || !q.Contains("n1") {
 		t.Fatal("a processed name leaves the queue but stays in the set")
 	}
-	if q.Add("n1", "", at(2)) {
+	if q.Add(at(2), "n1", "") {
 		t.Fatal("Add after successful processing must fail until Remove")
 	}
-	if !q.Remove("n1") || q.Remove("n1") || !q.Add("n1", "", at(3)) {
+	if !q.Remove("n1") || q.Remove("n1") || !q.Add(at(3), "n1", "") {
 		t.Fatal("Remove re-arms the name")
 	}
-	if !q.RemoveFromQueue("n1") || q.Queued("n1") || q.Add("n1", "", at(4)) {
+	if !q.RemoveFromQueue("n1") || q.Queued("n1") || q.Add(at(4), "n1", "") {
 		t.Fatal("RemoveFromQueue keeps the name deduplicated")
 	}
 	if q.RemoveFromQueue("n1") {
 		t.Fatal("RemoveFromQueue of a name not queued")
 	}
-	q.Add("n2", "", at(5))
+	q.Add(at(5), "n2", "")
 	q.Clear()
-	if q.Len() != 0 || q.Contains("n1") || !q.Add("n1", "", at(6)) {
+	if q.Len() != 0 || q.Contains("n1") || !q.Add(at(6), "n1", "") {
 		t.Fatal("Clear empties the queue and the set")
 	}
 	// Retry puts a processed name back; refuses unknown names.
@@ -186,7 +186,7 @@ func TestQueueDedupe(t *testing.T) {
 func TestQueueRateLimit(t *testing.T) {
 	q, _ := NewRateLimitedQueue(0.1, FixedQueueOptions())
 	for _, n := range []string{"n1", "n2", "n3"} {
-		q.Add(n, "", at(0))
+		q.Add(at(0), n, "")
 	}
 	var got []string
 	for now := t0; !now.After(at(25)); now = now.Add(NodeTaintPassPeriod) {
@@ -207,7 +207,7 @@ func TestQueueRateLimit(t *testing.T) {
 func TestQueueTokenOnlyForDue(t *testing.T) {
 	run := func(opts QueueOptions) int {
 		q, _ := NewRateLimitedQueue(1, opts)
-		q.Add("x", "", at(0))
+		q.Add(at(0), "x", "")
 		q.Try(at(0), func(Item) (bool, time.Duration) { return false, 2 * time.Second }) // due at 2s+1ns
 		q.Try(at(1.5), func(Item) (bool, time.Duration) { return true, 0 })              // not due
 		return q.Try(at(2).Add(1), func(Item) (bool, time.Duration) { return true, 0 })
@@ -234,15 +234,15 @@ func TestQueueSetRateStopped104639(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			q, _ := NewRateLimitedQueue(0.1, tc.opts)
-			q.Add("n1", "", at(0))
-			_ = q.SetRate(0, at(0))
+			q.Add(at(0), "n1", "")
+			_ = q.SetRate(at(0), 0)
 			if q.Rate() != tc.reported || !q.Stopped() {
 				t.Fatalf("stopped queue reports %v", q.Rate())
 			}
 			if collect(q, at(100)) != nil {
 				t.Fatal("a stopped queue processed an item")
 			}
-			_ = q.SetRate(1, at(100))
+			_ = q.SetRate(at(100), 1)
 			if q.Stopped() == tc.restarted {
 				t.Fatalf("stopped after SetRate(1) = %v", q.Stopped())
 			}
@@ -261,24 +261,24 @@ func TestQueueSetRateStopped104639(t *testing.T) {
 // the old bucket had no token.
 func TestQueueSetRateDrain(t *testing.T) {
 	q, _ := NewRateLimitedQueue(0.1, FixedQueueOptions())
-	q.Add("a", "", at(0))
-	q.Add("b", "", at(0))
+	q.Add(at(0), "a", "")
+	q.Add(at(0), "b", "")
 	// The limiter's rates are float32, as upstream's: 0.1 is
 	// 0.100000001490116..., one token every 1e9/that = 9,999,999,851ns;
 	// 0.01 is 0.00999999977648258..., one every 100,000,002,235ns.
 	tenth, hundredth := at(10).Add(-149*time.Nanosecond), 100*time.Second+2235*time.Nanosecond
 	collect(q, at(0)) // a; token spent, next at 10s less 149ns
-	_ = q.SetRate(0.1, at(1))
+	_ = q.SetRate(at(1), 0.1)
 	if next, _ := q.Next(at(1)); !next.Equal(tenth) {
 		t.Fatalf("same rate changed the bucket: next %v", next)
 	}
-	_ = q.SetRate(0.01, at(1)) // old bucket empty at 1s: new one drained at 1s
+	_ = q.SetRate(at(1), 0.01) // old bucket empty at 1s: new one drained at 1s
 	if next, _ := q.Next(at(1)); !next.Equal(at(1).Add(hundredth)) {
 		t.Fatalf("drained new bucket: next %v, want 101s and 2,235ns", next)
 	}
 	q2, _ := NewRateLimitedQueue(0.1, FixedQueueOptions())
-	q2.Add("a", "", at(0))
-	_ = q2.SetRate(0.01, at(0)) // old bucket full: new one full
+	q2.Add(at(0), "a", "")
+	_ = q2.SetRate(at(0), 0.01) // old bucket full: new one full
 	if got := collect(q2, at(0)); !cmp.Equal(got, []string{"a"}) {
 		t.Fatalf("full new bucket: %v", got)
 	}
@@ -299,8 +299,8 @@ func TestPropertyRequeueIsRemoveAdd(t *testing.T) {
 			now = now.Add(time.Duration(rapid.IntRange(0, 3).Draw(t, "advance")) * time.Second)
 			switch rapid.IntRange(0, 3).Draw(t, "op") {
 			case 0:
-				a.Add(name, uid, now)
-				b.Add(name, uid, now)
+				a.Add(now, name, uid)
+				b.Add(now, name, uid)
 			case 1:
 				at := now.Add(time.Duration(rapid.IntRange(-2, 5).Draw(t, "retry")) * time.Second)
 				a.Retry(name, uid, at)
@@ -310,10 +310,10 @@ func TestPropertyRequeueIsRemoveAdd(t *testing.T) {
 				b.Remove(name)
 			case 3:
 				a.Remove(name)
-				a.Add(name, uid, now)
-				if !b.Requeue(name, uid, now) {
+				a.Add(now, name, uid)
+				if !b.Requeue(now, name, uid) {
 					b.Remove(name)
-					b.Add(name, uid, now)
+					b.Add(now, name, uid)
 				}
 			}
 		}

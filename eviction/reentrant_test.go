@@ -55,7 +55,7 @@ func newAlwaysQueue(t *testing.T, names ...string) *RateLimitedQueue {
 		t.Fatal(err)
 	}
 	for _, n := range names {
-		q.Add(n, "uid-"+n, t0)
+		q.Add(t0, n, "uid-"+n)
 	}
 	return q
 }
@@ -88,7 +88,7 @@ func TestTryRemovingWhileTry(t *testing.T) {
 		t.Fatalf("order %v, n %d", order, n)
 	}
 	checkHeap(t, q)
-	if q.Len() != 0 || q.Contains("second") || !q.Add("second", "", t0) {
+	if q.Len() != 0 || q.Contains("second") || !q.Add(t0, "second", "") {
 		t.Fatalf("second must be gone and addable again: len %d", q.Len())
 	}
 }
@@ -110,19 +110,19 @@ func TestTryReentrant(t *testing.T) {
 			[]string{"a", "b"}, nil, []string{"a", "b", "c"}},
 		{"clear", func(q *RateLimitedQueue) (bool, time.Duration) { q.Clear(); return false, time.Second },
 			[]string{"a"}, nil, nil},
-		{"add a due item: processed in the same pass", func(q *RateLimitedQueue) (bool, time.Duration) { q.Add("d", "", t0); return true, 0 },
+		{"add a due item: processed in the same pass", func(q *RateLimitedQueue) (bool, time.Duration) { q.Add(t0, "d", ""); return true, 0 },
 			[]string{"a", "b", "c", "d"}, nil, []string{"a", "b", "c", "d"}},
 		{"remove and add itself, then done: the new item is dropped by name", func(q *RateLimitedQueue) (bool, time.Duration) {
 			q.Remove("a")
-			q.Add("a", "new", t0)
+			q.Add(t0, "a", "new")
 			return true, 0
 		}, []string{"a", "b", "c"}, nil, []string{"a", "b", "c"}},
 		{"remove and add itself, then retry: the item fn was given replaces it", func(q *RateLimitedQueue) (bool, time.Duration) {
 			q.Remove("a")
-			q.Add("a", "new", t0)
+			q.Add(t0, "a", "new")
 			return false, time.Second
 		}, []string{"a", "b", "c"}, []string{"a"}, []string{"a", "b", "c"}},
-		{"stop the queue", func(q *RateLimitedQueue) (bool, time.Duration) { _ = q.SetRate(0, t0); return true, 0 },
+		{"stop the queue", func(q *RateLimitedQueue) (bool, time.Duration) { _ = q.SetRate(t0, 0); return true, 0 },
 			[]string{"a"}, []string{"b", "c"}, []string{"a", "b", "c"}},
 		{"nested Try does nothing", func(q *RateLimitedQueue) (bool, time.Duration) {
 			if n := q.Try(t0, func(Item) (bool, time.Duration) { return true, 0 }); n != 0 {
@@ -164,7 +164,7 @@ func TestTryReentrant(t *testing.T) {
 	q := newAlwaysQueue(t, "a")
 	q.Try(t0, func(it Item) (bool, time.Duration) {
 		q.Remove("a")
-		q.Add("a", "new", t0)
+		q.Add(t0, "a", "new")
 		return false, time.Second
 	})
 	if h, _ := q.Head(); h.UID != "uid-a" || !h.AddedAt.Equal(t0) || !h.ProcessAt.Equal(t0.Add(time.Second+1)) {
@@ -181,7 +181,7 @@ func TestTainterPassReentrant(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, n := range []string{"n1", "n2", "n3"} {
-		tn.Observe(TaintNode{Name: n, Zone: "z"}, conditions.Unknown, t0)
+		tn.Observe(t0, TaintNode{Name: n, Zone: "z"}, conditions.Unknown)
 	}
 	var asked []string
 	ups := tn.Step(t0, func(node string) (conditions.Status, bool) {
@@ -189,7 +189,7 @@ func TestTainterPassReentrant(t *testing.T) {
 		switch node {
 		case "n1":
 			tn.MarkReachable(TaintNode{Name: "n1", Zone: "z"})
-			tn.Observe(TaintNode{Name: "x1", Zone: "a-new-zone"}, conditions.Unknown, t0)
+			tn.Observe(t0, TaintNode{Name: "x1", Zone: "a-new-zone"}, conditions.Unknown)
 			nested := tn.Step(t0, func(string) (conditions.Status, bool) { return conditions.Unknown, true })
 			if len(nested) != 1 || nested[0].Node != "x1" {
 				panic(fmt.Sprintf("a nested pass skips the zone being processed and covers the new one: %+v", nested))
@@ -402,7 +402,7 @@ func TestPropertyQueueReentrant(t *testing.T) {
 			if real {
 				switch op.kind {
 				case 0:
-					q.Add(op.name, op.name, now)
+					q.Add(now, op.name, op.name)
 				case 1:
 					q.Remove(op.name)
 				case 2:
@@ -410,7 +410,7 @@ func TestPropertyQueueReentrant(t *testing.T) {
 				case 3:
 					q.Clear()
 				case 4:
-					_ = q.SetRate(op.rate, now)
+					_ = q.SetRate(now, op.rate)
 				case 5:
 					return q.Try(now, action(true, depth))
 				}

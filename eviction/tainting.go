@@ -161,7 +161,7 @@ func (t *NoExecuteTainter) Zones() []string { return slices.Clone(t.keys) }
 //   - True: remove both taints and take the node out of its queue
 //     (MarkReachable);
 //   - anything else: nothing.
-func (t *NoExecuteTainter) Observe(n TaintNode, observedReady conditions.Status, now time.Time) TaintAction {
+func (t *NoExecuteTainter) Observe(now time.Time, n TaintNode, observedReady conditions.Status) TaintAction {
 	var want, other taints.Taint
 	switch observedReady {
 	case conditions.False:
@@ -185,11 +185,11 @@ func (t *NoExecuteTainter) Observe(n TaintNode, observedReady conditions.Status,
 	if !taints.Exists(n.Taints, want) {
 		// Out of the dedupe set and in again: a node still waiting goes to
 		// the back, due now (in place when it is queued).
-		if added = q.Requeue(n.Name, n.UID, now); !added {
+		if added = q.Requeue(now, n.Name, n.UID); !added {
 			q.Remove(n.Name)
 		}
 	}
-	if added || q.Add(n.Name, n.UID, now) {
+	if added || q.Add(now, n.Name, n.UID) {
 		// Concatenated, not formatted: a node waiting for its turn is
 		// queued again at every pass, as upstream.
 		return TaintAction{Node: n.Name, Zone: n.Zone, Kind: TaintActionQueued, Reason: "Queued",
@@ -233,7 +233,7 @@ func (t *NoExecuteTainter) MarkReachable(n TaintNode) TaintAction {
 // enters full disruption returns the MarkReachable action of every node in
 // nodes that has something to undo. Call it after the pass's Observe calls,
 // as upstream runs handleDisruption after the per-node work.
-func (t *NoExecuteTainter) ApplyPlan(plan DisruptionPlan, nodes []TaintNode, now time.Time) []TaintAction {
+func (t *NoExecuteTainter) ApplyPlan(now time.Time, plan DisruptionPlan, nodes []TaintNode) []TaintAction {
 	var out []TaintAction
 	if plan.StripNoExecuteTaints {
 		for i := range nodes {
@@ -244,7 +244,7 @@ func (t *NoExecuteTainter) ApplyPlan(plan DisruptionPlan, nodes []TaintNode, now
 	}
 	for _, zp := range plan.Zones {
 		if zp.SetRate {
-			_ = t.Queue(zp.Zone).SetRate(zp.Rate, now) // plan rates come from a validated Config
+			_ = t.Queue(zp.Zone).SetRate(now, zp.Rate) // plan rates come from a validated Config
 		}
 	}
 	return out
@@ -298,7 +298,7 @@ func (t *NoExecuteTainter) Step(now time.Time, ready func(node string) (status c
 
 // TaintFailed puts the node of a failed TaintUpdate back in its zone queue,
 // due 1ns after now, as upstream retries a failed swap.
-func (t *NoExecuteTainter) TaintFailed(u TaintUpdate, now time.Time) {
+func (t *NoExecuteTainter) TaintFailed(now time.Time, u TaintUpdate) {
 	t.Queue(u.Zone).Retry(u.Node, u.UID, now.Add(1))
 }
 

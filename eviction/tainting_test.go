@@ -27,10 +27,10 @@ func TestTainterObserve(t *testing.T) {
 
 	// False, untainted: queued. Again while still untainted: upstream
 	// drops and re-adds it, so its ProcessAt moves to the new pass.
-	if a := tn.Observe(n, conditions.False, at(0)); a.Kind != TaintActionQueued || !tn.Queue("z").Queued("n1") {
+	if a := tn.Observe(at(0), n, conditions.False); a.Kind != TaintActionQueued || !tn.Queue("z").Queued("n1") {
 		t.Fatalf("False: %+v", a)
 	}
-	if a := tn.Observe(n, conditions.False, at(5)); a.Kind != TaintActionQueued {
+	if a := tn.Observe(at(5), n, conditions.False); a.Kind != TaintActionQueued {
 		t.Fatalf("False again: %+v", a)
 	}
 	if h, _ := tn.Queue("z").Head(); !h.ProcessAt.Equal(at(5)) || !h.AddedAt.Equal(at(5)) {
@@ -39,7 +39,7 @@ func TestTainterObserve(t *testing.T) {
 
 	// False with the unreachable taint: swap at once, not rate-limited.
 	n.Taints = []taints.Taint{{Key: "other", Effect: taints.TaintEffectNoSchedule}, stamped(UnreachableTaint(), at(0))}
-	a := tn.Observe(n, conditions.False, at(10))
+	a := tn.Observe(at(10), n, conditions.False)
 	want := TaintAction{Node: "n1", Zone: "z", Kind: TaintActionSwap, Add: []taints.Taint{stamped(NotReadyTaint(), at(10))}, Remove: []taints.Taint{UnreachableTaint()}}
 	if d := cmp.Diff(want, a, cmpIgnoreText); d != "" {
 		t.Fatalf("False with unreachable (-want +got):\n%s", d)
@@ -47,21 +47,21 @@ func TestTainterObserve(t *testing.T) {
 
 	// Unknown with the not-ready taint: the mirror swap.
 	n.Taints = []taints.Taint{NotReadyTaint()}
-	if a := tn.Observe(n, conditions.Unknown, at(15)); a.Kind != TaintActionSwap || a.Add[0].Key != taints.TaintNodeUnreachable || a.Remove[0] != NotReadyTaint() {
+	if a := tn.Observe(at(15), n, conditions.Unknown); a.Kind != TaintActionSwap || a.Add[0].Key != taints.TaintNodeUnreachable || a.Remove[0] != NotReadyTaint() {
 		t.Fatalf("Unknown with not-ready: %+v", a)
 	}
 
 	// True: both taints come off and the node leaves the queue.
 	n.Taints = []taints.Taint{NotReadyTaint(), {Key: "keep", Effect: taints.TaintEffectNoExecute}}
-	a = tn.Observe(n, conditions.True, at(20))
+	a = tn.Observe(at(20), n, conditions.True)
 	if a.Kind != TaintActionUntaint || !a.Dequeued || !cmp.Equal(a.Remove, []taints.Taint{NotReadyTaint()}) || tn.Queue("z").Contains("n1") {
 		t.Fatalf("True: %+v", a)
 	}
 	n.Taints = nil
-	if a := tn.Observe(n, conditions.True, at(25)); a.Kind != TaintActionNone {
+	if a := tn.Observe(at(25), n, conditions.True); a.Kind != TaintActionNone {
 		t.Fatalf("True on a clean node: %+v", a)
 	}
-	if a := tn.Observe(n, "", at(25)); a.Kind != TaintActionNone || a.Reason != "UnknownReadyStatus" {
+	if a := tn.Observe(at(25), n, ""); a.Kind != TaintActionNone || a.Reason != "UnknownReadyStatus" {
 		t.Fatalf("empty status: %+v", a)
 	}
 }
@@ -72,17 +72,17 @@ func TestTainterObserve(t *testing.T) {
 func TestTainterDedupe(t *testing.T) {
 	tn := newTainter(t)
 	n := TaintNode{Name: "n1", Zone: "z"}
-	tn.Observe(n, conditions.Unknown, at(0))
+	tn.Observe(at(0), n, conditions.Unknown)
 	ups := tn.Step(at(0), func(string) (conditions.Status, bool) { return conditions.Unknown, true })
 	if len(ups) != 1 || ups[0].Add != stamped(UnreachableTaint(), at(0)) || ups[0].Remove != NotReadyTaint() || ups[0].Reason != "NodeUnreachable" {
 		t.Fatalf("pass: %+v", ups)
 	}
 	n.Taints = []taints.Taint{ups[0].Add}
-	if a := tn.Observe(n, conditions.Unknown, at(30)); a.Reason != "AlreadyQueued" {
+	if a := tn.Observe(at(30), n, conditions.Unknown); a.Reason != "AlreadyQueued" {
 		t.Fatalf("tainted node queued again: %+v", a)
 	}
 	n.Taints = nil // someone removed the taint
-	if a := tn.Observe(n, conditions.Unknown, at(35)); a.Kind != TaintActionQueued {
+	if a := tn.Observe(at(35), n, conditions.Unknown); a.Kind != TaintActionQueued {
 		t.Fatalf("untainted node not queued again: %+v", a)
 	}
 }
@@ -94,9 +94,9 @@ func TestTainterPass(t *testing.T) {
 	status := map[string]conditions.Status{"a1": conditions.False, "a2": "", "a3": conditions.True, "a4": conditions.Unknown, "b1": conditions.Unknown}
 	lookup := func(name string) (conditions.Status, bool) { s, ok := status[name]; return s, ok }
 	for _, n := range []string{"gone", "a1", "a2", "a3", "a4"} {
-		tn.Observe(TaintNode{Name: n, Zone: "a"}, conditions.False, at(0))
+		tn.Observe(at(0), TaintNode{Name: n, Zone: "a"}, conditions.False)
 	}
-	tn.Observe(TaintNode{Name: "b1", Zone: "b"}, conditions.Unknown, at(0))
+	tn.Observe(at(0), TaintNode{Name: "b1", Zone: "b"}, conditions.Unknown)
 
 	type ev struct {
 		Node, Key string
@@ -148,10 +148,10 @@ func TestTainterPass(t *testing.T) {
 // A failed taint write is retried 1ns later, at the zone's next token.
 func TestTainterTaintFailed(t *testing.T) {
 	tn := newTainter(t)
-	tn.Observe(TaintNode{Name: "n1", UID: "u", Zone: "z"}, conditions.False, at(0))
+	tn.Observe(at(0), TaintNode{Name: "n1", UID: "u", Zone: "z"}, conditions.False)
 	lookup := func(string) (conditions.Status, bool) { return conditions.False, true }
 	ups := tn.Step(at(0), lookup)
-	tn.TaintFailed(ups[0], at(0))
+	tn.TaintFailed(at(0), ups[0])
 	// float32(0.1) grants a token every 9,999,999,851ns (see
 	// TestQueueSetRateDrain).
 	if next, ok := tn.Next(at(0)); !ok || !next.Equal(at(10).Add(-149*time.Nanosecond)) {
@@ -170,10 +170,10 @@ func TestTainterApplyPlan(t *testing.T) {
 		{Name: "a2", Zone: "a"},
 		{Name: "b1", Zone: "b"},
 	}
-	tn.Observe(nodes[1], conditions.Unknown, at(0))
+	tn.Observe(at(0), nodes[1], conditions.Unknown)
 	plan := mustPlan(t, DefaultConfig(), map[string]ZoneStatus{"a": {StateNormal, 0.1}, "b": {StateFullDisruption, 0.1}},
 		[]ZoneNode{{Name: "a1", Zone: "a", Ready: conditions.Unknown}, {Name: "a2", Zone: "a", Ready: conditions.Unknown}, {Name: "b1", Zone: "b", Ready: conditions.Unknown}})
-	acts := tn.ApplyPlan(plan, nodes, at(5))
+	acts := tn.ApplyPlan(at(5), plan, nodes)
 	if len(acts) != 2 || acts[0].Node != "a1" || acts[0].Remove[0] != UnreachableTaint() || acts[1].Node != "a2" || !acts[1].Dequeued {
 		t.Fatalf("actions: %+v", acts)
 	}

@@ -78,7 +78,7 @@ func TestTimelineZoneOutage(t *testing.T) {
 
 	// planNoExecute runs the NoExecute controller for one node's pods.
 	planNoExecute := func(n *simNode, now time.Time) {
-		for _, d := range nes.PlanNode(n.taints, n.pods, scheduled, now) {
+		for _, d := range nes.PlanNode(now, n.taints, n.pods, scheduled) {
 			key := d.Pod.Key()
 			switch d.Action {
 			case NoExecuteSchedule:
@@ -108,7 +108,7 @@ func TestTimelineZoneOutage(t *testing.T) {
 		if now.Equal(recovery) { // the kubelets post status as they come back
 			for _, n := range nodes {
 				if r, _ := conditions.Find(n.node.Conditions, conditions.Ready); r.Status != conditions.True {
-					n.node.Conditions, _ = conditions.Set(n.node.Conditions, conditions.Condition{Type: conditions.Ready, Status: conditions.True, Reason: "KubeletReady"}, now)
+					n.node.Conditions, _ = conditions.Set(now, n.node.Conditions, conditions.Condition{Type: conditions.Ready, Status: conditions.True, Reason: "KubeletReady"})
 				}
 			}
 		}
@@ -117,12 +117,12 @@ func TestTimelineZoneOutage(t *testing.T) {
 			var zn []ZoneNode
 			var tn []TaintNode
 			for _, n := range nodes {
-				h := monitorCfg.Observe(n.rec, n.node, now)
+				h := monitorCfg.Observe(now, n.rec, n.node)
 				n.rec = h.Record
 				if h.Write {
 					n.node.Conditions, n.rec = h.Conditions, h.RecordAfterWrite
 				}
-				add, remove := taints.ReconcileConditionTaints(n.taints, n.node.Conditions, false, now)
+				add, remove := taints.ReconcileConditionTaints(now, n.taints, n.node.Conditions, false)
 				for _, a := range add {
 					noSchedule = append(noSchedule, event{now.Sub(t0), "+" + n.name + " " + a.Key})
 				}
@@ -130,7 +130,7 @@ func TestTimelineZoneOutage(t *testing.T) {
 					noSchedule = append(noSchedule, event{now.Sub(t0), "-" + n.name + " " + r.Key})
 				}
 				applyTaints(n, add, remove)
-				a := tainter.Observe(TaintNode{Name: n.name, Zone: n.zone, Taints: n.taints}, h.ObservedReady.Status, now)
+				a := tainter.Observe(now, TaintNode{Name: n.name, Zone: n.zone, Taints: n.taints}, h.ObservedReady.Status)
 				if len(a.Add)+len(a.Remove) > 0 {
 					applyTaints(n, a.Add, a.Remove)
 					dirty[n] = true
@@ -155,7 +155,7 @@ func TestTimelineZoneOutage(t *testing.T) {
 			if plan.Transition != TransitionNone {
 				t.Fatalf("cluster-wide transition %s at %v", plan.Transition, now.Sub(t0))
 			}
-			for _, a := range tainter.ApplyPlan(plan, tn, now) {
+			for _, a := range tainter.ApplyPlan(now, plan, tn) {
 				applyTaints(byName[a.Node], a.Add, a.Remove)
 				dirty[byName[a.Node]] = true
 			}

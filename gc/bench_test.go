@@ -41,7 +41,7 @@ func BenchmarkPlanImages(b *testing.B) {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				if _, err := PlanImages(p, records, fs, ago(time.Hour), t0); err != nil {
+				if _, err := PlanImages(t0, p, records, fs, ago(time.Hour)); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -64,7 +64,7 @@ func BenchmarkDetectImages(b *testing.B) {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				_ = DetectImages(p, records, images, used, t0)
+				_ = DetectImages(t0, p, records, images, used)
 			}
 		})
 	}
@@ -104,7 +104,7 @@ func BenchmarkPlanContainers(b *testing.B) {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				if _, err := PlanContainers(p, in, t0); err != nil {
+				if _, err := PlanContainers(t0, p, in); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -53,7 +53,7 @@ func TestJobTTL(t *testing.T) {
 		{name: "finished without a transition time", job: finishedJob("j", ptr[int32](10), JobComplete, time.Time{}), err: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			d := JobTTL(c.job, t0)
+			d := JobTTL(t0, c.job)
 			if d.Delete != c.del || d.Wait != c.wait || (d.Err != nil) != c.err || (d.Warning != "") != c.warning {
 				t.Fatalf("%+v", d)
 			}
@@ -79,7 +79,7 @@ func TestPlanJobTTL(t *testing.T) {
 		finishedJob("broken", ptr[int32](1), JobComplete, time.Time{}),
 		{Name: "running"},
 	}
-	p := PlanJobTTL(jobs, t0)
+	p := PlanJobTTL(t0, jobs)
 	var del []string
 	for _, d := range p.Delete {
 		del = append(del, d.Job.Name)
@@ -132,7 +132,7 @@ func TestPlanCSRCleanup(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			c.csr.Name = "csr"
-			p := PlanCSRCleanup([]CSR{c.csr}, t0)
+			p := PlanCSRCleanup(t0, []CSR{c.csr})
 			var reason CSRReason
 			if len(p.Delete) == 1 {
 				reason = p.Delete[0].Reason
@@ -186,7 +186,7 @@ func TestPlanNodeLeases(t *testing.T) {
 		return out
 	}
 	// Upstream: only owner references count.
-	p := PlanNodeLeases(NodeLeaseConfig{}, leases, nodes, t0)
+	p := PlanNodeLeases(t0, NodeLeaseConfig{}, leases, nodes)
 	if d := cmp.Diff([]dec{{"deleted", NodeLeaseOwnerGone}, {"reused", NodeLeaseOwnerGone}}, decs(p.Delete)); d != "" {
 		t.Errorf("delete (-want +got):\n%s", d)
 	}
@@ -194,7 +194,7 @@ func TestPlanNodeLeases(t *testing.T) {
 		t.Errorf("keep %v next %v", decs(p.Keep), p.Next)
 	}
 	// OwnerlessAfter 1h: the stale ownerless lease of a missing node goes too.
-	p = PlanNodeLeases(NodeLeaseConfig{OwnerlessAfter: time.Hour}, leases, nodes, t0)
+	p = PlanNodeLeases(t0, NodeLeaseConfig{OwnerlessAfter: time.Hour}, leases, nodes)
 	want := []dec{{"deleted", NodeLeaseOwnerGone}, {"ownerless-stale", NodeLeaseNoOwner}, {"reused", NodeLeaseOwnerGone}}
 	if d := cmp.Diff(want, decs(p.Delete)); d != "" {
 		t.Errorf("OwnerlessAfter delete (-want +got):\n%s", d)

@@ -252,7 +252,7 @@ type why struct {
 // Upstream walks maps and sorts without a tie-break; here every order is
 // total. A policy that fails Validate, an empty ID or a duplicate container
 // or sandbox ID returns an error and no plan; the input is not modified.
-func PlanContainers(p ContainerPolicy, in ContainerGCInput, now time.Time) (ContainerPlan, error) {
+func PlanContainers(now time.Time, p ContainerPolicy, in ContainerGCInput) (ContainerPlan, error) {
 	var plan ContainerPlan
 	if err := p.Validate(); err != nil {
 		return plan, err

@@ -23,7 +23,7 @@ func TestContainerPolicy(t *testing.T) {
 	if !errors.Is(err, ErrInvalidPolicy) || !strings.Contains(err.Error(), "invalid minimum garbage collection age: -1s") {
 		t.Errorf("negative MinAge: %v", err)
 	}
-	if _, err := PlanContainers(ContainerPolicy{MinAge: -1}, ContainerGCInput{}, t0); err == nil {
+	if _, err := PlanContainers(t0, ContainerPolicy{MinAge: -1}, ContainerGCInput{}); err == nil {
 		t.Error("PlanContainers accepted a negative MinAge")
 	}
 }
@@ -167,7 +167,7 @@ func TestPlanContainers(t *testing.T) {
 		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			plan, err := PlanContainers(c.policy, c.in, t0)
+			plan, err := PlanContainers(t0, c.policy, c.in)
 			mustNil(t, err)
 			var got []removal
 			for _, r := range plan.Containers {
@@ -189,7 +189,7 @@ func TestPlanContainers(t *testing.T) {
 func TestPlanContainersUnknownStateStopsFirst(t *testing.T) {
 	u := deadC("u", "p", "c", 2*time.Minute)
 	u.State = ContainerUnknown
-	plan, err := PlanContainers(DefaultContainerPolicy(), ContainerGCInput{Containers: []Container{u, deadC("e", "p", "c", time.Minute)}}, t0)
+	plan, err := PlanContainers(t0, DefaultContainerPolicy(), ContainerGCInput{Containers: []Container{u, deadC("e", "p", "c", time.Minute)}})
 	mustNil(t, err)
 	if len(plan.Containers) != 1 || !plan.Containers[0].StopFirst || !strings.Contains(plan.Containers[0].Message, "unknown state") {
 		t.Errorf("%+v", plan.Containers)
@@ -197,7 +197,7 @@ func TestPlanContainersUnknownStateStopsFirst(t *testing.T) {
 	// A created (never started) container is evictable and not stopped.
 	cr := deadC("cr", "p", "c", 3*time.Minute)
 	cr.State = ContainerCreated
-	plan, err = PlanContainers(DefaultContainerPolicy(), ContainerGCInput{Containers: []Container{cr, deadC("e", "p", "c", time.Minute)}}, t0)
+	plan, err = PlanContainers(t0, DefaultContainerPolicy(), ContainerGCInput{Containers: []Container{cr, deadC("e", "p", "c", time.Minute)}})
 	mustNil(t, err)
 	if len(plan.Containers) != 1 || plan.Containers[0].Container.ID != "cr" || plan.Containers[0].StopFirst {
 		t.Errorf("created: %+v", plan.Containers)
@@ -224,7 +224,7 @@ func TestPlanSandboxes(t *testing.T) {
 		Containers: []Container{{ID: "c", PodUID: "live", Name: "app", SandboxID: "live-ref", State: ContainerRunning, CreatedAt: ago(time.Hour)}},
 		Pods:       map[string]PodState{"live": PodActive, "gone": PodRemoved},
 	}
-	plan, err := PlanContainers(DefaultContainerPolicy(), in, t0)
+	plan, err := PlanContainers(t0, DefaultContainerPolicy(), in)
 	mustNil(t, err)
 	type removal struct {
 		ID     string
@@ -253,7 +253,7 @@ func TestPlanContainersBadInput(t *testing.T) {
 		{ContainerGCInput{Sandboxes: []Sandbox{{ID: "s"}, {ID: "s"}}}, `duplicate sandbox ID "s"`},
 		{ContainerGCInput{Sandboxes: []Sandbox{{}}}, "sandbox 0 has an empty ID"},
 	} {
-		if _, err := PlanContainers(DefaultContainerPolicy(), c.in, t0); !errors.Is(err, ErrInvalidInput) || !strings.Contains(err.Error(), c.want) {
+		if _, err := PlanContainers(t0, DefaultContainerPolicy(), c.in); !errors.Is(err, ErrInvalidInput) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("err %v, want %q", err, c.want)
 		}
 	}

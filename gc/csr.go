@@ -101,7 +101,7 @@ type CSRPlan struct {
 // a zero time never is. An Approved condition counts whatever its status.
 // A certificate that does not parse never expires. An approved CSR that
 // was never issued is kept forever, as upstream.
-func PlanCSRCleanup(csrs []CSR, now time.Time) CSRPlan {
+func PlanCSRCleanup(now time.Time, csrs []CSR) CSRPlan {
 	var p CSRPlan
 	for _, c := range csrs {
 		reason, msg, due := csrDue(&c, now)

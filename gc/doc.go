@@ -45,8 +45,8 @@
 //
 // A custom kubelet, every 5 minutes:
 //
-//	records = gc.DetectImages(policy, records, runtimeImages, containerImageRefs, now)
-//	plan, err := gc.PlanImages(policy, records, gc.FsStats{Capacity: c, Available: a}, kubeletStart, now)
+//	records = gc.DetectImages(now, policy, records, runtimeImages, containerImageRefs)
+//	plan, err := gc.PlanImages(now, policy, records, gc.FsStats{Capacity: c, Available: a}, kubeletStart)
 //	// remove each plan.Deletions[i].Image.ID; on a failure take the next of plan.Spare
 //	// post plan.Events on the Node
 //

@@ -18,13 +18,13 @@ var now = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 // image and the image pulled a minute ago.
 func ExamplePlanImages() {
 	const gi = 1 << 30
-	records := gc.DetectImages(gc.DefaultImagePolicy(), nil, []gc.Image{
+	records := gc.DetectImages(now.Add(-time.Hour), gc.DefaultImagePolicy(), nil, []gc.Image{
 		{ID: "sha256:pause", Size: gi / 2, Pinned: true},
 		{ID: "sha256:nginx", Size: 2 * gi},
 		{ID: "sha256:redis", Size: 3 * gi},
 		{ID: "sha256:busybox", Size: 1 * gi},
 		{ID: "sha256:postgres", Size: 4 * gi},
-	}, []gc.ImageRef{{ID: "sha256:nginx"}}, now.Add(-time.Hour))
+	}, []gc.ImageRef{{ID: "sha256:nginx"}})
 	// An hour later redis was used ten minutes ago, busybox never, and
 	// postgres has just been pulled.
 	for i := range records {
@@ -35,15 +35,15 @@ func ExamplePlanImages() {
 			records[i].FirstDetected = now.Add(-time.Minute)
 		}
 	}
-	records = gc.DetectImages(gc.DefaultImagePolicy(), records, []gc.Image{
+	records = gc.DetectImages(now, gc.DefaultImagePolicy(), records, []gc.Image{
 		{ID: "sha256:pause", Size: gi / 2, Pinned: true},
 		{ID: "sha256:nginx", Size: 2 * gi},
 		{ID: "sha256:redis", Size: 3 * gi},
 		{ID: "sha256:busybox", Size: 1 * gi},
 		{ID: "sha256:postgres", Size: 4 * gi},
-	}, []gc.ImageRef{{ID: "sha256:nginx"}}, now)
+	}, []gc.ImageRef{{ID: "sha256:nginx"}})
 
-	plan, err := gc.PlanImages(gc.DefaultImagePolicy(), records, gc.FsStats{Capacity: 40 * gi, Available: 4 * gi}, now.Add(-time.Hour), now)
+	plan, err := gc.PlanImages(now, gc.DefaultImagePolicy(), records, gc.FsStats{Capacity: 40 * gi, Available: 4 * gi}, now.Add(-time.Hour))
 	if err != nil {
 		panic(err)
 	}
@@ -67,7 +67,7 @@ func ExamplePlanUnusedImages() {
 		{ID: "b", Size: 20, FirstDetected: now.Add(-time.Hour), InUse: true, LastUsed: now},
 		{ID: "c", Size: 30, FirstDetected: now.Add(-time.Minute)},
 	}
-	plan, _ := gc.PlanUnusedImages(gc.DefaultImagePolicy(), records, now)
+	plan, _ := gc.PlanUnusedImages(now, gc.DefaultImagePolicy(), records)
 	fmt.Println(len(plan.Deletions), plan.Deletions[0].Image.ID, plan.Freed)
 	// Output: 1 a 10
 }
@@ -78,7 +78,7 @@ func ExamplePlanContainers() {
 	exited := func(id, pod, name string, age time.Duration) gc.Container {
 		return gc.Container{ID: id, PodUID: pod, Name: name, State: gc.ContainerExited, CreatedAt: now.Add(-age)}
 	}
-	plan, err := gc.PlanContainers(gc.DefaultContainerPolicy(), gc.ContainerGCInput{
+	plan, err := gc.PlanContainers(now, gc.DefaultContainerPolicy(), gc.ContainerGCInput{
 		Containers: []gc.Container{
 			exited("web-1", "web", "app", 30*time.Minute),
 			exited("web-2", "web", "app", 20*time.Minute),
@@ -89,7 +89,7 @@ func ExamplePlanContainers() {
 		Pods:            map[string]gc.PodState{"web": gc.PodActive, "job": gc.PodRemoved},
 		PodsSynced:      true,
 		AllSourcesReady: true,
-	}, now)
+	})
 	if err != nil {
 		panic(err)
 	}
@@ -143,9 +143,9 @@ func ExampleJobTTL() {
 	ttl := int32(100)
 	job := gc.Job{Namespace: "batch", Name: "report", TTLSecondsAfterFinished: &ttl,
 		Conditions: []gc.JobCondition{{Type: gc.JobComplete, Status: "True", LastTransitionTime: now.Add(-60 * time.Second)}}}
-	d := gc.JobTTL(job, now)
+	d := gc.JobTTL(now, job)
 	fmt.Println(d.Delete, d.Wait, d.Remaining)
-	d = gc.JobTTL(job, now.Add(40*time.Second))
+	d = gc.JobTTL(now.Add(40*time.Second), job)
 	fmt.Println(d.Delete, d.Wait, d.Remaining)
 	// Output:
 	// false true 40s
@@ -154,18 +154,18 @@ func ExampleJobTTL() {
 
 func ExamplePlanJobTTL() {
 	ttl := int32(0)
-	p := gc.PlanJobTTL([]gc.Job{{Namespace: "ns", Name: "done", TTLSecondsAfterFinished: &ttl,
-		Conditions: []gc.JobCondition{{Type: gc.JobFailed, Status: "True", LastTransitionTime: now}}}}, now)
+	p := gc.PlanJobTTL(now, []gc.Job{{Namespace: "ns", Name: "done", TTLSecondsAfterFinished: &ttl,
+		Conditions: []gc.JobCondition{{Type: gc.JobFailed, Status: "True", LastTransitionTime: now}}}})
 	fmt.Println(len(p.Delete), p.Delete[0].Job.Name)
 	// Output: 1 done
 }
 
 func ExamplePlanCSRCleanup() {
-	p := gc.PlanCSRCleanup([]gc.CSR{
+	p := gc.PlanCSRCleanup(now, []gc.CSR{
 		{Name: "node-csr-old", CreationTimestamp: now.Add(-25 * time.Hour)},
 		{Name: "node-csr-new", CreationTimestamp: now.Add(-time.Hour)},
 		{Name: "denied", Conditions: []gc.CSRCondition{{Type: gc.CSRDenied, LastUpdateTime: now.Add(-2 * time.Hour)}}},
-	}, now)
+	})
 	for _, d := range p.Delete {
 		fmt.Println(d.CSR.Name, d.Reason)
 	}
@@ -187,7 +187,7 @@ func ExamplePlanNodeLeases() {
 		{Name: "node-a", OwnerReferences: nodeOwner("node-a", "uid-a")},
 		{Name: "node-b", OwnerReferences: nodeOwner("node-b", "uid-b")},
 	}
-	p := gc.PlanNodeLeases(gc.NodeLeaseConfig{}, leases, []gc.NodeRef{{Name: "node-a", UID: "uid-a"}}, now)
+	p := gc.PlanNodeLeases(now, gc.NodeLeaseConfig{}, leases, []gc.NodeRef{{Name: "node-a", UID: "uid-a"}})
 	fmt.Println(p.Delete[0].Lease.Name, p.Delete[0].Reason)
 	// Output: node-b OwnerGone
 }
@@ -208,8 +208,8 @@ func nodeOwner(name, uid string) []metav1.OwnerReference {
 func ExampleDetectImages() {
 	p := gc.DefaultImagePolicy()
 	listing := []gc.Image{{ID: "sha256:app", Size: 100}}
-	records := gc.DetectImages(p, nil, listing, []gc.ImageRef{{ID: "sha256:app"}}, now)
-	records = gc.DetectImages(p, records, listing, nil, now.Add(5*time.Minute))
+	records := gc.DetectImages(now, p, nil, listing, []gc.ImageRef{{ID: "sha256:app"}})
+	records = gc.DetectImages(now.Add(5*time.Minute), p, records, listing, nil)
 	r := records[0]
 	fmt.Println(r.FirstDetected.Equal(now), r.LastUsed.Equal(now), r.InUse)
 	// Output: true true false
@@ -231,7 +231,7 @@ func ExampleImagePolicy_Disabled() {
 // Err is what the kubelet logs for a run, and posts as ImageGCFailed when
 // the run before failed too.
 func ExampleImagePlan_Err() {
-	plan, _ := gc.PlanImages(gc.DefaultImagePolicy(), nil, gc.FsStats{}, now, now)
+	plan, _ := gc.PlanImages(now, gc.DefaultImagePolicy(), nil, gc.FsStats{}, now)
 	fmt.Println(plan.Err())
 	// Output: invalid capacity 0 on image filesystem
 }

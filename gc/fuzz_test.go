@@ -54,7 +54,7 @@ func FuzzPlanImages(f *testing.F) {
 				LastUsed:      t0.Add(time.Duration(int8(r.next())) * time.Minute),
 			})
 		}
-		plan, err := PlanImages(p, records, FsStats{Capacity: capacity, Available: available}, t0.Add(-time.Hour), t0)
+		plan, err := PlanImages(t0, p, records, FsStats{Capacity: capacity, Available: available}, t0.Add(-time.Hour))
 		if err != nil {
 			return
 		}
@@ -68,10 +68,10 @@ func FuzzPlanImages(f *testing.F) {
 		if plan.Freed < 0 {
 			t.Fatalf("freed %d", plan.Freed)
 		}
-		if _, err := PlanUnusedImages(p, records, t0); err != nil {
+		if _, err := PlanUnusedImages(t0, p, records); err != nil {
 			t.Fatalf("PlanUnusedImages rejected what PlanImages accepted: %v", err)
 		}
-		_ = DetectImages(p, records, nil, nil, t0)
+		_ = DetectImages(t0, p, records, nil, nil)
 	})
 }
 
@@ -99,7 +99,7 @@ func FuzzPlanContainers(f *testing.F) {
 			in.Containers = append(in.Containers, Container{ID: fmt.Sprintf("c%d", r.next()), PodUID: uid, Name: fmt.Sprint(b % 3),
 				SandboxID: fmt.Sprintf("s%d", r.next()), State: ContainerState(r.next() % 5), CreatedAt: t0.Add(time.Duration(int8(r.next())) * time.Minute)})
 		}
-		plan, err := PlanContainers(p, in, t0)
+		plan, err := PlanContainers(t0, p, in)
 		if err != nil {
 			return
 		}
@@ -170,7 +170,7 @@ func FuzzCertificateNotAfter(f *testing.F) {
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_, _ = CertificateNotAfter(data)
-		p := PlanCSRCleanup([]CSR{{Name: "c", Certificate: data, Conditions: []CSRCondition{{Type: CSRApproved, LastUpdateTime: t0}}}}, t0)
+		p := PlanCSRCleanup(t0, []CSR{{Name: "c", Certificate: data, Conditions: []CSRCondition{{Type: CSRApproved, LastUpdateTime: t0}}}})
 		if len(p.Delete) > 1 {
 			t.Fatalf("%+v", p)
 		}

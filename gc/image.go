@@ -157,7 +157,7 @@ func (p ImagePolicy) key(id, handler string) string {
 // time from the wall clock; here both are now. If the runtime lists one
 // image twice, the larger size and either pinned flag win (upstream keeps
 // the last entry's, which depends on the listing order).
-func DetectImages(p ImagePolicy, records []ImageRecord, images []Image, used []ImageRef, now time.Time) []ImageRecord {
+func DetectImages(now time.Time, p ImagePolicy, records []ImageRecord, images []Image, used []ImageRef) []ImageRecord {
 	old := make(map[string]*ImageRecord, len(records))
 	for i := range records {
 		old[p.key(records[i].ID, records[i].RuntimeHandler)] = &records[i]
@@ -338,7 +338,7 @@ func (p ImagePolicy) candidates(records []ImageRecord) ([]candidate, error) {
 // A policy that fails Validate, negative stats, a negative size, an empty
 // ID or a duplicate record key return an error and no plan. records is not
 // modified.
-func PlanImages(p ImagePolicy, records []ImageRecord, fs FsStats, beganGC, now time.Time) (ImagePlan, error) {
+func PlanImages(now time.Time, p ImagePolicy, records []ImageRecord, fs FsStats, beganGC time.Time) (ImagePlan, error) {
 	var plan ImagePlan
 	if err := p.Validate(); err != nil {
 		return plan, err
@@ -433,7 +433,7 @@ func (p ImagePolicy) walk(plan *ImagePlan, cands []candidate, target int64, now 
 // use nor pinned, was last used before now and is at least MinAge old,
 // least recently used first. The age pass and the thresholds play no
 // part.
-func PlanUnusedImages(p ImagePolicy, records []ImageRecord, now time.Time) (ImagePlan, error) {
+func PlanUnusedImages(now time.Time, p ImagePolicy, records []ImageRecord) (ImagePlan, error) {
 	var plan ImagePlan
 	if err := p.Validate(); err != nil {
 		return plan, err

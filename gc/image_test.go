@@ -51,7 +51,7 @@ func TestImagePolicyValidate(t *testing.T) {
 					t.Errorf("err %q lacks %q", err, w)
 				}
 			}
-			if _, perr := PlanImages(p, nil, FsStats{Capacity: 1}, t0, t0); perr == nil {
+			if _, perr := PlanImages(t0, p, nil, FsStats{Capacity: 1}, t0); perr == nil {
 				t.Error("PlanImages accepted an invalid policy")
 			}
 		})
@@ -86,7 +86,7 @@ func TestDetectImages(t *testing.T) {
 		{ID: "used-again", Size: 5},
 		{ID: "new", Size: 12}, // listed twice: the larger size wins
 	}
-	got := DetectImages(p, old, images, []ImageRef{{ID: "used-again"}, {ID: "not-listed"}}, t0)
+	got := DetectImages(t0, p, old, images, []ImageRef{{ID: "used-again"}, {ID: "not-listed"}})
 	want := []ImageRecord{
 		// No container uses it now: InUse clears, LastUsed stays; size and pinned refresh.
 		{ID: "kept", Size: 2, Pinned: true, FirstDetected: ago(time.Hour), LastUsed: ago(30 * time.Minute)},
@@ -108,14 +108,14 @@ func TestDetectImagesRuntimeHandlerKey(t *testing.T) {
 	used := []ImageRef{{ID: "img", RuntimeHandler: "kata"}}
 
 	// Gate off: one record keyed by ID, in use through any handler.
-	got := DetectImages(DefaultImagePolicy(), nil, images, used, t0)
+	got := DetectImages(t0, DefaultImagePolicy(), nil, images, used)
 	if len(got) != 1 || !got[0].InUse || got[0].RuntimeHandler != "kata" {
 		t.Errorf("gate off: %+v, want one in-use record with the first handler", got)
 	}
 	// Gate on: two records, only the kata one in use.
 	p := DefaultImagePolicy()
 	p.RuntimeClassInImageCriAPI = true
-	got = DetectImages(p, nil, images, used, t0)
+	got = DetectImages(t0, p, nil, images, used)
 	if len(got) != 2 || got[0].RuntimeHandler != "" || got[0].InUse || got[1].RuntimeHandler != "kata" || !got[1].InUse {
 		t.Errorf("gate on: %+v", got)
 	}
@@ -219,7 +219,7 @@ func TestPlanImagesSpacePass(t *testing.T) {
 		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			plan, err := PlanImages(p, c.records, c.fs, ago(time.Hour), t0)
+			plan, err := PlanImages(t0, p, c.records, c.fs, ago(time.Hour))
 			mustNil(t, err)
 			if plan.UsagePercent != c.usage || plan.AmountToFree != c.amount || plan.Freed != c.freed {
 				t.Errorf("usage %d amount %d freed %d, want %d %d %d", plan.UsagePercent, plan.AmountToFree, plan.Freed, c.usage, c.amount, c.freed)
@@ -264,13 +264,13 @@ func TestPlanImagesAgePass(t *testing.T) {
 	fs := FsStats{Capacity: 1000, Available: 1000}
 
 	// GC began exactly MaxAge ago: the age pass waits.
-	plan, err := PlanImages(p, records, fs, ago(10*time.Minute), t0)
+	plan, err := PlanImages(t0, p, records, fs, ago(10*time.Minute))
 	mustNil(t, err)
 	if plan.AgePass || len(plan.Deletions) != 0 {
 		t.Errorf("began MaxAge ago: %+v", plan)
 	}
 	// More than MaxAge: idle > MaxAge goes, MinAge is not checked.
-	plan, err = PlanImages(p, records, fs, ago(11*time.Minute), t0)
+	plan, err = PlanImages(t0, p, records, fs, ago(11*time.Minute))
 	mustNil(t, err)
 	if !plan.AgePass || plan.SpacePass {
 		t.Errorf("AgePass %v SpacePass %v", plan.AgePass, plan.SpacePass)
@@ -285,7 +285,7 @@ func TestPlanImagesAgePass(t *testing.T) {
 	}
 	// Then the space pass over what is left: idle-10m only (the others are
 	// in use, pinned, or gone).
-	plan, err = PlanImages(p, records, FsStats{Capacity: 1000}, ago(11*time.Minute), t0)
+	plan, err = PlanImages(t0, p, records, FsStats{Capacity: 1000}, ago(11*time.Minute))
 	mustNil(t, err)
 	if d := cmp.Diff([]string{"never-used-young", "idle-11m", "idle-10m"}, imageIDs(plan.Deletions)); d != "" {
 		t.Errorf("age then space (-want +got):\n%s", d)
@@ -294,7 +294,7 @@ func TestPlanImagesAgePass(t *testing.T) {
 		t.Errorf("space part: %+v freed %d", plan.Deletions[2], plan.Freed)
 	}
 	// Capacity 0 after an age pass: the age deletions stand, then the event.
-	plan, err = PlanImages(p, records, FsStats{}, ago(11*time.Minute), t0)
+	plan, err = PlanImages(t0, p, records, FsStats{}, ago(11*time.Minute))
 	mustNil(t, err)
 	if len(plan.Deletions) != 2 || len(plan.Events) != 1 || plan.Events[0].Reason != EventInvalidDiskCapacity {
 		t.Errorf("capacity 0 after age pass: %+v", plan)
@@ -315,7 +315,7 @@ func TestPlanImagesBadInput(t *testing.T) {
 		{"empty ID", []ImageRecord{{ID: ""}}, FsStats{Capacity: 1}, "image record 0 has an empty ID"},
 		{"duplicate", []ImageRecord{{ID: "a"}, {ID: "a"}}, FsStats{Capacity: 1}, `duplicate image record "a"`},
 	} {
-		_, err := PlanImages(p, c.records, c.fs, t0, t0)
+		_, err := PlanImages(t0, p, c.records, c.fs, t0)
 		if !errors.Is(err, ErrInvalidInput) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err %v, want ErrInvalidInput with %q", c.name, err, c.want)
 		}
@@ -331,7 +331,7 @@ func TestPlanUnusedImages(t *testing.T) {
 		{ID: "pinned", Size: 10, FirstDetected: ago(time.Hour), Pinned: true},
 		{ID: "young", Size: 10, FirstDetected: ago(time.Minute)},
 	}
-	plan, err := PlanUnusedImages(p, records, t0)
+	plan, err := PlanUnusedImages(t0, p, records)
 	mustNil(t, err)
 	if d := cmp.Diff([]string{"a", "b"}, imageIDs(plan.Deletions)); d != "" {
 		t.Errorf("(-want +got):\n%s", d)

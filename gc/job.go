@@ -73,7 +73,7 @@ type JobTTLDecision struct {
 // expires TTL seconds later. Expired (ExpireAt not after now) means
 // Delete; otherwise Wait until ExpireAt. A Job that is not a candidate
 // gets neither.
-func JobTTL(j Job, now time.Time) JobTTLDecision {
+func JobTTL(now time.Time, j Job) JobTTLDecision {
 	d := JobTTLDecision{Job: j}
 	if j.DeletionTimestamp != nil {
 		d.Message = "being deleted"
@@ -125,10 +125,10 @@ type JobTTLPlan struct {
 }
 
 // PlanJobTTL applies JobTTL to every Job at now.
-func PlanJobTTL(jobs []Job, now time.Time) JobTTLPlan {
+func PlanJobTTL(now time.Time, jobs []Job) JobTTLPlan {
 	var p JobTTLPlan
 	for _, j := range jobs {
-		d := JobTTL(j, now)
+		d := JobTTL(now, j)
 		switch {
 		case d.Delete:
 			p.Delete = append(p.Delete, d)

@@ -88,7 +88,7 @@ type NodeLeasePlan struct {
 // garbage collector through their owner reference: a reference counts as
 // absent when no Node has its name, or the Node with its name has another
 // UID (the name was reused); a Lease goes when every reference is absent.
-func PlanNodeLeases(cfg NodeLeaseConfig, leases []NodeLease, nodes []NodeRef, now time.Time) NodeLeasePlan {
+func PlanNodeLeases(now time.Time, cfg NodeLeaseConfig, leases []NodeLease, nodes []NodeRef) NodeLeasePlan {
 	byName := make(map[string]string, len(nodes))
 	for _, n := range nodes {
 		byName[n.Name] = n.UID

@@ -88,7 +88,7 @@ func TestPropertyImagePlan(t *testing.T) {
 		fs := gc.FsStats{Capacity: capacity, Available: rapid.Int64Range(0, capacity+100).Draw(t, "available")}
 		began := gc.Ago(time.Duration(rapid.IntRange(0, 60).Draw(t, "beganMin")) * time.Minute)
 
-		plan, err := gc.PlanImages(p, records, fs, began, gc.T0)
+		plan, err := gc.PlanImages(gc.T0, p, records, fs, began)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -131,7 +131,7 @@ func TestPropertyImagePlan(t *testing.T) {
 			}
 		}
 		perm := rapid.Permutation(records).Draw(t, "perm")
-		again, err := gc.PlanImages(p, perm, fs, began, gc.T0)
+		again, err := gc.PlanImages(gc.T0, p, perm, fs, began)
 		if err != nil || !cmp.Equal(plan, again) {
 			t.Fatalf("plan depends on input order: %v\n%s", err, cmp.Diff(plan, again))
 		}
@@ -225,7 +225,7 @@ func TestPropertyContainerPlan(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		c := nodelifetest.ContainerGCs(nodelifetest.Options{Now: gc.T0}).Draw(t, "input")
 		p, in := c.Policy, c.Input
-		plan, err := gc.PlanContainers(p, in, gc.T0)
+		plan, err := gc.PlanContainers(gc.T0, p, in)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -309,7 +309,7 @@ func TestPropertyContainerPlan(t *testing.T) {
 		in2 := in
 		in2.Containers = rapid.Permutation(in.Containers).Draw(t, "permC")
 		in2.Sandboxes = rapid.Permutation(in.Sandboxes).Draw(t, "permS")
-		again, err := gc.PlanContainers(p, in2, gc.T0)
+		again, err := gc.PlanContainers(gc.T0, p, in2)
 		if err != nil || !cmp.Equal(plan, again) {
 			t.Fatalf("plan depends on input order: %v\n%s", err, cmp.Diff(plan, again))
 		}

@@ -44,7 +44,7 @@ func ExampleLegacyIdentityLeaseName() {
 }
 
 func ExampleIdentityLease() {
-	l := lease.IdentityLease("kind-control-plane", "u1", time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	l := lease.IdentityLease(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), "kind-control-plane", "u1")
 	fmt.Println(l.Namespace, l.Name, l.Holder(), *l.LeaseDurationSeconds, l.Labels)
 	// Output: kube-system apiserver-c7uylvfxlbqccnk6myfkwetzze apiserver-c7uylvfxlbqccnk6myfkwetzze_u1 3600 map[apiserver.kubernetes.io/identity:kube-apiserver kubernetes.io/hostname:kind-control-plane]
 }
@@ -53,9 +53,9 @@ func ExampleIdentityLease() {
 // expired.
 func ExamplePlanIdentityLeaseGC() {
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	live := lease.IdentityLease("cp-1", "u1", now.Add(-10*time.Second))
-	dead := lease.IdentityLease("cp-2", "u2", now.Add(-61*time.Minute))
-	for _, d := range lease.PlanIdentityLeaseGC([]lease.Lease{live, dead}, now) {
+	live := lease.IdentityLease(now.Add(-10*time.Second), "cp-1", "u1")
+	dead := lease.IdentityLease(now.Add(-61*time.Minute), "cp-2", "u2")
+	for _, d := range lease.PlanIdentityLeaseGC(now, []lease.Lease{live, dead}) {
 		fmt.Println(d.Lease.Labels["kubernetes.io/hostname"], d.Delete, d.Reason)
 	}
 	// Output:

@@ -86,7 +86,7 @@ func IdentityLabels(hostname string, legacy bool) map[string]string {
 
 // IdentityLease returns the identity lease an API server on hostname writes
 // at now, with holder identity built from uuid.
-func IdentityLease(hostname, uuid string, now time.Time) Lease {
+func IdentityLease(now time.Time, hostname, uuid string) Lease {
 	name := IdentityLeaseName(hostname)
 	return Lease{
 		Namespace:            IdentityLeaseNamespace,
@@ -116,7 +116,7 @@ type GCDecision struct {
 // at, as upstream lists by that selector), those without renewTime, without
 // leaseDurationSeconds, or whose renewTime + duration is before now. The
 // decisions are sorted by lease name; the input is not modified.
-func PlanIdentityLeaseGC(leases []Lease, now time.Time) []GCDecision {
+func PlanIdentityLeaseGC(now time.Time, leases []Lease) []GCDecision {
 	var out []GCDecision
 	for _, l := range leases {
 		if l.Namespace != IdentityLeaseNamespace || l.Labels[IdentityLeaseComponentLabelKey] != IdentityLeaseComponent {

@@ -43,7 +43,7 @@ func TestIdentityLeaseNames(t *testing.T) {
 }
 
 func TestIdentityLease(t *testing.T) {
-	l := IdentityLease("kind-control-plane", "u-1", at(0))
+	l := IdentityLease(at(0), "kind-control-plane", "u-1")
 	want := Lease{
 		Namespace: "kube-system", Name: "apiserver-c7uylvfxlbqccnk6myfkwetzze",
 		Labels:               map[string]string{"apiserver.kubernetes.io/identity": "kube-apiserver", "kubernetes.io/hostname": "kind-control-plane"},
@@ -98,7 +98,7 @@ func TestPlanIdentityLeaseGC(t *testing.T) {
 		{Namespace: "kube-system", Name: "legacy", Labels: IdentityLabels("h", true), RenewTime: ptrTo(at(-99999)), LeaseDurationSeconds: hour}, // legacy label
 	}
 	var got []string
-	for _, d := range PlanIdentityLeaseGC(leases, at(0)) {
+	for _, d := range PlanIdentityLeaseGC(at(0), leases) {
 		verdict := "keep"
 		if d.Delete {
 			verdict = "delete"

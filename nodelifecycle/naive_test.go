@@ -256,8 +256,8 @@ func (n *naive) Step(now time.Time, apply Apply) Ready {
 				n.tripRV = ""
 			}
 			l, hasLease := n.leases[name]
-			h := mon.Observe(n.records[name], conditions.NodeObservation{Name: name, CreationTimestamp: node.CreationTimestamp, Conditions: node.Conditions,
-				HasLease: hasLease, LeaseRenewTime: l.RenewTime, LeaseResourceVersion: l.ResourceVersion}, now)
+			h := mon.Observe(now, n.records[name], conditions.NodeObservation{Name: name, CreationTimestamp: node.CreationTimestamp, Conditions: node.Conditions,
+				HasLease: hasLease, LeaseRenewTime: l.RenewTime, LeaseResourceVersion: l.ResourceVersion})
 			if h.TimedOut && n.cfg.LeaseCircuitBreaker && n.live != nil {
 				rv, found, err := n.live.LiveLease(name)
 				if err != nil || (found && rv != h.Record.LeaseResourceVersion) {
@@ -309,7 +309,7 @@ func (n *naive) Step(now time.Time, apply Apply) Ready {
 			if n.cfg.TaintOnObservedReady {
 				decide = h.ObservedReady.Status
 			}
-			a := n.tainter.Observe(passNode(name), decide, now)
+			a := n.tainter.Observe(now, passNode(name), decide)
 			_ = n.setTaints(name, a.Add, a.Remove, a.Reason, a.Message)
 			if h.MarkPodsNotReady {
 				var refs []core.PodRef
@@ -354,7 +354,7 @@ func (n *naive) Step(now time.Time, apply Apply) Ready {
 				all = append(all, passNode(name))
 			}
 		}
-		for _, a := range n.tainter.ApplyPlan(plan, all, now) {
+		for _, a := range n.tainter.ApplyPlan(now, plan, all) {
 			if _, ok := n.nodes[a.Node]; ok {
 				_ = n.setTaints(a.Node, a.Add, a.Remove, a.Reason, a.Message)
 			}
@@ -374,7 +374,7 @@ func (n *naive) Step(now time.Time, apply Apply) Ready {
 
 	for _, name := range n.names() {
 		node := n.nodes[name]
-		add, remove := taints.ReconcileConditionTaints(node.Taints, node.Conditions, node.Unschedulable, now)
+		add, remove := taints.ReconcileConditionTaints(now, node.Taints, node.Conditions, node.Unschedulable)
 		if n.setTaints(name, add, remove, "ConditionTaint", "condition taints follow the node's conditions") != nil {
 			retry = true
 		}
@@ -394,7 +394,7 @@ func (n *naive) Step(now time.Time, apply Apply) Ready {
 				continue
 			}
 			if n.setTaints(u.Node, []taints.Taint{u.Add}, []taints.Taint{u.Remove}, u.Reason, u.Message) != nil {
-				n.tainter.TaintFailed(u, now)
+				n.tainter.TaintFailed(now, u)
 			}
 		}
 	}
@@ -414,7 +414,7 @@ func (n *naive) Step(now time.Time, apply Apply) Ready {
 			}
 		}
 		n.cancelGone(name)
-		for _, d := range n.cfg.NoExecute.PlanNode(node.Taints, live, sched, now) {
+		for _, d := range n.cfg.NoExecute.PlanNode(now, node.Taints, live, sched) {
 			key := d.Pod.Key()
 			ref := core.PodRef{Namespace: d.Pod.Namespace, Name: d.Pod.Name, UID: d.Pod.UID}
 			switch d.Action {

@@ -80,7 +80,7 @@ func (c *Controller) Step(now time.Time, apply Apply) Ready {
 	slices.SortFunc(c.dirty, func(a, b *nodeState) int { return cmp.Compare(a.node.Name, b.node.Name) })
 	for _, ns := range c.dirty {
 		if ns.reconcile && c.nodes[ns.node.Name] == ns {
-			add, remove := taints.ReconcileConditionTaints(ns.node.Taints, ns.node.Conditions, ns.node.Unschedulable, now)
+			add, remove := taints.ReconcileConditionTaints(now, ns.node.Taints, ns.node.Conditions, ns.node.Unschedulable)
 			if c.writeTaints(ns, add, remove, "ConditionTaint", "condition taints follow the node's conditions") == nil {
 				ns.reconcile = false
 			} else {
@@ -277,7 +277,7 @@ func (c *Controller) decideTaint(ns *nodeState, decide conditions.Status, now ti
 		// untaint): decide from the listed taints, without the shortcuts,
 		// which read the current ones.
 		ns.settled = ""
-		c.applyTaintAction(ns, c.tainter.Observe(ns.taintNode(), decide, now))
+		c.applyTaintAction(ns, c.tainter.Observe(now, ns.taintNode(), decide))
 		ns.queuedMaybe = decide != conditions.True
 		return
 	}
@@ -297,12 +297,12 @@ func (c *Controller) decideTaint(ns *nodeState, decide conditions.Status, now ti
 		// Observe's own answer for a node with neither taint: out of the
 		// dedupe set and in again, in place when it is queued.
 		if !taints.Exists(ns.node.Taints, want) && !taints.Exists(ns.node.Taints, other) &&
-			c.queueOf(ns).Requeue(ns.node.Name, ns.node.UID, now) {
+			c.queueOf(ns).Requeue(now, ns.node.Name, ns.node.UID) {
 			ns.queuedMaybe = true
 			return
 		}
 	}
-	c.applyTaintAction(ns, c.tainter.Observe(ns.taintNode(), decide, now))
+	c.applyTaintAction(ns, c.tainter.Observe(now, ns.taintNode(), decide))
 	ns.queuedMaybe = decide != conditions.True
 }
 
@@ -404,7 +404,7 @@ func (c *Controller) monitorPass(now time.Time) {
 		ns.leaseNew = false
 		held, heldMsg := ns.held, ns.heldMsg
 		ns.held, ns.heldMsg = false, ""
-		h := c.mon.Observe(ns.rec, ns.healthNode(), now)
+		h := c.mon.Observe(now, ns.rec, ns.healthNode())
 		if h.TimedOut && breaking {
 			hold, msg := held, heldMsg
 			if !held {
@@ -493,7 +493,7 @@ func (c *Controller) monitorPass(now time.Time) {
 			ns.queuedMaybe, ns.settled = false, "" // ApplyPlan takes every node out of its queue
 		}
 	}
-	for _, a := range c.tainter.ApplyPlan(plan, all, now) {
+	for _, a := range c.tainter.ApplyPlan(now, plan, all) {
 		if ns := c.nodes[a.Node]; ns != nil {
 			c.applyTaintAction(ns, a)
 		}
@@ -648,7 +648,7 @@ func (c *Controller) taintPass(now time.Time) {
 			continue
 		}
 		if err := c.writeTaints(ns, []taints.Taint{u.Add}, []taints.Taint{u.Remove}, u.Reason, u.Message); err != nil {
-			c.tainter.TaintFailed(u, now)
+			c.tainter.TaintFailed(now, u)
 			ns.queuedMaybe, ns.settled = true, ""
 		}
 	}
@@ -778,7 +778,7 @@ func (c *Controller) planNode(now time.Time, ns *nodeState) {
 		}
 	}
 	c.cancelGone(ns, bound)
-	for _, d := range c.cfg.NoExecute.PlanNode(ns.node.Taints, live, ns.scheduled, now) {
+	for _, d := range c.cfg.NoExecute.PlanNode(now, ns.node.Taints, live, ns.scheduled) {
 		key := d.Pod.Key()
 		switch d.Action {
 		case eviction.NoExecuteEvictNow:

@@ -226,7 +226,7 @@ func TestPropertyPressureChecksHoldOnLibrary(t *testing.T) {
 		}
 		ps := pods.Example(seed)
 		stats := nodelifetest.PodStats(ps).Example(seed)
-		r := m.Step(obs.Example(seed), ps, stats, t0)
+		r := m.Step(t0, obs.Example(seed), ps, stats)
 		if r.Decision.Threshold != nil {
 			decided++
 		}

@@ -217,7 +217,7 @@ func (s Scenario) Run(cfg nodelifecycle.Config, opts RunOptions) (History, error
 			silent := s.active(FaultOutage, n, d) || s.active(FaultShutdown, n, d)
 			if s.active(FaultShutdown, n, d) && !w.shut[n] {
 				w.shut[n] = true
-				node.Conditions, _ = conditions.Set(node.Conditions, conditions.Condition{Type: conditions.Ready, Status: conditions.False, Reason: "KubeletNotReady", Message: "node is shutting down"}, now)
+				node.Conditions, _ = conditions.Set(now, node.Conditions, conditions.Condition{Type: conditions.Ready, Status: conditions.False, Reason: "KubeletNotReady", Message: "node is shutting down"})
 				w.changed[n] = true
 			}
 			if !silent {
@@ -228,14 +228,14 @@ func (s Scenario) Run(cfg nodelifecycle.Config, opts RunOptions) (History, error
 					if pressured {
 						st = conditions.True
 					}
-					node.Conditions, _ = conditions.Set(node.Conditions, conditions.Condition{Type: conditions.MemoryPressure, Status: st}, now)
+					node.Conditions, _ = conditions.Set(now, node.Conditions, conditions.Condition{Type: conditions.MemoryPressure, Status: st})
 					w.changed[n] = true
 				}
 				if d%HeartbeatPeriod == 0 || w.silent[n] {
 					// The kubelet's status sync puts back Ready=True
 					// wherever it finds anything else.
 					if c, ok := conditions.Find(node.Conditions, conditions.Ready); !ok || c.Status != conditions.True {
-						node.Conditions, _ = conditions.Set(node.Conditions, conditions.Condition{Type: conditions.Ready, Status: conditions.True, Reason: conditions.ReasonKubeletReady}, now)
+						node.Conditions, _ = conditions.Set(now, node.Conditions, conditions.Condition{Type: conditions.Ready, Status: conditions.True, Reason: conditions.ReasonKubeletReady})
 						w.changed[n] = true
 					}
 				}

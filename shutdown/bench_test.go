@@ -110,7 +110,7 @@ func BenchmarkOutOfService(b *testing.B) {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				c.Plan(node, pods, vols, t0)
+				c.Plan(t0, node, pods, vols)
 			}
 		})
 	}

@@ -51,7 +51,7 @@
 //
 // A controller handling out-of-service nodes, every pod GC period (20s):
 //
-//	plan := shutdown.OutOfServiceConfig{}.Plan(node, podsOnNode, attached, now)
+//	plan := shutdown.OutOfServiceConfig{}.Plan(now, node, podsOnNode, attached)
 //	// patch f.Pod's phase to Failed if f.SetFailed, then delete it with
 //	// grace 0, for each f in plan.ForceDelete; detach plan.Volumes marked
 //	// VolumeDetachNow

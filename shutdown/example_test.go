@@ -299,7 +299,7 @@ func ExampleOutOfServiceConfig_Plan() {
 		{Name: "pvc-pg-0", MountedByNode: true, Pods: []string{"db/pg-0"}},
 		{Name: "pvc-cache", MountedByNode: true, Pods: []string{"web/cache"}},
 	}
-	plan := shutdown.OutOfServiceConfig{}.Plan(node, pods, vols, t0)
+	plan := shutdown.OutOfServiceConfig{}.Plan(t0, node, pods, vols)
 	for _, f := range plan.ForceDelete {
 		fmt.Println("force delete", f.Pod.Key(), "set Failed:", f.SetFailed)
 	}

@@ -151,7 +151,7 @@ func FuzzOutOfService(f *testing.F) {
 				Pods: []string{"ns/" + string(rune('a'+int(b>>1)%8))}, UnneededSince: at(-float64(b))})
 		}
 		c := OutOfServiceConfig{SkipTolerating: nodeByte&8 != 0, DisableForceDetachOnTimeout: nodeByte&16 != 0}
-		p := c.Plan(node, pods, vols, at(0))
+		p := c.Plan(at(0), node, pods, vols)
 		if len(p.ForceDelete) > 0 && (!OutOfService(&node) || node.Ready()) {
 			t.Fatalf("force deletions on node %+v", node)
 		}

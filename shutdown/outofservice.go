@@ -151,7 +151,7 @@ type OutOfServicePlan struct {
 // does not mount it; otherwise, on a node that is not Ready, after
 // MaxWaitForUnmount from UnneededSince; on a Ready node, only once
 // unmounted.
-func (c OutOfServiceConfig) Plan(node core.Node, pods []core.Pod, volumes []AttachedVolume, now time.Time) OutOfServicePlan {
+func (c OutOfServiceConfig) Plan(now time.Time, node core.Node, pods []core.Pod, volumes []AttachedVolume) OutOfServicePlan {
 	p := OutOfServicePlan{OutOfService: OutOfService(&node), NotReady: !node.Ready()}
 	var oos taints.Taint
 	if p.OutOfService {

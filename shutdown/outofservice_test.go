@@ -56,12 +56,12 @@ func TestOutOfServiceForceDelete(t *testing.T) {
 		{"no taint: nothing", core.Node{Conditions: coretest.Ready(conditions.Unknown), Taints: []taints.Taint{{Key: "node.kubernetes.io/unreachable", Effect: taints.TaintEffectNoExecute}}}, nil},
 	}
 	for _, tt := range tests {
-		p := OutOfServiceConfig{}.Plan(tt.node, pods, nil, at(2000))
+		p := OutOfServiceConfig{}.Plan(at(2000), tt.node, pods, nil)
 		if diff := cmp.Diff(tt.want, forceNames(p.ForceDelete)); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
 		}
 	}
-	p := OutOfServiceConfig{}.Plan(down, pods, nil, at(2000))
+	p := OutOfServiceConfig{}.Plan(at(2000), down, pods, nil)
 	failed := map[string]bool{}
 	for _, f := range p.ForceDelete {
 		failed[f.Pod.Name] = f.SetFailed
@@ -82,10 +82,10 @@ func TestOutOfServiceTolerations(t *testing.T) {
 	tol.Tolerations = []taints.Toleration{{Key: "node.kubernetes.io/out-of-service", Operator: taints.TolerationOpExists}}
 	other := oosPod("other", 2, true, core.PodRunning)
 	node := core.Node{Conditions: coretest.Ready(conditions.Unknown), Taints: []taints.Taint{oosTaint}}
-	if got := forceNames(OutOfServiceConfig{}.Plan(node, []core.Pod{tol, other}, nil, at(0)).ForceDelete); !cmp.Equal(got, []string{"tolerates", "other"}) {
+	if got := forceNames(OutOfServiceConfig{}.Plan(at(0), node, []core.Pod{tol, other}, nil).ForceDelete); !cmp.Equal(got, []string{"tolerates", "other"}) {
 		t.Errorf("upstream: %v, want both", got)
 	}
-	if got := forceNames(OutOfServiceConfig{SkipTolerating: true}.Plan(node, []core.Pod{tol, other}, nil, at(0)).ForceDelete); !cmp.Equal(got, []string{"other"}) {
+	if got := forceNames(OutOfServiceConfig{SkipTolerating: true}.Plan(at(0), node, []core.Pod{tol, other}, nil).ForceDelete); !cmp.Equal(got, []string{"other"}) {
 		t.Errorf("SkipTolerating: %v, want [other]", got)
 	}
 }
@@ -158,14 +158,14 @@ func TestOutOfServiceVolumes(t *testing.T) {
 		}},
 	}
 	for _, tt := range tests {
-		p := tt.cfg.Plan(tt.node, pods, vols, now)
+		p := tt.cfg.Plan(now, tt.node, pods, vols)
 		if diff := cmp.Diff(tt.want, p.Volumes); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
 		}
 	}
 	// "gone-mounted" with no UnneededSince on the unhealthy node: the
 	// timeout counts from now.
-	p := OutOfServiceConfig{}.Plan(unhealthy, nil, []AttachedVolume{{Name: "v", MountedByNode: true}}, now)
+	p := OutOfServiceConfig{}.Plan(now, unhealthy, nil, []AttachedVolume{{Name: "v", MountedByNode: true}})
 	if got := p.Volumes[0]; got.Action != VolumeDetachAfter || !got.At.Equal(at(360)) {
 		t.Errorf("zero UnneededSince: %+v", got)
 	}

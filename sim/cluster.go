@@ -433,12 +433,12 @@ func (r *run) buildCluster() {
 		if status == "" {
 			status = conditions.Unknown
 		}
-		conds, _ := conditions.SetKubeletConditions(nil, kubeletReady, r.cfg.Start)
+		conds, _ := conditions.SetKubeletConditions(r.cfg.Start, nil, kubeletReady)
 		nd.setConds(conds)
 		if status != conditions.True {
 			// The kubelet has been silent since before the snapshot.
-			conds, _ := conditions.Set(nd.conds, conditions.Condition{Type: conditions.Ready, Status: status, Reason: "Snapshot",
-				Message: "Ready was " + string(status) + " in the snapshot"}, r.cfg.Start)
+			conds, _ := conditions.Set(r.cfg.Start, nd.conds, conditions.Condition{Type: conditions.Ready, Status: status, Reason: "Snapshot",
+				Message: "Ready was " + string(status) + " in the snapshot"})
 			nd.setConds(conds)
 			nd.off = true
 		}

@@ -130,7 +130,7 @@ func (r *run) heartbeat(now time.Time, i int) {
 	if before := n.ready; before != want {
 		// The kubelet's status sync finds the API server's Ready not what
 		// it computes, and posts.
-		conds, _ := conditions.SetKubeletConditions(n.conds, in, now)
+		conds, _ := conditions.SetKubeletConditions(now, n.conds, in)
 		n.setConds(conds)
 		r.evalReadiness(now, i)
 		switch {
@@ -341,10 +341,10 @@ func (r *run) pressureStep(now time.Time, ps *pressureState) {
 	}
 	obs := ps.evc.Observe(pressure.NodeStats{Memory: &pressure.MemoryStats{Time: now, AvailableBytes: &avail, WorkingSetBytes: &ws},
 		HugePagesCapacityBytes: ps.huge})
-	res := ps.m.Step(obs, pods, stats, now)
+	res := ps.m.Step(now, obs, pods, stats)
 	under := slices.Contains(res.Conditions, conditions.MemoryPressure)
 	before := condStatus(n.conds, conditions.MemoryPressure)
-	conds, _, _ := conditions.SetPressure(n.conds, conditions.MemoryPressure, under, now)
+	conds, _, _ := conditions.SetPressure(now, n.conds, conditions.MemoryPressure, under)
 	n.setConds(conds)
 	if after := condStatus(n.conds, conditions.MemoryPressure); after != before {
 		r.event(now, "condition", n.zi, n.name, "MemoryPressure", "%s posts MemoryPressure=%s", n.name, after)

@@ -132,7 +132,7 @@ func (r *run) conditionEpisode(now time.Time, i, e int, start bool) {
 			}
 		}
 	}
-	conds, _ := conditions.Set(n.conds, conditions.Condition{Type: ep.Type, Status: status}, now)
+	conds, _ := conditions.Set(now, n.conds, conditions.Condition{Type: ep.Type, Status: status})
 	n.setConds(conds)
 	r.event(now, "condition", n.zi, n.name, string(ep.Type), "%s posts %s=%s", n.name, ep.Type, status)
 	r.evalReadiness(now, i)

@@ -74,7 +74,7 @@ func IsConditionTaint(t Taint) bool {
 // taints with the keys of FromConditions are compared, by key and effect;
 // every other taint of the node is left alone. Both lists are nil when the
 // node's taints already match.
-func ReconcileConditionTaints(nodeTaints []Taint, conds []conditions.Condition, unschedulable bool, now time.Time) (add, remove []Taint) {
+func ReconcileConditionTaints(now time.Time, nodeTaints []Taint, conds []conditions.Condition, unschedulable bool) (add, remove []Taint) {
 	want := FromConditions(conds, unschedulable)
 	have := Filter(nodeTaints, IsConditionTaint)
 	add, remove = Diff(have, want)

@@ -52,7 +52,7 @@ func TestReconcileConditionTaints(t *testing.T) {
 		{Key: TaintNodeDiskPressure, Value: "x", Effect: TaintEffectNoSchedule},    // value ignored: kept
 	}
 	conds := []conditions.Condition{{Type: conditions.Ready, Status: conditions.Unknown}, {Type: conditions.DiskPressure, Status: conditions.True}}
-	add, remove := ReconcileConditionTaints(node, conds, true, now)
+	add, remove := ReconcileConditionTaints(now, node, conds, true)
 	wantAdd := []Taint{{Key: TaintNodeUnreachable, Effect: TaintEffectNoSchedule, TimeAdded: now}, {Key: TaintNodeUnschedulable, Effect: TaintEffectNoSchedule, TimeAdded: now}}
 	if d := cmp.Diff(wantAdd, add); d != "" {
 		t.Errorf("add (-want +got):\n%s", d)
@@ -60,7 +60,7 @@ func TestReconcileConditionTaints(t *testing.T) {
 	if d := cmp.Diff([]Taint{noSched(TaintNodeNotReady)}, remove); d != "" {
 		t.Errorf("remove (-want +got):\n%s", d)
 	}
-	if add, remove := ReconcileConditionTaints(Apply(node, add, remove), conds, true, now); add != nil || remove != nil {
+	if add, remove := ReconcileConditionTaints(now, Apply(node, add, remove), conds, true); add != nil || remove != nil {
 		t.Errorf("not idempotent: %v %v", add, remove)
 	}
 }

@@ -274,7 +274,7 @@ func ExampleReconcileConditionTaints() {
 		{Key: "example.com/dedicated", Value: "db", Effect: taints.TaintEffectNoSchedule},
 	}
 	conds := []conditions.Condition{{Type: conditions.Ready, Status: conditions.True}}
-	add, remove := taints.ReconcileConditionTaints(node, conds, false, time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC))
+	add, remove := taints.ReconcileConditionTaints(time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), node, conds, false)
 	fmt.Println("add:", add, "remove:", remove)
 	// Output:
 	// add: [] remove: [node.kubernetes.io/not-ready:NoSchedule]

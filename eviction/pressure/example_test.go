@@ -142,7 +142,7 @@ func ExampleManager_Step() {
 	for _, at := range []time.Duration{0, 10 * time.Second, 30 * time.Second} {
 		now := start.Add(at)
 		obs := pressure.Observations{pressure.SignalMemoryAvailable: {Available: 400 << 20, Capacity: 8 << 30, Time: now}}
-		res := m.Step(obs, pods, stats, now)
+		res := m.Step(now, obs, pods, stats)
 		fmt.Println(at, res.Conditions, res.Decision.Kind)
 		if e := res.Decision.Evict; e != nil {
 			fmt.Println(" evict", e.Pod.Key(), "grace", e.GracePeriodSeconds)
@@ -166,7 +166,7 @@ func ExampleManager_Reclaimed() {
 		EvictionMinimumReclaim: map[string]string{"imagefs.available": "5Gi"}}.Parse()
 	m, _ := pressure.NewManager(pressure.Config{Thresholds: ths, Layout: pressure.LayoutImageFs, PressureTransitionPeriod: 5 * time.Minute})
 	low := pressure.Observations{pressure.SignalImageFsAvailable: {Available: 10 << 30, Capacity: 100 << 30}}
-	d := m.Step(low, nil, nil, time.Unix(0, 0)).Decision
+	d := m.Step(time.Unix(0, 0), low, nil, nil).Decision
 	fmt.Println(d.Kind, d.Reclaim)
 	// After image GC, 18Gi free: above 15% but not 15% + 5Gi.
 	fmt.Println(m.Reclaimed(pressure.Observations{pressure.SignalImageFsAvailable: {Available: 18 << 30, Capacity: 100 << 30}}))

@@ -55,7 +55,7 @@ func FuzzThresholdGrammar(f *testing.F) {
 		for _, sig := range Signals() {
 			obs[sig] = Observation{Available: 1, Capacity: 1 << 40}
 		}
-		m.Step(obs, []core.Pod{{Name: "p"}}, nil, t0)
+		m.Step(t0, obs, []core.Pod{{Name: "p"}}, nil)
 	})
 }
 
@@ -139,7 +139,7 @@ func FuzzRankAndStep(f *testing.F) {
 		for _, s := range Signals() {
 			obs[s] = Observation{Available: avail, Capacity: capacity}
 		}
-		r := m.Step(obs, pods, stats, t0)
+		r := m.Step(t0, obs, pods, stats)
 		if e := r.Decision.Evict; e != nil && e.Pod.IsCritical() {
 			t.Fatal("critical pod selected")
 		}

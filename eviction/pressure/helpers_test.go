@@ -56,7 +56,7 @@ func rank(s Signal, l Layout, ps []tp, opts RankOptions) ([]Ranked, error) {
 // step is Manager.Step over test pods.
 func step(m *Manager, obs Observations, ps []tp, now time.Time) Result {
 	pods, stats := split(ps)
-	return m.Step(obs, pods, stats, now)
+	return m.Step(now, obs, pods, stats)
 }
 
 // rl is a resource list of memory and ephemeral storage, "" for absent.

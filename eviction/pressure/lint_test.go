@@ -95,7 +95,7 @@ func TestZeroTransitionPeriodNeverReports(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.PressureTransitionPeriod = 0
 	m, _ := NewManager(cfg)
-	r := m.Step(Observations{SignalMemoryAvailable: {Available: mi, Capacity: gi}}, nil, nil, t0)
+	r := m.Step(t0, Observations{SignalMemoryAvailable: {Available: mi, Capacity: gi}}, nil, nil)
 	// Only memory.available is observed, so its allocatable copy is not met.
 	if len(r.Conditions) != 0 || len(r.Met) != 1 {
 		t.Fatalf("%+v", r)

@@ -355,7 +355,7 @@ type Result struct {
 // pods are the active pods and stats their readings by UID (see Rank for
 // what is read of them). A now earlier than a time already seen is treated
 // as that time. Inputs are not modified.
-func (m *Manager) Step(obs Observations, pods []core.Pod, stats Stats, now time.Time) Result {
+func (m *Manager) Step(now time.Time, obs Observations, pods []core.Pod, stats Stats) Result {
 	st := m.state.clone()
 	now = clock.Clamp(&st.Last, now, true)
 	res := Result{Next: now.Add(MonitoringPeriod)}

@@ -235,7 +235,7 @@ func TestPropertyCriticalNeverSelected(t *testing.T) {
 			t.Fatal(err)
 		}
 		obs := nodelifetest.Observations().Draw(t, "observations")
-		r := m.Step(obs, pods, stats, nodelifetest.Epoch())
+		r := m.Step(nodelifetest.Epoch(), obs, pods, stats)
 		if e := r.Decision.Evict; e != nil && e.Pod.IsCritical() {
 			t.Fatalf("critical pod %s selected", e.Pod.UID)
 		}

@@ -136,8 +136,8 @@ func TestStepClampsTime(t *testing.T) {
 	ths, _ := Settings{EvictionSoft: map[string]string{"memory.available": "1Gi"}, EvictionSoftGracePeriod: map[string]string{"memory.available": "30s"}}.Parse()
 	m, _ := NewManager(Config{Thresholds: ths, PressureTransitionPeriod: time.Minute})
 	obs := Observations{SignalMemoryAvailable: {Available: mi, Capacity: 4 * gi}}
-	m.Step(obs, nil, nil, t0.Add(time.Minute))
-	r := m.Step(obs, nil, nil, t0)
+	m.Step(t0.Add(time.Minute), obs, nil, nil)
+	r := m.Step(t0, obs, nil, nil)
 	if len(r.Actionable) != 0 || r.Next != t0.Add(time.Minute+MonitoringPeriod) {
 		t.Fatalf("%+v", r)
 	}
@@ -207,7 +207,7 @@ func TestStepNoEvictablePod(t *testing.T) {
 	if r.Decision.Kind != DecideNothing || r.Decision.Evict != nil || r.Decision.Reason != DecisionAllPodsCritical || r.Decision.Message != "unable to evict any pods from the node: every active pod is critical" {
 		t.Fatalf("%+v", r.Decision)
 	}
-	r = m.Step(obs, nil, nil, t0.Add(time.Second))
+	r = m.Step(t0.Add(time.Second), obs, nil, nil)
 	if r.Decision.Kind != DecideNothing || r.Decision.Reason != DecisionNoActivePods || r.Decision.Message != "eviction thresholds have been met, but no pods are active to evict" {
 		t.Fatalf("%+v", r.Decision)
 	}

@@ -98,7 +98,7 @@ func TestKubeletSettersMatchARealNode(t *testing.T) {
 	conds := Conditions(n.Status.Conditions)
 	now := time.Date(2026, 3, 1, 12, 0, 50, 0, time.UTC)
 	in := conditions.KubeletInput{Ready: conditions.ReadyInput{Capacity: []string{"cpu", "memory", "pods"}}}
-	got, events := conditions.SetKubeletConditions(conds, in, now)
+	got, events := conditions.SetKubeletConditions(now, conds, in)
 	if len(events) != 0 {
 		t.Errorf("events %v for an unchanged node", events)
 	}
@@ -126,9 +126,9 @@ func TestMonitorOnARealNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	t0 := time.Date(2026, 3, 1, 12, 0, 45, 0, time.UTC)
-	mon.Step([]conditions.NodeObservation{MonitorNode(n, l)}, t0)
+	mon.Step(t0, []conditions.NodeObservation{MonitorNode(n, l)})
 	now := t0.Add(55 * time.Second)
-	ups := mon.Step([]conditions.NodeObservation{MonitorNode(n, l)}, now)
+	ups := mon.Step(now, []conditions.NodeObservation{MonitorNode(n, l)})
 	if len(ups) != 1 || !ups[0].Health.Write {
 		t.Fatalf("updates %+v", ups)
 	}
@@ -139,7 +139,7 @@ func TestMonitorOnARealNode(t *testing.T) {
 			t.Errorf("condition %+v", c)
 		}
 	}
-	add, _ := taints.ReconcileConditionTaints(Taints(n.Spec.Taints), Conditions(n.Status.Conditions), n.Spec.Unschedulable, now)
+	add, _ := taints.ReconcileConditionTaints(now, Taints(n.Spec.Taints), Conditions(n.Status.Conditions), n.Spec.Unschedulable)
 	n.Spec.Taints = FromTaints(taints.Apply(Taints(n.Spec.Taints), add, nil))
 	if len(n.Spec.Taints) != 2 || n.Spec.Taints[1].Key != "node.kubernetes.io/unreachable" || n.Spec.Taints[1].Effect != corev1.TaintEffectNoSchedule {
 		t.Errorf("taints %+v", n.Spec.Taints)
@@ -173,7 +173,7 @@ func TestDaemonSetPod(t *testing.T) {
 	}
 	now := time.Date(2026, 3, 1, 12, 2, 0, 0, time.UTC)
 	unreachable := []taints.Taint{{Key: taints.TaintNodeUnreachable, Effect: taints.TaintEffectNoExecute, TimeAdded: now}}
-	if d := (eviction.NoExecuteConfig{}).Plan(unreachable, Pod(p), nil, now); d.Reason != eviction.ReasonToleratedForever {
+	if d := (eviction.NoExecuteConfig{}).Plan(now, unreachable, Pod(p), nil); d.Reason != eviction.ReasonToleratedForever {
 		t.Errorf("decision %+v", d)
 	}
 	// system-node-critical: the shutdown manager puts it in the last phase.
@@ -223,7 +223,7 @@ func TestDeploymentChain(t *testing.T) {
 	pod := ms[2].obj.(*corev1.Pod)
 	now := time.Date(2026, 3, 1, 12, 2, 0, 0, time.UTC)
 	unreachable := []taints.Taint{{Key: taints.TaintNodeUnreachable, Effect: taints.TaintEffectNoExecute, TimeAdded: now}}
-	d := (eviction.NoExecuteConfig{}).Plan(unreachable, Pod(pod), nil, now)
+	d := (eviction.NoExecuteConfig{}).Plan(now, unreachable, Pod(pod), nil)
 	if d.Action != eviction.NoExecuteSchedule || !d.At.Equal(now.Add(5*time.Minute)) {
 		t.Errorf("decision %+v", d)
 	}

@@ -27,7 +27,7 @@ func ExamplePod_noExecute() {
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-0"},
 		Spec: corev1.PodSpec{Tolerations: kubeapi.FromTolerations(taints.DefaultNoExecuteTolerations())}}
 
-	d := eviction.NoExecuteConfig{}.Plan(kubeapi.Taints(node.Spec.Taints), kubeapi.Pod(pod), nil, now)
+	d := eviction.NoExecuteConfig{}.Plan(now, kubeapi.Taints(node.Spec.Taints), kubeapi.Pod(pod), nil)
 	fmt.Println(d.Action, d.Reason, d.At.Sub(now))
 	// Output:
 	// Schedule TolerationSeconds 5m0s
@@ -39,7 +39,7 @@ func ExampleFromConditions() {
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "worker-b-17"}}
 	in := conditions.KubeletInput{Ready: conditions.ReadyInput{Capacity: []string{"cpu", "memory", "pods"}}}
-	conds, _ := conditions.SetKubeletConditions(kubeapi.Conditions(n.Status.Conditions), in, now)
+	conds, _ := conditions.SetKubeletConditions(now, kubeapi.Conditions(n.Status.Conditions), in)
 	n.Status.Conditions = kubeapi.FromConditions(conds)
 	for _, c := range n.Status.Conditions {
 		fmt.Println(c.Type, c.Status, c.Reason)
@@ -70,7 +70,7 @@ func ExamplePod() {
 	for _, d := range gcPlan.Deletions {
 		fmt.Println("pod GC:", d.Pod.Key(), d.Reason, "set Failed:", d.SetFailed)
 	}
-	oos := shutdown.OutOfServiceConfig{}.Plan(n, []core.Pod{p}, nil, now)
+	oos := shutdown.OutOfServiceConfig{}.Plan(now, n, []core.Pod{p}, nil)
 	for _, f := range oos.ForceDelete {
 		fmt.Println("out of service:", f.Pod.Key(), "set Failed:", f.SetFailed)
 	}

@@ -110,9 +110,9 @@ func CloudNode(Options) (Report, error) {
 		}
 		for _, n := range p.Nodes {
 			i := slices.IndexFunc(nodes, func(x core.Node) bool { return x.Name == n.Node })
-			cond, write := cloud.NetworkUnavailable(nodes[i].Conditions, n.RoutesCreated(nil), Start.Add(at))
+			cond, write := cloud.NetworkUnavailable(Start.Add(at), nodes[i].Conditions, n.RoutesCreated(nil))
 			if write {
-				nodes[i].Conditions, _ = conditions.Set(nodes[i].Conditions, cond, Start.Add(at))
+				nodes[i].Conditions, _ = conditions.Set(Start.Add(at), nodes[i].Conditions, cond)
 				r.at(at, "route", n.Node, cond.Reason, "%s NetworkUnavailable=%s (%s)", n.Node, cond.Status, cond.Reason)
 			}
 		}
@@ -129,8 +129,8 @@ func CloudNode(Options) (Report, error) {
 	// older than the 50s grace period at +175s and set Ready=Unknown.
 	provider.SetShutdown("worker-1", true)
 	r.at(120*time.Second, "cloud", w.Name, "", "the cloud stops instance %s", nodes[1].ProviderID)
-	nodes[1].Conditions, _ = conditions.Set(nodes[1].Conditions, conditions.Condition{Type: conditions.Ready, Status: conditions.Unknown,
-		Reason: conditions.ReasonNodeStatusUnknown, Message: conditions.MessageNodeStatusUnknown}, Start.Add(175*time.Second))
+	nodes[1].Conditions, _ = conditions.Set(Start.Add(175*time.Second), nodes[1].Conditions, conditions.Condition{Type: conditions.Ready, Status: conditions.Unknown,
+		Reason: conditions.ReasonNodeStatusUnknown, Message: conditions.MessageNodeStatusUnknown})
 	r.at(175*time.Second, "cloud", w.Name, conditions.ReasonNodeStatusUnknown, "node lifecycle controller: worker-1 Ready=Unknown")
 	monitor := func(at time.Duration) {
 		for _, d := range cloud.MonitorNodes(ctx, provider, nodes) {

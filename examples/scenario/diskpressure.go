@@ -96,7 +96,7 @@ func DiskPressure(opts Options) (Report, error) {
 
 	// 1. Image GC.
 	policy := gc.DefaultImagePolicy()
-	plan, err := gc.PlanImages(policy, records, gc.FsStats{Capacity: 100 * gi, Available: available}, ago(time.Hour), at(0))
+	plan, err := gc.PlanImages(at(0), policy, records, gc.FsStats{Capacity: 100 * gi, Available: available}, ago(time.Hour))
 	if err != nil {
 		return r, err
 	}
@@ -124,7 +124,7 @@ func DiskPressure(opts Options) (Report, error) {
 	}
 	in := gc.ContainerGCInput{Containers: listed, Sandboxes: sbs, Pods: map[string]gc.PodState{"uid-web-0": gc.PodActive},
 		PodsSynced: true, AllSourcesReady: true}
-	cplan, err := gc.PlanContainers(gc.DefaultContainerPolicy(), in, at(0))
+	cplan, err := gc.PlanContainers(at(0), gc.DefaultContainerPolicy(), in)
 	if err != nil {
 		return r, err
 	}
@@ -156,11 +156,11 @@ func DiskPressure(opts Options) (Report, error) {
 	obs := func(avail int64, s int) pressure.Observations {
 		return pressure.Observations{pressure.SignalNodeFsAvailable: {Available: avail, Capacity: 100 * gi, Time: at(s)}}
 	}
-	step := m.Step(obs(available, 590), pods, stats, at(590))
+	step := m.Step(at(590), obs(available, 590), pods, stats)
 	r.at(590*time.Second, "pressure", "nodefs", step.Decision.Reason, "eviction manager: nodefs.available %s, conditions %v: %s", gib(available), step.Conditions, step.Decision.Message)
 
 	available = 8 * gi
-	step = m.Step(obs(available, 600), pods, stats, at(600))
+	step = m.Step(at(600), obs(available, 600), pods, stats)
 	d := step.Decision
 	r.at(600*time.Second, "pressure", "nodefs", d.Reason, "logger's logs filled the disk: nodefs.available %s < %s, conditions %v", gib(available), d.Threshold.Value, step.Conditions)
 	r.at(600*time.Second, "pressure", "nodefs", d.Reason, "  %s: reclaim %v first", d.Kind, d.Reclaim)
@@ -175,7 +175,7 @@ func DiskPressure(opts Options) (Report, error) {
 				PodsSynced: true, AllSourcesReady: true, EvictNonDeletedPods: true}
 			// Upstream's DeleteAllUnusedContainers is the usual GC with
 			// terminated pods counted as removed, under the same policy.
-			cplan, err := gc.PlanContainers(gc.DefaultContainerPolicy(), in, at(600))
+			cplan, err := gc.PlanContainers(at(600), gc.DefaultContainerPolicy(), in)
 			if err != nil {
 				return r, err
 			}
@@ -195,7 +195,7 @@ func DiskPressure(opts Options) (Report, error) {
 					}
 				}
 			}
-			iplan, err := gc.PlanUnusedImages(policy, left, at(600))
+			iplan, err := gc.PlanUnusedImages(at(600), policy, left)
 			if err != nil {
 				return r, err
 			}
@@ -235,12 +235,12 @@ func DiskPressure(opts Options) (Report, error) {
 
 	// 4. After the eviction: admission and the condition's transition.
 	next := step.Next
-	step = m.Step(obs(available, int(next.Sub(Start)/time.Second)), pods, stats, next)
+	step = m.Step(next, obs(available, int(next.Sub(Start)/time.Second)), pods, stats)
 	late := &core.Pod{Name: "new", Namespace: "shop", QOSClass: core.PodQOSBestEffort}
 	adm := m.Admit(late)
 	r.at(next.Sub(Start), "pressure", "nodefs", step.Decision.Reason, "nodefs.available %s, conditions still %v; a new pod: admit %v (%s)", gib(available), step.Conditions, adm.Admit, strings.TrimSpace(adm.Message))
 	for now := next.Add(pressure.MonitoringPeriod); now.Before(at(1200)); now = now.Add(pressure.MonitoringPeriod) {
-		step = m.Step(obs(available, int(now.Sub(Start)/time.Second)), pods, stats, now)
+		step = m.Step(now, obs(available, int(now.Sub(Start)/time.Second)), pods, stats)
 		if len(step.Conditions) == 0 {
 			r.at(now.Sub(Start), "pressure", "nodefs", step.Decision.Reason, "DiskPressure cleared (%v after the last step that met the threshold)", cfg.PressureTransitionPeriod)
 			break

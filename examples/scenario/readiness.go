@@ -87,7 +87,7 @@ func Readiness(Options) (Report, error) {
 			if s, ok := scheduled[p.pod.Key()]; ok {
 				prev = &s
 			}
-			d := eviction.NoExecuteConfig{}.Plan(node.Taints, p.pod, prev, now)
+			d := eviction.NoExecuteConfig{}.Plan(now, node.Taints, p.pod, prev)
 			switch d.Action {
 			case eviction.NoExecuteEvictNow:
 				gone[p.pod.Key()] = true

@@ -81,7 +81,7 @@ func Taints(Options) (Report, error) {
 		if t, found := taints.FindMatchingUntoleratedTaint(nodeTaints, tols, hard); found {
 			schedule = "no, untolerated " + t.String()
 		}
-		d := eviction.NoExecuteConfig{}.Plan(nodeTaints, core.Pod{Name: p.name, Tolerations: tols}, nil, Start)
+		d := eviction.NoExecuteConfig{}.Plan(Start, nodeTaints, core.Pod{Name: p.name, Tolerations: tols}, nil)
 		run := "stays"
 		switch d.Action {
 		case eviction.NoExecuteEvictNow:

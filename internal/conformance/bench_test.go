@@ -517,7 +517,7 @@ func pairs() []pair {
 				now := backoffStart
 				for i := 0; i < b.N; i++ {
 					now = now.Add(7 * time.Second)
-					d, _ := cfg.Decide(e, now.Add(-3*time.Second), now)
+					d, _ := cfg.Decide(now, e, now.Add(-3*time.Second))
 					e = d.Entry
 					sinkBool = d.InBackoff
 				}

@@ -284,7 +284,7 @@ func TestDifferentialCrashLoopBackoff(t *testing.T) {
 					if !upIn {
 						b.Next("k", finished)
 					}
-					d, err := cfg.c.Decide(e, finished, now)
+					d, err := cfg.c.Decide(now, e, finished)
 					if err != nil {
 						c.disagree("step at %v: %v", now, err)
 						break

@@ -308,8 +308,8 @@ func (a *Agent) status(ctx context.Context) {
 		return
 	}
 	base := kubeapi.Conditions(n.Status.Conditions)
-	conds, _ := conditions.SetKubeletConditions(base, in, now)
-	d := a.reporter.Step(a.forcePost || conditions.StatusChanged(base, conds), now)
+	conds, _ := conditions.SetKubeletConditions(now, base, in)
+	d := a.reporter.Step(now, a.forcePost || conditions.StatusChanged(base, conds))
 	a.statusNext = d.Next
 	if a.opts.RunPods {
 		defer a.runPods(ctx, now)
