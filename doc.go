@@ -259,8 +259,9 @@
 //
 // # Rules every package follows
 //
-//  1. Time is an argument. Planners take now time.Time and durations are
-//     config fields; nothing reads the clock, sleeps, or starts goroutines.
+//  1. Time is an argument. Planners take now time.Time as their first
+//     argument and durations are config fields; nothing reads the clock,
+//     sleeps, or starts goroutines.
 //  2. Decide, don't do. Planners return plans, values listing actions in
 //     order with a machine-readable Reason and a human Message; state
 //     machines are synchronous. The caller performs the I/O.
