@@ -112,8 +112,9 @@ func looksLikeKubepods(c string) bool {
 	return c[strings.LastIndexByte(c, '-')+1:] == cgroup.KubepodsComponent
 }
 
-// naiveQOS restates the QoS rule with maps and no shortcuts.
-func naiveQOS(p core.Pod) core.PodQOSClass {
+// naiveSummedQOS restates the 1.36 QoS rule (requests and limits summed
+// over the containers) with maps and no shortcuts.
+func naiveSummedQOS(p core.Pod) core.PodQOSClass {
 	reqs, lims := map[core.ResourceName]int64{}, map[core.ResourceName]int64{}
 	allHaveLimits := true
 	for _, c := range append(slices.Clone(p.Containers), p.InitContainers...) {
@@ -142,7 +143,47 @@ func naiveQOS(p core.Pod) core.PodQOSClass {
 	return core.PodQOSGuaranteed
 }
 
-// The QoS class matches the naive rule and does not depend on container
+// naiveQOS restates the 1.37 rule (reference upstream-1.37.md, a class
+// per container, then per pod) with a set of the classes seen.
+func naiveQOS(p core.Pod) core.PodQOSClass {
+	seen := map[core.PodQOSClass]bool{}
+	for _, c := range append(slices.Clone(p.Containers), p.InitContainers...) {
+		if len(c.Resources.Requests) == 0 && len(c.Resources.Limits) == 0 {
+			seen[core.PodQOSBestEffort] = true
+			continue
+		}
+		perResource := map[core.PodQOSClass]bool{}
+		for _, name := range []core.ResourceName{core.ResourceCPU, core.ResourceMemory} {
+			r, l := c.Resources.Requests[name], c.Resources.Limits[name]
+			switch {
+			case r.MilliValue() != l.MilliValue():
+				perResource[core.PodQOSBurstable] = true
+			case r.MilliValue() == 0:
+				perResource[core.PodQOSBestEffort] = true
+			default:
+				perResource[core.PodQOSGuaranteed] = true
+			}
+		}
+		if len(perResource) > 1 {
+			seen[core.PodQOSBurstable] = true
+		}
+		for class := range perResource {
+			seen[class] = true
+		}
+	}
+	switch {
+	case len(seen) == 0:
+		return core.PodQOSBestEffort
+	case seen[core.PodQOSBurstable], len(seen) > 1:
+		return core.PodQOSBurstable
+	}
+	for class := range seen {
+		return class
+	}
+	panic("unreachable")
+}
+
+// The QoS class matches the naive rules (1.37's and 1.36's) and does not depend on container
 // order; neither do the pod's requests depend on the order of its regular
 // containers.
 func TestPropertyQOSOrderIndependent(t *testing.T) {
@@ -152,6 +193,10 @@ func TestPropertyQOSOrderIndependent(t *testing.T) {
 		want := naiveQOS(p)
 		if got := cgroup.ComputeQOS(p, cgroup.QOSOptions{}); got != want {
 			t.Fatalf("ComputeQOS = %s, naive %s for %+v", got, want, p)
+		}
+		summed := cgroup.QOSOptions{SumContainersQOS: true}
+		if got, want := cgroup.ComputeQOS(p, summed), naiveSummedQOS(p); got != want {
+			t.Fatalf("ComputeQOS (1.36, summed) = %s, naive %s for %+v", got, want, p)
 		}
 		q := p
 		q.Containers = rapid.Permutation(p.Containers).Draw(t, "perm")

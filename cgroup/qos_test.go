@@ -37,6 +37,12 @@ func TestComputeQOS(t *testing.T) {
 		{"the reference's A cpu 1/2, B cpu 2/1", core.Pod{Containers: []core.Container{
 			ctr("a", rl("cpu", "1", "memory", "1Gi"), rl("cpu", "2", "memory", "1Gi")),
 			ctr("b", rl("cpu", "2", "memory", "1Gi"), rl("cpu", "1", "memory", "1Gi"))}}, QOSOptions{}, core.PodQOSBurstable, core.PodQOSGuaranteed},
+		// Found by the property test in CI: 1.36 sums the init containers'
+		// cpu to 500m requested, 500m limited; 1.37 finds i2's cpu 0/250m
+		// Burstable.
+		{"init containers whose mismatches cancel out", core.Pod{InitContainers: []core.Container{
+			ctr("i2", rl("memory", "1"), rl("cpu", "250m", "memory", "1")),
+			ctr("i1", rl("cpu", "500m", "memory", "1"), rl("cpu", "250m", "memory", "1"))}}, QOSOptions{}, core.PodQOSBurstable, core.PodQOSGuaranteed},
 		{"requests below limits", core.Pod{Containers: []core.Container{ctr("a", rl("cpu", "100m", "memory", "100Mi"), rl("cpu", "200m", "memory", "100Mi"))}}, QOSOptions{}, core.PodQOSBurstable, core.PodQOSBurstable},
 		{"memory request below limit", core.Pod{Containers: []core.Container{ctr("a", rl("cpu", "1", "memory", "1Gi"), rl("cpu", "1", "memory", "2Gi"))}}, QOSOptions{}, core.PodQOSBurstable, core.PodQOSBurstable},
 		{"requests only", core.Pod{Containers: []core.Container{ctr("a", rl("cpu", "100m"), nil)}}, QOSOptions{}, core.PodQOSBurstable, core.PodQOSBurstable},
