@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/nodelife/nodelife/cgroup"
 	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/release"
 )
@@ -60,7 +61,7 @@ func TestOptionsFor(t *testing.T) {
 	if got := OptionsFor(release.V1_37); got != (Options{}) {
 		t.Errorf("OptionsFor(1.37) = %+v, want the zero value", got)
 	}
-	want := Options{DisablePodLevelResourcesFixKubeletQOSClass: true, SumContainersQOS: true, ResizePerContainer: true}
+	want := Options{QOSOptions: cgroup.QOSOptions{DisablePodLevelResourcesFixKubeletQOSClass: true, SumContainersQOS: true, ResizePerContainer: true}}
 	if got := OptionsFor(release.V1_36); got != want {
 		t.Errorf("OptionsFor(1.36) = %+v, want %+v", got, want)
 	}

@@ -37,20 +37,12 @@ type Options struct {
 	// "linux". A pod whose spec.os.name or kubernetes.io/os label differs
 	// is refused.
 	OS string
-	// DisablePodLevelResources turns the PodLevelResources gate off (beta
-	// and on since 1.34): spec.resources is then ignored.
-	DisablePodLevelResources bool
-	// DisablePodLevelResourcesFixKubeletQOSClass and SumContainersQOS
-	// select the QoS class rule of releases before 1.37, as the
-	// cgroup.QOSOptions fields of the same names.
-	DisablePodLevelResourcesFixKubeletQOSClass bool
-	SumContainersQOS                           bool
-	// DisableInPlacePodLevelResourcesVerticalScaling and
-	// ResizePerContainer select how the requests of a pod with a
-	// core.Pod.Resize status are counted before 1.36 and 1.37, as the
-	// cgroup.QOSOptions fields of the same names.
-	DisableInPlacePodLevelResourcesVerticalScaling bool
-	ResizePerContainer                             bool
+	// QOSOptions are the QoS class and request rules, the switches cgroup
+	// and topology/cpu read too (cgroup.QOSOptionsFor): the
+	// PodLevelResources gate (spec.resources ignored when off), the class
+	// rule of releases before 1.37, and how the requests of a pod with a
+	// core.Pod.Resize status are counted.
+	cgroup.QOSOptions
 	// TaintComparisonOperators turns the TaintTolerationComparisonOperators
 	// gate on (alpha, off in 1.36): tolerations with Lt and Gt.
 	TaintComparisonOperators bool
@@ -63,22 +55,11 @@ func (o Options) os() string {
 	return o.OS
 }
 
-func (o Options) qos() cgroup.QOSOptions {
-	return cgroup.QOSOptions{DisablePodLevelResources: o.DisablePodLevelResources,
-		DisablePodLevelResourcesFixKubeletQOSClass: o.DisablePodLevelResourcesFixKubeletQOSClass,
-		SumContainersQOS: o.SumContainersQOS,
-		DisableInPlacePodLevelResourcesVerticalScaling: o.DisableInPlacePodLevelResourcesVerticalScaling,
-		ResizePerContainer: o.ResizePerContainer}
-}
+func (o Options) qos() cgroup.QOSOptions { return o.QOSOptions }
 
 // OptionsFor returns the Linux kubelet's admission switches in Kubernetes
 // release v (taken as release.Oldest or release.Current when outside
 // them): the QoS rules of cgroup.QOSOptionsFor, the rest as in v1.37.
 func OptionsFor(v release.Version) Options {
-	q := cgroup.QOSOptionsFor(v)
-	return Options{DisablePodLevelResources: q.DisablePodLevelResources,
-		DisablePodLevelResourcesFixKubeletQOSClass: q.DisablePodLevelResourcesFixKubeletQOSClass,
-		SumContainersQOS: q.SumContainersQOS,
-		DisableInPlacePodLevelResourcesVerticalScaling: q.DisableInPlacePodLevelResourcesVerticalScaling,
-		ResizePerContainer: q.ResizePerContainer}
+	return Options{QOSOptions: cgroup.QOSOptionsFor(v)}
 }

@@ -235,7 +235,9 @@ func runOurSequence(sc *seqCall) *seqResult {
 		return &seqResult{Created: "refused"}
 	}
 	reserved, _ := cpuset.Parse(sc.Reserved)
-	p, err := cpu.NewStatic(cpu.Config{Machine: m, NumReserved: sc.NumReserved, Reserved: reserved, Options: opts, TopologyPolicy: topology.Policy(sc.TMPolicy)}.For(upstreamRelease))
+	cfg := cpu.ConfigFor(upstreamRelease)
+	cfg.Machine, cfg.NumReserved, cfg.Reserved, cfg.Options, cfg.TopologyPolicy = m, sc.NumReserved, reserved, opts, topology.Policy(sc.TMPolicy)
+	p, err := cpu.NewStatic(cfg)
 	if err != nil {
 		return &seqResult{Created: "refused"}
 	}
@@ -275,7 +277,9 @@ func runOurSequence(sc *seqCall) *seqResult {
 		return res
 	}
 	ours, _ := cpuset.Parse(restartReserved(sc).String())
-	again, err := cpu.NewStatic(cpu.Config{Machine: m, NumReserved: sc.RestartReserved, Reserved: ours, Options: ropts, TopologyPolicy: topology.Policy(sc.TMPolicy)}.For(upstreamRelease))
+	rcfg := cpu.ConfigFor(upstreamRelease)
+	rcfg.Machine, rcfg.NumReserved, rcfg.Reserved, rcfg.Options, rcfg.TopologyPolicy = m, sc.RestartReserved, ours, ropts, topology.Policy(sc.TMPolicy)
+	again, err := cpu.NewStatic(rcfg)
 	if err != nil {
 		res.Restart = "refused"
 		return res

@@ -175,7 +175,9 @@ func TestDifferentialTopologyManager(t *testing.T) {
 		if err != nil {
 			t.Fatalf("sequence %d: options %v: %v", seq, opts, err)
 		}
-		cpus, err := cpu.NewStatic(cpu.Config{Machine: machine, NumReserved: numReserved, Options: copts, TopologyPolicy: policy}.For(upstreamRelease))
+		ccfg := cpu.ConfigFor(upstreamRelease)
+		ccfg.Machine, ccfg.NumReserved, ccfg.Options, ccfg.TopologyPolicy = machine, numReserved, copts, policy
+		cpus, err := cpu.NewStatic(ccfg)
 		mem, err2 := memory.NewStatic(memory.Config{Nodes: mm.nodes, Reserved: mm.reserved, QOS: cgroup.QOSOptionsFor(upstreamRelease)})
 		if (err == nil) != (uerr == nil) || (err2 == nil) != (merr == nil) {
 			c.disagree("sequence %d: policies created: cpu %v memory %v; upstream cpu %v memory %v", seq, err, err2, uerr, merr)

@@ -260,6 +260,14 @@ type CPUReadOptions struct {
 	InitialContainers map[string]ContainerRef
 }
 
+// CPUReadOptionsFor returns how the kubelet of release v (taken as
+// release.Oldest or release.Current when outside them) reads its
+// cpu_manager_state file with its default gates: LegacyRestore before
+// 1.37. PolicyName and InitialContainers are the caller's.
+func CPUReadOptionsFor(v release.Version) CPUReadOptions {
+	return CPUReadOptions{LegacyRestore: !v.Clamp().AtLeast(release.V1_37)}
+}
+
 // ReadCPU restores the CPU Manager's state from a cpu_manager_state file
 // as the kubelet does, and says which format it read. Errors wrap
 // ErrCorrupt (nothing reads the file, or a checksum is wrong; the error

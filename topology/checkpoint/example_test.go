@@ -109,3 +109,32 @@ func ExampleReadMemory() {
 	fmt.Println(err)
 	// Output: checkpoint: corrupt: NUMA node 1's memory table for "hugepages-2Mi" is null
 }
+
+// The V1 file of ExampleReadCPU_v1 read with each release's defaults:
+// v1.36 migrates it by container ID, v1.37 no longer reads V1.
+func ExampleCPUReadOptionsFor() {
+	pool, _ := cpuset.Parse("0-1")
+	held, _ := cpuset.Parse("2-3")
+	data, _ := checkpoint.MarshalCPUV1("static", pool, map[string]cpuset.CPUSet{"containerd://abc": held})
+	for _, v := range []release.Version{release.V1_36, release.V1_37} {
+		opts := checkpoint.CPUReadOptionsFor(v)
+		opts.PolicyName = "static"
+		opts.InitialContainers = map[string]checkpoint.ContainerRef{"containerd://abc": {PodUID: "pod-1", Container: "app"}}
+		s, format, err := checkpoint.ReadCPU(data, opts)
+		if err != nil {
+			fmt.Println(v, "refused")
+			continue
+		}
+		fmt.Println(v, format, s.Entries["pod-1"]["app"])
+	}
+	// Output:
+	// 1.36 V1 2-3
+	// 1.37 refused
+}
+
+// Kubelets before 1.37 read the memory_manager_state file the old way
+// (V1 first); from 1.37 V3 first, and a damaged file is refused.
+func ExampleMemoryReadOptionsFor() {
+	fmt.Println(checkpoint.MemoryReadOptionsFor(release.V1_36).LegacyRestore, checkpoint.MemoryReadOptionsFor(release.V1_37).LegacyRestore)
+	// Output: true false
+}

@@ -368,6 +368,14 @@ type MemoryReadOptions struct {
 	LegacyRestore bool
 }
 
+// MemoryReadOptionsFor returns how the kubelet of release v (taken as
+// release.Oldest or release.Current when outside them) reads its
+// memory_manager_state file with its default gates: LegacyRestore before
+// 1.37. PolicyName is the caller's.
+func MemoryReadOptionsFor(v release.Version) MemoryReadOptions {
+	return MemoryReadOptions{LegacyRestore: !v.Clamp().AtLeast(release.V1_37)}
+}
+
 // ReadMemory restores the Memory Manager's state from a
 // memory_manager_state file as the kubelet does, and says which format it
 // read. Errors wrap ErrCorrupt (nothing reads the file, a checksum is

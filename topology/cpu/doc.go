@@ -3,7 +3,7 @@
 // pkg/kubelet/cm/cpumanager decides it: the machine's CPU topology, the
 // reserved CPUs, exclusive CPUs for the containers of Guaranteed pods with
 // whole-CPU requests, the shared pool, topology hints, allocation packed
-// or distributed over NUMA nodes with every policy option of v1.37 (v1.36 with Config.For), init
+// or distributed over NUMA nodes with every policy option of v1.37 (v1.36 with ConfigFor), init
 // containers and sidecars, and release.
 //
 // # Usage

@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/nodelife/nodelife/core"
+	"github.com/nodelife/nodelife/release"
 	"github.com/nodelife/nodelife/topology"
 	"github.com/nodelife/nodelife/topology/checkpoint"
 	"github.com/nodelife/nodelife/topology/cpu"
@@ -144,4 +145,40 @@ func ExampleStatic_Demands() {
 	// Output:
 	// cpu 8 map[0:5 1:6] map[0:6 1:6]
 	// cpu: 8 asked, at most 6 free on one NUMA node (NUMA node 1); single-numa-node keeps a container's resources on one NUMA node
+}
+
+// A kubelet restarted with full-pcpus-only finds in its checkpoint a
+// container holding 3 CPUs (2, 4 and 8) on the two-socket machine (2
+// threads a core, CPU 0 reserved). v1.37 looks the container up in the
+// state before the SMT check and keeps its CPUs; v1.36 checks first, and
+// 3 CPUs are not whole cores of 2 threads.
+func ExampleConfigFor() {
+	topo, _ := twoSockets()
+	m, err := cpu.NewMachine(topo)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	three := core.ResourceList{core.ResourceCPU: resource.MustParse("3"), core.ResourceMemory: resource.MustParse("1Gi")}
+	pod := core.Pod{UID: "pod-1", Containers: []core.Container{{Name: "app", Resources: core.ResourceRequirements{Requests: three, Limits: three}}}}
+	held, _ := cpuset.Parse("2,4,8")
+	shared, _ := cpuset.Parse("0-1,3,5-7,9-11")
+	state := checkpoint.CPUState{PolicyName: cpu.PolicyName, DefaultCPUSet: shared, Entries: map[string]map[string]cpuset.CPUSet{"pod-1": {"app": held}}}
+	for _, v := range []release.Version{release.V1_37, release.V1_36} {
+		cfg := cpu.ConfigFor(v)
+		cfg.Machine, cfg.NumReserved, cfg.Options = m, 1, cpu.Options{FullPCPUsOnly: true}
+		p, err := cpu.NewStatic(cfg)
+		if err == nil {
+			err = p.Start(state)
+		}
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		cpus, err := p.Allocate(pod, "app", topology.Hint{Any: true})
+		fmt.Printf("%v: %v %v\n", v, cpus, err)
+	}
+	// Output:
+	// 1.37: 2,4,8 <nil>
+	// 1.36:  SMT Alignment Error: requested 3 cpus not multiple cpus per core = 2
 }

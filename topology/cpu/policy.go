@@ -94,15 +94,18 @@ type Config struct {
 	DistributedIgnoresAlignBySocket bool
 }
 
-// For returns cfg with the switches of Kubernetes release v (taken
-// as release.Oldest or release.Current when outside them): the QoS rules
-// of cgroup.QOSOptionsFor and, before 1.37, SMTCheckBeforeState and
-// DistributedIgnoresAlignBySocket.
-func (cfg Config) For(v release.Version) Config {
-	cfg.QOS = cgroup.QOSOptionsFor(v)
-	cfg.SMTCheckBeforeState = !v.Clamp().AtLeast(release.V1_37)
-	cfg.DistributedIgnoresAlignBySocket = !v.Clamp().AtLeast(release.V1_37)
-	return cfg
+// ConfigFor returns the static policy's switches in Kubernetes release v
+// (taken as release.Oldest or release.Current when outside them): the QoS
+// rules of cgroup.QOSOptionsFor and, before 1.37, SMTCheckBeforeState and
+// DistributedIgnoresAlignBySocket. The node's own settings (Machine, the
+// reservation, Options, TopologyPolicy) are left for the caller, as
+// cgroup.QOSConfigOptionsFor leaves the node's figures:
+//
+//	cfg := cpu.ConfigFor(release.V1_36)
+//	cfg.Machine, cfg.NumReserved = m, 1
+func ConfigFor(v release.Version) Config {
+	old := !v.Clamp().AtLeast(release.V1_37)
+	return Config{QOS: cgroup.QOSOptionsFor(v), SMTCheckBeforeState: old, DistributedIgnoresAlignBySocket: old}
 }
 
 // Static is the CPU Manager's static policy with its state: the shared

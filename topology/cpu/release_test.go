@@ -44,7 +44,8 @@ func TestCheckpointedContainerBeforeSMTCheck(t *testing.T) {
 		v       release.Version
 		keepApp bool
 	}{{release.V1_37, true}, {release.V1_36, false}} {
-		cfg := cpu.Config{Machine: m, NumReserved: 1, Options: cpu.Options{FullPCPUsOnly: true}}.For(c.v)
+		cfg := cpu.ConfigFor(c.v)
+		cfg.Machine, cfg.NumReserved, cfg.Options = m, 1, cpu.Options{FullPCPUsOnly: true}
 		p, err := cpu.NewStatic(cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -102,7 +103,8 @@ func TestDistributedAlignBySocket(t *testing.T) {
 		v    release.Version
 		want string
 	}{{release.V1_37, "8-15"}, {release.V1_36, "0-3,8-11"}} {
-		cfg := cpu.Config{Machine: m, Options: cpu.Options{FullPCPUsOnly: true, DistributeCPUsAcrossNUMA: true, AlignBySocket: true}}.For(c.v)
+		cfg := cpu.ConfigFor(c.v)
+		cfg.Machine, cfg.Options = m, cpu.Options{FullPCPUsOnly: true, DistributeCPUsAcrossNUMA: true, AlignBySocket: true}
 		p, err := cpu.NewStatic(cfg)
 		if err != nil {
 			t.Fatal(err)
