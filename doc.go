@@ -12,26 +12,33 @@
 // cannot be imported cleanly and which reads wall clocks, feature gates and
 // informers; nodelife takes the same decisions as plain functions.
 //
-// This root package holds only documentation. The work is in the
-// subpackages.
+// This root package holds the documentation and Profile, one release's
+// settings for every package. The work is in the subpackages.
 //
 // # Releases
 //
 // Every default reproduces the current Kubernetes release, v1.37
-// (release.Current). A package whose rules changed between releases has a
-// preset that takes a release.Version and returns that release's defaults
-// and feature gates in one value, from v1.27 to v1.37:
+// (release.Current). One value runs the whole library as another release,
+// from v1.27 to v1.37: ProfileFor returns a Profile whose fields are the
+// configs of every package whose rules changed between releases, each
+// that release's defaults and feature gates:
 //
-//	cfg := nodelifecycle.ConfigFor(release.V1_36) // no lease circuit breaker
-//	qos := cgroup.QOSOptionsFor(release.V1_36)    // the summed QoS rule
+//	p := nodelife.ProfileFor(release.V1_36)
+//	ctrl, err := nodelifecycle.New(p.NodeLifecycle) // no lease circuit breaker
+//	class := cgroup.ComputeQOS(pod, p.QOS)           // the summed QoS rule
+//
+// Each field is its package's own preset, which a program that uses one
+// package can call alone:
+//
+//	cfg := nodelifecycle.ConfigFor(release.V1_36)
 //
 // The presets are nodelifecycle.ConfigFor, cgroup's QOSOptionsFor,
 // PodConfigOptionsFor, QOSConfigOptionsFor and MemoryQoSConfigFor,
 // eviction/pressure.ConfigFor, cri.SyncOptionsFor, admission.OptionsFor,
-// topology/cpu.Config.For and topology/checkpoint's CPUFormatFor and
-// MemoryFormatFor (with LegacyRestore). A preset changes only what differs
-// between releases; a rule that changed before v1.36 and that a preset
-// does not name is v1.36's in the older presets.
+// topology/cpu.ConfigFor and topology/checkpoint's CPUFormatFor,
+// MemoryFormatFor, CPUReadOptionsFor and MemoryReadOptionsFor. A preset
+// changes only what differs between releases; a rule that changed before
+// v1.36 and that a preset does not name is v1.36's in the older presets.
 //
 // # Packages
 //
@@ -160,7 +167,8 @@
 // V1_37; Current is v1.37, what every default reproduces) and Parse of a
 // version string; every package whose rules changed between releases
 // takes a release.Version in its preset (nodelifecycle.ConfigFor,
-// cgroup.QOSOptionsFor, ...).
+// cgroup.QOSOptionsFor, ...), and ProfileFor, in this root package, calls
+// them all.
 //
 // nodelifetest: for property-based tests of policies built on the
 // library, and of the library itself. rapid generators of every input

@@ -37,9 +37,9 @@
 //	}
 //	containers, _ := rt.ListContainers(ctx)
 //	sandboxes, _ := rt.ListPodSandboxes(ctx)
-//	plan, _ := gc.PlanContainers(gc.DefaultContainerPolicy(), gc.ContainerGCInput{
+//	plan, _ := gc.PlanContainers(now, gc.DefaultContainerPolicy(), gc.ContainerGCInput{
 //		Containers: containers, Sandboxes: sandboxes, Pods: pods,
-//		PodsSynced: true, AllSourcesReady: true}, now)
+//		PodsSynced: true, AllSourcesReady: true})
 //	res := cri.ExecuteContainerPlan(ctx, rt, plan, cri.ExecOptions{})
 //	if err := res.Err(); err != nil { log(err) }
 //

@@ -52,8 +52,8 @@
 //
 // and every minute:
 //
-//	cplan, err := gc.PlanContainers(gc.DefaultContainerPolicy(), gc.ContainerGCInput{
-//		Containers: cs, Sandboxes: ss, Pods: podStates, PodsSynced: true, AllSourcesReady: true}, now)
+//	cplan, err := gc.PlanContainers(now, gc.DefaultContainerPolicy(), gc.ContainerGCInput{
+//		Containers: cs, Sandboxes: ss, Pods: podStates, PodsSynced: true, AllSourcesReady: true})
 //	// for each removal: stop first if StopFirst (skip it if the stop fails), then remove
 //
 // A pod GC controller, every 20 seconds:

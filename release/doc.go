@@ -12,6 +12,8 @@
 //
 // A preset changes only the fields that differ between releases; the
 // options that select a fix upstream never made stay off in every preset.
+// The root package's nodelife.ProfileFor(v) calls every preset at once,
+// one value for the whole library.
 //
 // # Usage
 //

@@ -19,12 +19,12 @@
 //	cfg.Thresholds, cfg.Layout = ths, pressure.LayoutImageFs
 //	m, err := pressure.NewManager(cfg)
 //	for {
-//		res := m.Step(pressure.Observe(nodeStats), activePods, podStats, now)
+//		res := m.Step(now, cfg.Observe(nodeStats), activePods, podStats)
 //		// report res.Conditions on the node (MemoryPressure, ...)
 //		switch d := res.Decision; d.Kind {
 //		case pressure.DecideReclaim:
 //			// run d.Reclaim (container GC, image GC), observe again
-//			if !m.Reclaimed(pressure.Observe(freshStats)) && d.Evict != nil {
+//			if !m.Reclaimed(cfg.Observe(freshStats)) && d.Evict != nil {
 //				// kill d.Evict.Pod with d.Evict.GracePeriodSeconds, write d.Evict.Status
 //			}
 //		case pressure.DecideEvict:

@@ -16,8 +16,8 @@
 //	node := informerNode.DeepCopy()
 //	mon := kubeapi.MonitorNode(node, lease)                 // conditions.Monitor input
 //	zone := kubeapi.ZoneNode(node)                          // eviction.Config.PlanDisruption input
-//	plan := eviction.NoExecuteConfig{}.Plan(kubeapi.Taints(node.Spec.Taints),
-//		kubeapi.Pod(pod), nil, now)
+//	plan := eviction.NoExecuteConfig{}.Plan(now, kubeapi.Taints(node.Spec.Taints),
+//		kubeapi.Pod(pod), nil)
 //	node.Status.Conditions = kubeapi.FromConditions(newConds) // write back
 //
 // The tests decode real manifests from testdata: a Node as a kubelet posts
