@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -467,7 +468,7 @@ func (r *run) buildCluster() {
 		pi := len(r.pods)
 		kind, _ := workloadOf(p)
 		sp := pod{node: ni, src: k, wl: -1, replace: replacementOf(kind), gone: -1, replaced: -1, wanted: -1, placedOn: -1, stoppedAt: -1,
-			p: core.PodRef{Namespace: p.Namespace, Name: p.Name, UID: fmt.Sprint(pi)}, tols: defaults.of(p.Tolerations), mem: memoryRequest(p)}
+			p: core.PodRef{Namespace: p.Namespace, Name: p.Name, UID: r.uidFor(p.UID, pi)}, tols: defaults.of(p.Tolerations), mem: memoryRequest(p)}
 		if w := WorkloadOf(p); w != "" {
 			wi, ok := r.wlIndex[w]
 			if !ok {
@@ -530,13 +531,32 @@ func sortedBy[E any](s []E, cmp func(a, b *E) int) []E {
 	return s
 }
 
-// atoiUID reads the pod index the run stores in the pods' UIDs.
-func atoiUID(s string) int {
-	n := 0
-	for _, c := range s {
-		n = n*10 + int(c-'0')
+// replacementSuffix ends the UID of a pod's replacement: "<uid>-replacement".
+const replacementSuffix = "-replacement"
+
+// uidFor returns the UID the run gives pod pi in what the machines read,
+// and by which it finds the pod again in their actions (podOf): the pod's
+// own when it has one that no earlier pod of the run took and that does
+// not end as a replacement's; otherwise "sim-<pi>", with "+" added until
+// no pod has it.
+func (r *run) uidFor(own string, pi int) string {
+	uid := own
+	if _, taken := r.uids[uid]; taken || uid == "" || strings.HasSuffix(uid, replacementSuffix) {
+		uid = "sim-" + strconv.Itoa(pi)
+		for _, taken := r.uids[uid]; taken; _, taken = r.uids[uid] {
+			uid += "+"
+		}
 	}
-	return n
+	r.uids[uid] = pi
+	return uid
+}
+
+// podOf returns the index of the pod the run gave uid (uidFor), or -1.
+func (r *run) podOf(uid string) int {
+	if pi, ok := r.uids[uid]; ok {
+		return pi
+	}
+	return -1
 }
 
 // Zones returns the printable names ("region/zone") of the cluster's

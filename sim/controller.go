@@ -94,7 +94,9 @@ func (r *run) handle(now time.Time, acts []nodelifecycle.Action) {
 			}
 		case nodelifecycle.KindPodsNotReady:
 			for _, ref := range a.Pods {
-				r.pods[atoiUID(ref.UID)].notReady = true
+				if pi := r.podOf(ref.UID); pi >= 0 {
+					r.pods[pi].notReady = true
+				}
 			}
 		case nodelifecycle.KindTaints:
 			i := r.index[a.Node]
@@ -130,16 +132,27 @@ func (r *run) handle(now time.Time, acts []nodelifecycle.Action) {
 				r.states[z] = s
 			}
 		case nodelifecycle.KindSchedule:
-			p := &r.pods[atoiUID(a.Pod.UID)]
+			pi := r.podOf(a.Pod.UID)
+			if pi < 0 {
+				continue
+			}
+			p := &r.pods[pi]
 			p.affected, p.scheduledAt, p.scheduledFrom, p.cancelledAt = true, a.Due.Sub(r.cfg.Start), now.Sub(r.cfg.Start), 0
 		case nodelifecycle.KindCancel:
-			p := &r.pods[atoiUID(a.Pod.UID)]
+			pi := r.podOf(a.Pod.UID)
+			if pi < 0 {
+				continue
+			}
+			p := &r.pods[pi]
 			r.res.Totals.Cancelled++
 			r.event(now, "cancel", r.nodes[p.node].zi, a.Pod.Key(), a.Reason, "pod %s: scheduled eviction cancelled (%s)", a.Pod.Key(), a.Reason)
 			p.cancelledAt = now.Sub(r.cfg.Start)
 			p.note().cancelReason = a.Reason
 		case nodelifecycle.KindEvict:
-			pi := atoiUID(a.Pod.UID)
+			pi := r.podOf(a.Pod.UID)
+			if pi < 0 {
+				continue
+			}
 			p := &r.pods[pi]
 			detail := ""
 			if r.explicit {

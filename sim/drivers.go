@@ -230,7 +230,10 @@ func (r *run) startShutdown(now time.Time, i int, s Shutdown) {
 	r.event(now, "shutdown", n.zi, n.name, shutdown.NodeShutdownReason, "%s starts a graceful shutdown: %d pods in %d phases, %v at most", n.name, len(sp), len(plan.Phases), plan.Total)
 	for ph, phase := range plan.Phases {
 		for _, pp := range phase.Pods {
-			pi := atoiUID(pp.Pod.UID)
+			pi := r.podOf(pp.Pod.UID)
+			if pi < 0 {
+				continue
+			}
 			ph, pp, phase := ph, pp, phase
 			r.later(now.Add(phase.Start), func(t time.Time) {
 				p := &r.pods[pi]
@@ -275,7 +278,7 @@ type pressureState struct {
 }
 
 func (r *run) startPressure(now time.Time, i int, p Pressure) {
-	cfg := pressure.ConfigFor(r.cfg.Release)
+	cfg := r.prof.Pressure
 	if p.Eviction != nil {
 		cfg = *p.Eviction
 	}
@@ -322,6 +325,7 @@ func (r *run) pressureStep(now time.Time, ps *pressureState) {
 		avail = 1 << 40
 	}
 	var pods []core.Pod
+	var idx []int // their indices
 	stats := pressure.Stats{}
 	var ws uint64
 	for _, pi := range n.pods {
@@ -337,12 +341,21 @@ func (r *run) pressureStep(now time.Time, ps *pressureState) {
 		pp.UID = p.p.UID
 		pods = append(pods, pp)
 		stats[pp.UID] = &pressure.PodStats{WorkingSetBytes: &w}
-		r.pods[pi].affected = true
+		idx = append(idx, pi)
 	}
 	obs := ps.evc.Observe(pressure.NodeStats{Memory: &pressure.MemoryStats{Time: now, AvailableBytes: &avail, WorkingSetBytes: &ws},
 		HugePagesCapacityBytes: ps.huge})
 	res := ps.m.Step(now, obs, pods, stats)
 	under := slices.Contains(res.Conditions, conditions.MemoryPressure)
+	if under || res.Decision.Kind != pressure.DecideNothing {
+		// the pods of a node under pressure are affected: each is evicted
+		// or spared (outcomes); a kubelet that never saw the pressure
+		// (its release reads the episode's memory as enough) affects none
+		n.pressured = true
+		for _, pi := range idx {
+			r.pods[pi].affected = true
+		}
+	}
 	before := condStatus(n.conds, conditions.MemoryPressure)
 	conds, _, _ := conditions.SetPressure(now, n.conds, conditions.MemoryPressure, under)
 	n.setConds(conds)
@@ -352,8 +365,8 @@ func (r *run) pressureStep(now time.Time, ps *pressureState) {
 	r.evalReadiness(now, ps.node)
 	r.syncNode(ps.node)
 	r.step(now)
-	if ev := res.Decision.Evict; ev != nil {
-		pi := atoiUID(ev.Pod.UID)
+	if ev := res.Decision.Evict; ev != nil && r.podOf(ev.Pod.UID) >= 0 {
+		pi := r.podOf(ev.Pod.UID)
 		src := &r.srcPods[r.pods[pi].src]
 		ps.freed += workingSet(src, r.pods[pi].mem, ps.cfg)
 		r.stop(now, pi, "pressure-evicted", pressure.Reason, fmt.Sprintf("%s; grace period %ds", strings.TrimSpace(ev.Status.Message), ev.GracePeriodSeconds))
@@ -464,7 +477,10 @@ func (r *run) podGCPass(now time.Time) {
 		return
 	}
 	for _, d := range plan.Deletions {
-		pi := atoiUID(d.Pod.UID)
+		pi := r.podOf(d.Pod.UID)
+		if pi < 0 {
+			continue
+		}
 		p := &r.pods[pi]
 		r.res.Totals.ForceDeleted++
 		r.event(now, "forcedelete", r.nodes[p.node].zi, p.p.Key(), string(d.Reason), "pod %s force deleted by the pod GC: %s", p.p.Key(), d.Message)

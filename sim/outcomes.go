@@ -281,14 +281,11 @@ func (r *run) spared(pi int) (rule, detail string) {
 	case len(n.noExecute) > 0:
 		return "Tolerated", fmt.Sprintf("tolerates %s with no tolerationSeconds", noExecuteTaints(n.noExecute))
 	}
-	for _, ps := range r.cfg.Pressures {
-		if ps.Node == n.name {
-			src := &r.srcPods[p.src]
-			if src.IsCritical() {
-				return "CriticalPod", "under memory pressure, but critical pods are never evicted by the kubelet"
-			}
-			return "NotEvicted", "under memory pressure, but the eviction manager relieved it with pods ranked before this one"
+	if n.pressured {
+		if r.srcPods[p.src].IsCritical() {
+			return "CriticalPod", "under memory pressure, but critical pods are never evicted by the kubelet"
 		}
+		return "NotEvicted", "under memory pressure, but the eviction manager relieved it with pods ranked before this one"
 	}
 	if n.deleted || n.off {
 		return "NotRemoved", "its node is gone, and nothing removed the pod in the run"

@@ -68,29 +68,22 @@ func (r *run) initPlacement() {
 		// what placement checks of a node: its labels and room (the taints
 		// are the run's own, checked apart)
 		src := &r.srcNodes[i]
-		pl.nis[i] = admission.NewNodeInfo(core.Node{Name: src.Name, Labels: src.Labels, Allocatable: src.Allocatable}, admission.OptionsFor(r.cfg.Release))
+		pl.nis[i] = admission.NewNodeInfo(core.Node{Name: src.Name, Labels: src.Labels, Allocatable: src.Allocatable}, r.prof.Admission)
 	}
 	pl.zoneCount = make([][]int, len(r.wls))
 	for w := range pl.zoneCount {
 		pl.zoneCount[w] = make([]int, len(r.zones))
 	}
 	// A pod's room on its node is freed by UID (leftNode): the cluster's
-	// own core.Pod serves when its UID is unique and cannot be taken
-	// for one the run gives ("<n>", "<n>-replacement"); other pods get a
-	// copy with a UID of the run's (a copy each would double what a
-	// million pods hold).
-	uids := make(map[string]bool, len(r.pods))
-	for pi := range r.pods {
-		s := &r.srcPods[r.pods[pi].src]
-		_, dup := uids[s.UID]
-		uids[s.UID] = dup
-	}
+	// own core.Pod serves when the run kept its UID (uidFor); other pods
+	// get a copy with the run's (a copy each would double what a million
+	// pods hold).
 	for pi := range r.pods {
 		p := &r.pods[pi]
 		ap := &r.srcPods[p.src]
-		if ap.UID == "" || uids[ap.UID] || strings.HasSuffix(ap.UID, "-replacement") || strings.Trim(ap.UID, "0123456789") == "" {
+		if ap.UID != p.p.UID {
 			cp := *ap
-			cp.UID = fmt.Sprint(pi) // unique within the run
+			cp.UID = p.p.UID // the run's (uidFor)
 			ap = &cp
 		}
 		pl.pods[pi] = ap
@@ -143,7 +136,7 @@ func (r *run) tryPlace(now time.Time, pi int) bool {
 	p := &r.pods[pi]
 	repl := *pl.pods[pi]
 	repl.NodeName = ""
-	repl.UID = fmt.Sprintf("%d-replacement", pi)
+	repl.UID = r.pods[pi].p.UID + replacementSuffix
 	reasons := map[string]int{}
 	total := 0
 	n := len(r.nodes)
@@ -176,7 +169,7 @@ func (r *run) tryPlace(now time.Time, pi int) bool {
 		return false
 	}
 	// the pod's cpu (millicores) and memory requests, for the scores
-	reqs := cgroup.PodRequests(core.Pod{InitContainers: repl.InitContainers, Containers: repl.Containers, Resources: repl.Resources, Overhead: repl.Overhead}, cgroup.QOSOptions{})
+	reqs := cgroup.PodRequests(core.Pod{InitContainers: repl.InitContainers, Containers: repl.Containers, Resources: repl.Resources, Overhead: repl.Overhead}, r.prof.QOS)
 	cpu, mem := reqs[core.ResourceCPU], reqs[core.ResourceMemory]
 	need := [2]int64{cpu.MilliValue(), mem.Value()}
 	best, bestScore := -1, -1.0

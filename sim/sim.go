@@ -13,6 +13,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/nodelife/nodelife"
 	"github.com/nodelife/nodelife/conditions"
 	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/eviction"
@@ -117,12 +118,13 @@ type Config struct {
 	// (nil means nodelifecycle.DefaultConfig).
 	Controller *nodelifecycle.Config
 	// Release is the Kubernetes release every simulated component runs as
-	// (0 means release.Current, v1.37): the controllers' configuration
-	// when Controller is nil (nodelifecycle.ConfigFor), the kubelets'
-	// node-pressure eviction for a Pressure without its own Eviction
-	// (pressure.ConfigFor: from v1.37 the node's huge pages are taken off
-	// memory.available) and their admission under Placement
-	// (admission.OptionsFor). Releases before release.Oldest or after
+	// (0 means release.Current, v1.37), from nodelife.ProfileFor(Release):
+	// the controllers' configuration when Controller is nil
+	// (Profile.NodeLifecycle), the kubelets' node-pressure eviction for a
+	// Pressure without its own Eviction (Profile.Pressure: from v1.37 the
+	// node's huge pages are taken off memory.available), their admission
+	// under Placement (Profile.Admission) and the requests a replacement is
+	// scored by (Profile.QOS). Releases before release.Oldest or after
 	// release.Current are refused.
 	Release release.Version
 	// TolerationSeconds is how long pods tolerate the not-ready and
@@ -398,7 +400,7 @@ func (c Config) withDefaults() Config {
 		c.Release = release.Current
 	}
 	if c.Controller == nil {
-		lc := nodelifecycle.ConfigFor(c.Release.Clamp())
+		lc := nodelife.ProfileFor(c.Release).NodeLifecycle
 		c.Controller = &lc
 	}
 	if c.TolerationSeconds == 0 {
@@ -537,6 +539,7 @@ func (c Config) validateSynthetic(bad func(string, ...any)) {
 
 type node struct {
 	name, zone string // zone is the zone key
+	pressured  bool   // its kubelet reported MemoryPressure at some point of a pressure episode
 	zi         int
 	created    time.Time
 	hb         *lease.Heartbeat
@@ -654,6 +657,7 @@ func (p *pod) notesOr() podNotes {
 
 type run struct {
 	cfg    Config
+	prof   nodelife.Profile // cfg.Release's settings for the simulated kubelets
 	end    time.Time
 	q      queue
 	seq    uint64
@@ -675,7 +679,8 @@ type run struct {
 	nodes                       []node
 	pods                        []pod
 	index                       map[string]int
-	zones                       []string // names
+	uids                        map[string]int // a pod's index by the UID the run gave it (uidFor)
+	zones                       []string       // names
 	zoneKeys                    []string
 	rnd                         *rand.Rand
 	explicit                    bool
@@ -718,7 +723,7 @@ func Run(cfg Config) (Result, error) {
 		return Result{}, err
 	}
 	cfg = cfg.withDefaults()
-	r := &run{cfg: cfg, end: cfg.Start.Add(cfg.Duration), index: map[string]int{}, wlIndex: map[string]int{}, hashSeed: maphash.MakeSeed()}
+	r := &run{cfg: cfg, prof: nodelife.ProfileFor(cfg.Release), end: cfg.Start.Add(cfg.Duration), index: map[string]int{}, uids: map[string]int{}, wlIndex: map[string]int{}, hashSeed: maphash.MakeSeed()}
 	var err error
 	if r.ctl, err = nodelifecycle.New(*cfg.Controller); err != nil {
 		return Result{}, err
@@ -827,7 +832,7 @@ func (r *run) buildSynthetic() {
 			idx := len(r.nodes)
 			for k := 0; k < cfg.PodsPerNode; k++ {
 				pi := len(r.pods)
-				r.pods = append(r.pods, pod{node: idx, stoppedAt: -1, p: core.PodRef{Namespace: "shop", Name: fmt.Sprintf("%s-%d", n.name, k), UID: strconv.Itoa(pi)}, tols: tols})
+				r.pods = append(r.pods, pod{node: idx, stoppedAt: -1, p: core.PodRef{Namespace: "shop", Name: fmt.Sprintf("%s-%d", n.name, k), UID: r.uidFor("", pi)}, tols: tols})
 				n.pods = append(n.pods, pi)
 			}
 			for _, o := range cfg.Outages {
