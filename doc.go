@@ -283,6 +283,14 @@
 //     known bug, the other behaviour is an explicit, documented option that
 //     cites the upstream issue.
 //  7. Configs validate and report every problem at once, naming the field.
+//     A config's doc states its zero value, which is one of two things:
+//     upstream's behaviour in the current release (every switch off, a
+//     switch being named for the upstream gate it turns off, Disable<Gate>,
+//     or for the older or fixed behaviour it selects; a zero period or
+//     count taken as upstream's default where the field says so), or not
+//     usable, with the constructor or DefaultXxx to start from. No zero
+//     value selects a fix upstream never made, and none an older release:
+//     ProfileFor does.
 //  8. Errors carry the package's prefix and wrap sentinels callers can test
 //     with errors.Is; no input makes the library panic.
 //  9. Hot paths allocate nothing and planners are O(n log n) at worst.
