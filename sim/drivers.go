@@ -365,8 +365,11 @@ func (r *run) pressureStep(now time.Time, ps *pressureState) {
 	r.evalReadiness(now, ps.node)
 	r.syncNode(ps.node)
 	r.step(now)
-	if ev := res.Decision.Evict; ev != nil && r.podOf(ev.Pod.UID) >= 0 {
-		pi := r.podOf(ev.Pod.UID)
+	pi := -1
+	if ev := res.Decision.Evict; ev != nil {
+		pi = r.podOf(ev.Pod.UID)
+	}
+	if ev := res.Decision.Evict; pi >= 0 {
 		src := &r.srcPods[r.pods[pi].src]
 		ps.freed += workingSet(src, r.pods[pi].mem, ps.cfg)
 		r.stop(now, pi, "pressure-evicted", pressure.Reason, fmt.Sprintf("%s; grace period %ds", strings.TrimSpace(ev.Status.Message), ev.GracePeriodSeconds))
