@@ -57,7 +57,7 @@ func TestProfileBothSides(t *testing.T) {
 			ctrl.UpsertLease(nodelifecycle.Lease{Node: "a-1", RenewTime: t0, ResourceVersion: "5"})
 			var status, hold bool
 			for d := time.Duration(0); d <= 55*time.Second; d += 5 * time.Second {
-				for _, a := range ctrl.Step(t0.Add(d), nil).Actions {
+				for _, a := range ctrl.StepAll(t0.Add(d)).Actions {
 					status = status || a.Kind == nodelifecycle.KindNodeStatus && a.Node == "a-1"
 					hold = hold || a.Kind == nodelifecycle.KindHold && a.Node == "a-1"
 				}

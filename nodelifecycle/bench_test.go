@@ -34,7 +34,7 @@ func benchCluster(tb testing.TB, nodes, podsPerNode int) (*Controller, time.Time
 			c.UpsertPod(corePod(PodState{Namespace: "ns", Name: fmt.Sprintf("%s-%d", name, k), UID: fmt.Sprintf("%d-%d", i, k), NodeName: name, Ready: true, Tolerations: tols}))
 		}
 	}
-	c.Step(start, nil)
+	c.StepAll(start)
 	return c, start
 }
 
@@ -47,13 +47,13 @@ func BenchmarkStepAfterLeaseRenewal(b *testing.B) {
 			c, start := benchCluster(b, size.nodes, size.pods)
 			names := benchNames(size.nodes)
 			now := start.Add(time.Second)
-			c.Step(now, nil)
+			c.StepAll(now)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				now = now.Add(time.Nanosecond)
 				c.UpsertLease(Lease{Node: names[i%size.nodes], RenewTime: now})
-				if r := c.Step(now, nil); len(r.Actions) != 0 {
+				if r := c.StepAll(now); len(r.Actions) != 0 {
 					b.Fatalf("unexpected actions %v", r.Actions)
 				}
 			}
@@ -130,10 +130,10 @@ func BenchmarkMonitorPass(b *testing.B) {
 						}
 					}
 					if posted {
-						c.Step(now.Add(-time.Millisecond), nil) // the condition taints of the upserts, before the pass
+						c.StepAll(now.Add(-time.Millisecond)) // the condition taints of the upserts, before the pass
 					}
 					b.StartTimer()
-					c.Step(now, nil)
+					c.StepAll(now)
 				}
 			})
 		}
@@ -156,7 +156,7 @@ func zoneOutage(tb testing.TB, c *Controller, start time.Time, names []string) i
 			}
 			renew = renew.Add(10 * time.Second)
 		}
-		r := c.Step(now, nil)
+		r := c.StepAll(now)
 		for _, a := range r.Actions {
 			if a.Kind == KindEvict {
 				evicted++

@@ -74,7 +74,7 @@ func runRestartWithLaggingCache(t *testing.T, cfg Config, answer bool) []string 
 				a.UpsertLease(Lease{Node: n, RenewTime: scenarioStart.Add(d), ResourceVersion: live.rv(int(d/(10*time.Second)), i)})
 			}
 		}
-		a.Step(scenarioStart.Add(d), nil)
+		a.StepAll(scenarioStart.Add(d))
 	}
 
 	// Controller B from +60s: its lease cache starts 30s behind (the
@@ -104,7 +104,7 @@ func runRestartWithLaggingCache(t *testing.T, cfg Config, answer bool) []string 
 				}
 			}
 		}
-		for _, a := range b.Step(now, nil).Actions {
+		for _, a := range b.StepAll(now).Actions {
 			l := line(a)
 			if a.Kind == KindHold {
 				l = strings.Join(strings.Fields(l+" "+a.Reason), " ")
@@ -151,10 +151,10 @@ func TestLeaseCircuitBreakerRestart(t *testing.T) {
 	}
 	blamed := append(start[:2:2],
 		"+1m55s NodeStatus a-1",
-		"+1m55s PodsNotReady a-1",
 		"+1m55s NodeStatus a-2",
-		"+1m55s PodsNotReady a-2",
 		"+1m55s NodeStatus b-1",
+		"+1m55s PodsNotReady a-1",
+		"+1m55s PodsNotReady a-2",
 		"+1m55s PodsNotReady b-1",
 		"+1m55s Zone r/a Normal -> FullDisruption, rate 0/s",
 		"+1m55s Zone r/b Normal -> FullDisruption, rate 0/s",
@@ -222,7 +222,7 @@ func (f *fixedLeases) CacheResourceVersion() string { return f.cacheRV }
 // the cache's version is older, and clears when the cache's version is
 // unknown or either version is not a well-formed one.
 func TestLeaseCircuitBreakerAnswers(t *testing.T) {
-	unknown := []string{"NodeStatus a-1", "PodsNotReady a-1", "NodeStatus a-2", "PodsNotReady a-2", "Zone"}
+	unknown := []string{"NodeStatus a-1", "NodeStatus a-2", "PodsNotReady a-1", "PodsNotReady a-2", "Zone"}
 	for _, tc := range []struct {
 		name  string
 		live  fixedLeases
@@ -254,7 +254,7 @@ func TestLeaseCircuitBreakerAnswers(t *testing.T) {
 			}
 			var got []string
 			for d := time.Duration(0); d <= 55*time.Second; d += 5 * time.Second {
-				for _, a := range c.Step(scenarioStart.Add(d), nil).Actions {
+				for _, a := range c.StepAll(scenarioStart.Add(d)).Actions {
 					if d == 55*time.Second && a.Kind != KindTaints {
 						l := string(a.Kind) + " " + a.Node
 						if a.Kind == KindHold {
@@ -322,7 +322,7 @@ func TestLeaseHoldKeepsNoReady(t *testing.T) {
 				if d == 66*time.Second {
 					c.UpsertPod(corePod(PodState{Namespace: "ns", Name: "p", UID: "u", NodeName: "a-1", Ready: true}))
 				}
-				for _, a := range c.Step(scenarioStart.Add(d), nil).Actions {
+				for _, a := range c.StepAll(scenarioStart.Add(d)).Actions {
 					if a.Kind == KindTaints || a.Kind == KindZone {
 						continue
 					}

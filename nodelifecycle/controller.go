@@ -21,11 +21,11 @@ import (
 // controllers would do, and returns the actions in order and when it next
 // needs to run.
 //
-// The Controller expects its own actions to succeed and updates its view
-// as if they did (a written Ready=Unknown, an added taint, a deleted pod);
-// an Apply that reports a failure makes it retry as upstream retries. The
-// caller's later upserts of the same objects, as an informer delivers them,
-// change nothing.
+// The Controller expects its own writes to succeed and updates its view
+// as if they did (a written Ready=Unknown, an added taint, a deleted pod)
+// unless the caller reports with Failed that one did not; it then retries
+// as upstream retries. The caller's later upserts of the same objects, as
+// an informer delivers them, change nothing.
 //
 // There is no zero value: use New. A Controller is not safe for concurrent
 // use; it reads no clock and starts no goroutine.
@@ -83,11 +83,19 @@ type Controller struct {
 	// tainter never forgets a zone).
 	zoneQueues []*eviction.RateLimitedQueue
 
-	// scratch, reused between passes
-	counts  []eviction.ZoneCount
-	actions []Action
-	apply   Apply
+	// The Step under way: its stage (stageIdle between Steps), its
+	// instant, its actions so far, whether something must be retried
+	// RetryDelay later, the monitor pass, and the writes of the last Ready
+	// whose outcomes the next call takes in.
+	stage   int
 	now     time.Time
+	actions []Action
+	retry   bool
+	pass    pass
+	pending []pendingWrite
+	// expecting are the nodes with a taint write in pending.
+	expecting []*nodeState
+	seq       uint64 // the last action's number
 }
 
 type nodeState struct {
@@ -145,6 +153,11 @@ type nodeState struct {
 	// them, kept when the pass writes its taints (passTouched): upstream's
 	// pass decides from that list, not from its own writes.
 	passTaints []taints.Taint
+
+	// expect is, while expecting, the node's taints once the taint writes
+	// of the last Ready succeed.
+	expect    []taints.Taint
+	expecting bool
 
 	reconcile bool // condition NoSchedule taints to reconcile
 	plan      bool // NoExecute plan to redo

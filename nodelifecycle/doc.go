@@ -27,15 +27,24 @@
 //	c.UpsertLease(lease) // c.DeleteLease(name)
 //	c.UpsertPod(pod)     // c.DeletePod(namespace, name)
 //	// whenever something changed, and at Next:
-//	r := c.Step(now, func(a nodelifecycle.Action) error {
-//		return write(a) // UpdateStatus, taint update, pod status, delete
-//	})
-//	for _, a := range r.Actions { log.Println(a) }
-//	wake at r.Next
+//	for {
+//		r := c.Step(now)
+//		for _, a := range r.Actions {
+//			if err := write(a); err != nil { // UpdateStatus, taint update, pod status, delete
+//				c.Failed(a)
+//			}
+//		}
+//		if r.Next.After(now) {
+//			wake at r.Next; break
+//		}
+//		// Next == now: the Step paused after its writes; carry on
+//	}
 //
-// The apply function is optional: with nil, every action counts as done,
-// which is what a simulation or a dry run wants. With one, a write that
-// fails changes what follows in the same Step as upstream's error paths do.
+// A Step that wrote pauses so that the writes that failed are reported
+// before anything that depends on them is decided: a failed write changes
+// what follows as upstream's error paths do. A simulation or a dry run,
+// where nothing fails, calls StepAll(now) instead, which carries the Step
+// through and counts every write as done.
 //
 // # Semantics
 //

@@ -60,7 +60,7 @@ func Example() {
 				c.UpsertNode(n)
 			}
 		}
-		r := c.Step(t, nil)
+		r := c.StepAll(t)
 		for _, a := range r.Actions {
 			if a.Kind == nodelifecycle.KindSchedule {
 				fmt.Printf("%+5.0fs Schedule %s due %+.0fs\n", d.Seconds(), a.Pod.Key(), a.Due.Sub(start).Seconds())
@@ -79,8 +79,8 @@ func Example() {
 	//    +0s Zone r/b: Initial -> Normal, 0 of 2 not ready, tainting rate 0.1/s
 	//    +0s Zone r/c: Initial -> Normal, 0 of 2 not ready, tainting rate 0.1/s
 	//   +65s NodeStatus b-1: no heartbeat for 50s: Ready=Unknown
-	//   +65s PodsNotReady b-1: Node is not ready
 	//   +65s NodeStatus b-2: no heartbeat for 50s: Ready=Unknown
+	//   +65s PodsNotReady b-1: Node is not ready
 	//   +65s PodsNotReady b-2: Node is not ready
 	//   +65s Zone r/b: Normal -> FullDisruption, 2 of 2 not ready, tainting rate 0.1/s
 	//   +65s Taint b-1 node.kubernetes.io/unreachable:NoSchedule: condition taints follow the node's conditions
@@ -114,13 +114,15 @@ func ExampleConfig_Validate() {
 	// true
 }
 
-// An Apply that fails a write changes what follows, as upstream's error
+// A write reported with Failed changes what follows, as upstream's error
 // paths do. Node b-1 falls silent after its lease renewal at +0s; at +55s
 // (the first pass after the 50s grace period) its status write fails: the
-// node is left out of its zone's counts for that pass, so zone b has no
-// counted node and is dropped. At +60s the write is tried again and
-// succeeds: zone b comes back fully disrupted, the node is tainted.
-func ExampleController_Step_apply() {
+// Step pauses after the write (its Next is its own time), the failure is
+// reported, and the Step carries on without the node: it is left out of
+// its zone's counts for that pass, so zone b has no counted node and is
+// dropped. At +60s the write is tried again and succeeds: zone b comes
+// back fully disrupted, the node is tainted.
+func ExampleController_Failed() {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	c, _ := nodelifecycle.New(nodelifecycle.DefaultConfig())
 	for _, z := range []string{"a", "b"} {
@@ -130,30 +132,37 @@ func ExampleController_Step_apply() {
 		c.UpsertLease(nodelifecycle.Lease{Node: z + "-1", RenewTime: start})
 	}
 	failures := 1
-	apply := func(a nodelifecycle.Action) error {
-		if a.Kind == nodelifecycle.KindNodeStatus && failures > 0 {
-			failures--
-			return errors.New("conflict")
-		}
-		return nil
-	}
 	for t := start; !t.After(start.Add(60 * time.Second)); {
 		c.UpsertLease(nodelifecycle.Lease{Node: "a-1", RenewTime: t}) // a-1 keeps renewing
-		r := c.Step(t, apply)
+		r := c.Step(t)
 		for _, a := range r.Actions {
-			fmt.Printf("+%v %s\n", t.Sub(start), a)
+			outcome := ""
+			if a.Kind == nodelifecycle.KindNodeStatus && failures > 0 {
+				failures--
+				_ = c.Failed(a)
+				outcome = " (failed)"
+			}
+			fmt.Printf("+%v %s%s\n", t.Sub(start), a, outcome)
+		}
+		if r.Next.Equal(t) {
+			fmt.Printf("+%v paused\n", t.Sub(start))
 		}
 		t = r.Next
 	}
 	// Output:
 	// +0s Zone /a: Initial -> Normal, 0 of 1 not ready, tainting rate 0.1/s
 	// +0s Zone /b: Initial -> Normal, 0 of 1 not ready, tainting rate 0.1/s
-	// +55s NodeStatus b-1: no heartbeat for 50s: Ready=Unknown (failed: conflict)
+	// +55s NodeStatus b-1: no heartbeat for 50s: Ready=Unknown (failed)
+	// +55s paused
 	// +1m0s NodeStatus b-1: no heartbeat for 50s: Ready=Unknown
+	// +1m0s paused
 	// +1m0s PodsNotReady b-1: Node is not ready
+	// +1m0s paused
 	// +1m0s Zone /b: Initial -> FullDisruption, 1 of 1 not ready, tainting rate 0.1/s
 	// +1m0s Taint b-1 node.kubernetes.io/unreachable:NoSchedule: condition taints follow the node's conditions
+	// +1m0s paused
 	// +1m0s Taint b-1 node.kubernetes.io/unreachable:NoExecute: Ready is Unknown
+	// +1m0s paused
 }
 
 // The controller's view can be read back: the node as it left it, a pod's
@@ -169,7 +178,7 @@ func ExampleController_Scheduled() {
 	c.UpsertPod(core.Pod{Namespace: "shop", Name: "db-0", UID: "u1", NodeName: "n1",
 		Tolerations: []taints.Toleration{{Key: "dedicated", Operator: taints.TolerationOpEqual, Value: "db",
 			Effect: taints.TaintEffectNoExecute, TolerationSeconds: &sixty}}})
-	r := c.Step(start, nil)
+	r := c.StepAll(start)
 	s, ok := c.Scheduled("shop", "db-0")
 	fmt.Println(ok, s.At.Sub(start), r.Next.Sub(start))
 	state, _ := c.ZoneState(eviction.ZoneKey(map[string]string{eviction.LabelTopologyZone: "a"}))
@@ -177,7 +186,7 @@ func ExampleController_Scheduled() {
 	fmt.Println(state, len(n.Taints), c.Passes())
 
 	c.DeletePod("shop", "db-0")
-	r = c.Step(start.Add(time.Second), nil)
+	r = c.StepAll(start.Add(time.Second))
 	_, ok = c.Scheduled("shop", "db-0")
 	fmt.Println(ok, len(r.Actions), r.Next.Sub(start))
 	fmt.Println(r.Actions[0])
@@ -200,12 +209,12 @@ func ExampleController_ViewRestored() {
 		c.UpsertNode(core.Node{Name: "n1", CreationTimestamp: start, Conditions: []conditions.Condition{{Type: conditions.Ready,
 			Status: conditions.True, LastHeartbeatTime: start, LastTransitionTime: start}}})
 		c.UpsertLease(nodelifecycle.Lease{Node: "n1", RenewTime: start.Add(10 * time.Second)})
-		c.Step(start.Add(10*time.Second), nil)
+		c.StepAll(start.Add(10 * time.Second))
 		back := start.Add(70 * time.Second)
 		if restore {
 			c.ViewRestored(back)
 		}
-		r := c.Step(back, nil)
+		r := c.StepAll(back)
 		n, _ := c.Node("n1")
 		var kinds []string
 		for _, a := range r.Actions {
@@ -240,7 +249,7 @@ func ExampleController_SetLiveLeases() {
 		c.UpsertLease(nodelifecycle.Lease{Node: n, RenewTime: start, ResourceVersion: "120"})
 	}
 	for d := time.Duration(0); d <= 55*time.Second; d += 5 * time.Second {
-		for _, a := range c.Step(start.Add(d), nil).Actions {
+		for _, a := range c.StepAll(start.Add(d)).Actions {
 			if a.Kind == nodelifecycle.KindHold {
 				fmt.Printf("+%v %v\n", d, a)
 			}
@@ -287,7 +296,7 @@ func ExampleController_RenewLease() {
 		if d > 0 && d%(10*time.Second) == 0 {
 			c.RenewLease(a, t, fmt.Sprint(d/time.Second))
 		}
-		for _, act := range c.Step(t, nil).Actions {
+		for _, act := range c.StepAll(t).Actions {
 			if act.Kind == nodelifecycle.KindNodeStatus {
 				fmt.Printf("%+.0fs %s\n", d.Seconds(), act)
 			}

@@ -6,6 +6,9 @@ import (
 	"github.com/nodelife/nodelife/core"
 )
 
+// Apply carries out one action for a test and reports whether it failed.
+type Apply func(Action) error
+
 // Machine is what both the Controller and the naive reference of
 // naive_test.go implement, for the external property test (which draws
 // from nodelifetest).
@@ -22,3 +25,35 @@ type Machine interface {
 
 // NewNaive returns the naive reference controller.
 func NewNaive(cfg Config) Machine { return newNaive(cfg) }
+
+// Applying drives a Controller with an Apply: one whole Step at now,
+// each action applied as it comes and its failure reported with Failed,
+// and the Step continued until it is complete. The actions come back
+// without their numbers, as the naive reference's.
+func Applying(c *Controller) Machine { return applying{c} }
+
+type applying struct{ *Controller }
+
+func (a applying) Step(now time.Time, apply Apply) Ready {
+	var out Ready
+	for {
+		r := a.Controller.Step(now)
+		for _, act := range r.Actions {
+			if apply != nil && apply(act) != nil && isWrite(act.Kind) {
+				if err := a.Failed(act); err != nil {
+					panic(err)
+				}
+			}
+			act.seq = 0
+			out.Actions = append(out.Actions, act)
+		}
+		out.Next = r.Next
+		if a.stage == stageIdle {
+			return out
+		}
+	}
+}
+
+func isWrite(k Kind) bool {
+	return k == KindNodeStatus || k == KindPodsNotReady || k == KindTaints || k == KindEvict
+}

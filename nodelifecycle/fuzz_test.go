@@ -1,6 +1,7 @@
 package nodelifecycle
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -24,13 +25,6 @@ func FuzzStep(f *testing.F) {
 		}
 		now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 		fail := false
-		apply := func(Action) error {
-			fail = !fail
-			if fail {
-				return errFuzz
-			}
-			return nil
-		}
 		names := []string{"n0", "n1", name}
 		for i, op := range ops {
 			n := names[i%len(names)]
@@ -57,9 +51,23 @@ func FuzzStep(f *testing.F) {
 				now = now.Add(time.Duration(op) * 100 * time.Millisecond)
 				var r Ready
 				if op%2 == 0 {
-					r = c.Step(now, apply)
+					// One call: a Step that pauses is carried on by a later
+					// one, with upserts and deletes in between. Every other
+					// action is reported failed; only writes can be.
+					r = c.Step(now)
+					for _, a := range r.Actions {
+						if fail = !fail; fail {
+							err := c.Failed(a)
+							if (err == nil) != isWrite(a.Kind) {
+								t.Fatalf("Failed(%s) = %v", a, err)
+							}
+						}
+					}
+					if err := c.Failed(Action{Kind: KindEvict}); !errors.Is(err, ErrNotPending) {
+						t.Fatalf("Failed of an action the Controller did not return = %v", err)
+					}
 				} else {
-					r = c.Step(now.Add(-time.Hour), nil) // an earlier now is clamped
+					r = c.StepAll(now.Add(-time.Hour)) // an earlier now is clamped
 				}
 				if r.Next.IsZero() {
 					t.Fatalf("Step at %v returned no Next", now)
@@ -68,9 +76,3 @@ func FuzzStep(f *testing.F) {
 		}
 	})
 }
-
-var errFuzz = fuzzError("injected")
-
-type fuzzError string
-
-func (e fuzzError) Error() string { return string(e) }

@@ -111,13 +111,16 @@ func (n *naive) cancelGone(name string) {
 	delete(n.goneUID, name)
 }
 
+// emit records a and applies it at once, as the reference takes every
+// outcome before its next decision; the error is the apply function's
+// for a write (the other kinds write nothing, so cannot fail).
 func (n *naive) emit(a Action) error {
 	a.At = n.now
-	if n.apply != nil {
-		a.Err = n.apply(a)
-	}
 	n.out = append(n.out, a)
-	return a.Err
+	if n.apply != nil && isWrite(a.Kind) {
+		return n.apply(a)
+	}
+	return nil
 }
 
 func (n *naive) names() []string { return sortedKeys(n.nodes) }
@@ -139,10 +142,17 @@ func (n *naive) taintNode(node core.Node) eviction.TaintNode {
 
 // setTaints writes the effective part of a taint change.
 func (n *naive) setTaints(name string, add, remove []taints.Taint, reason, msg string) error {
+	_, err := n.setTaintsOn(name, n.nodes[name].Taints, add, remove, reason, msg)
+	return err
+}
+
+// setTaintsOn writes the part of a taint change that changes base, and
+// returns the taints base has after it.
+func (n *naive) setTaintsOn(name string, base, add, remove []taints.Taint, reason, msg string) ([]taints.Taint, error) {
 	node := n.nodes[name]
 	var ea, er []taints.Taint
 	for _, t := range remove {
-		if taints.Exists(node.Taints, t) {
+		if taints.Exists(base, t) {
 			er = append(er, t)
 		}
 	}
@@ -151,19 +161,20 @@ func (n *naive) setTaints(name string, add, remove []taints.Taint, reason, msg s
 		for _, r := range er {
 			removed = removed || r.MatchTaint(t)
 		}
-		if !taints.Exists(node.Taints, t) || removed {
+		if !taints.Exists(base, t) || removed {
 			ea = append(ea, t)
 		}
 	}
 	if len(ea) == 0 && len(er) == 0 {
-		return nil
+		return base, nil
 	}
+	after := taints.Apply(base, ea, er)
 	if err := n.emit(Action{Kind: KindTaints, Node: name, Add: ea, Remove: er, Reason: reason, Message: msg}); err != nil {
-		return err
+		return after, err
 	}
 	node.Taints = taints.Apply(node.Taints, ea, er)
 	n.nodes[name] = node
-	return nil
+	return after, nil
 }
 
 func (n *naive) Step(now time.Time, apply Apply) Ready {
@@ -243,6 +254,14 @@ func (n *naive) Step(now time.Time, apply Apply) Ready {
 		}
 		var zn []eviction.ZoneNode
 		held, heldFor := 0, ""
+		// Every node's health first, in name order, with its status
+		// write; then the decisions of the nodes whose write went
+		// through.
+		type checked struct {
+			name string
+			h    conditions.Health
+		}
+		var health []checked
 		for _, name := range names {
 			node := n.nodes[name]
 			// The breaker, tripped, holds every node while the cache is
@@ -284,11 +303,10 @@ func (n *naive) Step(now time.Time, apply Apply) Ready {
 					continue
 				}
 			}
-			zone := eviction.ZoneKey(node.Labels)
 			if h.Write {
 				if n.emit(nodeStatusAction(name, h)) != nil {
 					n.records[name] = h.Record
-					zn = append(zn, eviction.ZoneNode{Name: name, Zone: zone, Excluded: true})
+					zn = append(zn, eviction.ZoneNode{Name: name, Zone: eviction.ZoneKey(node.Labels), Excluded: true})
 					continue
 				}
 				n.records[name] = h.RecordAfterWrite
@@ -297,6 +315,11 @@ func (n *naive) Step(now time.Time, apply Apply) Ready {
 			} else {
 				n.records[name] = h.Record
 			}
+			health = append(health, checked{name, h})
+		}
+		for _, ch := range health {
+			name, h, node := ch.name, ch.h, n.nodes[ch.name]
+			zone := eviction.ZoneKey(node.Labels)
 			var ready conditions.Status
 			if h.HasCurrentReady {
 				ready = h.CurrentReady.Status
@@ -383,6 +406,7 @@ func (n *naive) Step(now time.Time, apply Apply) Ready {
 	n.schedulePass(now)
 	if !n.nextPass.IsZero() && !now.Before(n.nextPass) {
 		n.nextPass = time.Time{}
+		expect := map[string][]taints.Taint{}
 		for _, u := range n.tainter.Step(now, func(name string) (conditions.Status, bool) {
 			node, ok := n.nodes[name]
 			if !ok {
@@ -393,7 +417,17 @@ func (n *naive) Step(now time.Time, apply Apply) Ready {
 			if _, ok := n.nodes[u.Node]; !ok {
 				continue
 			}
-			if n.setTaints(u.Node, []taints.Taint{u.Add}, []taints.Taint{u.Remove}, u.Reason, u.Message) != nil {
+			// A node the pass wrote is seen as its writes would leave it,
+			// whether they went through or not (a node queued in two
+			// zones).
+			base, ok := expect[u.Node]
+			if !ok {
+				base = n.nodes[u.Node].Taints
+			}
+			after, err := n.setTaintsOn(u.Node, base, []taints.Taint{u.Add}, []taints.Taint{u.Remove}, u.Reason, u.Message)
+			expect[u.Node] = after
+			failed := err != nil
+			if failed {
 				n.tainter.TaintFailed(now, u)
 			}
 		}

@@ -95,7 +95,7 @@ func driveBlind(t *testing.T, c *Controller, renewing map[string]time.Duration, 
 		if d%(10*time.Second) == 0 && !resuming {
 			renew(now)
 		}
-		r := c.Step(now, nil)
+		r := c.StepAll(now)
 		for _, a := range r.Actions {
 			out = append(out, line(a))
 		}
@@ -143,8 +143,8 @@ func TestAllZonesDownNoNoExecute(t *testing.T) {
 		"+0s Zone r/a Initial -> Normal, rate 0.1/s",
 		"+0s Zone r/b Initial -> Normal, rate 0.1/s",
 		"+55s NodeStatus a-1",
-		"+55s PodsNotReady a-1",
 		"+55s NodeStatus b-1",
+		"+55s PodsNotReady a-1",
 		"+55s PodsNotReady b-1",
 		"+55s Zone r/a Normal -> FullDisruption, rate 0/s",
 		"+55s Zone r/b Normal -> FullDisruption, rate 0/s",
@@ -218,13 +218,13 @@ func TestTolerationCountsFromObservation(t *testing.T) {
 			c.UpsertNode(core.Node{Name: "n1", Labels: zoneLabels("a"), Conditions: readyAt(scenarioStart),
 				Taints: []taints.Taint{{Key: "dedicated", Value: "db", Effect: taints.TaintEffectNoExecute, TimeAdded: scenarioStart}}})
 			c.UpsertLease(Lease{Node: "n1", RenewTime: scenarioStart})
-			c.Step(scenarioStart, nil)
+			c.StepAll(scenarioStart)
 			thirty := int64(30)
 			c.UpsertPod(corePod(PodState{Namespace: "ns", Name: "p", UID: "u", NodeName: "n1",
 				Tolerations: []taints.Toleration{{Key: "dedicated", Operator: taints.TolerationOpEqual, Value: "db",
 					Effect: taints.TaintEffectNoExecute, TolerationSeconds: &thirty}}}))
 			var got []string
-			for _, a := range c.Step(scenarioStart.Add(100*time.Second), nil).Actions {
+			for _, a := range c.StepAll(scenarioStart.Add(100 * time.Second)).Actions {
 				if a.Kind != KindNodeStatus && a.Kind != KindPodsNotReady && a.Kind != KindZone && a.Kind != KindTaints {
 					got = append(got, line(a))
 				}
@@ -243,13 +243,13 @@ func TestStepClampsEarlierNow(t *testing.T) {
 	c := newScenario(t, DefaultConfig())
 	c.UpsertNode(core.Node{Name: "b-1", Labels: zoneLabels("b"), Conditions: readyAt(scenarioStart)})
 	c.UpsertLease(Lease{Node: "b-1", RenewTime: scenarioStart})
-	c.Step(scenarioStart, nil)
-	r := c.Step(scenarioStart.Add(55*time.Second), nil)
+	c.StepAll(scenarioStart)
+	r := c.StepAll(scenarioStart.Add(55 * time.Second))
 	if len(r.Actions) == 0 || r.Actions[0].Kind != KindNodeStatus {
 		t.Fatalf("at +55s: %v", r.Actions)
 	}
 	passes := c.Passes()
-	r = c.Step(scenarioStart.Add(10*time.Second), nil)
+	r = c.StepAll(scenarioStart.Add(10 * time.Second))
 	for _, a := range r.Actions {
 		if !a.At.Equal(scenarioStart.Add(55*time.Second)) || a.Kind == KindNodeStatus {
 			t.Errorf("after the clamp: %s at +%v", a, a.At.Sub(scenarioStart))
@@ -379,7 +379,7 @@ func TestPodBoundToNotReadyNodeIsMarked(t *testing.T) {
 	}
 	var got []string
 	step := func(d time.Duration) {
-		for _, a := range c.Step(scenarioStart.Add(d), nil).Actions {
+		for _, a := range c.StepAll(scenarioStart.Add(d)).Actions {
 			if a.Kind == KindPodsNotReady {
 				var pods []string
 				for _, p := range a.Pods {
@@ -438,7 +438,7 @@ func TestFullDisruptionKeepsTaintSwappedInThePass(t *testing.T) {
 		c.UpsertNode(core.Node{Name: "a-2", UID: "a-2", CreationTimestamp: scenarioStart, Labels: zoneLabels("a"), Conditions: readyAt(scenarioStart)})
 		var lines []string
 		for d := time.Duration(0); d <= 55*time.Second; d += 5 * time.Second {
-			for _, a := range c.Step(scenarioStart.Add(d), nil).Actions {
+			for _, a := range c.StepAll(scenarioStart.Add(d)).Actions {
 				if a.Kind == KindTaints || a.Kind == KindZone {
 					lines = append(lines, line(a))
 				}

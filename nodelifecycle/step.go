@@ -2,6 +2,7 @@ package nodelifecycle
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,6 +14,57 @@ import (
 	"github.com/nodelife/nodelife/taints"
 )
 
+// The stages of one Step. A Step that emitted writes pauses before the
+// next stage (and before it finishes), so that the caller can report the
+// writes that failed before anything that depends on them is decided.
+const (
+	stageIdle            = iota // no Step under way
+	stageBound                  // pods bound to a node that is not Ready
+	stageReach                  // the monitor pass's first sightings
+	stageHealth                 // the monitor pass's health checks and status writes
+	stageDecide                 // the monitor pass's taint decisions and pod marking
+	stageZones                  // the monitor pass's zone states
+	stageConditionTaints        // condition NoSchedule taints
+	stageTaintPass              // the tainting pass
+	stagePlan                   // NoExecute plans
+	stageEvict                  // due evictions
+	stageFinish                 // when next
+)
+
+// pendingWrite is a write of the last Ready whose outcome is not yet
+// known: its effect on the view is made when the next Step starts, ok
+// when the caller did not report it with Failed, fail when it did.
+type pendingWrite struct {
+	seq      uint64
+	failed   bool
+	ok, fail func()
+}
+
+// passItem is one node of a monitor pass, between its health check and
+// its decisions.
+type passItem struct {
+	ns    *nodeState
+	quiet bool // the posted Ready stands (status ns.ready)
+	skip  bool // its status write failed: not counted, not tainted, pods not marked
+	h     conditions.Health
+}
+
+// pass is the state of a monitor pass across the stages of a Step.
+type pass struct {
+	active    bool
+	nodes     []*nodeState
+	items     []passItem
+	counts    []eviction.ZoneCount
+	breaking  bool
+	heldNodes int
+	heldFor   string
+}
+
+// ErrNotPending is returned by Failed for an action that is not a write
+// of the last Step's Ready (an action of an earlier Ready, one that writes
+// nothing, or one the Controller did not return).
+var ErrNotPending = errors.New("nodelifecycle: not a pending write of the last Step")
+
 // Step runs, at now, whatever the two controllers have due, in this order:
 //
 //  0. the pods bound since the last Step (new, or moved to another node) to
@@ -23,13 +75,17 @@ import (
 //     first Step (upstream's monitorNodeHealth). Nodes seen for the first
 //     time lose their NoExecute taints and leave their zone's queue
 //     (markNodeAsReachable: a restarted controller counts from its own
-//     first sight). Then, node by node in name order: the health monitor
-//     (Ready=Unknown after the grace period, KindNodeStatus), the NoExecute
-//     tainting decision from the Ready condition after that rewrite (swap at
-//     once, queue at the zone's rate, or untaint), and the pods marked
-//     NotReady (KindPodsNotReady). Then the zone states and rates from the
-//     nodes counted (KindZone), full disruption's untainting of every node,
-//     and the probe reset when the cluster leaves it;
+//     first sight). Then the health monitor of every node in name order
+//     (Ready=Unknown after the grace period, KindNodeStatus); then, node
+//     by node in name order, the NoExecute tainting decision from the
+//     Ready condition after that rewrite (swap at once, queue at the
+//     zone's rate, or untaint) and the pods marked NotReady
+//     (KindPodsNotReady). Then the zone states and rates from the nodes
+//     counted (KindZone), full disruption's untainting of every node, and
+//     the probe reset when the cluster leaves it. (Upstream runs each
+//     node's health check, decision and marking in one of several
+//     workers; every status write before the first decision is one order
+//     its workers can take.)
 //  2. the condition NoSchedule taints of every node whose conditions,
 //     taints or unschedulability changed (doNoScheduleTaintingPass);
 //  3. a tainting pass, on the 100ms grid counted from the first Step, when
@@ -50,82 +106,175 @@ import (
 //     included. A taint removed earlier in the same Step has cancelled them
 //     first.
 //
-// apply, when not nil, is called for each action as it is decided; an
-// error it returns is kept in the action's Err and changes what follows:
-// a node whose status write failed is left out of its zone's counts and
-// its pass ends there; pods not marked NotReady are marked at the next
-// pass; a failed taint of the tainting pass is queued again; a failed
-// condition taint or eviction is tried again RetryDelay later. With a nil
-// apply every action is taken to succeed.
+// # Writes and their outcomes
+//
+// The actions of kinds KindNodeStatus, KindPodsNotReady, KindTaints and
+// KindEvict are writes; the others record a decision. The Controller
+// counts on its writes succeeding: the caller reports each one that
+// failed with Failed before the next Step. A Step that wrote pauses after
+// the part that wrote, so that what follows is decided knowing the
+// outcome, as upstream's error paths do: its Ready then has Next equal
+// to now. The caller performs the actions, reports the failures, and calls
+// Step again at once; that Step carries on where the first stopped, at the
+// same instant (whatever now it is given), and may pause again. A
+// Step whose Next is after now is complete. A failed write changes what
+// follows: a node whose status write failed is left out of its zone's
+// counts and its pass ends there; pods not marked NotReady are marked at
+// the next pass; a failed taint of the tainting pass is queued again; a
+// failed taint of a monitor pass is decided again at the next pass; a
+// failed condition taint or eviction is tried again RetryDelay later.
+//
+// The view can change between a paused Step and its continuation (an
+// informer's upserts); the continuation reads it as it then is.
 //
 // A now earlier than an earlier Step's is taken as that Step's. Step
 // allocates only for what it returns and for the nodes and pods it plans.
-func (c *Controller) Step(now time.Time, apply Apply) Ready {
-	if !c.started {
-		c.started, c.start, c.last, c.nextMonitor = true, now, now, now
+func (c *Controller) Step(now time.Time) Ready {
+	if c.stage == stageIdle {
+		if !c.started {
+			c.started, c.start, c.last, c.nextMonitor = true, now, now, now
+		}
+		if now.Before(c.last) {
+			now = c.last
+		}
+		c.last, c.now, c.retry, c.stage = now, now, false, stageBound
 	}
-	if now.Before(c.last) {
-		now = c.last
+	c.actions = nil
+	c.commit()
+	for c.stage != stageFinish {
+		if len(c.pending) > 0 {
+			return c.pause()
+		}
+		c.runStage(c.now)
+		c.stage++
 	}
-	c.last, c.now, c.apply, c.actions = now, now, apply, nil
-	retry := c.markBound()
+	if len(c.pending) > 0 {
+		return c.pause()
+	}
+	return c.finish(c.now)
+}
 
-	if !now.Before(c.nextMonitor) {
-		c.monitorPass(now)
-		for !c.nextMonitor.After(now) {
-			c.nextMonitor = c.nextMonitor.Add(c.cfg.NodeMonitorPeriod)
+// pause returns the actions of a Step that stops so that the caller can
+// report their outcomes.
+func (c *Controller) pause() Ready {
+	out := Ready{Actions: c.actions, Next: c.now}
+	c.actions = nil
+	return out
+}
+
+// Failed reports that a write of the last Step's Ready failed; the
+// Controller takes the failure into account when the next Step starts
+// (see Step). It returns ErrNotPending, wrapped with the action, for an
+// action that is not a write of that Ready.
+func (c *Controller) Failed(a Action) error {
+	i, ok := slices.BinarySearchFunc(c.pending, a.seq, func(p pendingWrite, seq uint64) int { return cmp.Compare(p.seq, seq) })
+	if !ok || a.seq == 0 {
+		return fmt.Errorf("%w: %s %s", ErrNotPending, a.Kind, a.String())
+	}
+	c.pending[i].failed = true
+	return nil
+}
+
+// commit makes the effect of the last Ready's writes on the view, in the
+// order they were decided.
+func (c *Controller) commit() {
+	for _, ns := range c.expecting {
+		ns.expect, ns.expecting = nil, false
+	}
+	clear(c.expecting)
+	c.expecting = c.expecting[:0]
+	for i := range c.pending {
+		p := &c.pending[i]
+		if p.failed {
+			if p.fail != nil {
+				p.fail()
+			}
+		} else if p.ok != nil {
+			p.ok()
 		}
 	}
+	clear(c.pending)
+	c.pending = c.pending[:0]
+}
 
-	slices.SortFunc(c.dirty, func(a, b *nodeState) int { return cmp.Compare(a.node.Name, b.node.Name) })
-	for _, ns := range c.dirty {
-		if ns.reconcile && c.nodes[ns.node.Name] == ns {
-			add, remove := taints.ReconcileConditionTaints(now, ns.node.Taints, ns.node.Conditions, ns.node.Unschedulable)
-			if c.writeTaints(ns, add, remove, "ConditionTaint", "condition taints follow the node's conditions") == nil {
+// runStage runs one stage of a Step at now.
+func (c *Controller) runStage(now time.Time) {
+	switch c.stage {
+	case stageBound:
+		c.markBound()
+	case stageReach:
+		c.pass.active = false
+		if !now.Before(c.nextMonitor) {
+			c.beginPass()
+		}
+	case stageHealth:
+		if c.pass.active {
+			c.healthPass(now)
+		}
+	case stageDecide:
+		if c.pass.active {
+			c.decidePass(now)
+		}
+	case stageZones:
+		if c.pass.active {
+			c.pass.active = false
+			c.zonePass(now)
+			for !c.nextMonitor.After(now) {
+				c.nextMonitor = c.nextMonitor.Add(c.cfg.NodeMonitorPeriod)
+			}
+		}
+	case stageConditionTaints:
+		slices.SortFunc(c.dirty, func(a, b *nodeState) int { return cmp.Compare(a.node.Name, b.node.Name) })
+		for _, ns := range c.dirty {
+			if ns.reconcile && c.nodes[ns.node.Name] == ns {
+				add, remove := taints.ReconcileConditionTaints(now, ns.node.Taints, ns.node.Conditions, ns.node.Unschedulable)
 				ns.reconcile = false
-			} else {
-				retry = true
+				c.writeTaints(ns, add, remove, "ConditionTaint", "condition taints follow the node's conditions", func() {
+					ns.reconcile, c.retry = true, true
+				})
 			}
 		}
-	}
-
-	// The tainting pass after the monitor pass: a node the monitor pass
-	// queued is tainted at once when now is on the pass's grid and its
-	// zone has a token.
-	c.schedulePass(now)
-	if !c.nextPass.IsZero() && !now.Before(c.nextPass) {
-		c.taintPass(now)
-	}
-
-	slices.SortFunc(c.dirty, func(a, b *nodeState) int { return cmp.Compare(a.node.Name, b.node.Name) })
-	for _, ns := range c.dirty {
-		if ns.plan && c.nodes[ns.node.Name] == ns {
-			ns.plan = false
-			c.planNode(now, ns)
+	case stageTaintPass:
+		// The tainting pass after the monitor pass: a node the monitor
+		// pass queued is tainted at once when now is on the pass's grid
+		// and its zone has a token.
+		c.schedulePass(now)
+		if !c.nextPass.IsZero() && !now.Before(c.nextPass) {
+			c.taintPass(now)
 		}
-	}
-
-	// Deleted nodes whose pods went: their evictions are cancelled (the
-	// rest wait for their time).
-	if len(c.deleted) > 0 {
-		var gone []*nodeState
-		for _, ns := range c.deleted {
-			if len(ns.goneUIDs) > 0 {
-				gone = append(gone, ns)
+	case stagePlan:
+		slices.SortFunc(c.dirty, func(a, b *nodeState) int { return cmp.Compare(a.node.Name, b.node.Name) })
+		for _, ns := range c.dirty {
+			if ns.plan && c.nodes[ns.node.Name] == ns {
+				ns.plan = false
+				c.planNode(now, ns)
 			}
 		}
-		slices.SortFunc(gone, func(a, b *nodeState) int { return cmp.Compare(a.node.Name, b.node.Name) })
-		for _, ns := range gone {
-			c.cancelGone(ns, c.byNode[ns.node.Name])
-			if len(ns.scheduled) == 0 {
-				delete(c.deleted, ns.node.Name)
+		// Deleted nodes whose pods went: their evictions are cancelled
+		// (the rest wait for their time).
+		if len(c.deleted) > 0 {
+			var gone []*nodeState
+			for _, ns := range c.deleted {
+				if len(ns.goneUIDs) > 0 {
+					gone = append(gone, ns)
+				}
+			}
+			slices.SortFunc(gone, func(a, b *nodeState) int { return cmp.Compare(a.node.Name, b.node.Name) })
+			for _, ns := range gone {
+				c.cancelGone(ns, c.byNode[ns.node.Name])
+				if len(ns.scheduled) == 0 {
+					delete(c.deleted, ns.node.Name)
+				}
 			}
 		}
+	case stageEvict:
+		c.evictDue(now)
 	}
+}
 
-	if c.evictDue(now) {
-		retry = true
-	}
+// finish ends a Step: it keeps the nodes that still have work and says
+// when the next Step is due.
+func (c *Controller) finish(now time.Time) Ready {
 	// Keep the nodes that still have work (a failed condition taint, or a
 	// plan asked for by a write failure during this Step).
 	keep := c.dirty[:0]
@@ -138,7 +287,7 @@ func (c *Controller) Step(now time.Time, apply Apply) Ready {
 	}
 	clear(c.dirty[len(keep):])
 	c.dirty = keep
-	retry = retry || len(keep) > 0
+	retry := c.retry || len(keep) > 0
 
 	c.schedulePass(now)
 	next := c.nextMonitor
@@ -152,60 +301,76 @@ func (c *Controller) Step(now time.Time, apply Apply) Ready {
 		next = now.Add(RetryDelay)
 	}
 	out := Ready{Actions: c.actions, Next: next}
-	c.actions, c.apply = nil, nil
+	c.actions, c.stage = nil, stageIdle
 	return out
 }
 
-// emit records a and applies it; it returns apply's error.
-func (c *Controller) emit(a Action) error {
-	a.At = c.now
-	if c.apply != nil {
-		a.Err = c.apply(a)
-	}
+// emit records a, which writes nothing.
+func (c *Controller) emit(a Action) {
+	c.seq++
+	a.At, a.seq = c.now, c.seq
 	c.actions = append(c.actions, a)
-	return a.Err
+}
+
+// emitWrite records the write a; ok or fail (either may be nil) makes its
+// outcome's effect on the view when the next Step starts.
+func (c *Controller) emitWrite(a Action, ok, fail func()) {
+	c.emit(a)
+	c.pending = append(c.pending, pendingWrite{seq: c.seq, ok: ok, fail: fail})
 }
 
 // writeTaints removes and adds taints on ns, only those that change its
-// taints as the view has them, and updates the view when the write
-// succeeds.
-func (c *Controller) writeTaints(ns *nodeState, add, remove []taints.Taint, reason, message string) error {
+// taints as the view has them; the view follows when the write succeeds,
+// and fail (when not nil) runs when it failed.
+//
+// A write is decided against the taints the node has once the writes
+// before it in the same part of the Step succeed (as the tainting pass
+// finds a node it has just tainted from one zone's queue in another's).
+func (c *Controller) writeTaints(ns *nodeState, add, remove []taints.Taint, reason, message string, fail func()) {
+	base := ns.node.Taints
+	if ns.expecting {
+		base = ns.expect
+	}
 	var effAdd, effRemove []taints.Taint
 	for _, t := range remove {
-		if taints.Exists(ns.node.Taints, t) {
+		if taints.Exists(base, t) {
 			effRemove = append(effRemove, t)
 		}
 	}
 	for _, t := range add {
-		if !taints.Exists(ns.node.Taints, t) || slices.ContainsFunc(effRemove, func(r taints.Taint) bool { return r.MatchTaint(t) }) {
+		if !taints.Exists(base, t) || slices.ContainsFunc(effRemove, func(r taints.Taint) bool { return r.MatchTaint(t) }) {
 			effAdd = append(effAdd, t)
 		}
 	}
 	if len(effAdd) == 0 && len(effRemove) == 0 {
-		return nil
+		return
 	}
-	if err := c.emit(Action{Kind: KindTaints, Node: ns.node.Name, Add: effAdd, Remove: effRemove, Reason: reason, Message: message}); err != nil {
-		return err
+	if !ns.expecting {
+		c.expecting = append(c.expecting, ns)
 	}
-	before := ns.node.Taints
-	if c.inPass && !ns.passTouched && !c.cfg.FreshTaintsInPass {
-		ns.passTaints, ns.passTouched = before, true
-		c.touched = append(c.touched, ns)
-	}
-	ns.node.Taints = taints.Apply(before, effAdd, effRemove)
-	ns.settled = ""
-	// The controller's own taints never call for a condition-taint
-	// reconcile: it writes NoExecute taints, or the reconcile's own result.
-	c.markDirty(ns, false, !noExecuteEqual(before, ns.node.Taints))
-	return nil
+	ns.expect, ns.expecting = taints.Apply(base, effAdd, effRemove), true
+	c.emitWrite(Action{Kind: KindTaints, Node: ns.node.Name, Add: effAdd, Remove: effRemove, Reason: reason, Message: message}, func() {
+		before := ns.node.Taints
+		if c.inPass && !ns.passTouched && !c.cfg.FreshTaintsInPass {
+			ns.passTaints, ns.passTouched = before, true
+			c.touched = append(c.touched, ns)
+		}
+		ns.node.Taints = taints.Apply(before, effAdd, effRemove)
+		ns.settled = ""
+		// The controller's own taints never call for a condition-taint
+		// reconcile: it writes NoExecute taints, or the reconcile's own
+		// result.
+		c.markDirty(ns, false, !noExecuteEqual(before, ns.node.Taints))
+	}, fail)
 }
 
-// applyTaintAction carries out a tainter decision of a monitor pass.
+// applyTaintAction carries out a tainter decision of a monitor pass; a
+// failed write is decided again at the next pass, as upstream's.
 func (c *Controller) applyTaintAction(ns *nodeState, a eviction.TaintAction) {
 	if len(a.Add) == 0 && len(a.Remove) == 0 {
 		return
 	}
-	_ = c.writeTaints(ns, a.Add, a.Remove, a.Reason, a.Message) // upstream tries again at the next pass
+	c.writeTaints(ns, a.Add, a.Remove, a.Reason, a.Message, nil)
 }
 
 // taintNode is the node as the tainter sees it: during a monitor pass that
@@ -354,10 +519,11 @@ func readyStatus(conds []conditions.Condition) conditions.Status {
 	return ""
 }
 
-func (c *Controller) monitorPass(now time.Time) {
+// beginPass starts a monitor pass: nodes seen for the first time lose
+// their NoExecute taints and leave their zone's queue.
+func (c *Controller) beginPass() {
 	c.passes++
 	c.inPass = true
-	defer c.endPass()
 	nodes := c.sortedNodes()
 	c.resetForgottenZones()
 	for i := 0; c.unseen > 0 && i < len(nodes); i++ {
@@ -369,43 +535,42 @@ func (c *Controller) monitorPass(now time.Time) {
 			ns.queuedMaybe, ns.settled = false, ""
 		}
 	}
-	nowNs := now.UnixNano()
-	counts := c.counts[:0]
+	counts := c.pass.counts[:0]
 	for _, key := range c.zoneKeys {
 		counts = append(counts, eviction.ZoneCount{Zone: key})
 	}
-	breaking := c.breaking()
-	heldNodes, heldFor := 0, ""
-	for _, ns := range nodes {
+	clear(c.pass.items)
+	c.pass = pass{active: true, nodes: nodes, items: c.pass.items[:0], counts: counts, breaking: c.breaking()}
+}
+
+// healthPass runs the health monitor of every node of the pass, in name
+// order, writing the rewritten statuses.
+func (c *Controller) healthPass(now time.Time) {
+	p := &c.pass
+	nowNs := now.UnixNano()
+	for _, ns := range p.nodes {
 		if ns.gen != c.zoneGen[ns.zi] {
 			ns.gen, ns.queuedMaybe, ns.settled = c.zoneGen[ns.zi], false, ""
 		}
 		if c.tripRV != "" {
 			if want := c.tripRV; c.held() {
 				// Held as it is: record untouched, not counted, not tainted.
-				heldNodes, heldFor = heldNodes+1, want
+				p.heldNodes, p.heldFor = p.heldNodes+1, want
 				continue
 			}
 		}
-		ns.quiet = ns.quiet && c.quietPass(ns, now, nowNs, breaking)
+		ns.quiet = ns.quiet && c.quietPass(ns, now, nowNs, p.breaking)
 		if ns.quiet {
-			// The posted Ready stands (status ns.ready): count it and take the
-			// tainting decision from it.
-			if !ns.excluded {
-				if ns.ready == conditions.True {
-					counts[ns.zi].Ready++
-				} else {
-					counts[ns.zi].NotReady++
-				}
-			}
-			c.decideTaint(ns, ns.ready, now)
+			// The posted Ready stands (status ns.ready): the decision
+			// stage counts it and takes the tainting decision from it.
+			p.items = append(p.items, passItem{ns: ns, quiet: true})
 			continue
 		}
 		ns.leaseNew = false
 		held, heldMsg := ns.held, ns.heldMsg
 		ns.held, ns.heldMsg = false, ""
 		h := c.mon.Observe(now, ns.rec, ns.healthNode())
-		if h.TimedOut && breaking {
+		if h.TimedOut && p.breaking {
 			hold, msg := held, heldMsg
 			if !held {
 				hold, msg = c.checkLease(ns.node.Name, h.Record.LeaseResourceVersion)
@@ -417,28 +582,56 @@ func (c *Controller) monitorPass(now time.Time) {
 				retry := ns.rec.RetryMarkPods
 				ns.rec, ns.quiet = h.RecordWithoutTimeout, false
 				ns.rec.RetryMarkPods = retry
-				_ = c.emit(Action{Kind: KindHold, Node: ns.node.Name, Reason: ReasonLeaseNotExpired, Message: msg})
+				c.emit(Action{Kind: KindHold, Node: ns.node.Name, Reason: ReasonLeaseNotExpired, Message: msg})
 				continue
 			}
 		}
-		if h.Write {
-			if err := c.emit(nodeStatusAction(ns.node.Name, h)); err != nil {
-				// Upstream skips the node for the rest of the pass: not
-				// counted in its zone, not tainted, pods not marked.
-				ns.rec = h.Record
-				continue
-			}
+		i := len(p.items)
+		p.items = append(p.items, passItem{ns: ns, h: h})
+		if !h.Write {
+			ns.rec = h.Record
+			continue
+		}
+		c.emitWrite(nodeStatusAction(ns.node.Name, h), func() {
 			ns.rec = h.RecordAfterWrite
 			ns.node.Conditions = h.Conditions
 			c.markDirty(ns, true, false)
-		} else {
+		}, func() {
+			// Upstream skips the node for the rest of the pass: not
+			// counted in its zone, not tainted, pods not marked.
 			ns.rec = h.Record
+			c.pass.items[i].skip = true
+		})
+	}
+}
+
+// decidePass counts the nodes of the pass in their zones and takes each
+// one's tainting decision and pod marking, in name order.
+func (c *Controller) decidePass(now time.Time) {
+	p := &c.pass
+	for i := range p.items {
+		it := &p.items[i]
+		ns := it.ns
+		if it.skip {
+			continue
 		}
+		if it.quiet {
+			if !ns.excluded {
+				if ns.ready == conditions.True {
+					p.counts[ns.zi].Ready++
+				} else {
+					p.counts[ns.zi].NotReady++
+				}
+			}
+			c.decideTaint(ns, ns.ready, now)
+			continue
+		}
+		h := &it.h
 		if !ns.excluded {
 			if h.HasCurrentReady && h.CurrentReady.Status == conditions.True {
-				counts[ns.zi].Ready++
+				p.counts[ns.zi].Ready++
 			} else {
-				counts[ns.zi].NotReady++
+				p.counts[ns.zi].NotReady++
 			}
 		}
 		if !h.HasCurrentReady {
@@ -463,22 +656,28 @@ func (c *Controller) monitorPass(now time.Time) {
 		ns.recLease = ns.rec.HasLease
 		ns.deadline = ns.rec.ProbeTimestamp.Add(c.cfg.NodeMonitorGracePeriod).UnixNano()
 	}
-	if heldNodes > 0 {
+}
+
+// zonePass ends a monitor pass: the zone states and rates from the nodes
+// counted, full disruption's untainting, and the probe reset.
+func (c *Controller) zonePass(now time.Time) {
+	p := &c.pass
+	defer c.endPass()
+	if p.heldNodes > 0 {
 		cache := ""
 		if c.leaseView != nil {
 			cache = c.leaseView.CacheResourceVersion()
 		}
-		_ = c.emit(Action{Kind: KindHold, Reason: ReasonLeaseCacheStale, Message: heldMessage(heldNodes, heldFor, cache)})
+		c.emit(Action{Kind: KindHold, Reason: ReasonLeaseCacheStale, Message: heldMessage(p.heldNodes, p.heldFor, cache)})
 	}
-	c.counts = counts
-	plan, err := c.ev.PlanZones(c.prevZones, counts)
+	plan, err := c.ev.PlanZones(c.prevZones, p.counts)
 	if err != nil {
 		return // only an invalid config fails, and New validated it
 	}
 	c.prevZones = plan.Next
 	for _, zp := range plan.Zones {
 		if prev, ok := c.zoneStates[zp.Zone]; zp.SetRate || !ok || zp.State != prev {
-			_ = c.emit(zoneAction(zp))
+			c.emit(zoneAction(zp))
 		}
 		c.zoneStates[zp.Zone] = zp.State
 	}
@@ -487,8 +686,8 @@ func (c *Controller) monitorPass(now time.Time) {
 	}
 	var all []eviction.TaintNode
 	if plan.StripNoExecuteTaints {
-		all = make([]eviction.TaintNode, 0, len(nodes))
-		for _, ns := range nodes {
+		all = make([]eviction.TaintNode, 0, len(p.nodes))
+		for _, ns := range p.nodes {
 			all = append(all, ns.taintNode())
 			ns.queuedMaybe, ns.settled = false, "" // ApplyPlan takes every node out of its queue
 		}
@@ -499,7 +698,7 @@ func (c *Controller) monitorPass(now time.Time) {
 		}
 	}
 	if plan.ResetProbes {
-		for _, ns := range nodes {
+		for _, ns := range p.nodes {
 			if ns.rec.Known {
 				ns.rec.ProbeTimestamp, ns.rec.ReadyTransitionTimestamp = now, now
 				ns.deadline = now.Add(c.cfg.NodeMonitorGracePeriod).UnixNano()
@@ -519,11 +718,11 @@ const ReasonBoundToNotReadyNode = "BoundToNotReadyNode"
 // handler does on an add or a change of spec.nodeName; one action per
 // node, by node name. A node no monitor pass has seen, or whose saved
 // status has no Ready condition, has its pods left alone (the next
-// transition marks them). It reports whether a write failed; the pods are
-// then tried again at the next Step.
-func (c *Controller) markBound() (failed bool) {
+// transition marks them). When a write fails, its pods are tried again at
+// the next Step, RetryDelay later.
+func (c *Controller) markBound() {
 	if len(c.bound) == 0 {
-		return false
+		return
 	}
 	keys := c.bound
 	c.bound = nil
@@ -560,18 +759,18 @@ func (c *Controller) markBound() (failed bool) {
 		}
 		slices.SortFunc(refs, comparePodRefs)
 		msg := fmt.Sprintf("bound to node %s, whose Ready is %s", m.ns.node.Name, m.ns.rec.SavedReady.Status)
-		if err := c.emit(Action{Kind: KindPodsNotReady, Node: m.ns.node.Name, Pods: refs, Reason: ReasonBoundToNotReadyNode, Message: msg}); err != nil {
-			for _, ps := range m.pods {
+		pods := m.pods
+		c.emitWrite(Action{Kind: KindPodsNotReady, Node: m.ns.node.Name, Pods: refs, Reason: ReasonBoundToNotReadyNode, Message: msg}, func() {
+			for _, ps := range pods {
+				ps.pod.Ready = false
+			}
+		}, func() {
+			for _, ps := range pods {
 				c.bindSeen(ps.pod.Key(), ps)
 			}
-			failed = true
-			continue
-		}
-		for _, ps := range m.pods {
-			ps.pod.Ready = false
-		}
+			c.retry = true
+		})
 	}
-	return failed
 }
 
 // resetForgottenZones gives a fresh tainting queue (empty, at
@@ -619,13 +818,13 @@ func (c *Controller) markPodsNotReady(ns *nodeState) {
 		}
 	}
 	slices.SortFunc(refs, comparePodRefs)
-	if err := c.emit(Action{Kind: KindPodsNotReady, Node: ns.node.Name, Pods: refs, Reason: "NodeNotReady", Message: "Node is not ready"}); err != nil {
-		ns.rec.RetryMarkPods = true
-		return
-	}
-	for _, ps := range marked {
-		ps.pod.Ready = false
-	}
+	c.emitWrite(Action{Kind: KindPodsNotReady, Node: ns.node.Name, Pods: refs, Reason: "NodeNotReady", Message: "Node is not ready"}, func() {
+		for _, ps := range marked {
+			ps.pod.Ready = false
+		}
+	}, func() {
+		ns.rec.RetryMarkPods, ns.quiet = true, false
+	})
 }
 
 func comparePodRefs(a, b core.PodRef) int {
@@ -647,10 +846,10 @@ func (c *Controller) taintPass(now time.Time) {
 		if ns == nil {
 			continue
 		}
-		if err := c.writeTaints(ns, []taints.Taint{u.Add}, []taints.Taint{u.Remove}, u.Reason, u.Message); err != nil {
+		c.writeTaints(ns, []taints.Taint{u.Add}, []taints.Taint{u.Remove}, u.Reason, u.Message, func() {
 			c.tainter.TaintFailed(now, u)
 			ns.queuedMaybe, ns.settled = true, ""
-		}
+		})
 	}
 }
 
@@ -698,8 +897,8 @@ func (c *Controller) live(it dueItem) bool {
 }
 
 // evictDue evicts the pods whose scheduled eviction has come, by node and
-// pod key, and reports whether one failed (it is retried RetryDelay later).
-func (c *Controller) evictDue(now time.Time) (failed bool) {
+// pod key; a failed one is retried RetryDelay later.
+func (c *Controller) evictDue(now time.Time) {
 	var due []dueItem
 	for len(c.due) > 0 && !c.due[0].at.After(now) {
 		it := c.due.pop()
@@ -713,17 +912,21 @@ func (c *Controller) evictDue(now time.Time) (failed bool) {
 		s := ns.scheduled[it.pod]
 		delete(ns.scheduled, it.pod)
 		ps := c.pods[it.pod]
-		if ps != nil && ps.pod.NodeName == it.node && !ps.pod.Terminating &&
-			c.evict(ns, ps, eviction.TaintManagerEvictionReason, taints.Taint{}, dueMessage(s)) != nil {
-			c.schedule(ns, it.pod, eviction.Scheduled{CreatedAt: s.CreatedAt, At: now.Add(RetryDelay)})
-			c.markDirty(ns, false, true) // as a node update would: the plan sees the retry
-			failed = true
+		if ps != nil && ps.pod.NodeName == it.node && !ps.pod.Terminating {
+			key := it.pod
+			c.evict(ns, ps, eviction.TaintManagerEvictionReason, taints.Taint{}, dueMessage(s), func() {
+				c.schedule(ns, key, eviction.Scheduled{CreatedAt: s.CreatedAt, At: now.Add(RetryDelay)})
+				if c.deleted[ns.node.Name] != ns && c.nodes[ns.node.Name] != ns {
+					c.deleted[ns.node.Name] = ns // a deleted node keeps its retried eviction
+				}
+				c.markDirty(ns, false, true) // as a node update would: the plan sees the retry
+				c.retry = true
+			})
 		}
 		if len(ns.scheduled) == 0 && c.deleted[it.node] == ns {
 			delete(c.deleted, it.node)
 		}
 	}
-	return failed
 }
 
 func (c *Controller) schedule(ns *nodeState, key string, s eviction.Scheduled) {
@@ -734,14 +937,13 @@ func (c *Controller) schedule(ns *nodeState, key string, s eviction.Scheduled) {
 	c.due.push(dueItem{at: s.At, node: ns.node.Name, pod: key})
 }
 
-// evict deletes a pod for its node's NoExecute taints.
-func (c *Controller) evict(ns *nodeState, ps *podState, reason string, taint taints.Taint, message string) error {
-	err := c.emit(Action{Kind: KindEvict, Node: ns.node.Name, Pod: core.PodRef{Namespace: ps.pod.Namespace, Name: ps.pod.Name, UID: ps.pod.UID},
-		Taint: taint, Condition: eviction.TaintEvictionCondition(), Reason: reason, Message: message})
-	if err == nil {
+// evict deletes a pod for its node's NoExecute taints; fail runs when the
+// write failed.
+func (c *Controller) evict(ns *nodeState, ps *podState, reason string, taint taints.Taint, message string, fail func()) {
+	c.emitWrite(Action{Kind: KindEvict, Node: ns.node.Name, Pod: core.PodRef{Namespace: ps.pod.Namespace, Name: ps.pod.Name, UID: ps.pod.UID},
+		Taint: taint, Condition: eviction.TaintEvictionCondition(), Reason: reason, Message: message}, func() {
 		ps.pod.Terminating = true
-	}
-	return err
+	}, fail)
 }
 
 // cancelGone drops the pending evictions of pods no longer bound to ns
@@ -763,7 +965,7 @@ func (c *Controller) cancelGone(ns *nodeState, bound map[string]*podState) {
 	for _, k := range gone {
 		key, uid, _ := strings.Cut(k, "\x00")
 		namespace, name, _ := strings.Cut(key, "/")
-		_ = c.emit(Action{Kind: KindCancel, Node: ns.node.Name, Pod: core.PodRef{Namespace: namespace, Name: name, UID: uid},
+		c.emit(Action{Kind: KindCancel, Node: ns.node.Name, Pod: core.PodRef{Namespace: namespace, Name: name, UID: uid},
 			Reason: "PodDeleted", Message: "pod " + key + " is gone from the node: its eviction is cancelled"})
 	}
 }
@@ -789,23 +991,23 @@ func (c *Controller) planNode(now time.Time, ns *nodeState) {
 				// Upstream cancels the pending eviction (with its event)
 				// before it evicts at once.
 				delete(ns.scheduled, key)
-				_ = c.emit(Action{Kind: KindCancel, Node: ns.node.Name, Pod: core.PodRef{Namespace: d.Pod.Namespace, Name: d.Pod.Name, UID: d.Pod.UID},
+				c.emit(Action{Kind: KindCancel, Node: ns.node.Name, Pod: core.PodRef{Namespace: d.Pod.Namespace, Name: d.Pod.Name, UID: d.Pod.UID},
 					Reason: "EvictNow", Message: "evicted at once instead"})
 			}
-			if c.evict(ns, bound[key], d.Reason, d.Taint, d.Why()) != nil {
-				ns.plan = true // planned again, and so evicted again, at the next Step
-			}
+			c.evict(ns, bound[key], d.Reason, d.Taint, d.Why(), func() {
+				c.markDirty(ns, false, true) // planned again, and so evicted again, at the next Step
+			})
 		case eviction.NoExecuteSchedule, eviction.NoExecuteKeep:
 			if old, ok := ns.scheduled[key]; ok && old.At.Equal(d.Scheduled.At) && old.CreatedAt.Equal(d.Scheduled.CreatedAt) {
 				continue
 			}
 			c.schedule(ns, key, d.Scheduled)
-			_ = c.emit(Action{Kind: KindSchedule, Node: ns.node.Name, Pod: core.PodRef{Namespace: d.Pod.Namespace, Name: d.Pod.Name, UID: d.Pod.UID},
+			c.emit(Action{Kind: KindSchedule, Node: ns.node.Name, Pod: core.PodRef{Namespace: d.Pod.Namespace, Name: d.Pod.Name, UID: d.Pod.UID},
 				Taint: d.Taint, Due: d.At, Reason: d.Reason, Message: d.Why()})
 		case eviction.NoExecuteCancel:
 			if _, ok := ns.scheduled[key]; ok {
 				delete(ns.scheduled, key)
-				_ = c.emit(Action{Kind: KindCancel, Node: ns.node.Name, Pod: core.PodRef{Namespace: d.Pod.Namespace, Name: d.Pod.Name, UID: d.Pod.UID},
+				c.emit(Action{Kind: KindCancel, Node: ns.node.Name, Pod: core.PodRef{Namespace: d.Pod.Namespace, Name: d.Pod.Name, UID: d.Pod.UID},
 					Reason: d.Reason, Message: d.Why()})
 			}
 		}
@@ -834,4 +1036,18 @@ func zoneAction(zp eviction.ZonePlan) Action {
 // dueMessage says why a scheduled eviction fires.
 func dueMessage(s eviction.Scheduled) string {
 	return fmt.Sprintf("tolerated the node's NoExecute taints for %v", s.At.Sub(s.CreatedAt))
+}
+
+// StepAll runs a whole Step at now, counting every write as done: it
+// calls Step until the Step is complete and returns all its actions, in
+// order, and its Next. It is for callers whose writes cannot fail, a
+// simulation or a dry run; a caller whose writes can fail calls Step and
+// reports them with Failed.
+func (c *Controller) StepAll(now time.Time) Ready {
+	r := c.Step(now)
+	for r.Next.Equal(c.now) && c.stage != stageIdle {
+		more := c.Step(now)
+		r.Actions, r.Next = append(r.Actions, more.Actions...), more.Next
+	}
+	return r
 }

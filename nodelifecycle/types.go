@@ -160,13 +160,12 @@ type Action struct {
 	Condition core.PodCondition
 	// Reason is machine-readable; Message says it for people.
 	Reason, Message string
-	// Err is the error the Step's apply function returned for the action;
-	// nil when it succeeded or was not asked.
-	Err error
+
+	seq uint64 // the action's number in its Controller, for Failed
 }
 
 // String formats the action on one line without its time, as
-// "Kind node[ pod ns/name][ taint]: message[ (failed: err)]"; a taint
+// "Kind node[ pod ns/name][ taint]: message"; a taint
 // update reads "Taint n key:Effect", "Untaint n key:Effect", or both joined
 // by ", " for a swap.
 func (a Action) String() string {
@@ -199,9 +198,6 @@ func (a Action) String() string {
 	if a.Message != "" {
 		b.WriteString(": " + a.Message)
 	}
-	if a.Err != nil {
-		b.WriteString(" (failed: " + a.Err.Error() + ")")
-	}
 	return b.String()
 }
 
@@ -213,20 +209,16 @@ func printZone(z string) string {
 	return z
 }
 
-// Apply carries out one action and reports whether it succeeded. Step
-// calls it for each action in order, before deciding the next, so that a
-// failed write changes what follows as it does upstream (a node whose
-// status write failed is left out of its zone's counts; a failed taint is
-// queued again). Apply must not call the Controller.
-type Apply func(Action) error
-
 // Ready is what a Step returns: the actions decided, in order, and when
 // the Controller next needs a Step if nothing is upserted or deleted
 // before then.
 type Ready struct {
 	// Actions are the Step's decisions, in the order they were taken.
 	Actions []Action
-	// Next is when the next monitor pass, tainting pass or scheduled
-	// eviction is due; it is never zero after a Step.
+	// Next is when the next monitor pass, tainting pass, retry or
+	// scheduled eviction is due; it is never zero after a Step. Next equal
+	// to the Step's now says that the Step paused after writes: perform
+	// them, report those that failed with Failed, and call Step again at
+	// once to carry on.
 	Next time.Time
 }

@@ -35,6 +35,9 @@ type History struct {
 	// Actions are all the controller's actions, in order (Scenario.Run
 	// only).
 	Actions []nodelifecycle.Action
+	// Failed are the writes among Actions that failed (those of an API
+	// fault), reported to the controller with Failed.
+	Failed []nodelifecycle.Action
 
 	seq int
 }

@@ -261,17 +261,25 @@ func (s Scenario) Run(cfg nodelifecycle.Config, opts RunOptions) (History, error
 			w.deliver(c)
 		}
 		apiDown = down
-		r := c.Step(now, func(a nodelifecycle.Action) error {
-			if down && a.Kind != nodelifecycle.KindZone && a.Kind != nodelifecycle.KindSchedule && a.Kind != nodelifecycle.KindCancel {
-				return errAPIDown
+		// The Step, carried on while it pauses for its writes' outcomes:
+		// during an API fault every write fails.
+		var r nodelifecycle.Ready
+		for first := true; first || r.Next.Equal(now); first = false {
+			r = c.Step(now)
+			for _, a := range r.Actions {
+				if down && a.Kind != nodelifecycle.KindZone && a.Kind != nodelifecycle.KindSchedule && a.Kind != nodelifecycle.KindCancel &&
+					a.Kind != nodelifecycle.KindHold {
+					_ = c.Failed(a)
+					h.Failed = append(h.Failed, a)
+					continue
+				}
+				w.apply(a)
+				h.recordWrite(a, w)
 			}
-			w.apply(a)
-			h.recordWrite(a, w)
-			return nil
-		})
-		h.Actions = append(h.Actions, r.Actions...)
-		if opts.Step != nil {
-			opts.Step(now, r.Actions)
+			h.Actions = append(h.Actions, r.Actions...)
+			if opts.Step != nil {
+				opts.Step(now, r.Actions)
+			}
 		}
 		switch {
 		case restoring && opts.JudgeStaleView:
@@ -298,8 +306,6 @@ func (s Scenario) Run(cfg nodelifecycle.Config, opts RunOptions) (History, error
 	}
 	return h, nil
 }
-
-var errAPIDown = errors.New("nodelifetest: the API server is unavailable")
 
 // active reports whether a fault of kind covers node at d.
 func (s Scenario) active(kind FaultKind, node string, d time.Duration) bool {

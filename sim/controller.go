@@ -56,7 +56,7 @@ func (r *run) step(now time.Time) {
 		return
 	}
 	r.flushRenewals(now, r.curSeq)
-	res := r.ctl.Step(now, nil)
+	res := r.ctl.StepAll(now)
 	r.handle(now, res.Actions)
 	r.push(res.Next, evController, 0)
 	r.ctlSeq = r.seq

@@ -51,7 +51,7 @@ func lifecyclePairs() []pair {
 				c.UpsertNode(kubeapi.Node(mkNode(i)))
 				c.UpsertLease(nodelifecycle.Lease{Node: fmt.Sprintf("n%04d", i), RenewTime: start})
 			}
-			c.Step(start, nil)
+			c.StepAll(start)
 			names := make([]string, nodes)
 			for i := range names {
 				names[i] = fmt.Sprintf("n%04d", i)
@@ -62,7 +62,7 @@ func lifecyclePairs() []pair {
 				for _, name := range names {
 					c.UpsertLease(nodelifecycle.Lease{Node: name, RenewTime: now.Add(-time.Second)})
 				}
-				if r := c.Step(now, nil); len(r.Actions) != 0 {
+				if r := c.StepAll(now); len(r.Actions) != 0 {
 					b.Fatalf("a healthy pass acted: %v", r.Actions[0])
 				}
 			}

@@ -422,7 +422,7 @@ func (s *nodelifeSide) apply(actions []k8stesting.Action) bool {
 // step runs the controller at now and writes its actions to the
 // clientset, as the client-go controller does.
 func (s *nodelifeSide) step(now time.Time) []nodelifecycle.Action {
-	r := s.c.Step(now, nil)
+	r := s.c.StepAll(now)
 	s.next, s.stepped = r.Next, true
 	ctx := context.Background()
 	for _, a := range r.Actions {

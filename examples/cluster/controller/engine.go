@@ -47,8 +47,21 @@ type Writer interface {
 }
 
 // Action is one decision of the controller, as nodelifecycle.Action
-// describes it; Err is the write's error.
-type Action = nodelifecycle.Action
+// describes it, with the error of the write that carried it out (nil when
+// it succeeded, or when the action writes nothing).
+type Action struct {
+	nodelifecycle.Action
+	Err error
+}
+
+// String formats the action as nodelifecycle.Action.String does, with
+// " (failed: err)" after a write that failed.
+func (a Action) String() string {
+	if a.Err != nil {
+		return a.Action.String() + " (failed: " + a.Err.Error() + ")"
+	}
+	return a.Action.String()
+}
 
 // The kinds of actions (nodelifecycle's).
 const (
@@ -108,19 +121,29 @@ func (e *Engine) ViewRestored(now time.Time) { e.ctl.ViewRestored(now) }
 func (e *Engine) Passes() int { return e.ctl.Passes() }
 
 // Step brings the controller's view up to snap, runs its Step at now and
-// carries each action out through w as it is decided, reporting it to
-// record (nil: not reported). It returns when Step next has work and the
-// context's error, if any; write errors are kept in the actions, and the
-// controller retries as upstream retries.
+// carries each action out through w, reporting it to record (nil: not
+// reported); a write that fails is reported to the controller
+// (nodelifecycle.Controller.Failed), which retries as upstream retries,
+// and the Step is carried on while it pauses for its writes' outcomes. It
+// returns when Step next has work and the context's error, if any; write
+// errors are kept in the recorded actions.
 func (e *Engine) Step(ctx context.Context, now time.Time, snap Snapshot, w Writer, record func(Action)) (time.Time, error) {
 	e.sync(snap)
-	r := e.ctl.Step(now, func(a Action) error { return e.do(ctx, now, a, w) })
-	if record != nil {
+	for {
+		r := e.ctl.Step(now)
 		for _, a := range r.Actions {
-			record(a)
+			err := e.do(ctx, now, a, w)
+			if err != nil {
+				_ = e.ctl.Failed(a) // do fails only writes
+			}
+			if record != nil {
+				record(Action{Action: a, Err: err})
+			}
+		}
+		if r.Next.After(now) || ctx.Err() != nil {
+			return r.Next, ctx.Err()
 		}
 	}
-	return r.Next, ctx.Err()
 }
 
 // newer reports whether obj should replace old in the view: it is another
@@ -183,7 +206,7 @@ func (e *Engine) sync(snap Snapshot) {
 }
 
 // do performs one action through w.
-func (e *Engine) do(ctx context.Context, now time.Time, a Action, w Writer) error {
+func (e *Engine) do(ctx context.Context, now time.Time, a nodelifecycle.Action, w Writer) error {
 	switch a.Kind {
 	case KindNodeStatus:
 		n := e.nodes[a.Node]

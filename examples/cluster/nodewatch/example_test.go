@@ -11,6 +11,7 @@ import (
 	"github.com/nodelife/nodelife/core"
 	"github.com/nodelife/nodelife/examples/cluster/controller"
 	"github.com/nodelife/nodelife/examples/cluster/nodewatch"
+	"github.com/nodelife/nodelife/nodelifecycle"
 	"github.com/nodelife/nodelife/taints"
 )
 
@@ -18,10 +19,10 @@ import (
 // the start; a scheduled eviction shows when it is due.
 func ExampleLine() {
 	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	fmt.Println(nodewatch.Line(controller.Action{At: start.Add(55 * time.Second), Kind: controller.KindTaints, Node: "n3",
-		Add: []taints.Taint{{Key: "node.kubernetes.io/unreachable", Effect: taints.TaintEffectNoSchedule}}}, start))
-	fmt.Println(nodewatch.Line(controller.Action{At: start.Add(time.Minute), Kind: controller.KindSchedule, Node: "n3",
-		Pod: core.PodRef{Namespace: "shop", Name: "web"}, Due: start.Add(2 * time.Minute)}, start))
+	fmt.Println(nodewatch.Line(controller.Action{Action: nodelifecycle.Action{At: start.Add(55 * time.Second), Kind: controller.KindTaints, Node: "n3",
+		Add: []taints.Taint{{Key: "node.kubernetes.io/unreachable", Effect: taints.TaintEffectNoSchedule}}}}, start))
+	fmt.Println(nodewatch.Line(controller.Action{Action: nodelifecycle.Action{At: start.Add(time.Minute), Kind: controller.KindSchedule, Node: "n3",
+		Pod: core.PodRef{Namespace: "shop", Name: "web"}, Due: start.Add(2 * time.Minute)}}, start))
 	// Output:
 	//      +55s  Taint n3 node.kubernetes.io/unreachable:NoSchedule
 	//     +1m0s  Schedule n3 pod shop/web (due +2m0s)
