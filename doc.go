@@ -209,10 +209,16 @@
 // Next; zero means no timer is needed). The caller performs the actions
 // and tells the machine how they went through the feedback named in the
 // table; events between steps have methods named after them (Observe,
-// Upsert and Delete, Start, Cancel, PodTerminated). A machine never calls
-// its caller back except through an argument it is given (nodelifecycle's
-// Apply, RateLimitedQueue's Try), reads no clock, and clamps a now earlier
-// than one it has seen. Pure decisions that keep no state are functions or
+// Upsert and Delete, Start, Cancel, PodTerminated). Outcomes come back
+// only through those methods, between steps: no machine asks its caller
+// how a write went while it decides. A machine whose later decisions in
+// one step depend on its writes (nodelifecycle.Controller) pauses after
+// them, returning Next equal to now, and the next call carries on once
+// the failures are reported. A machine reads no clock, and clamps a now
+// earlier than one it has seen. Two take a function that answers a
+// question rather than reporting an outcome: NoExecuteTainter.Step asks a
+// node's current Ready status, and RateLimitedQueue.Try, upstream's queue
+// primitive, asks its caller what to do with each due item. Pure decisions that keep no state are functions or
 // config methods named Plan or Decide; the same inputs give the same plan.
 // Errors are returned for invalid input (a config, an object the API
 // would refuse) or a lookup of the caller's that failed (gc.PodGC's
@@ -235,8 +241,8 @@
 //	lease.Elector              Step(now), Release(now)       ElectionStep: Op, Record, Leading, MustStopBy; Next         Done(now, outcome, record, resource version)
 //	gc.PodGC                   Step(now, input)              PodGCPlan: Deletions with Reason and Message; Next; error   none: the next Step's input
 //	cri.ProbeWorker            Step(now, observation)        ProbeStep: Probe, Result, Changed, Why; Next                Report(outcome) of a probe it asked for
-//	nodelifecycle.Controller   Step(now, apply)              Ready: Actions (Kind, Reason, Message) in order; Next       apply's answer per action; UpsertNode, UpsertLease,
-//	                                                                                                                     RenewLease, UpsertPod and the Deletes between steps
+//	nodelifecycle.Controller   Step(now), StepAll(now)       Ready: Actions (Kind, Reason, Message) in order; Next       Failed(action) for a write that failed; UpsertNode,
+//	                                                         (now: paused after writes, call again)                      UpsertLease, RenewLease, UpsertPod, the Deletes
 //	admission.NodeInfo         Admit(pod)                    Decision: Admit, Reason, Message, pods to preempt           AddPod(pod), RemovePod(uid)
 //	topology.Manager           Admit(pod)                    Admission: Admit, Reason, Message, container hints; error   RemoveContainer(pod, container)
 //	cloud.RangeAllocator       Sync(node)                    PodCIDRUpdate to write; error                               Abort(update) when the write failed, Delete(node)

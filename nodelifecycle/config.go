@@ -20,10 +20,11 @@ var ErrInvalidConfig = errors.New("nodelifecycle: invalid config")
 // steps at Next from spinning).
 const RetryDelay = eviction.NodeTaintPassPeriod
 
-// Config configures a Controller. Its first seven fields are
-// kube-controller-manager's flags, under the flags' names; the rest select
-// behaviour that upstream changed or never fixed. The zero value is not
-// usable (every period is 0): start from DefaultConfig.
+// Config configures a Controller. Its first three fields and the embedded
+// eviction.Config's first five are kube-controller-manager's flags, under
+// the flags' names; the rest select behaviour that upstream changed or
+// never fixed. The zero value is not usable (every period is 0): start
+// from DefaultConfig.
 type Config struct {
 	// NodeMonitorPeriod is --node-monitor-period: how often the monitor
 	// pass runs (5s).
@@ -36,31 +37,19 @@ type Config struct {
 	// NodeStartupGracePeriod is --node-startup-grace-period: the same for
 	// a node that never posted a Ready condition (60s).
 	NodeStartupGracePeriod time.Duration
-	// NodeEvictionRate is --node-eviction-rate: nodes tainted NoExecute
-	// per second in a healthy zone, and in a fully disrupted zone while
-	// another zone is not (0.1).
-	NodeEvictionRate float64
-	// SecondaryNodeEvictionRate is --secondary-node-eviction-rate: the
-	// rate of a partially disrupted zone larger than
-	// LargeClusterSizeThreshold (0.01).
-	SecondaryNodeEvictionRate float64
-	// UnhealthyZoneThreshold is --unhealthy-zone-threshold: the fraction
-	// of not-ready nodes, with more than two of them, that makes a zone
-	// partially disrupted (0.55).
-	UnhealthyZoneThreshold float32
-	// LargeClusterSizeThreshold is --large-cluster-size-threshold: a
-	// partially disrupted zone with more counted nodes than this is
-	// tainted at the secondary rate, a smaller one not at all (50).
-	LargeClusterSizeThreshold int
+	// Config is the zone states' and tainting rates' part, package
+	// eviction's own config, whose fields are reached through this one:
+	// NodeEvictionRate (--node-eviction-rate, 0.1),
+	// SecondaryNodeEvictionRate (--secondary-node-eviction-rate, 0.01),
+	// UnhealthyZoneThreshold (--unhealthy-zone-threshold, 0.55),
+	// LargeClusterSizeThreshold (--large-cluster-size-threshold, 50),
+	// LargeClusterSizeBy (eviction.SizeZone, upstream, or
+	// eviction.SizeCluster, kubernetes#102908) and KeepProbesOnExit (keep
+	// the nodes' probe timestamps when the cluster leaves full disruption;
+	// upstream resets them, granting dead nodes a fresh grace period,
+	// openyurtio/openyurt#2713).
+	eviction.Config
 
-	// LargeClusterSizeBy compares LargeClusterSizeThreshold with the zone's
-	// size (eviction.SizeZone, upstream) or the cluster's
-	// (eviction.SizeCluster, kubernetes#102908).
-	LargeClusterSizeBy eviction.SizeBasis
-	// KeepProbesOnExit keeps the nodes' probe timestamps when the cluster
-	// leaves full disruption; upstream resets them, granting dead nodes a
-	// fresh grace period (openyurtio/openyurt#2713).
-	KeepProbesOnExit bool
 	// MarkPodsOnKubeletNotReady also marks a node's pods NotReady when
 	// the kubelet itself turns Ready from True to False (kubernetes#125618).
 	MarkPodsOnKubeletNotReady bool
@@ -124,22 +113,17 @@ func DefaultConfig() Config { return ConfigFor(release.Current) }
 // SizeCluster) are off in every preset.
 func ConfigFor(v release.Version) Config {
 	v = v.Clamp()
-	ev := eviction.DefaultConfig()
 	grace := conditions.DefaultNodeMonitorGracePeriod
 	if !v.AtLeast(release.V1_32) {
 		grace = conditions.LegacyNodeMonitorGracePeriod
 	}
 	return Config{
-		NodeMonitorGracePeriod:    grace,
-		TaintOnObservedReady:      !v.AtLeast(release.V1_29),
-		LeaseCircuitBreaker:       v.AtLeast(release.V1_37),
-		NodeMonitorPeriod:         conditions.DefaultNodeMonitorPeriod,
-		NodeStartupGracePeriod:    conditions.DefaultNodeStartupGracePeriod,
-		NodeEvictionRate:          ev.NodeEvictionRate,
-		SecondaryNodeEvictionRate: ev.SecondaryNodeEvictionRate,
-		UnhealthyZoneThreshold:    ev.UnhealthyZoneThreshold,
-		LargeClusterSizeThreshold: ev.LargeClusterSizeThreshold,
-		LargeClusterSizeBy:        ev.LargeClusterSizeBy,
+		NodeMonitorGracePeriod: grace,
+		TaintOnObservedReady:   !v.AtLeast(release.V1_29),
+		LeaseCircuitBreaker:    v.AtLeast(release.V1_37),
+		NodeMonitorPeriod:      conditions.DefaultNodeMonitorPeriod,
+		NodeStartupGracePeriod: conditions.DefaultNodeStartupGracePeriod,
+		Config:                 eviction.DefaultConfig(),
 	}
 }
 
@@ -176,8 +160,4 @@ func (c Config) monitor() conditions.MonitorConfig {
 }
 
 // eviction returns the zone and rate part of c.
-func (c Config) eviction() eviction.Config {
-	return eviction.Config{NodeEvictionRate: c.NodeEvictionRate, SecondaryNodeEvictionRate: c.SecondaryNodeEvictionRate,
-		LargeClusterSizeThreshold: c.LargeClusterSizeThreshold, LargeClusterSizeBy: c.LargeClusterSizeBy,
-		UnhealthyZoneThreshold: c.UnhealthyZoneThreshold, KeepProbesOnExit: c.KeepProbesOnExit}
-}
+func (c Config) eviction() eviction.Config { return c.Config }
