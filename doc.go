@@ -190,14 +190,22 @@
 // SVG. Deterministic for a seed, no goroutines. cmd/simulate runs it from
 // the command line (go run ./cmd/simulate --nodes 5000).
 //
-// # Examples
+// # Layout
 //
-// go run ./examples/tour prints the guided tour: one scenario per area,
-// each also a program of its own (examples/zone-outage, examples/shutdown,
+// The packages above are the library, in the root module. cmd/ holds the
+// programs users run, each in the module it needs: cmd/simulate in the
+// root module, and cmd/cluster, a module on client-go, with the replay and
+// nodewatch commands and the packages of a client-go controller, agent,
+// leader election and garbage collectors (its end-to-end tests are the
+// module cmd/cluster/e2e). examples/ holds the worked examples: go run
+// ./examples/tour prints the guided tour, one scenario per area, each also
+// a program of its own (examples/zone-outage, examples/shutdown,
 // examples/disk-pressure, examples/leader-election,
 // examples/cascading-delete, examples/cgroup, examples/taints,
-// examples/cloud-node). examples/kubeapi, a module of its own, converts
-// k8s.io/api objects into the library's inputs and back.
+// examples/cloud-node); examples/kubeapi, a module of its own, converts
+// k8s.io/api objects into the library's inputs and back. internal/
+// holds helpers, CI's checks and internal/conformance, nodelife beside
+// k8s.io/kubernetes.
 //
 // # Driving a machine
 //

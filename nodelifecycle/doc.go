@@ -10,7 +10,7 @@
 // the two controllers do at a given time and returns the actions in order,
 // each with a machine-readable Reason and a Message, and when it next needs
 // to run. It is what the simulator (sim), the client-go controller
-// (examples/cluster/controller), the nodewatch command and the what-if
+// (cmd/cluster/controller), the nodewatch command and the what-if
 // replay all run.
 //
 // Upstream: k8s.io/kubernetes v1.37 pkg/controller/nodelifecycle

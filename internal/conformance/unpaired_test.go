@@ -12,7 +12,7 @@ var unpaired = []string{
 		"correspond to unexported kubelet code or to API validation on internal types.",
 	"**taints**: `FromConditions`/`ReconcileConditionTaints` use the node lifecycle controller's unexported condition-to-taint map; " +
 		"`DefaultNoExecuteTolerations`/`WithDefaultTolerationSeconds` are the DefaultTolerationSeconds admission plugin's " +
-		"unexported logic (checked end to end by examples/cluster's TestAdmissionAddsDefaultTolerations against a real API server); " +
+		"unexported logic (checked end to end by cmd/cluster's TestAdmissionAddsDefaultTolerations against a real API server); " +
 		"`Apply`, `Filter`, `Parse` and the toleration helpers have no single upstream function.",
 	"**eviction**: zone states, the eviction-rate choice, the rate-limited queue, the NoExecute tainter and the taint-eviction planner " +
 		"are methods of the node lifecycle and taint eviction controllers, unexported or needing informers and a real clock: they " +

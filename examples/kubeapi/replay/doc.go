@@ -25,6 +25,6 @@
 // SEL is a zone ("eu-1b" or "eu-1/eu-1b", "eu-1b/3" for its first three
 // nodes) or node names joined by "+" ("w-1a1+w-1a2").
 //
-// The command is examples/cluster/cmd/replay, which also reads a live
+// The command is cmd/cluster/replay, which also reads a live
 // cluster (-kubeconfig).
 package replay

@@ -28,5 +28,5 @@
 // It is the input side of the what-if replay on a user's own cluster:
 // Cluster converts a snapshot into the simulator's explicit cluster
 // (package sim), and package examples/kubeapi/replay and the
-// command examples/cluster/cmd/replay run scenarios on it.
+// command cmd/cluster/replay run scenarios on it.
 package snapshot
