@@ -17,8 +17,8 @@ var ErrMalformed = errors.New("trace: malformed")
 // MilliGPU is one whole GPU in the unit of gpu_milli.
 const MilliGPU = 1000
 
-// Node is one node of a node list.
-type Node struct {
+// NodeRecord is one row of a node list: a node of the traced cluster.
+type NodeRecord struct {
 	// Name is the node's name (column sn).
 	Name string
 	// MilliCPU and MemoryMiB are its CPU, in millicores, and memory.
@@ -28,8 +28,9 @@ type Node struct {
 	Model string
 }
 
-// Pod is one pod of a pod list.
-type Pod struct {
+// PodRecord is one row of a pod list: a pod of the trace, with its
+// requests and times.
+type PodRecord struct {
 	// Name is the pod's name.
 	Name string
 	// MilliCPU and MemoryMiB are its requests.
@@ -51,10 +52,10 @@ type Pod struct {
 
 // TotalGPUMilli is the pod's GPU request in thousandths of a GPU:
 // GPUs × GPUMilli.
-func (p Pod) TotalGPUMilli() int64 { return int64(p.GPUs) * p.GPUMilli }
+func (p PodRecord) TotalGPUMilli() int64 { return int64(p.GPUs) * p.GPUMilli }
 
 // ReadNodesFile reads a node list from the file at path.
-func ReadNodesFile(path string) ([]Node, error) {
+func ReadNodesFile(path string) ([]NodeRecord, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("trace: %w", err)
@@ -64,7 +65,7 @@ func ReadNodesFile(path string) ([]Node, error) {
 }
 
 // ReadPodsFile reads a pod list from the file at path.
-func ReadPodsFile(path string) ([]Pod, error) {
+func ReadPodsFile(path string) ([]PodRecord, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("trace: %w", err)
@@ -75,15 +76,15 @@ func ReadPodsFile(path string) ([]Pod, error) {
 
 // ReadNodes reads a node list; name names the input in errors. Every node
 // needs a name not seen before, and a node with GPUs a model.
-func ReadNodes(r io.Reader, name string) ([]Node, error) {
+func ReadNodes(r io.Reader, name string) ([]NodeRecord, error) {
 	t, err := open(r, name, []string{"sn|name", "cpu_milli", "memory_mib", "gpu", "model"}, nil)
 	if err != nil {
 		return nil, err
 	}
-	var out []Node
+	var out []NodeRecord
 	seen := map[string]bool{}
 	for t.next() {
-		n := Node{Name: t.text(0), MilliCPU: t.int(1), MemoryMiB: t.int(2), GPUs: int(t.intMax(3, 1<<16)), Model: t.text(4)}
+		n := NodeRecord{Name: t.text(0), MilliCPU: t.int(1), MemoryMiB: t.int(2), GPUs: int(t.intMax(3, 1<<16)), Model: t.text(4)}
 		if t.err == nil {
 			switch {
 			case n.Name == "":
@@ -107,15 +108,15 @@ func ReadNodes(r io.Reader, name string) ([]Node, error) {
 // needing GPUs needs gpu_milli in 1..1000, a share of a GPU (below 1000)
 // only one GPU, and one without GPUs gpu_milli 0; a deletion comes no
 // earlier than the creation.
-func ReadPods(r io.Reader, name string) ([]Pod, error) {
+func ReadPods(r io.Reader, name string) ([]PodRecord, error) {
 	t, err := open(r, name, []string{"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli"},
 		[]string{"gpu_spec", "qos", "pod_phase", "creation_time", "deletion_time", "scheduled_time"})
 	if err != nil {
 		return nil, err
 	}
-	var out []Pod
+	var out []PodRecord
 	for t.next() {
-		p := Pod{Name: t.text(0), MilliCPU: t.int(1), MemoryMiB: t.int(2), GPUs: int(t.intMax(3, 1<<16)), GPUMilli: t.intMax(4, MilliGPU),
+		p := PodRecord{Name: t.text(0), MilliCPU: t.int(1), MemoryMiB: t.int(2), GPUs: int(t.intMax(3, 1<<16)), GPUMilli: t.intMax(4, MilliGPU),
 			QoS: t.text(6), Phase: t.text(7)}
 		for _, m := range strings.Split(t.text(5), "|") {
 			if m != "" {

@@ -23,7 +23,7 @@ func TestReadOpenB(t *testing.T) {
 	if len(nodes) != 1213 || gpus != 6212 {
 		t.Fatalf("%d nodes, %d GPUs; want 1213 and 6212", len(nodes), gpus)
 	}
-	if n := nodes[0]; n != (Node{Name: "openb-node-0000", MilliCPU: 64000, MemoryMiB: 262144, GPUs: 2, Model: "P100"}) {
+	if n := nodes[0]; n != (NodeRecord{Name: "openb-node-0000", MilliCPU: 64000, MemoryMiB: 262144, GPUs: 2, Model: "P100"}) {
 		t.Fatalf("first node %+v", n)
 	}
 	pods, err := ReadPodsFile(openb + "openb_pod_list_default.csv")
