@@ -57,6 +57,13 @@ type Sample struct {
 	ArrivedGPUMilli, UsedGPUMilli int64
 }
 
+// Binding is where a pod went: the index of its node in Result.Nodes
+// (-1 when it fit nowhere) and the GPUs it got there.
+type Binding struct {
+	Node    int
+	Devices []int
+}
+
 // Failure is a pod that fit no node, and why (the nodes by reason, as
 // kube-scheduler's message counts them).
 type Failure struct {
@@ -72,6 +79,8 @@ type Result struct {
 	Pods []PodInfo
 	// Samples has one entry per pod, in arrival order.
 	Samples []Sample
+	// Bindings has one entry per pod, in arrival order: where it went.
+	Bindings []Binding
 	// Failed are the pods that fit nowhere, in arrival order.
 	Failed []Failure
 	// Nodes are the nodes at the end, in the run's node order.
@@ -140,7 +149,8 @@ func (e Experiment) Run() (Result, error) {
 		ordered[perm[i]] = NodeInfoOf(n)
 	}
 
-	res := Result{GPUs: gpus, Pods: make([]PodInfo, len(pods)), Samples: make([]Sample, 0, len(pods)), Nodes: ordered}
+	res := Result{GPUs: gpus, Pods: make([]PodInfo, len(pods)), Samples: make([]Sample, 0, len(pods)),
+		Bindings: make([]Binding, 0, len(pods)), Nodes: ordered}
 	for i := range pods {
 		res.Pods[i] = PodInfoOf(pods[i])
 	}
@@ -149,7 +159,9 @@ func (e Experiment) Run() (Result, error) {
 	for i := range res.Pods {
 		p := &res.Pods[i]
 		arrived += p.TotalGPUMilli()
-		if n, why := s.schedule(p); n < 0 {
+		n, devs, why := s.schedule(p)
+		res.Bindings = append(res.Bindings, Binding{Node: n, Devices: devs})
+		if n < 0 {
 			res.Failed = append(res.Failed, Failure{Pod: p.Name, Reason: why})
 		} else {
 			used += p.TotalGPUMilli()
@@ -212,9 +224,9 @@ func newScheduler(p Policy, nodes []NodeInfo, rng *rand.Rand) *scheduler {
 	return s
 }
 
-// schedule binds p and returns its node's index, or -1 and why it fits
-// nowhere.
-func (s *scheduler) schedule(p *PodInfo) (int, string) {
+// schedule binds p and returns its node's index and GPUs, or -1 and why
+// it fits nowhere.
+func (s *scheduler) schedule(p *PodInfo) (int, []int, string) {
 	s.feasible = s.feasible[:0]
 	clear(s.why)
 	for i := range s.nodes {
@@ -225,7 +237,7 @@ func (s *scheduler) schedule(p *PodInfo) (int, string) {
 		}
 	}
 	if len(s.feasible) == 0 {
-		return -1, s.reason()
+		return -1, nil, s.reason()
 	}
 	chosen := s.feasible[0]
 	if len(s.feasible) > 1 {
@@ -260,11 +272,11 @@ func (s *scheduler) schedule(p *PodInfo) (int, string) {
 			devs = BestFitDevices(p, n)
 		}
 		if len(devs) != p.GPUs || !valid(devs, p, n) {
-			return -1, fmt.Sprintf("policy %s chose GPUs %v of node %s, which cannot take the pod", s.policy.Name(), devs, n.Name)
+			return -1, nil, fmt.Sprintf("policy %s chose GPUs %v of node %s, which cannot take the pod", s.policy.Name(), devs, n.Name)
 		}
 	}
 	n.bind(p, devs)
-	return chosen, ""
+	return chosen, devs, ""
 }
 
 // valid reports whether devs are distinct GPUs of n with enough left.
