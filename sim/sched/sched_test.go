@@ -21,7 +21,9 @@ func handNode() NodeInfo {
 }
 
 // handShare asks for 8 CPUs and half a GPU.
-func handShare() PodInfo { return PodInfo{Name: "p", MilliCPU: 8000, MemoryMiB: 1024, GPUs: 1, GPUMilli: 500} }
+func handShare() PodInfo {
+	return PodInfo{Name: "p", MilliCPU: 8000, MemoryMiB: 1024, GPUs: 1, GPUMilli: 500}
+}
 
 // handTypical: whole GPUs with 4 CPUs half the time, half a GPU with 4
 // CPUs 30%, 2 CPUs without GPUs 20%.
