@@ -1,0 +1,41 @@
+// Command schedsim runs scheduling policies over GPU cluster traces with
+// the FGD paper's protocol (package sim/sched) and writes one row per
+// (trace, policy, seed) with the columns of the paper's
+// analysis_allo_discrete.csv, a comparison table, and optionally the
+// allocation curves as SVG:
+//
+//	go run ./cmd/schedsim -csv alloc.csv -svg alloc.svg \
+//	    -expected ../shared/data/traces/fgd-expected/analysis_allo_discrete.default.csv
+//
+// Flags:
+//
+//	-nodes file       node list (../shared/data/traces/openb/openb_node_list_gpu_node.csv)
+//	-pods files       pod lists, comma-separated
+//	                  (../shared/data/traces/openb/openb_pod_list_default.csv)
+//	-policies list    Random,DotProd,GpuClustering,GpuPacking,BestFit,FGD (all six)
+//	-seeds list       seeds: numbers and ranges, comma-separated (42-51)
+//	-tune r           arrived GPU requests as a multiple of the cluster's GPUs (1.3)
+//	-shuffle          shuffle the pods by seed (true)
+//	-csv file         write the rows there ("-": stdout)
+//	-svg file         draw the allocation curves: per policy the median
+//	                  over seeds and the band between the lowest and highest
+//	-expected file    the paper's rows, to put beside the table
+//	-shard i/n        run only the i-th of n contiguous parts of the runs
+//	                  (from 0); shard 0 writes the header, so the shards'
+//	                  CSVs concatenated in order are the whole run's
+//	-workers n        runs at once (the machine's cores)
+//
+// Progress goes to stderr every few seconds.
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "schedsim:", err)
+		os.Exit(2)
+	}
+}
