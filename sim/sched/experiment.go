@@ -29,6 +29,10 @@ var ErrInvalidExperiment = errors.New("sched: invalid experiment")
 // pods and orders of the paper's for the same seed (its harness consumes
 // its randomness in ways not all reproduced here), only the same
 // distribution of them.
+//
+// The zero value is not usable: it has no nodes and no Policy (Validate
+// says so); zero Seed, Shuffle and Tune are seed 0, the pods in name
+// order and the workload as it is.
 type Experiment struct {
 	// Nodes and Pods are the cluster and the workload.
 	Nodes []trace.NodeRecord
@@ -52,9 +56,11 @@ type Experiment struct {
 }
 
 // Sample is the cluster after one pod: the GPU thousandths requested by
-// the pods arrived so far (placed or not) and those allocated.
+// the pods arrived so far (placed or not) and those allocated, and the
+// CPU and memory allocated.
 type Sample struct {
 	ArrivedGPUMilli, UsedGPUMilli int64
+	UsedMilliCPU, UsedMemoryMiB   int64
 }
 
 // Binding is where a pod went: the index of its node in Result.Nodes
@@ -155,7 +161,7 @@ func (e Experiment) Run() (Result, error) {
 		res.Pods[i] = PodInfoOf(pods[i])
 	}
 	s := newScheduler(e.Policy, ordered, rng)
-	var arrived, used int64
+	var arrived, used, cpu, mem int64
 	for i := range res.Pods {
 		p := &res.Pods[i]
 		arrived += p.TotalGPUMilli()
@@ -165,8 +171,10 @@ func (e Experiment) Run() (Result, error) {
 			res.Failed = append(res.Failed, Failure{Pod: p.Name, Reason: why})
 		} else {
 			used += p.TotalGPUMilli()
+			cpu += p.MilliCPU
+			mem += p.MemoryMiB
 		}
-		res.Samples = append(res.Samples, Sample{ArrivedGPUMilli: arrived, UsedGPUMilli: used})
+		res.Samples = append(res.Samples, Sample{ArrivedGPUMilli: arrived, UsedGPUMilli: used, UsedMilliCPU: cpu, UsedMemoryMiB: mem})
 	}
 	return res, nil
 }

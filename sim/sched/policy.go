@@ -256,6 +256,9 @@ func (BestFit) Normalize(scores []int64) { NormalizeMinMax(scores) }
 // for a share, the GPU) where the pod increases the node's fragmentation
 // (Frag, for the workload's typical pods) the least, scored 100 ×
 // sigmoid(decrease/1000).
+//
+// Its zero value has no typical pods, so no node is fragmented and every
+// node scores 50: set Typical.
 type FGD struct {
 	// Typical are the workload's typical pods (Typical).
 	Typical []TypicalPod

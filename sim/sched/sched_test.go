@@ -173,7 +173,7 @@ func TestTypical(t *testing.T) {
 // 0, 0.6% → 1, 1.5% → 2, 2.5% → 2 (half to even), 3.5% → 4. At 2 the
 // mean of 1.0 and 2.0; none at 3, so those at 2..4; none from 5 to 7.
 func TestCurve(t *testing.T) {
-	c := CurveOf([]Sample{{4, 4}, {6, 6}, {15, 10}, {25, 20}, {35, 30}}, 1, 7)
+	c := CurveOf([]Sample{{4, 4, 0, 0}, {6, 6, 0, 0}, {15, 10, 0, 0}, {25, 20, 0, 0}, {35, 30, 0, 0}}, 1, 7)
 	want := []float64{0.4, 0.6, 1.5, 2, 3, 3, 0, 0}
 	ok := []bool{true, true, true, true, true, true, false, false}
 	if !slices.Equal(c.Alloc, want) || !slices.Equal(c.OK, ok) {
@@ -308,6 +308,14 @@ func checkRun(t *testing.T, seed int64, policy string, e Experiment, res Result)
 		if p.GPUMilli > 0 && !p.MayRunOn(res.Nodes[b.Node].Model) {
 			t.Fatalf("seed %d %s: pod %s on a %s node", seed, policy, p.Name, res.Nodes[b.Node].Model)
 		}
+	}
+	var sumCPU, sumMem int64
+	for i := range cpu {
+		sumCPU += cpu[i]
+		sumMem += mem[i]
+	}
+	if last := res.Samples[len(res.Samples)-1]; last.UsedMilliCPU != sumCPU || last.UsedMemoryMiB != sumMem {
+		t.Fatalf("seed %d %s: last sample %+v, the nodes hold %d millicores and %d MiB", seed, policy, last, sumCPU, sumMem)
 	}
 	if failed != len(res.Failed) {
 		t.Fatalf("seed %d %s: %d unbound pods, %d failures", seed, policy, failed, len(res.Failed))
