@@ -188,7 +188,12 @@
 // with its zones, taints and evictions; outages, shutdowns and pressure
 // episodes; a timeline, per-pod outcomes and per-workload losses, drawn as
 // SVG. Deterministic for a seed, no goroutines. cmd/simulate runs it from
-// the command line (go run ./cmd/simulate --nodes 5000).
+// the command line (go run ./cmd/simulate --nodes 5000). Its subpackage
+// sim/sched is the scheduling harness: a Policy seam in kube-scheduler's
+// filter-and-score shape, nodes with GPUs per device, the FGD paper's six
+// policies, fragmentation measure and experiment protocol, on traces
+// that sim/trace reads (Alibaba's openb format); cmd/schedsim runs the
+// paper's table.
 //
 // # Layout
 //
