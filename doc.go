@@ -198,8 +198,8 @@
 // # Layout
 //
 // The packages above are the library, in the root module. cmd/ holds the
-// programs users run, each in the module it needs: cmd/simulate in the
-// root module, and cmd/cluster, a module on client-go, with the replay and
+// programs users run, each in the module it needs: cmd/simulate and
+// cmd/schedsim in the root module, and cmd/cluster, a module on client-go, with the replay and
 // nodewatch commands and the packages of a client-go controller, agent,
 // leader election and garbage collectors (its end-to-end tests are the
 // module cmd/cluster/e2e). examples/ holds the worked examples: go run
