@@ -127,8 +127,10 @@ var ErrNotPending = errors.New("nodelifecycle: not a pending write of the last S
 // The view can change between a paused Step and its continuation (an
 // informer's upserts); the continuation reads it as it then is.
 //
-// A now earlier than an earlier Step's is taken as that Step's. Step
-// allocates only for what it returns and for the nodes and pods it plans.
+// A now earlier than an earlier Step's is taken as that Step's (and a
+// paused Step's Next is that instant). Step allocates only for what it
+// returns, the writes it waits to hear about, and the nodes and pods it
+// plans.
 func (c *Controller) Step(now time.Time) Ready {
 	if c.stage == stageIdle {
 		if !c.started {
@@ -169,7 +171,7 @@ func (c *Controller) pause() Ready {
 func (c *Controller) Failed(a Action) error {
 	i, ok := slices.BinarySearchFunc(c.pending, a.seq, func(p pendingWrite, seq uint64) int { return cmp.Compare(p.seq, seq) })
 	if !ok || a.seq == 0 {
-		return fmt.Errorf("%w: %s %s", ErrNotPending, a.Kind, a.String())
+		return fmt.Errorf("%w: %s", ErrNotPending, a.String())
 	}
 	c.pending[i].failed = true
 	return nil
