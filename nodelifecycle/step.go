@@ -46,7 +46,7 @@ type passItem struct {
 	ns    *nodeState
 	quiet bool // the posted Ready stands (status ns.ready)
 	skip  bool // its status write failed: not counted, not tainted, pods not marked
-	h     conditions.Health
+	h     int  // its health check in pass.healths, when not quiet
 }
 
 // pass is the state of a monitor pass across the stages of a Step.
@@ -54,6 +54,7 @@ type pass struct {
 	active    bool
 	nodes     []*nodeState
 	items     []passItem
+	healths   []conditions.Health // the full health checks, apart: most nodes are quiet
 	counts    []eviction.ZoneCount
 	breaking  bool
 	heldNodes int
@@ -542,7 +543,8 @@ func (c *Controller) beginPass() {
 		counts = append(counts, eviction.ZoneCount{Zone: key})
 	}
 	clear(c.pass.items)
-	c.pass = pass{active: true, nodes: nodes, items: c.pass.items[:0], counts: counts, breaking: c.breaking()}
+	clear(c.pass.healths)
+	c.pass = pass{active: true, nodes: nodes, items: c.pass.items[:0], healths: c.pass.healths[:0], counts: counts, breaking: c.breaking()}
 }
 
 // healthPass runs the health monitor of every node of the pass, in name
@@ -589,7 +591,8 @@ func (c *Controller) healthPass(now time.Time) {
 			}
 		}
 		i := len(p.items)
-		p.items = append(p.items, passItem{ns: ns, h: h})
+		p.items = append(p.items, passItem{ns: ns, h: len(p.healths)})
+		p.healths = append(p.healths, h)
 		if !h.Write {
 			ns.rec = h.Record
 			continue
@@ -628,7 +631,7 @@ func (c *Controller) decidePass(now time.Time) {
 			c.decideTaint(ns, ns.ready, now)
 			continue
 		}
-		h := &it.h
+		h := &p.healths[it.h]
 		if !ns.excluded {
 			if h.HasCurrentReady && h.CurrentReady.Status == conditions.True {
 				p.counts[ns.zi].Ready++
