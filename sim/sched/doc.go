@@ -13,9 +13,20 @@
 // GPUs, the GPU allocation recorded after every pod and discretized at
 // every whole percent of arrived GPU requests, Curve).
 //
+// Beside the paper's arrival-only protocol, workloads run over time:
+// Scheduler is kube-scheduler's loop over its queue (active queue,
+// backoff, the unschedulable pool and its periodic flush, the requeue of
+// waiting pods when a bound pod leaves) as a synchronous machine driven
+// by Add, Delete and Step(now), and Replay runs a trace through it, pods
+// arriving at their creation times and leaving at their deletion times
+// (or running for their traced durations), with the allocation of GPU,
+// CPU and memory over time, each pod's wait, and the reason of every pod
+// that fit nowhere (ReplayResult, Waits, Quantile, MeanUse).
+//
 // Traces come from package trace (Alibaba's openb node and pod lists, or
 // a user's own in the same format). Nothing here reads a clock or starts
 // a goroutine; a run's randomness is a math/rand source seeded from the
-// Experiment, so the same Experiment gives the same Result. cmd/schedsim
-// runs the paper's table on the machine's cores.
+// Experiment or Replay, so the same one gives the same result.
+// cmd/schedsim runs the paper's table, and replays, on the machine's
+// cores.
 package sched

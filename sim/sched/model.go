@@ -229,6 +229,19 @@ func (n *NodeInfo) bind(p *PodInfo, devs []int) {
 	}
 }
 
+// unbind takes the pod, bound on the GPUs devs, off the node.
+func (n *NodeInfo) unbind(p *PodInfo, devs []int) {
+	n.MilliCPULeft += p.MilliCPU
+	n.MemoryMiBLeft += p.MemoryMiB
+	for _, d := range devs {
+		n.GPUMilliLeft[d] += p.GPUMilli
+	}
+	n.Pods--
+	if c := p.Class(); c != 0 {
+		n.classes[classIndex(c)]--
+	}
+}
+
 // BestFitDevices returns the GPUs the FGD paper's harness gives a pod by
 // default: for a share, the GPU with the least left that is enough (the
 // first such by index); for whole GPUs, the first free ones by index.

@@ -1,0 +1,324 @@
+package sched
+
+import (
+	"errors"
+	"fmt"
+	"math/rand"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nodelife/nodelife/sim/trace"
+)
+
+// t0 is the scheduler's start in the hand-worked cases.
+var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func at(d time.Duration) time.Time { return t0.Add(d) }
+
+func gpuPod(name string) PodInfo {
+	return PodInfo{Name: name, MilliCPU: 1000, MemoryMiB: 1024, GPUs: 1, GPUMilli: MilliGPU}
+}
+
+func cpuPod(name string) PodInfo { return PodInfo{Name: name, MilliCPU: 1000, MemoryMiB: 1024} }
+
+// oneGPU is a cluster of one node with one GPU and 8 CPUs.
+func oneGPU() []NodeInfo {
+	return []NodeInfo{NodeInfoOf(trace.NodeRecord{Name: "n1", MilliCPU: 8000, MemoryMiB: 65536, GPUs: 1, Model: "T4"})}
+}
+
+func mustScheduler(t *testing.T, nodes []NodeInfo) *Scheduler {
+	t.Helper()
+	s, err := NewScheduler(t0, Config{Policy: BestFit{}}, nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func names(r Round) string {
+	var b []string
+	for _, p := range r.Bound {
+		b = append(b, "+"+p.Pod)
+	}
+	for _, f := range r.Failed {
+		b = append(b, "-"+f.Pod)
+	}
+	return strings.Join(b, " ")
+}
+
+// A pod that fits nowhere waits in the pool; the periodic flush tries it
+// again after five minutes, on the 30-second periods from the start; the
+// deletion of the pod holding the GPU tries it at once. Worked by hand
+// from kube-scheduler's queue (see Scheduler).
+func TestSchedulerPoolAndFlush(t *testing.T) {
+	s := mustScheduler(t, oneGPU())
+	must(t, s.Add(at(0), gpuPod("a")))
+	if r := s.Step(at(0)); names(r) != "+a" || !r.Next.IsZero() {
+		t.Fatalf("at 0: %q next %v, want +a and nothing next", names(r), r.Next)
+	}
+	must(t, s.Add(at(time.Second), gpuPod("b")))
+	r := s.Step(at(time.Second))
+	if names(r) != "-b" || r.Failed[0].Reason != "0/1 nodes are available: 1 Insufficient GPU" || r.Failed[0].Failures != 1 {
+		t.Fatalf("at 1s: %+v", r)
+	}
+	// Timestamp 1s; it must have waited more than 5m: the first period
+	// after 5m1s is 5m30s.
+	if want := at(5*time.Minute + 30*time.Second); !r.Next.Equal(want) || !s.Next().Equal(want) {
+		t.Fatalf("next %v (Next() %v), want %v", r.Next, s.Next(), want)
+	}
+	// Nothing is due before it.
+	if r := s.Step(at(5*time.Minute + 29*time.Second)); names(r) != "" {
+		t.Fatalf("at 5m29s: %q, want nothing", names(r))
+	}
+	r = s.Step(at(5*time.Minute + 30*time.Second))
+	if names(r) != "-b" || r.Failed[0].Failures != 2 {
+		t.Fatalf("at 5m30s: %+v", r)
+	}
+	// Timestamp 5m30s: more than 10m30s is 11m.
+	if want := at(11 * time.Minute); !r.Next.Equal(want) {
+		t.Fatalf("next %v, want %v", r.Next, want)
+	}
+	d, err := s.Delete(at(8*time.Minute), "a")
+	if err != nil || d.Node != 0 || !d.Arrived.Equal(t0) {
+		t.Fatalf("delete a: %+v %v", d, err)
+	}
+	// b's backoff after two failures, 2s from 5m30s, is long over: it is
+	// active and bound.
+	if !s.Next().Equal(at(8 * time.Minute)) {
+		t.Fatalf("Next %v after the deletion, want 8m", s.Next())
+	}
+	r = s.Step(at(8 * time.Minute))
+	if names(r) != "+b" || r.Bound[0].Attempts != 2 || !r.Bound[0].Arrived.Equal(at(time.Second)) || !r.Next.IsZero() {
+		t.Fatalf("at 8m: %+v", r)
+	}
+	if s.Pending() != 0 || s.Nodes()[0].GPUMilliLeft[0] != 0 {
+		t.Fatalf("pending %d, GPU left %d", s.Pending(), s.Nodes()[0].GPUMilliLeft[0])
+	}
+}
+
+// A new pod in the active queue goes before an older one whose backoff
+// has not ended, since the backoff queue is taken only when the active
+// queue is empty.
+func TestSchedulerActiveBeforeBackoff(t *testing.T) {
+	s := mustScheduler(t, oneGPU())
+	must(t, s.Add(at(0), gpuPod("x")))
+	s.Step(at(0))
+	must(t, s.Add(at(0), gpuPod("b")))
+	if r := s.Step(at(0)); names(r) != "-b" {
+		t.Fatalf("at 0: %q", names(r))
+	}
+	// b failed at 0: backoff 1s, so backing off until the 1s window.
+	if _, err := s.Delete(at(700*time.Millisecond), "x"); err != nil {
+		t.Fatal(err)
+	}
+	must(t, s.Add(at(700*time.Millisecond), gpuPod("e")))
+	if r := s.Step(at(700 * time.Millisecond)); names(r) != "+e -b" {
+		t.Fatalf("at 0.7s: %q, want e bound before b is tried", names(r))
+	}
+	// Once b's backoff is over it is active, and goes by Timestamp:
+	// b (0.7s) before f (2s).
+	if _, err := s.Delete(at(2*time.Second), "e"); err != nil {
+		t.Fatal(err)
+	}
+	must(t, s.Add(at(2*time.Second), gpuPod("f")))
+	// b failed at 0.7s, its second failure: 2s of backoff, to 2.7s,
+	// truncated to 2s, which is not before the window of 2s: still
+	// backing off, so f goes first again.
+	if r := s.Step(at(2 * time.Second)); names(r) != "+f -b" {
+		t.Fatalf("at 2s: %q, want f first (b backs off to 2s)", names(r))
+	}
+}
+
+// Among pods moved back by one deletion, those out of backoff are tried
+// by Timestamp; those still backing off after them, by expiry.
+func TestSchedulerOrderAfterDeletion(t *testing.T) {
+	nodes := []NodeInfo{NodeInfoOf(trace.NodeRecord{Name: "n1", MilliCPU: 4000, MemoryMiB: 65536, GPUs: 2, Model: "T4"})}
+	s := mustScheduler(t, nodes)
+	must(t, s.Add(at(0), gpuPod("h1")))
+	must(t, s.Add(at(0), gpuPod("h2")))
+	s.Step(at(0))
+	// c fails at 0 (backoff to 1s), d and e at 10s (to 11s); each wants
+	// one GPU.
+	must(t, s.Add(at(0), gpuPod("c")))
+	s.Step(at(0))
+	must(t, s.Add(at(10*time.Second), gpuPod("d")))
+	must(t, s.Add(at(10*time.Second), gpuPod("e")))
+	if r := s.Step(at(10 * time.Second)); names(r) != "-d -e" {
+		t.Fatalf("at 10s: %q", names(r))
+	}
+	// At 10.5s one GPU frees: c (out of backoff) is tried first and bound;
+	// d and e back off to 11s and are tried after, in arrival order.
+	if _, err := s.Delete(at(10500*time.Millisecond), "h1"); err != nil {
+		t.Fatal(err)
+	}
+	if r := s.Step(at(10500 * time.Millisecond)); names(r) != "+c -d -e" {
+		t.Fatalf("at 10.5s: %q, want +c -d -e", names(r))
+	}
+	if reason, ok := s.Reason("d"); !ok || reason != "0/1 nodes are available: 1 Insufficient GPU" {
+		t.Fatalf("Reason(d) = %q, %v", reason, ok)
+	}
+	// A pending pod's deletion moves nobody.
+	if d, err := s.Delete(at(11*time.Second), "e"); err != nil || d.Node != -1 {
+		t.Fatalf("delete pending e: %+v %v", d, err)
+	}
+	if r := s.Step(at(11 * time.Second)); names(r) != "" {
+		t.Fatalf("at 11s: %q, want nothing", names(r))
+	}
+}
+
+func TestSchedulerErrors(t *testing.T) {
+	if _, err := NewScheduler(t0, Config{}, oneGPU()); !errors.Is(err, ErrInvalidConfig) || !strings.Contains(err.Error(), "no Policy") {
+		t.Errorf("no policy: %v", err)
+	}
+	_, err := NewScheduler(t0, Config{Policy: BestFit{}, PodInitialBackoff: 20 * time.Second, PodMaxInUnschedulable: -time.Second}, oneGPU())
+	if !errors.Is(err, ErrInvalidConfig) || !strings.Contains(err.Error(), "PodInitialBackoff 20s is above PodMaxBackoff 10s") ||
+		!strings.Contains(err.Error(), "PodMaxInUnschedulable -1s is negative") {
+		t.Errorf("bad durations: %v", err)
+	}
+	s := mustScheduler(t, oneGPU())
+	must(t, s.Add(at(0), gpuPod("a")))
+	if err := s.Add(at(0), gpuPod("a")); !errors.Is(err, ErrDuplicatePod) || !strings.Contains(err.Error(), `"a"`) {
+		t.Errorf("duplicate: %v", err)
+	}
+	if err := s.Add(at(0), PodInfo{Name: "m", GPUs: 2, GPUMilli: 500}); !errors.Is(err, ErrInvalidConfig) {
+		t.Errorf("shared multi-GPU: %v", err)
+	}
+	if _, err := s.Delete(at(0), "zz"); !errors.Is(err, ErrUnknownPod) || !strings.Contains(err.Error(), `"zz"`) {
+		t.Errorf("unknown: %v", err)
+	}
+}
+
+func TestBackoffFor(t *testing.T) {
+	s := mustScheduler(t, oneGPU())
+	want := []time.Duration{0, time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 10 * time.Second, 10 * time.Second}
+	for fails, w := range want {
+		if got := s.backoffFor(fails); got != w {
+			t.Errorf("backoff after %d failures: %v, want %v", fails, got, w)
+		}
+	}
+	if got := s.backoffFor(1000); got != 10*time.Second {
+		t.Errorf("backoff after 1000 failures: %v", got)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Generated runs of Add, Delete and Step at increasing times: after every
+// Step no pending pod fits any node (the queue leaves no pod waiting that
+// could be placed: every event that frees room moves the pool back), no
+// node is over-allocated, the nodes hold exactly the bound pods, and
+// every pod is bound at most once.
+func TestPropertySchedulerWorkConserving(t *testing.T) {
+	for seed := int64(0); seed < 300; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		var nodes []NodeInfo
+		for i := range 1 + rng.Intn(4) {
+			nodes = append(nodes, NodeInfoOf(trace.NodeRecord{Name: fmt.Sprint("n", i), MilliCPU: int64(2000 + rng.Intn(6000)),
+				MemoryMiB: 16384, GPUs: rng.Intn(3), Model: []string{"T4", "V100"}[rng.Intn(2)]}))
+		}
+		policies := []Policy{&Random{}, DotProduct{}, GPUClustering{}, GPUPacking{}, BestFit{}}
+		s, err := NewScheduler(t0, Config{Policy: policies[rng.Intn(len(policies))], Seed: seed}, nodes)
+		must(t, err)
+		now := t0
+		bound := map[string]PodInfo{}
+		everBound := map[string]bool{}
+		pending := map[string]PodInfo{}
+		n := 0
+		for range 200 {
+			now = now.Add(time.Duration(rng.Intn(400)) * time.Second)
+			switch k := rng.Intn(10); {
+			case k < 5:
+				p := PodInfo{Name: fmt.Sprint("p", n), MilliCPU: int64(rng.Intn(3000)), MemoryMiB: int64(rng.Intn(4096))}
+				if g := rng.Intn(3); g > 0 {
+					p.GPUs, p.GPUMilli = g, MilliGPU
+					if g == 1 && rng.Intn(2) == 0 {
+						p.GPUMilli = int64(100 + rng.Intn(900))
+					}
+					if rng.Intn(4) == 0 {
+						p.Models = []string{"T4"}
+					}
+				}
+				n++
+				must(t, s.Add(now, p))
+				pending[p.Name] = p
+			case k < 8:
+				var all []string
+				for name := range bound {
+					all = append(all, name)
+				}
+				for name := range pending {
+					all = append(all, name)
+				}
+				if len(all) == 0 {
+					continue
+				}
+				slices.Sort(all)
+				name := all[rng.Intn(len(all))]
+				d, err := s.Delete(now, name)
+				must(t, err)
+				if _, ok := bound[name]; ok != (d.Node >= 0) {
+					t.Fatalf("seed %d: delete %s: node %d, bound %v", seed, name, d.Node, ok)
+				}
+				delete(bound, name)
+				delete(pending, name)
+			default:
+				r := s.Step(now)
+				for _, b := range r.Bound {
+					if everBound[b.Pod] {
+						t.Fatalf("seed %d: %s bound twice", seed, b.Pod)
+					}
+					everBound[b.Pod] = true
+					bound[b.Pod] = pending[b.Pod]
+					delete(pending, b.Pod)
+				}
+				if s.Pending() != len(pending) {
+					t.Fatalf("seed %d: Pending %d, want %d", seed, s.Pending(), len(pending))
+				}
+				for name, p := range pending {
+					for i := range s.Nodes() {
+						if ok, _ := s.Nodes()[i].Fits(&p); ok {
+							t.Fatalf("seed %d: %s waits but fits %s", seed, name, s.Nodes()[i].String())
+						}
+					}
+				}
+				checkNodes(t, seed, s, bound)
+			}
+		}
+	}
+}
+
+// checkNodes checks that the nodes hold exactly the bound pods.
+func checkNodes(t *testing.T, seed int64, s *Scheduler, bound map[string]PodInfo) {
+	t.Helper()
+	var cpu, mem, gpu [2]int64
+	var pods int
+	for _, n := range s.Nodes() {
+		if n.MilliCPULeft < 0 || n.MemoryMiBLeft < 0 {
+			t.Fatalf("seed %d: %s over-allocated", seed, n.String())
+		}
+		for _, l := range n.GPUMilliLeft {
+			if l < 0 || l > MilliGPU {
+				t.Fatalf("seed %d: %s GPU over-allocated", seed, n.String())
+			}
+			gpu[0] += MilliGPU - l
+		}
+		cpu[0] += n.MilliCPU - n.MilliCPULeft
+		mem[0] += n.MemoryMiB - n.MemoryMiBLeft
+		pods += n.Pods
+	}
+	for _, p := range bound {
+		cpu[1] += p.MilliCPU
+		mem[1] += p.MemoryMiB
+		gpu[1] += p.TotalGPUMilli()
+	}
+	if cpu[0] != cpu[1] || mem[0] != mem[1] || gpu[0] != gpu[1] || pods != len(bound) {
+		t.Fatalf("seed %d: nodes hold cpu %d mem %d gpu %d pods %d; bound pods %d %d %d %d", seed, cpu[0], mem[0], gpu[0], pods, cpu[1], mem[1], gpu[1], len(bound))
+	}
+}
