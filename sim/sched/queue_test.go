@@ -21,8 +21,6 @@ func gpuPod(name string) PodInfo {
 	return PodInfo{Name: name, MilliCPU: 1000, MemoryMiB: 1024, GPUs: 1, GPUMilli: MilliGPU}
 }
 
-func cpuPod(name string) PodInfo { return PodInfo{Name: name, MilliCPU: 1000, MemoryMiB: 1024} }
-
 // oneGPU is a cluster of one node with one GPU and 8 CPUs.
 func oneGPU() []NodeInfo {
 	return []NodeInfo{NodeInfoOf(trace.NodeRecord{Name: "n1", MilliCPU: 8000, MemoryMiB: 65536, GPUs: 1, Model: "T4"})}
