@@ -1,5 +1,6 @@
 // Command schedsim runs scheduling policies over GPU cluster traces with
-// the FGD paper's protocol (package sim/sched) and writes one row per
+// the FGD paper's protocol (package sim/sched), or replays them over time
+// (-replay), and writes one row per
 // (trace, policy, seed) with the columns of the paper's
 // analysis_allo_discrete.csv, a comparison table, and optionally the
 // allocation curves as SVG:
@@ -24,6 +25,17 @@
 //	                  (from 0); shard 0 writes the header, so the shards'
 //	                  CSVs concatenated in order are the whole run's
 //	-workers n        runs at once (the machine's cores)
+//	-replay           replay the pods over time instead (sched.Replay): each
+//	                  arrives at its creation time, waits in kube-scheduler's
+//	                  queue until it fits, and leaves at its deletion time;
+//	                  the CSV then has one row per (trace, policy, seed) with
+//	                  the pods never bound, those that waited, the waits'
+//	                  quantiles, the mean allocation of GPU, CPU and memory
+//	                  over time and the peak GPU allocation
+//	-durations        with -replay: pods run their traced durations from
+//	                  their binding
+//	-load f           with -replay: creation times divided by f, each pod
+//	                  staying as long (1)
 //
 // Progress goes to stderr every few seconds.
 package main

@@ -52,6 +52,49 @@ func TestShardsConcatenate(t *testing.T) {
 	}
 }
 
+// In replay mode the CSV has the replay's columns, one row per (policy,
+// seed); shards concatenate to the whole run and a second run writes the
+// same bytes. On a twentieth of the nodes at ten times the arrival rate,
+// some pods wait.
+func TestReplayShards(t *testing.T) {
+	nodes := filepath.Join(t.TempDir(), "nodes.csv")
+	all, err := os.ReadFile(shared + "openb/openb_node_list_gpu_node.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(all), "\n"), "\n")
+	keep := []string{lines[0]}
+	for i := 1; i < len(lines); i += 20 {
+		keep = append(keep, lines[i])
+	}
+	if err := os.WriteFile(nodes, []byte(strings.Join(keep, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"-replay", "-load", "10", "-nodes", nodes, "-seeds", "42-43"}
+	whole := runCSV(t, args...)
+	rows := strings.Split(strings.TrimSuffix(whole, "\n"), "\n")
+	if len(rows) != 5 || rows[0] != "workload,sc_policy,seed,load,durations,pods,bound,never_bound,waited,wait_p50_s,wait_p90_s,wait_p99_s,wait_max_s,mean_gpu_pct,mean_cpu_pct,mean_mem_pct,peak_gpu_pct,end_s" {
+		t.Fatalf("CSV:\n%s", whole)
+	}
+	waited := false
+	for _, r := range rows[1:] {
+		f := strings.Split(r, ",")
+		if len(f) != 18 || f[0] != "openb_pod_list_default" || f[3] != "10" || f[4] != "false" || f[5] != "8152" {
+			t.Fatalf("row %q", r)
+		}
+		waited = waited || f[8] != "0"
+	}
+	if !waited {
+		t.Errorf("no pod waited on a twentieth of the nodes at load 10:\n%s", whole)
+	}
+	if again := runCSV(t, args...); again != whole {
+		t.Fatal("a second run wrote other bytes")
+	}
+	if cat := runCSV(t, append(args, "-shard", "0/2")...) + runCSV(t, append(args, "-shard", "1/2")...); cat != whole {
+		t.Fatalf("shards concatenated:\n%s\nwhole:\n%s", cat, whole)
+	}
+}
+
 // Bad flags are refused naming the value.
 func TestFlags(t *testing.T) {
 	for _, c := range []struct{ args, want string }{
@@ -60,6 +103,8 @@ func TestFlags(t *testing.T) {
 		{"-shard 3/3", `-shard "3/3": want i/n with 0 <= i < n`},
 		{"-workers 0", "-workers 0: want at least 1"},
 		{"-tune -1", "-tune -1: want 0 or more"},
+		{"-load 3", "-durations and -load need -replay"},
+		{"-replay -load 0", "-load 0: want more than 0"},
 		{"-nodes /nonexistent.csv", "trace: open /nonexistent.csv: no such file or directory"},
 	} {
 		var stdout, stderr bytes.Buffer

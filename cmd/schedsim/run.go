@@ -63,9 +63,11 @@ type job struct {
 }
 
 type outcome struct {
-	curve  sched.Curve
-	failed int
-	frag   float64 // the cluster's fragmentation at the end, percent of the GPU left
+	curve    sched.Curve
+	failed   int
+	frag     float64 // the cluster's fragmentation at the end, percent of the GPU left
+	cpu, mem float64 // percent of the cluster's CPU and memory allocated at the end
+	replay   *replayOutcome
 }
 
 const lastPercent = 130
@@ -84,8 +86,17 @@ func run(args []string, stdout, stderr io.Writer) error {
 	expectedFile := fs.String("expected", "", "the paper's rows (analysis_allo_discrete.csv), beside the table")
 	shard := fs.String("shard", "0/1", "run only part i of n (i/n, from 0)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "runs at once")
+	replay := fs.Bool("replay", false, "replay the pods over time instead of the paper's protocol")
+	durations := fs.Bool("durations", false, "with -replay: pods run their traced durations from their binding")
+	load := fs.Float64("load", 1, "with -replay: divide the creation times by this, each pod staying as long")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if !*replay && (*durations || *load != 1) {
+		return fmt.Errorf("-durations and -load need -replay")
+	}
+	if *load <= 0 {
+		return fmt.Errorf("-load %v: want more than 0", *load)
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
@@ -136,8 +147,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	lo, hi := len(jobs)*si/sn, len(jobs)*(si+1)/sn
 	jobs = jobs[lo:hi]
 	gpus := 0
+	var cpu, mem int64
 	for _, n := range nodes {
 		gpus += n.GPUs
+		cpu += n.MilliCPU
+		mem += n.MemoryMiB
 	}
 
 	// The runs, on the workers; results by job.
@@ -158,6 +172,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 					return
 				}
 				j := jobs[k]
+				if *replay {
+					o, err := runReplay(sched.Replay{Config: sched.Config{Policy: newPolicy(policies[j.policy].name, j.w.typical), Seed: j.seed},
+						Nodes: nodes, Pods: j.w.pods, Durations: *durations, Load: *load})
+					out[k], errs[k] = outcome{replay: o}, err
+					done.Add(1)
+					continue
+				}
 				res, err := sched.Experiment{Nodes: nodes, Pods: j.w.pods, Policy: newPolicy(policies[j.policy].name, j.w.typical),
 					Seed: j.seed, Shuffle: *shuffle, Tune: *tune}.Run()
 				if err != nil {
@@ -167,6 +188,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 					o := outcome{curve: sched.CurveOf(res.Samples, res.GPUs, lastPercent), failed: len(res.Failed)}
 					if left > 0 {
 						o.frag = 100 * frag / float64(left)
+					}
+					if len(res.Samples) > 0 {
+						last := res.Samples[len(res.Samples)-1]
+						o.cpu = percent(last.UsedMilliCPU, cpu)
+						o.mem = percent(last.UsedMemoryMiB, mem)
 					}
 					out[k] = o
 				}
@@ -181,6 +207,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	elapsed := time.Since(start)
 
+	if *replay {
+		return replayOutput(stdout, *csvOut, si == 0, jobs, out, gpus, elapsed, min(*workers, max(len(jobs), 1)))
+	}
 	if *csvOut != "" {
 		if err := writeCSV(*csvOut, stdout, si == 0, jobs, out, *tune, gpus); err != nil {
 			return err
@@ -206,6 +235,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// percent is 100 × a / b, 0 when b is 0.
+func percent(a, b int64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return 100 * float64(a) / float64(b)
 }
 
 // progress reports on stderr every 2 s while runs go on, once the runs

@@ -43,14 +43,15 @@ func median(v []float64) float64 {
 }
 
 func printTable(w *bufio.Writer, jobs []job, out []outcome, expected map[string][]float64, gpus int) {
-	fmt.Fprintf(w, "GPU allocation (%% of %d GPUs) at 100%% and 130%% of arrived GPU requests: median over seeds [lowest, highest]\n", gpus)
-	head := fmt.Sprintf("%-26s %-17s %5s  %-22s %-22s %8s %7s", "workload", "policy", "seeds", "at 100%", "at 130%", "failed", "frag%")
+	fmt.Fprintf(w, "GPU allocation (%% of %d GPUs) at 100%% and 130%% of arrived GPU requests: median over seeds [lowest, highest];\n", gpus)
+	fmt.Fprintf(w, "at the end, medians over seeds: pods failed, fragmentation (%% of the GPU left), CPU and memory allocated (%%)\n")
+	head := fmt.Sprintf("%-26s %-17s %5s  %-22s %-22s %8s %7s %6s %6s", "workload", "policy", "seeds", "at 100%", "at 130%", "failed", "frag%", "cpu%", "mem%")
 	if expected != nil {
 		head += fmt.Sprintf("  %-16s %-16s", "paper 100% (diff)", "paper 130% (diff)")
 	}
 	fmt.Fprintln(w, head)
 	for _, g := range groups(jobs) {
-		var a100, a130, failed, frag []float64
+		var a100, a130, failed, frag, cpu, mem []float64
 		for _, k := range g.runs {
 			c := out[k].curve
 			if c.OK[100] {
@@ -61,6 +62,8 @@ func printTable(w *bufio.Writer, jobs []job, out []outcome, expected map[string]
 			}
 			failed = append(failed, float64(out[k].failed))
 			frag = append(frag, out[k].frag)
+			cpu = append(cpu, out[k].cpu)
+			mem = append(mem, out[k].mem)
 		}
 		span := func(v []float64) string {
 			if len(v) == 0 {
@@ -68,8 +71,8 @@ func printTable(w *bufio.Writer, jobs []job, out []outcome, expected map[string]
 			}
 			return fmt.Sprintf("%.2f [%.2f, %.2f]", median(v), slices.Min(v), slices.Max(v))
 		}
-		line := fmt.Sprintf("%-26s %-17s %5d  %-22s %-22s %8.0f %7.2f", g.workload, policies[g.policy].label, len(g.runs), span(a100), span(a130),
-			median(failed), median(frag))
+		line := fmt.Sprintf("%-26s %-17s %5d  %-22s %-22s %8.0f %7.2f %6.2f %6.2f", g.workload, policies[g.policy].label, len(g.runs), span(a100), span(a130),
+			median(failed), median(frag), median(cpu), median(mem))
 		if expected != nil {
 			if e := expected[g.workload+"\x00"+policies[g.policy].label]; len(e) > 0 {
 				var p100, p130 []float64

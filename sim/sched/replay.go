@@ -46,6 +46,11 @@ type Replay struct {
 	// Durations keeps each pod's running time instead of its deletion
 	// time (see Replay).
 	Durations bool
+	// Load, when above 0, divides the pods' creation times by it, each pod
+	// staying as long as in the trace (its deletion and scheduled times
+	// move with its creation): Load 10 brings ten times the pods at once.
+	// 0 and 1 replay the trace's times.
+	Load float64
 }
 
 // TimedSample is the cluster at one instant of a Replay, after it.
@@ -140,9 +145,12 @@ func (r Replay) Validate() error {
 		if p.GPUs > 1 && p.GPUMilli < MilliGPU {
 			errs = append(errs, fmt.Errorf("%w: pod %q: a share of a GPU (%d) for %d GPUs", ErrInvalidConfig, p.Name, p.GPUMilli, p.GPUs))
 		}
-		if p.Created < 0 {
-			errs = append(errs, fmt.Errorf("%w: pod %q created at %v, before the trace's start", ErrInvalidConfig, p.Name, p.Created))
+		if p.Created < 0 || p.HasDeleted && p.Deleted < p.Created || p.HasScheduled && p.Scheduled < p.Created {
+			errs = append(errs, fmt.Errorf("%w: pod %q created at %v, deleted at %v, scheduled at %v: times out of order", ErrInvalidConfig, p.Name, p.Created, p.Deleted, p.Scheduled))
 		}
+	}
+	if r.Load < 0 || math.IsNaN(r.Load) || math.IsInf(r.Load, 0) {
+		errs = append(errs, fmt.Errorf("%w: Load %v must be a finite number >= 0", ErrInvalidConfig, r.Load))
 	}
 	return errors.Join(append([]error{r.Config.Validate()}, errs...)...)
 }
@@ -169,6 +177,16 @@ func (r Replay) Run() (ReplayResult, error) {
 		return ReplayResult{}, err
 	}
 
+	if r.Load > 0 && r.Load != 1 {
+		r.Pods = slices.Clone(r.Pods)
+		for i := range r.Pods {
+			p := &r.Pods[i]
+			c := time.Duration(float64(p.Created) / r.Load)
+			p.Deleted += c - p.Created
+			p.Scheduled += c - p.Created
+			p.Created = c
+		}
+	}
 	byName := make(map[string]int, len(r.Pods))
 	infos := make([]PodInfo, len(r.Pods))
 	evs := make(events, 0, 2*len(r.Pods))

@@ -123,12 +123,42 @@ func TestReplayDurations(t *testing.T) {
 func TestReplayErrors(t *testing.T) {
 	r := handReplay()
 	r.Pods = append(r.Pods, r.Pods[0], trace.PodRecord{Name: "m", GPUs: 2, GPUMilli: 300}, trace.PodRecord{Name: "early", Created: -time.Second})
+	r.Pods = append(r.Pods, trace.PodRecord{Name: "back", Created: time.Minute, Deleted: time.Second, HasDeleted: true})
 	r.Policy = nil
+	r.Load = -2
 	_, err := r.Run()
-	for _, want := range []string{"no Policy", `pod "a" appears twice`, `pod "m": a share of a GPU (300) for 2 GPUs`, `pod "early" created at -1s`} {
+	for _, want := range []string{"no Policy", `pod "a" appears twice`, `pod "m": a share of a GPU (300) for 2 GPUs`,
+		`pod "early" created at -1s, deleted at 0s, scheduled at 0s: times out of order`,
+		`pod "back" created at 1m0s, deleted at 1s, scheduled at 0s: times out of order`, "Load -2 must be a finite number >= 0"} {
 		if !errors.Is(err, ErrInvalidConfig) || !strings.Contains(fmt.Sprint(err), want) {
 			t.Errorf("error %v, want it to say %q", err, want)
 		}
+	}
+}
+
+// Load 2 halves the creation times and keeps each pod's stay: a arrives
+// at 0 and leaves at 100s, b at 5s (200s), c at 10s (290s), d at 15s
+// (35s), e at 20s, f at 50s (50s). c waits from 10s to a's departure at
+// 100s, f arrives while both GPUs are taken and leaves at once.
+func TestReplayLoad(t *testing.T) {
+	s := time.Second
+	r := handReplay()
+	r.Load = 2
+	res, err := r.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, o := range res.Pods {
+		got = append(got, fmt.Sprintf("%s %v-%v bound %v at %v", o.Name, o.Arrived, o.Left, o.Bound, o.BoundAt))
+	}
+	want := []string{"a 0s-1m40s bound true at 0s", "b 5s-3m15s bound true at 5s", "c 10s-4m50s bound true at 1m40s",
+		"d 15s-35s bound false at 0s", "e 20s-0s bound true at 20s", "f 50s-50s bound false at 0s"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	if res.End != 290*s {
+		t.Errorf("end %v", res.End)
 	}
 }
 

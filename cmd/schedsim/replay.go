@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bufio"
+	"cmp"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nodelife/nodelife/sim/sched"
+)
+
+// replayOutcome is one replay's figures.
+type replayOutcome struct {
+	pods, bound, waited int
+	waits               []time.Duration // of the bound pods
+	use                 sched.Use
+	peakGPU             float64 // percent of the GPUs, the most allocated at once
+	end                 time.Duration
+	never               map[string]int // pods never bound, by their last reason
+	load                float64
+	durations           bool
+}
+
+func runReplay(r sched.Replay) (*replayOutcome, error) {
+	res, err := r.Run()
+	if err != nil {
+		return nil, err
+	}
+	o := &replayOutcome{pods: len(res.Pods), waits: res.Waits(), use: res.MeanUse(), end: res.End, never: map[string]int{},
+		load: cmp.Or(r.Load, 1), durations: r.Durations}
+	for _, s := range res.Samples {
+		o.peakGPU = max(o.peakGPU, float64(s.UsedGPUMilli)/float64(max(int64(res.GPUs)*sched.MilliGPU, 1))*100)
+	}
+	for _, p := range res.Pods {
+		switch {
+		case p.Bound:
+			o.bound++
+			if p.BoundAt > p.Arrived {
+				o.waited++
+			}
+		case p.Reason != "":
+			o.never[p.Reason]++
+		default:
+			o.never["left before it was tried"]++
+		}
+	}
+	return o, nil
+}
+
+// replayHeader is the replay CSV's columns.
+const replayHeader = "workload,sc_policy,seed,load,durations,pods,bound,never_bound,waited,wait_p50_s,wait_p90_s,wait_p99_s,wait_max_s,mean_gpu_pct,mean_cpu_pct,mean_mem_pct,peak_gpu_pct,end_s"
+
+func (o *replayOutcome) csvRow(workload, label string, seed int64) string {
+	q := func(p float64) string { return strconv.FormatFloat(sched.Quantile(o.waits, p).Seconds(), 'f', -1, 64) }
+	pct := func(v float64) string { return strconv.FormatFloat(100*v, 'f', 4, 64) }
+	return strings.Join([]string{workload, label, strconv.FormatInt(seed, 10), strconv.FormatFloat(o.load, 'f', -1, 64),
+		strconv.FormatBool(o.durations), strconv.Itoa(o.pods), strconv.Itoa(o.bound), strconv.Itoa(o.pods - o.bound),
+		strconv.Itoa(o.waited), q(0.5), q(0.9), q(0.99), q(1), pct(o.use.GPU), pct(o.use.CPU), pct(o.use.Memory),
+		strconv.FormatFloat(o.peakGPU, 'f', 4, 64),
+		strconv.FormatFloat(o.end.Seconds(), 'f', -1, 64)}, ",")
+}
+
+// replayOutput writes the replays' CSV (when csvOut is set) and table.
+func replayOutput(stdout io.Writer, csvOut string, header bool, jobs []job, out []outcome, gpus int, elapsed time.Duration, workers int) error {
+	if csvOut != "" {
+		var b strings.Builder
+		if header {
+			b.WriteString(replayHeader + "\n")
+		}
+		for k, j := range jobs {
+			b.WriteString(out[k].replay.csvRow(j.w.name, policies[j.policy].label, j.seed) + "\n")
+		}
+		if csvOut == "-" {
+			_, err := io.WriteString(stdout, b.String())
+			return err
+		}
+		if err := os.WriteFile(csvOut, []byte(b.String()), 0o644); err != nil {
+			return err
+		}
+	}
+	w := bufio.NewWriter(stdout)
+	printReplayTable(w, jobs, out, gpus)
+	fmt.Fprintf(w, "%d runs in %v on %d workers\n", len(jobs), elapsed.Round(10*time.Millisecond), workers)
+	return w.Flush()
+}
+
+// printReplayTable prints per (workload, policy): the pods, those never
+// bound and those that waited (medians over seeds), the waits' quantiles
+// over the bound pods of all seeds, the mean allocation over time
+// (medians over seeds), and the commonest reasons pods were never bound.
+func printReplayTable(w *bufio.Writer, jobs []job, out []outcome, gpus int) {
+	fmt.Fprintf(w, "Replay over time (%d GPUs): pods never bound and pods that waited (median over seeds); wait of the bound pods, all seeds pooled; mean allocation over time and peak GPU allocation (medians over seeds)\n", gpus)
+	fmt.Fprintf(w, "%-26s %-17s %5s %6s %6s %6s  %-9s %-9s %-9s %-9s %6s %6s %6s %6s\n", "workload", "policy", "seeds", "pods", "never", "waited",
+		"wait p50", "p90", "p99", "max", "gpu%", "cpu%", "mem%", "peak")
+	for _, g := range groups(jobs) {
+		var pods, never, waited, gpu, cpu, mem, peak []float64
+		var waits []time.Duration
+		reasons := map[string]int{}
+		for _, k := range g.runs {
+			o := out[k].replay
+			pods = append(pods, float64(o.pods))
+			never = append(never, float64(o.pods-o.bound))
+			waited = append(waited, float64(o.waited))
+			gpu, cpu, mem = append(gpu, 100*o.use.GPU), append(cpu, 100*o.use.CPU), append(mem, 100*o.use.Memory)
+			peak = append(peak, o.peakGPU)
+			waits = append(waits, o.waits...)
+			for r, n := range o.never {
+				reasons[r] += n
+			}
+		}
+		d := func(p float64) string { return sched.Quantile(waits, p).Round(time.Second).String() }
+		fmt.Fprintf(w, "%-26s %-17s %5d %6.0f %6.0f %6.0f  %-9s %-9s %-9s %-9s %6.2f %6.2f %6.2f %6.2f\n", g.workload, policies[g.policy].label, len(g.runs),
+			median(pods), median(never), median(waited), d(0.5), d(0.9), d(0.99), d(1), median(gpu), median(cpu), median(mem), median(peak))
+		type kv struct {
+			reason string
+			n      int
+		}
+		var top []kv
+		for r, n := range reasons {
+			top = append(top, kv{r, n})
+		}
+		slices.SortFunc(top, func(a, b kv) int { return cmp.Or(-cmp.Compare(a.n, b.n), strings.Compare(a.reason, b.reason)) })
+		for _, t := range top[:min(len(top), 3)] {
+			fmt.Fprintf(w, "    never bound, %d over the seeds: %s\n", t.n, t.reason)
+		}
+	}
+}
