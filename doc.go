@@ -192,8 +192,10 @@
 // sim/sched is the scheduling harness: a Policy seam in kube-scheduler's
 // filter-and-score shape, nodes with GPUs per device, the FGD paper's six
 // policies, fragmentation measure and experiment protocol, on traces
-// that sim/trace reads (Alibaba's openb format); cmd/schedsim runs the
-// paper's table.
+// that sim/trace reads (Alibaba's openb format), and kube-scheduler's
+// queue as a machine (Scheduler) through which Replay runs a trace over
+// time, pods arriving, waiting and leaving; cmd/schedsim runs the paper's
+// table and the replays.
 //
 // # Layout
 //
@@ -259,6 +261,7 @@
 //	admission.NodeInfo         Admit(pod)                    Decision: Admit, Reason, Message, pods to preempt           AddPod(pod), RemovePod(uid)
 //	topology.Manager           Admit(pod)                    Admission: Admit, Reason, Message, container hints; error   RemoveContainer(pod, container)
 //	cloud.RangeAllocator       Sync(node)                    PodCIDRUpdate to write; error                               Abort(update) when the write failed, Delete(node)
+//	sim/sched.Scheduler        Step(now)                     Round: Bound (pod, node, GPUs), Failed (pod, reason); Next  Add(now, pod), Delete(now, name)
 //
 // The planners (stateless):
 //
