@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"slices"
 	"time"
 )
 
@@ -32,6 +33,7 @@ var (
 	ErrInvalidConfig = errors.New("sched: invalid config")
 	ErrDuplicatePod  = errors.New("sched: pod already queued or bound")
 	ErrUnknownPod    = errors.New("sched: no such pod")
+	ErrInvalidPod    = errors.New("sched: invalid pod")
 )
 
 // Config configures a Scheduler. The zero value is not usable: it has no
@@ -182,13 +184,16 @@ type Scheduler struct {
 	pods    map[string]*entry
 }
 
-// NewScheduler returns a Scheduler of nodes, started at now. It keeps
-// nodes (they are its state: read them with Nodes).
+// NewScheduler returns a Scheduler of a copy of nodes, started at now.
 func NewScheduler(now time.Time, cfg Config, nodes []NodeInfo) (*Scheduler, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
+	nodes = slices.Clone(nodes)
+	for i := range nodes {
+		nodes[i].GPUMilliLeft = slices.Clone(nodes[i].GPUMilliLeft)
+	}
 	s := &Scheduler{cfg: cfg, start: now, now: now, pods: map[string]*entry{}}
 	s.policy = newScheduler(cfg.Policy, nodes, rand.New(rand.NewSource(cfg.Seed)))
 	s.active.less = activeLess
@@ -245,14 +250,19 @@ func (s *Scheduler) backingOff(e *entry, now time.Time) bool {
 }
 
 // Add queues a pod that arrived at now. Its name must not be queued or
-// bound already.
+// bound already, its requests not negative, its GPU thousandths at most
+// MilliGPU, and a pod of more than one GPU must want them whole.
 func (s *Scheduler) Add(now time.Time, p PodInfo) error {
 	now = s.clamp(now)
 	if _, ok := s.pods[p.Name]; ok {
 		return fmt.Errorf("%w: %q", ErrDuplicatePod, p.Name)
 	}
-	if p.GPUs > 1 && p.GPUMilli < MilliGPU {
-		return fmt.Errorf("%w: pod %q: a share of a GPU (%d) for %d GPUs", ErrInvalidConfig, p.Name, p.GPUMilli, p.GPUs)
+	switch {
+	case p.MilliCPU < 0 || p.MemoryMiB < 0 || p.GPUs < 0 || p.GPUMilli < 0 || p.GPUMilli > MilliGPU:
+		return fmt.Errorf("%w: %q: cpu %dm, memory %d MiB, %d GPUs of %d thousandths: none may be negative, nor the thousandths above %d",
+			ErrInvalidPod, p.Name, p.MilliCPU, p.MemoryMiB, p.GPUs, p.GPUMilli, MilliGPU)
+	case p.GPUs > 1 && p.GPUMilli < MilliGPU:
+		return fmt.Errorf("%w: %q: a share of a GPU (%d) for %d GPUs", ErrInvalidPod, p.Name, p.GPUMilli, p.GPUs)
 	}
 	s.seq++
 	e := &entry{pod: p, seq: s.seq, arrived: now, ts: now, where: inActive, node: -1}
@@ -379,7 +389,7 @@ func (s *Scheduler) Step(now time.Time) Round {
 		n, devs, why := s.policy.schedule(&e.pod)
 		if n >= 0 {
 			e.where, e.node, e.devs = inBound, n, devs
-			r.Bound = append(r.Bound, Placement{Pod: e.pod.Name, Node: n, Devices: devs, Arrived: e.arrived, Attempts: e.fails})
+			r.Bound = append(r.Bound, Placement{Pod: e.pod.Name, Node: n, Devices: slices.Clone(devs), Arrived: e.arrived, Attempts: e.fails})
 			continue
 		}
 		e.fails++

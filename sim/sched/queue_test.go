@@ -180,8 +180,20 @@ func TestSchedulerErrors(t *testing.T) {
 	if err := s.Add(at(0), gpuPod("a")); !errors.Is(err, ErrDuplicatePod) || !strings.Contains(err.Error(), `"a"`) {
 		t.Errorf("duplicate: %v", err)
 	}
-	if err := s.Add(at(0), PodInfo{Name: "m", GPUs: 2, GPUMilli: 500}); !errors.Is(err, ErrInvalidConfig) {
+	if err := s.Add(at(0), PodInfo{Name: "m", GPUs: 2, GPUMilli: 500}); !errors.Is(err, ErrInvalidPod) || !strings.Contains(err.Error(), `"m": a share of a GPU (500) for 2 GPUs`) {
 		t.Errorf("shared multi-GPU: %v", err)
+	}
+	if err := s.Add(at(0), PodInfo{Name: "neg", MilliCPU: -1, GPUs: 1, GPUMilli: 1500}); !errors.Is(err, ErrInvalidPod) ||
+		!strings.Contains(err.Error(), `"neg": cpu -1m, memory 0 MiB, 1 GPUs of 1500 thousandths`) {
+		t.Errorf("negative: %v", err)
+	}
+	// The caller's nodes are not modified.
+	nodes := oneGPU()
+	s2, _ := NewScheduler(t0, Config{Policy: BestFit{}}, nodes)
+	must(t, s2.Add(at(0), gpuPod("a")))
+	s2.Step(at(0))
+	if nodes[0].GPUMilliLeft[0] != MilliGPU || nodes[0].MilliCPULeft != 8000 || s2.Nodes()[0].GPUMilliLeft[0] != 0 {
+		t.Errorf("caller's node %s, scheduler's %s", nodes[0].String(), s2.Nodes()[0].String())
 	}
 	if _, err := s.Delete(at(0), "zz"); !errors.Is(err, ErrUnknownPod) || !strings.Contains(err.Error(), `"zz"`) {
 		t.Errorf("unknown: %v", err)

@@ -181,7 +181,11 @@ func (r Replay) Run() (ReplayResult, error) {
 		r.Pods = slices.Clone(r.Pods)
 		for i := range r.Pods {
 			p := &r.Pods[i]
-			c := time.Duration(float64(p.Created) / r.Load)
+			f := float64(p.Created) / r.Load
+			if f >= 1<<62 || p.Deleted-p.Created >= 1<<62-time.Duration(f) {
+				return ReplayResult{}, fmt.Errorf("%w: Load %v puts pod %q beyond the times this can count", ErrInvalidConfig, r.Load, p.Name)
+			}
+			c := time.Duration(f)
 			p.Deleted += c - p.Created
 			p.Scheduled += c - p.Created
 			p.Created = c

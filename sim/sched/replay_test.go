@@ -162,6 +162,14 @@ func TestReplayLoad(t *testing.T) {
 	}
 }
 
+func TestReplayLoadOutOfRange(t *testing.T) {
+	r := handReplay()
+	r.Load = 1e-300
+	if _, err := r.Run(); !errors.Is(err, ErrInvalidConfig) || !strings.Contains(err.Error(), `Load 1e-300 puts pod "b" beyond the times this can count`) {
+		t.Errorf("tiny load: %v", err)
+	}
+}
+
 // Generated traces over every policy: at every sample no more is used
 // than the cluster has, each pod is bound at most once, between its
 // arrival and its departure, and the samples' counts match the outcomes;
