@@ -35,4 +35,11 @@
 // The same format is the one to write a trace of one's own in: any other
 // column is ignored. A malformed row is refused with the file, line and
 // column named, and what the column must hold.
+//
+// Node faults come from a trace in the format of StepFun's InfiniteHBD
+// fault trace (SIGCOMM'25): a JSON array of fault_start and fault_end
+// events per node, times in days (ReadFaults gives the windows, each end
+// closing the open start of its node and fault type). AssignFaults puts
+// the trace's nodes on a cluster's by a seeded permutation; ScaleFaults
+// and CutFaults fit the trace's time to a run's.
 package trace
