@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nodelife/nodelife/sim/trace"
+	"github.com/nodelife/nodelife/taints"
 )
 
 // MilliGPU is one whole GPU in thousandths.
@@ -40,6 +41,10 @@ type PodInfo struct {
 	// is them joined by "|", as the trace writes them.
 	Models   []string
 	ModelKey string
+	// Tolerations are the pod's tolerations of node taints (none in the
+	// trace formats; a harness that taints nodes gives pods the ones
+	// their controllers would).
+	Tolerations []taints.Toleration
 }
 
 // PodInfoOf returns the scheduler's view of a trace's pod.
@@ -106,6 +111,9 @@ type NodeInfo struct {
 	GPUMilliLeft []int64
 	// Pods is the number of pods on the node.
 	Pods int
+	// Taints are the node's taints: a pod that does not tolerate one of
+	// effect NoSchedule or NoExecute is not placed on it.
+	Taints []taints.Taint
 	// classes counts the node's pods by Class (-1 and 1..8 at 0..8, more
 	// GPUs at 9); GPU-less pods are not counted.
 	classes [10]int
@@ -181,28 +189,61 @@ const (
 	ReasonNoGPU  = "no GPU"
 	ReasonModel  = "GPU model not allowed"
 	ReasonGPU    = "Insufficient GPU"
+	// ReasonTaint is kube-scheduler v1.37's TaintToleration message.
+	ReasonTaint = "node(s) had untolerated taint(s)"
 )
 
-// Fits reports whether the node has room for the pod (kube-scheduler's
-// NodeResourcesFit for CPU and memory, and the GPU-share filter of the
-// FGD paper's harness), and if not, why (one of the Reason constants).
-// GPUs: a share needs one GPU with that much left, whole GPUs as many
-// free GPUs, of a model the pod allows.
+// doNotSchedule admits the taints the scheduler's filter looks at.
+func doNotSchedule(t taints.Taint) bool {
+	return t.Effect == taints.TaintEffectNoSchedule || t.Effect == taints.TaintEffectNoExecute
+}
+
+// Tolerates reports whether the pod tolerates every NoSchedule and
+// NoExecute taint of the node (kube-scheduler's TaintToleration filter).
+func (n *NodeInfo) Tolerates(p *PodInfo) bool {
+	_, untolerated := taints.FindMatchingUntoleratedTaint(n.Taints, p.Tolerations, doNotSchedule)
+	return !untolerated
+}
+
+// Fits reports whether the node takes the pod (kube-scheduler's
+// TaintToleration filter, then its NodeResourcesFit for CPU and memory,
+// and the GPU-share filter of the FGD paper's harness), and if not, why
+// (one of the Reason constants). GPUs: a share needs one GPU with that
+// much left, whole GPUs as many free GPUs, of a model the pod allows.
 func (n *NodeInfo) Fits(p *PodInfo) (bool, string) {
+	if len(n.Taints) > 0 && !n.Tolerates(p) {
+		return false, ReasonTaint
+	}
+	return n.fitsResources(p, n.MilliCPULeft, n.MemoryMiBLeft, n.GPUMilliLeft)
+}
+
+// FitsEmpty reports whether the pod fits the node's allocatable, nothing
+// allocated and its taints aside (NodeResourcesFit's test of a node that
+// was added).
+func (n *NodeInfo) FitsEmpty(p *PodInfo) bool {
+	full := make([]int64, len(n.GPUMilliLeft))
+	for i := range full {
+		full[i] = MilliGPU
+	}
+	ok, _ := n.fitsResources(p, n.MilliCPU, n.MemoryMiB, full)
+	return ok
+}
+
+func (n *NodeInfo) fitsResources(p *PodInfo, cpuLeft, memLeft int64, gpuLeft []int64) (bool, string) {
 	switch {
-	case p.MilliCPU > n.MilliCPULeft:
+	case p.MilliCPU > cpuLeft:
 		return false, ReasonCPU
-	case p.MemoryMiB > n.MemoryMiBLeft:
+	case p.MemoryMiB > memLeft:
 		return false, ReasonMemory
 	case p.GPUs == 0 || p.GPUMilli == 0:
 		return true, ""
-	case len(n.GPUMilliLeft) == 0:
+	case len(gpuLeft) == 0:
 		return false, ReasonNoGPU
 	case !accessible(p.Models, n.Model):
 		return false, ReasonModel
 	}
 	need := p.GPUs
-	for _, l := range n.GPUMilliLeft {
+	for _, l := range gpuLeft {
 		// Each GPU is taken as many times as its share allows, in index
 		// order (the harness's greedy packing of a multi-GPU pod).
 		for l >= p.GPUMilli && need > 0 {

@@ -7,6 +7,8 @@ import (
 	"math/rand"
 	"slices"
 	"time"
+
+	"github.com/nodelife/nodelife/taints"
 )
 
 // Kube-scheduler's queue settings (its KubeSchedulerConfiguration's
@@ -34,6 +36,7 @@ var (
 	ErrDuplicatePod  = errors.New("sched: pod already queued or bound")
 	ErrUnknownPod    = errors.New("sched: no such pod")
 	ErrInvalidPod    = errors.New("sched: invalid pod")
+	ErrUnknownNode   = errors.New("sched: no such node")
 )
 
 // Config configures a Scheduler. The zero value is not usable: it has no
@@ -112,6 +115,9 @@ type entry struct {
 	reason  string
 	node    int
 	devs    []int
+	// Which filters rejected it last: NodeResourcesFit (with the GPU
+	// filter) and TaintToleration, each with its own queueing hints.
+	byFit, byTaint bool
 }
 
 // queue is one of the Scheduler's three heaps, with its entries' indexes
@@ -157,9 +163,16 @@ func activeLess(a, b *entry) bool {
 // order of Timestamp (the time the pod was added or last failed; all pods
 // have one priority here), a backoff queue, and an unschedulable pool. A
 // pod that fits no node goes to the pool with the reason, its failures
-// counted. The deletion of a bound pod moves every pod in the pool back to
-// be tried (NodeResourcesFit's queueing hint: any deletion of an assigned
-// pod may make room), to the backoff queue while its backoff lasts (the
+// counted, and the filters that rejected it noted: TaintToleration (a
+// node's NoSchedule or NoExecute taint it does not tolerate) or
+// NodeResourcesFit (CPU, memory, and the GPUs, whose filter is counted
+// with it). Events move pods of the pool back to be tried by the queueing
+// hints of the filters that rejected them: the deletion of a bound pod
+// moves those NodeResourcesFit rejected (any deletion of an assigned pod
+// may make room); SetTaints those TaintToleration rejected that now
+// tolerate the node and did not before; AddNode those either filter would
+// pass on the new node. A pod moved back goes to the backoff queue while
+// its backoff lasts (the
 // initial backoff doubled per failure, at most the max, from its last
 // failure, truncated to BackoffWindow) and to the active queue after. A
 // Step takes the active queue's pods first, then, as kube-scheduler does
@@ -182,6 +195,7 @@ type Scheduler struct {
 	backoff queue
 	pool    queue // the unschedulable pool, by Timestamp
 	pods    map[string]*entry
+	byName  map[string]int // node name to index
 }
 
 // NewScheduler returns a Scheduler of a copy of nodes, started at now.
@@ -195,6 +209,14 @@ func NewScheduler(now time.Time, cfg Config, nodes []NodeInfo) (*Scheduler, erro
 		nodes[i].GPUMilliLeft = slices.Clone(nodes[i].GPUMilliLeft)
 	}
 	s := &Scheduler{cfg: cfg, start: now, now: now, pods: map[string]*entry{}}
+	s.byName = make(map[string]int, len(nodes))
+	for i := range nodes {
+		nodes[i].Taints = slices.Clone(nodes[i].Taints)
+		if _, dup := s.byName[nodes[i].Name]; dup {
+			return nil, fmt.Errorf("%w: node %q appears twice", ErrInvalidConfig, nodes[i].Name)
+		}
+		s.byName[nodes[i].Name] = i
+	}
 	s.policy = newScheduler(cfg.Policy, nodes, rand.New(rand.NewSource(cfg.Seed)))
 	s.active.less = activeLess
 	s.backoff.less = func(a, b *entry) bool {
@@ -283,8 +305,8 @@ type Departure struct {
 }
 
 // Delete removes the pod called name at now: a pending pod leaves the
-// queue; a bound one frees its node, which moves every pod in the
-// unschedulable pool back to be tried.
+// queue; a bound one frees its node, which moves the pods of the
+// unschedulable pool that NodeResourcesFit rejected back to be tried.
 func (s *Scheduler) Delete(now time.Time, name string) (Departure, error) {
 	now = s.clamp(now)
 	e, ok := s.pods[name]
@@ -303,19 +325,84 @@ func (s *Scheduler) Delete(now time.Time, name string) (Departure, error) {
 	case inBound:
 		d.Node = e.node
 		s.policy.nodes[e.node].unbind(&e.pod, e.devs)
-		s.requeueAll(now)
+		s.requeueIf(now, func(e *entry) bool { return e.byFit })
 	}
 	return d, nil
 }
 
-// requeueAll moves every pod of the pool to the backoff queue while its
-// backoff lasts at now, else to the active queue.
-func (s *Scheduler) requeueAll(now time.Time) {
+// requeueIf moves the pods of the pool for which worth says so to the
+// backoff queue while their backoff lasts at now, else to the active
+// queue.
+func (s *Scheduler) requeueIf(now time.Time, worth func(*entry) bool) {
+	kept := s.pool.es[:0]
+	var moved []*entry
 	for _, e := range s.pool.es {
+		if worth(e) {
+			moved = append(moved, e)
+		} else {
+			kept = append(kept, e)
+		}
+	}
+	if len(moved) == 0 {
+		return
+	}
+	clear(s.pool.es[len(kept):])
+	s.pool.es = kept
+	for i, e := range kept {
+		e.index = i
+	}
+	heap.Init(&s.pool)
+	for _, e := range moved {
 		s.requeue(e, now)
 	}
-	clear(s.pool.es)
-	s.pool.es = s.pool.es[:0]
+}
+
+// AddNode adds a node at now, after the others in the run's node order.
+// Pods waiting in the pool are moved back to be tried when a filter that
+// rejected them says the node may take them, as kube-scheduler's queueing
+// hints for a node's addition: NodeResourcesFit when the pod fits the
+// node's allocatable (FitsEmpty), TaintToleration when the pod tolerates
+// its taints.
+func (s *Scheduler) AddNode(now time.Time, n NodeInfo) error {
+	now = s.clamp(now)
+	if _, ok := s.nodeIndex(n.Name); ok || n.Name == "" {
+		return fmt.Errorf("%w: node %q: want a name not taken", ErrInvalidConfig, n.Name)
+	}
+	n.GPUMilliLeft = slices.Clone(n.GPUMilliLeft)
+	n.Taints = slices.Clone(n.Taints)
+	s.policy.nodes = append(s.policy.nodes, n)
+	s.byName[n.Name] = len(s.policy.nodes) - 1
+	added := &s.policy.nodes[len(s.policy.nodes)-1]
+	s.requeueIf(now, func(e *entry) bool {
+		return e.byFit && added.FitsEmpty(&e.pod) || e.byTaint && added.Tolerates(&e.pod)
+	})
+	return nil
+}
+
+// SetTaints replaces the taints of the node called name at now (the node
+// lifecycle controller tainting or untainting it). Pods rejected by
+// TaintToleration that did not tolerate the node's taints before and do
+// now are moved back to be tried (its queueing hint); pods bound to the
+// node stay: evicting them is the caller's (Delete).
+func (s *Scheduler) SetTaints(now time.Time, name string, ts []taints.Taint) error {
+	now = s.clamp(now)
+	i, ok := s.nodeIndex(name)
+	if !ok {
+		return fmt.Errorf("%w: node %q", ErrUnknownNode, name)
+	}
+	n := &s.policy.nodes[i]
+	before := NodeInfo{Taints: n.Taints}
+	n.Taints = slices.Clone(ts)
+	s.requeueIf(now, func(e *entry) bool {
+		return e.byTaint && !before.Tolerates(&e.pod) && n.Tolerates(&e.pod)
+	})
+	return nil
+}
+
+// nodeIndex is the index of the node called name.
+func (s *Scheduler) nodeIndex(name string) (int, bool) {
+	i, ok := s.byName[name]
+	return i, ok
 }
 
 func (s *Scheduler) requeue(e *entry, now time.Time) {
@@ -395,6 +482,8 @@ func (s *Scheduler) Step(now time.Time) Round {
 		e.fails++
 		e.ts = now
 		e.reason = why
+		_, e.byTaint = s.policy.why[ReasonTaint]
+		e.byFit = len(s.policy.why) > 1 || !e.byTaint
 		e.where = inUnschedulable
 		heap.Push(&s.pool, e)
 		r.Failed = append(r.Failed, Attempt{Pod: e.pod.Name, Reason: why, Failures: e.fails})

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nodelife/nodelife/sim/trace"
+	"github.com/nodelife/nodelife/taints"
 )
 
 // t0 is the scheduler's start in the hand-worked cases.
@@ -220,7 +221,8 @@ func must(t *testing.T, err error) {
 	}
 }
 
-// Generated runs of Add, Delete and Step at increasing times: after every
+// Generated runs of Add, Delete, SetTaints, AddNode and Step at increasing
+// times (some pods tolerating one of the taints): after every
 // Step no pending pod fits any node (the queue leaves no pod waiting that
 // could be placed: every event that frees room moves the pool back), no
 // node is over-allocated, the nodes hold exactly the bound pods, and
@@ -243,7 +245,20 @@ func TestPropertySchedulerWorkConserving(t *testing.T) {
 		n := 0
 		for range 200 {
 			now = now.Add(time.Duration(rng.Intn(400)) * time.Second)
-			switch k := rng.Intn(10); {
+			switch k := rng.Intn(12); {
+			case k == 10:
+				// Taint or untaint a node.
+				var ts []taints.Taint
+				if rng.Intn(2) == 0 {
+					ts = []taints.Taint{{Key: []string{taints.TaintNodeUnreachable, taints.TaintNodeNotReady}[rng.Intn(2)],
+						Effect: []taints.Effect{taints.TaintEffectNoSchedule, taints.TaintEffectNoExecute, taints.TaintEffectPreferNoSchedule}[rng.Intn(3)]}}
+				}
+				must(t, s.SetTaints(now, s.Nodes()[rng.Intn(len(s.Nodes()))].Name, ts))
+			case k == 11:
+				if len(s.Nodes()) < 8 {
+					must(t, s.AddNode(now, NodeInfoOf(trace.NodeRecord{Name: fmt.Sprint("added", len(s.Nodes())), MilliCPU: int64(2000 + rng.Intn(6000)),
+						MemoryMiB: 16384, GPUs: rng.Intn(3), Model: "T4"})))
+				}
 			case k < 5:
 				p := PodInfo{Name: fmt.Sprint("p", n), MilliCPU: int64(rng.Intn(3000)), MemoryMiB: int64(rng.Intn(4096))}
 				if g := rng.Intn(3); g > 0 {
@@ -254,6 +269,9 @@ func TestPropertySchedulerWorkConserving(t *testing.T) {
 					if rng.Intn(4) == 0 {
 						p.Models = []string{"T4"}
 					}
+				}
+				if rng.Intn(4) == 0 {
+					p.Tolerations = []taints.Toleration{{Key: taints.TaintNodeUnreachable, Operator: taints.TolerationOpExists}}
 				}
 				n++
 				must(t, s.Add(now, p))
@@ -330,5 +348,93 @@ func checkNodes(t *testing.T, seed int64, s *Scheduler, bound map[string]PodInfo
 	}
 	if cpu[0] != cpu[1] || mem[0] != mem[1] || gpu[0] != gpu[1] || pods != len(bound) {
 		t.Fatalf("seed %d: nodes hold cpu %d mem %d gpu %d pods %d; bound pods %d %d %d %d", seed, cpu[0], mem[0], gpu[0], pods, cpu[1], mem[1], gpu[1], len(bound))
+	}
+}
+
+var unreachable = []taints.Taint{{Key: taints.TaintNodeUnreachable, Effect: taints.TaintEffectNoSchedule}}
+
+// A tainted node takes no pod that does not tolerate the taint; removing
+// the taint moves the pods TaintToleration rejected back at once
+// (its queueing hint: untolerated before, tolerated now).
+func TestSchedulerTaints(t *testing.T) {
+	nodes := append(oneGPU(), NodeInfoOf(trace.NodeRecord{Name: "n2", MilliCPU: 8000, MemoryMiB: 65536, GPUs: 1, Model: "T4"}))
+	s := mustScheduler(t, nodes)
+	must(t, s.SetTaints(at(0), "n2", unreachable))
+	must(t, s.Add(at(0), gpuPod("a")))
+	must(t, s.Add(at(0), gpuPod("b")))
+	r := s.Step(at(0))
+	// Reasons with equal counts go in string order.
+	if names(r) != "+a -b" || r.Failed[0].Reason != "0/2 nodes are available: 1 Insufficient GPU, 1 node(s) had untolerated taint(s)" {
+		t.Fatalf("at 0: %q %+v", names(r), r.Failed)
+	}
+	// A pod that tolerates the taint goes there.
+	tol := gpuPod("tol")
+	tol.Tolerations = []taints.Toleration{{Key: taints.TaintNodeUnreachable, Operator: taints.TolerationOpExists}}
+	must(t, s.Add(at(time.Second), tol))
+	if r := s.Step(at(time.Second)); names(r) != "+tol" || s.Nodes()[r.Bound[0].Node].Name != "n2" {
+		t.Fatalf("at 1s: %q", names(r))
+	}
+	// Untainting n2, now full, still moves b back: the hint looks at the
+	// taints only; b fails again, on resources.
+	must(t, s.SetTaints(at(10*time.Second), "n2", nil))
+	r = s.Step(at(10 * time.Second))
+	if names(r) != "-b" || r.Failed[0].Reason != "0/2 nodes are available: 2 Insufficient GPU" {
+		t.Fatalf("at 10s: %q %+v", names(r), r.Failed)
+	}
+	if err := s.SetTaints(at(10*time.Second), "n9", nil); !errors.Is(err, ErrUnknownNode) || !strings.Contains(err.Error(), `"n9"`) {
+		t.Errorf("unknown node: %v", err)
+	}
+}
+
+// A pod that only taints rejected is not moved by a deletion (only
+// NodeResourcesFit asks for those), nor by re-tainting with a taint it
+// still does not tolerate; it is by the taint's removal.
+func TestSchedulerTaintOnlyRejection(t *testing.T) {
+	s := mustScheduler(t, oneGPU())
+	must(t, s.Add(at(0), gpuPod("x")))
+	s.Step(at(0))
+	must(t, s.SetTaints(at(time.Second), "n1", unreachable))
+	must(t, s.Add(at(time.Second), PodInfo{Name: "c", MilliCPU: 500}))
+	if r := s.Step(at(time.Second)); names(r) != "-c" || r.Failed[0].Reason != "0/1 nodes are available: 1 node(s) had untolerated taint(s)" {
+		t.Fatalf("at 1s: %+v", r)
+	}
+	if _, err := s.Delete(at(20*time.Second), "x"); err != nil {
+		t.Fatal(err)
+	}
+	if r := s.Step(at(20 * time.Second)); names(r) != "" {
+		t.Fatalf("after the deletion: %q, want nothing", names(r))
+	}
+	notReady := []taints.Taint{{Key: taints.TaintNodeNotReady, Effect: taints.TaintEffectNoSchedule}}
+	must(t, s.SetTaints(at(30*time.Second), "n1", notReady))
+	if r := s.Step(at(30 * time.Second)); names(r) != "" {
+		t.Fatalf("after re-tainting: %q, want nothing", names(r))
+	}
+	must(t, s.SetTaints(at(40*time.Second), "n1", nil))
+	if r := s.Step(at(40 * time.Second)); names(r) != "+c" {
+		t.Fatalf("after untainting: %q, want +c", names(r))
+	}
+}
+
+// An added node moves back the pods it may take: a node without GPUs does
+// not move a GPU pod, one with a GPU does, and the pod goes there.
+func TestSchedulerAddNode(t *testing.T) {
+	s := mustScheduler(t, oneGPU())
+	must(t, s.Add(at(0), gpuPod("a")))
+	must(t, s.Add(at(0), gpuPod("w")))
+	s.Step(at(0))
+	must(t, s.AddNode(at(5*time.Second), NodeInfoOf(trace.NodeRecord{Name: "cpu", MilliCPU: 64000, MemoryMiB: 65536})))
+	if r := s.Step(at(5 * time.Second)); names(r) != "" {
+		t.Fatalf("after a CPU node: %q, want nothing", names(r))
+	}
+	must(t, s.AddNode(at(6*time.Second), NodeInfoOf(trace.NodeRecord{Name: "g", MilliCPU: 8000, MemoryMiB: 65536, GPUs: 1, Model: "T4"})))
+	r := s.Step(at(6 * time.Second))
+	if names(r) != "+w" || s.Nodes()[r.Bound[0].Node].Name != "g" || r.Bound[0].Node != 2 {
+		t.Fatalf("after a GPU node: %q %+v", names(r), r.Bound)
+	}
+	if err := s.AddNode(at(7*time.Second), NodeInfoOf(trace.NodeRecord{Name: "g"})); !errors.Is(err, ErrInvalidConfig) || !strings.Contains(err.Error(), `node "g": want a name not taken`) {
+		t.Errorf("duplicate node: %v", err)
+	}
+	if _, err := NewScheduler(t0, Config{Policy: BestFit{}}, append(oneGPU(), oneGPU()...)); err == nil || !strings.Contains(err.Error(), `node "n1" appears twice`) {
+		t.Errorf("duplicate nodes: %v", err)
 	}
 }
