@@ -224,7 +224,8 @@ func must(t *testing.T, err error) {
 // Generated runs of Add, Delete, SetTaints, AddNode and Step at increasing
 // times (some pods tolerating one of the taints): after every
 // Step no pending pod fits any node (the queue leaves no pod waiting that
-// could be placed: every event that frees room moves the pool back), no
+// could be placed: every event that may make room moves the pods it may
+// help back), no
 // node is over-allocated, the nodes hold exactly the bound pods, and
 // every pod is bound at most once.
 func TestPropertySchedulerWorkConserving(t *testing.T) {
