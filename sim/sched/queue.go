@@ -368,6 +368,11 @@ func (s *Scheduler) AddNode(now time.Time, n NodeInfo) error {
 	if _, ok := s.nodeIndex(n.Name); ok || n.Name == "" {
 		return fmt.Errorf("%w: node %q: want a name not taken", ErrInvalidConfig, n.Name)
 	}
+	if n.MilliCPULeft < 0 || n.MemoryMiBLeft < 0 || n.MilliCPULeft > n.MilliCPU || n.MemoryMiBLeft > n.MemoryMiB ||
+		slices.ContainsFunc(n.GPUMilliLeft, func(l int64) bool { return l < 0 || l > MilliGPU }) {
+		return fmt.Errorf("%w: node %q: cpu %dm of %dm left, memory %d of %d MiB left, GPUs left %v: want what is left within 0 and the node's",
+			ErrInvalidConfig, n.Name, n.MilliCPULeft, n.MilliCPU, n.MemoryMiBLeft, n.MemoryMiB, n.GPUMilliLeft)
+	}
 	n.GPUMilliLeft = slices.Clone(n.GPUMilliLeft)
 	n.Taints = slices.Clone(n.Taints)
 	s.policy.nodes = append(s.policy.nodes, n)

@@ -435,6 +435,11 @@ func TestSchedulerAddNode(t *testing.T) {
 	if err := s.AddNode(at(7*time.Second), NodeInfoOf(trace.NodeRecord{Name: "g"})); !errors.Is(err, ErrInvalidConfig) || !strings.Contains(err.Error(), `node "g": want a name not taken`) {
 		t.Errorf("duplicate node: %v", err)
 	}
+	bad := NodeInfoOf(trace.NodeRecord{Name: "bad", MilliCPU: 1000, GPUs: 1})
+	bad.GPUMilliLeft[0] = 1200
+	if err := s.AddNode(at(7*time.Second), bad); !errors.Is(err, ErrInvalidConfig) || !strings.Contains(err.Error(), `node "bad": cpu 1000m of 1000m left, memory 0 of 0 MiB left, GPUs left [1200]`) {
+		t.Errorf("bad node: %v", err)
+	}
 	if _, err := NewScheduler(t0, Config{Policy: BestFit{}}, append(oneGPU(), oneGPU()...)); err == nil || !strings.Contains(err.Error(), `node "n1" appears twice`) {
 		t.Errorf("duplicate nodes: %v", err)
 	}
