@@ -199,6 +199,8 @@ type Scheduler struct {
 }
 
 // NewScheduler returns a Scheduler of a copy of nodes, started at now.
+// Node names must be distinct and what is left of a node within 0 and
+// its allocatable.
 func NewScheduler(now time.Time, cfg Config, nodes []NodeInfo) (*Scheduler, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -214,6 +216,9 @@ func NewScheduler(now time.Time, cfg Config, nodes []NodeInfo) (*Scheduler, erro
 		nodes[i].Taints = slices.Clone(nodes[i].Taints)
 		if _, dup := s.byName[nodes[i].Name]; dup {
 			return nil, fmt.Errorf("%w: node %q appears twice", ErrInvalidConfig, nodes[i].Name)
+		}
+		if err := validNode(&nodes[i]); err != nil {
+			return nil, err
 		}
 		s.byName[nodes[i].Name] = i
 	}
@@ -368,10 +373,8 @@ func (s *Scheduler) AddNode(now time.Time, n NodeInfo) error {
 	if _, ok := s.nodeIndex(n.Name); ok || n.Name == "" {
 		return fmt.Errorf("%w: node %q: want a name not taken", ErrInvalidConfig, n.Name)
 	}
-	if n.MilliCPULeft < 0 || n.MemoryMiBLeft < 0 || n.MilliCPULeft > n.MilliCPU || n.MemoryMiBLeft > n.MemoryMiB ||
-		slices.ContainsFunc(n.GPUMilliLeft, func(l int64) bool { return l < 0 || l > MilliGPU }) {
-		return fmt.Errorf("%w: node %q: cpu %dm of %dm left, memory %d of %d MiB left, GPUs left %v: want what is left within 0 and the node's",
-			ErrInvalidConfig, n.Name, n.MilliCPULeft, n.MilliCPU, n.MemoryMiBLeft, n.MemoryMiB, n.GPUMilliLeft)
+	if err := validNode(&n); err != nil {
+		return err
 	}
 	n.GPUMilliLeft = slices.Clone(n.GPUMilliLeft)
 	n.Taints = slices.Clone(n.Taints)
@@ -401,6 +404,16 @@ func (s *Scheduler) SetTaints(now time.Time, name string, ts []taints.Taint) err
 	s.requeueIf(now, func(e *entry) bool {
 		return e.byTaint && !before.Tolerates(&e.pod) && n.Tolerates(&e.pod)
 	})
+	return nil
+}
+
+// validNode reports a node whose resources left are out of range.
+func validNode(n *NodeInfo) error {
+	if n.MilliCPULeft < 0 || n.MemoryMiBLeft < 0 || n.MilliCPULeft > n.MilliCPU || n.MemoryMiBLeft > n.MemoryMiB ||
+		slices.ContainsFunc(n.GPUMilliLeft, func(l int64) bool { return l < 0 || l > MilliGPU }) {
+		return fmt.Errorf("%w: node %q: cpu %dm of %dm left, memory %d of %d MiB left, GPUs left %v: want what is left within 0 and the node's",
+			ErrInvalidConfig, n.Name, n.MilliCPULeft, n.MilliCPU, n.MemoryMiBLeft, n.MemoryMiB, n.GPUMilliLeft)
+	}
 	return nil
 }
 

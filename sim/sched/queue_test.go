@@ -440,6 +440,9 @@ func TestSchedulerAddNode(t *testing.T) {
 	if err := s.AddNode(at(7*time.Second), bad); !errors.Is(err, ErrInvalidConfig) || !strings.Contains(err.Error(), `node "bad": cpu 1000m of 1000m left, memory 0 of 0 MiB left, GPUs left [1200]`) {
 		t.Errorf("bad node: %v", err)
 	}
+	if _, err := NewScheduler(t0, Config{Policy: BestFit{}}, []NodeInfo{bad}); !errors.Is(err, ErrInvalidConfig) || !strings.Contains(err.Error(), `GPUs left [1200]`) {
+		t.Errorf("bad node at the start: %v", err)
+	}
 	if _, err := NewScheduler(t0, Config{Policy: BestFit{}}, append(oneGPU(), oneGPU()...)); err == nil || !strings.Contains(err.Error(), `node "n1" appears twice`) {
 		t.Errorf("duplicate nodes: %v", err)
 	}
