@@ -11,7 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nodelife/nodelife/nodelifecycle"
 	"github.com/nodelife/nodelife/sim/trace"
+	"github.com/nodelife/nodelife/taints"
 )
 
 // Replay runs a trace over time: each pod arrives at its creation time,
@@ -51,6 +53,18 @@ type Replay struct {
 	// move with its creation): Load 10 brings ten times the pods at once.
 	// 0 and 1 replay the trace's times.
 	Load float64
+	// Faults are windows in which a node's kubelet is silent (their Node
+	// the cluster's names: trace.AssignFaults maps a fault trace's). With
+	// any, the node lifecycle runs beside the scheduler (see
+	// LeaseRenewInterval's file, faults.go, and Eviction).
+	Faults []trace.FaultWindow
+	// Lifecycle configures the node lifecycle controller of a Replay with
+	// Faults; nil is nodelifecycle.DefaultConfig(), v1.37's.
+	Lifecycle *nodelifecycle.Config
+	// Tolerations, when set, gives each pod its own tolerations (the
+	// trace formats have none); a Replay with Faults adds the
+	// DefaultTolerationSeconds admission's to them.
+	Tolerations func(trace.PodRecord) []taints.Toleration
 }
 
 // TimedSample is the cluster at one instant of a Replay, after it.
@@ -83,6 +97,9 @@ type PodOutcome struct {
 	// waited).
 	Failures int
 	Reason   string
+	// Evictions counts its pods the node lifecycle evicted (a Replay with
+	// Faults); Bound and BoundAt are its first binding's.
+	Evictions int
 }
 
 // ReplayResult is what a Replay gives.
@@ -97,6 +114,9 @@ type ReplayResult struct {
 	Pods []PodOutcome
 	// End is the run's last instant.
 	End time.Duration
+	// Evictions are the pods the node lifecycle evicted, in order (a
+	// Replay with Faults).
+	Evictions []Eviction
 	// Nodes are the nodes at the end, in the run's node order.
 	Nodes []NodeInfo
 }
@@ -106,6 +126,7 @@ type event struct {
 	at    time.Duration
 	phase int // departures, arrivals, departures of pods that arrived at at
 	pod   int
+	inc   int // with faults: the pod's replacement it is the departure of (0: whichever)
 }
 
 const (
@@ -149,6 +170,14 @@ func (r Replay) Validate() error {
 			errs = append(errs, fmt.Errorf("%w: pod %q created at %v, deleted at %v, scheduled at %v: times out of order", ErrInvalidConfig, p.Name, p.Created, p.Deleted, p.Scheduled))
 		}
 	}
+	if err := faultWindowsValid(r.Faults); err != nil {
+		errs = append(errs, err)
+	}
+	if r.Lifecycle != nil {
+		if err := r.Lifecycle.Validate(); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if r.Load < 0 || math.IsNaN(r.Load) || math.IsInf(r.Load, 0) {
 		errs = append(errs, fmt.Errorf("%w: Load %v must be a finite number >= 0", ErrInvalidConfig, r.Load))
 	}
@@ -171,12 +200,7 @@ func (r Replay) Run() (ReplayResult, error) {
 		res.MilliCPU += n.MilliCPU
 		res.MemoryMiB += n.MemoryMiB
 	}
-	var start time.Time
-	s, err := NewScheduler(start, r.Config, ordered)
-	if err != nil {
-		return ReplayResult{}, err
-	}
-
+	start := replayStart
 	if r.Load > 0 && r.Load != 1 {
 		r.Pods = slices.Clone(r.Pods)
 		for i := range r.Pods {
@@ -197,6 +221,9 @@ func (r Replay) Run() (ReplayResult, error) {
 	for i, p := range r.Pods {
 		byName[p.Name] = i
 		infos[i] = PodInfoOf(p)
+		if r.Tolerations != nil {
+			infos[i].Tolerations = slices.Clone(r.Tolerations(p))
+		}
 		res.Pods[i] = PodOutcome{Name: p.Name, Arrived: p.Created}
 		evs = append(evs, event{at: p.Created, phase: phaseArrive, pod: i})
 		if p.HasDeleted && (!r.Durations || !p.HasScheduled) {
@@ -204,6 +231,13 @@ func (r Replay) Run() (ReplayResult, error) {
 		}
 	}
 	heap.Init(&evs)
+	if len(r.Faults) > 0 {
+		return r.runFaults(ordered, &res, infos, evs)
+	}
+	s, err := NewScheduler(start, r.Config, ordered)
+	if err != nil {
+		return ReplayResult{}, err
+	}
 
 	var cur TimedSample
 	for {

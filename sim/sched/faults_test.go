@@ -1,0 +1,279 @@
+package sched
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nodelife/nodelife/sim/trace"
+	"github.com/nodelife/nodelife/taints"
+)
+
+// faultScenario: three nodes, n1 with two GPUs of model A, n2 and n3 one
+// GPU of model B each. p1 and p2 want model A, so n1; p2 tolerates
+// unreachable:NoExecute for ever. p3 and p4 fill n2 and n3. p5, a pod
+// without GPUs, arrives at 200s. n1's kubelet is silent from 100s to
+// 1000s.
+func faultScenario() Replay {
+	s := time.Second
+	gpu := func(name, model string) trace.PodRecord {
+		return trace.PodRecord{Name: name, MilliCPU: 1000, MemoryMiB: 1024, GPUs: 1, GPUMilli: MilliGPU, Models: []string{model}}
+	}
+	return Replay{
+		Config: Config{Policy: BestFit{}},
+		Nodes: []trace.NodeRecord{
+			{Name: "n1", MilliCPU: 8000, MemoryMiB: 65536, GPUs: 2, Model: "A"},
+			{Name: "n2", MilliCPU: 8000, MemoryMiB: 65536, GPUs: 1, Model: "B"},
+			{Name: "n3", MilliCPU: 8000, MemoryMiB: 65536, GPUs: 1, Model: "B"},
+		},
+		Pods: []trace.PodRecord{gpu("p1", "A"), gpu("p2", "A"), gpu("p3", "B"), gpu("p4", "B"),
+			{Name: "p5", MilliCPU: 500, MemoryMiB: 512, Created: 200 * s}},
+		Faults: []trace.FaultWindow{{Node: "n1", Start: 100 * s, End: 1000 * s}},
+		Tolerations: func(p trace.PodRecord) []taints.Toleration {
+			if p.Name != "p2" {
+				return nil
+			}
+			return []taints.Toleration{{Key: taints.TaintNodeUnreachable, Operator: taints.TolerationOpExists, Effect: taints.TaintEffectNoExecute}}
+		},
+	}
+}
+
+// The times, worked out from v1.37's defaults (nodelifecycle.DefaultConfig:
+// monitor pass every 5s, grace period 50s; the DefaultTolerationSeconds
+// admission's 300s):
+//
+//   - n1's last renewal is at 90s (every 10s, the last before the fault);
+//     the pass at 90s sees it. The first pass more than 50s later is at
+//     145s (140s - 90s is 50s, not more): n1 turns Unknown at 145s and is
+//     tainted unreachable:NoSchedule and, first of its zone's queue,
+//     unreachable:NoExecute at 145s.
+//   - p1 tolerates unreachable:NoExecute for 300s: evicted at 445s. Its
+//     replacement p1~1 may run only on n1 (model A), which is tainted:
+//     it waits, failing at 445s and at the pool's flush at 750s (the
+//     first 30-second period after 445s + 5m). p1 had run 445s:
+//     445/3600 GPU-hours are lost. p2
+//     tolerates the taint for ever and stays.
+//   - p5 at 200s: n1 is tainted, so it goes to n2 or n3.
+//   - At 1000s n1's kubelet is back and posts Ready; the controller
+//     removes both taints at once; p1's deletion completes, freeing its
+//     GPU; p1~1 is bound to n1 at 1000s, 555s after the eviction.
+func TestReplayFaultScenario(t *testing.T) {
+	s := time.Second
+	res, err := faultScenario().Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Evictions) != 1 {
+		t.Fatalf("evictions %+v, want p1's only", res.Evictions)
+	}
+	want := Eviction{Pod: "p1", Of: "p1", Node: "n1", At: 445 * s, Ran: 445 * s, GPUMilli: 1000, Rebound: 1000 * s, HasRebound: true}
+	if res.Evictions[0] != want {
+		t.Errorf("eviction %+v, want %+v", res.Evictions[0], want)
+	}
+	if got := res.GPUHoursLost(); math.Abs(got-445.0/3600) > 1e-12 {
+		t.Errorf("GPU-hours lost %v, want %v", got, 445.0/3600)
+	}
+	if r := res.Recoveries(); fmt.Sprint(r) != "[9m15s]" {
+		t.Errorf("recoveries %v, want [9m15s]", r)
+	}
+	byName := map[string]PodOutcome{}
+	for _, o := range res.Pods {
+		byName[o.Name] = o
+	}
+	if o := byName["p1"]; o.Evictions != 1 || !o.Bound || o.BoundAt != 0 || o.Node != "n1" || o.Failures != 2 ||
+		o.Reason != "0/3 nodes are available: 2 GPU model not allowed, 1 node(s) had untolerated taint(s)" {
+		t.Errorf("p1 %+v", o)
+	}
+	if o := byName["p2"]; o.Evictions != 0 || o.Node != "n1" {
+		t.Errorf("p2 %+v", o)
+	}
+	if o := byName["p5"]; !o.Bound || o.BoundAt != 200*s || o.Node == "n1" {
+		t.Errorf("p5 %+v", o)
+	}
+	// Through the fault, the GPU allocation stays at 4 of 4 (p1 holds its
+	// GPU while it is deleted), five pods run (p1 among them until 1000s,
+	// then p1~1) and one waits from 445s to 1000s.
+	var at445, at1000 TimedSample
+	for _, smp := range res.Samples {
+		switch smp.At {
+		case 445 * s:
+			at445 = smp
+		case 1000 * s:
+			at1000 = smp
+		}
+	}
+	if at445.Pending != 1 || at445.Running != 5 || at445.UsedGPUMilli != 4000 || at1000.Pending != 0 || at1000.Running != 5 || at1000.UsedGPUMilli != 4000 {
+		t.Errorf("at 445s %+v, at 1000s %+v", at445, at1000)
+	}
+	if res.End != 1000*s {
+		t.Errorf("end %v, want 1000s", res.End)
+	}
+}
+
+// Without the fault nothing is evicted, and a fault shorter than the
+// grace period and a monitor period changes nothing either.
+func TestReplayShortFault(t *testing.T) {
+	s := time.Second
+	for _, faults := range [][]trace.FaultWindow{nil, {{Node: "n1", Start: 100 * s, End: 140 * s}}} {
+		r := faultScenario()
+		r.Faults = faults
+		res, err := r.Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Evictions) != 0 {
+			t.Errorf("faults %v: evictions %+v", faults, res.Evictions)
+		}
+		for _, o := range res.Pods {
+			if !o.Bound || o.Failures != 0 {
+				t.Errorf("faults %v: %+v", faults, o)
+			}
+		}
+	}
+}
+
+func TestReplayFaultErrors(t *testing.T) {
+	r := faultScenario()
+	r.Faults = append(r.Faults, trace.FaultWindow{Node: "n9", Start: 5 * time.Second, End: 6 * time.Second})
+	if _, err := r.Run(); err == nil || !strings.Contains(err.Error(), `a fault of node "n9", which the cluster does not have`) {
+		t.Errorf("unknown node: %v", err)
+	}
+	r = faultScenario()
+	r.Faults[0].End = time.Second
+	if _, err := r.Run(); err == nil || !strings.Contains(err.Error(), `a fault of node "n1" from 1m40s to 1s: times out of order`) {
+		t.Errorf("window backwards: %v", err)
+	}
+}
+
+// genTrace is a generated cluster and trace for the properties.
+func genTrace(seed int64) ([]trace.NodeRecord, []trace.PodRecord) {
+	rng := rand.New(rand.NewSource(seed))
+	var nodes []trace.NodeRecord
+	for i := range 2 + rng.Intn(4) {
+		nodes = append(nodes, trace.NodeRecord{Name: fmt.Sprint("n", i), MilliCPU: int64(4000 + rng.Intn(8000)), MemoryMiB: 32768,
+			GPUs: rng.Intn(4), Model: "T4"})
+	}
+	var pods []trace.PodRecord
+	for i := range 5 + rng.Intn(40) {
+		created := time.Duration(rng.Intn(3600)) * time.Second
+		p := trace.PodRecord{Name: fmt.Sprint("p", i), MilliCPU: int64(rng.Intn(4000)), MemoryMiB: int64(rng.Intn(8192)), Created: created}
+		if g := rng.Intn(3); g > 0 {
+			p.GPUs, p.GPUMilli = g, MilliGPU
+			if g == 1 && rng.Intn(2) == 0 {
+				p.GPUMilli = int64(50 + rng.Intn(950))
+			}
+		}
+		if rng.Intn(5) > 0 {
+			p.Deleted, p.HasDeleted = created+time.Duration(rng.Intn(1800))*time.Second, true
+			p.Scheduled, p.HasScheduled = created, true
+		}
+		pods = append(pods, p)
+	}
+	return nodes, pods
+}
+
+// Faults too short to be noticed (under the 50s grace period, ending
+// before the trace's last event) change nothing: the run with them, on
+// the lifecycle's loop, gives the same pods and samples as the run
+// without, on the scheduler's alone. One thing they do change, by design:
+// a pod that leaves while its node is down holds its allocation until
+// the node is back; so the windows are drawn where no pod leaves its node.
+func TestPropertyShortFaultsChangeNothing(t *testing.T) {
+	checked := 0
+	for seed := int64(0); seed < 80; seed++ {
+		nodes, pods := genTrace(seed)
+		var last time.Duration
+		for _, p := range pods {
+			last = max(last, p.Created, p.Deleted)
+		}
+		for _, durations := range []bool{false, true} {
+			plain := Replay{Config: Config{Policy: BestFit{}, Seed: seed}, Nodes: nodes, Pods: pods, Durations: durations}
+			want, err := plain.Run()
+			if err != nil {
+				t.Fatal(err)
+			}
+			rng := rand.New(rand.NewSource(seed))
+			var faults []trace.FaultWindow
+		draw:
+			for range 1 + rng.Intn(6) {
+				start := time.Duration(rng.Int63n(int64(max(last-50*time.Second, 1))))
+				w := trace.FaultWindow{Node: nodes[rng.Intn(len(nodes))].Name, Start: start, End: start + time.Duration(rng.Intn(40))*time.Second}
+				for _, o := range want.Pods {
+					if o.Bound && o.Node == w.Node && o.HasLeft && w.Start <= o.Left && o.Left <= w.End {
+						continue draw
+					}
+				}
+				faults = append(faults, w)
+			}
+			withFaults := plain
+			withFaults.Faults = faults
+			got, err := withFaults.Run()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(got.Pods) != fmt.Sprint(want.Pods) || fmt.Sprint(got.Samples) != fmt.Sprint(want.Samples) || len(got.Evictions) != 0 {
+				t.Fatalf("seed %d durations %v faults %v:\n got %v\n%v\nwant %v\n%v", seed, durations, faults, got.Pods, got.Samples, want.Pods, want.Samples)
+			}
+			checked += len(faults)
+		}
+	}
+	if checked < 100 {
+		t.Fatalf("only %d windows drawn", checked)
+	}
+}
+
+// Long faults: every eviction is of a pod on a node inside a fault window
+// begun at least 340s before (its last renewal up to 10s before the
+// window, then more than the 50s grace period, then the default
+// toleration's 300s); the replacement is bound after the eviction; the allocation
+// stays within the cluster; two runs are identical.
+func TestPropertyFaultEvictions(t *testing.T) {
+	evictions := 0
+	for seed := int64(0); seed < 80; seed++ {
+		nodes, pods := genTrace(seed)
+		rng := rand.New(rand.NewSource(seed + 1000))
+		var faults []trace.FaultWindow
+		for range 1 + rng.Intn(4) {
+			start := time.Duration(rng.Intn(3600)) * time.Second
+			faults = append(faults, trace.FaultWindow{Node: nodes[rng.Intn(len(nodes))].Name, Start: start,
+				End: start + time.Duration(60+rng.Intn(3600))*time.Second})
+		}
+		r := Replay{Config: Config{Policy: GPUPacking{}, Seed: seed}, Nodes: nodes, Pods: pods, Faults: faults, Durations: seed%2 == 0}
+		res, err := r.Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var gpu, cpu int64
+		for _, n := range nodes {
+			gpu += int64(n.GPUs) * MilliGPU
+			cpu += n.MilliCPU
+		}
+		for _, s := range res.Samples {
+			if s.UsedGPUMilli > gpu || s.UsedMilliCPU > cpu || s.Pending < 0 || s.Running < 0 {
+				t.Fatalf("seed %d: sample %+v beyond the cluster", seed, s)
+			}
+		}
+		for _, e := range res.Evictions {
+			evictions++
+			inside := false
+			for _, w := range faults {
+				if w.Node == e.Node && w.Start+340*time.Second <= e.At && e.At < w.End {
+					inside = true
+				}
+			}
+			if !inside || e.Ran < 0 || e.HasRebound && e.Rebound < e.At {
+				t.Fatalf("seed %d: eviction %+v (faults %v)", seed, e, faults)
+			}
+		}
+		again, _ := r.Run()
+		if fmt.Sprint(again) != fmt.Sprint(res) {
+			t.Fatalf("seed %d: two runs differ", seed)
+		}
+	}
+	if evictions == 0 {
+		t.Fatal("no generated fault evicted anything")
+	}
+}
