@@ -36,6 +36,16 @@
 //	                  their binding
 //	-load f           with -replay: creation times divided by f, each pod
 //	                  staying as long (1)
+//	-faults file      with -replay: a node fault trace (StepFun's InfiniteHBD
+//	                  JSON); each pod list is then replayed without it and
+//	                  with it ("<list>+faults"), its nodes put on the
+//	                  cluster's by the run's seed (trace.AssignFaults), and
+//	                  the node lifecycle running beside the scheduler
+//	                  (sched.Replay.Faults); the rows gain the pods evicted,
+//	                  the time from an eviction to the replacement's binding
+//	                  and the GPU-hours lost
+//	-fault-scale f    with -faults: multiply the fault trace's times by f
+//	                  (0, the default: cut it at the replay's last event)
 //
 // Progress goes to stderr every few seconds.
 package main

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -57,29 +58,17 @@ func TestShardsConcatenate(t *testing.T) {
 // same bytes. On a twentieth of the nodes at ten times the arrival rate,
 // some pods wait.
 func TestReplayShards(t *testing.T) {
-	nodes := filepath.Join(t.TempDir(), "nodes.csv")
-	all, err := os.ReadFile(shared + "openb/openb_node_list_gpu_node.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSuffix(string(all), "\n"), "\n")
-	keep := []string{lines[0]}
-	for i := 1; i < len(lines); i += 20 {
-		keep = append(keep, lines[i])
-	}
-	if err := os.WriteFile(nodes, []byte(strings.Join(keep, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	nodes := everyTwentieth(t)
 	args := []string{"-replay", "-load", "10", "-nodes", nodes, "-seeds", "42-43"}
 	whole := runCSV(t, args...)
 	rows := strings.Split(strings.TrimSuffix(whole, "\n"), "\n")
-	if len(rows) != 5 || rows[0] != "workload,sc_policy,seed,load,durations,pods,bound,never_bound,waited,wait_p50_s,wait_p90_s,wait_p99_s,wait_max_s,mean_gpu_pct,mean_cpu_pct,mean_mem_pct,peak_gpu_pct,end_s" {
+	if len(rows) != 5 || rows[0] != "workload,sc_policy,seed,load,durations,pods,bound,never_bound,waited,wait_p50_s,wait_p90_s,wait_p99_s,wait_max_s,mean_gpu_pct,mean_cpu_pct,mean_mem_pct,peak_gpu_pct,end_s,faults,evicted,recovery_p50_s,recovery_p99_s,gpu_hours_lost" {
 		t.Fatalf("CSV:\n%s", whole)
 	}
 	waited := false
 	for _, r := range rows[1:] {
 		f := strings.Split(r, ",")
-		if len(f) != 18 || f[0] != "openb_pod_list_default" || f[3] != "10" || f[4] != "false" || f[5] != "8152" {
+		if len(f) != 23 || f[0] != "openb_pod_list_default" || f[3] != "10" || f[4] != "false" || f[5] != "8152" || f[18] != "false" || f[19] != "0" {
 			t.Fatalf("row %q", r)
 		}
 		waited = waited || f[8] != "0"
@@ -95,6 +84,67 @@ func TestReplayShards(t *testing.T) {
 	}
 }
 
+// With -faults each pod list runs without and with the fault trace: the
+// default list's pods that live under an hour, on a twentieth of the
+// nodes at a hundred times the arrival rate (about 1.5 days), with the
+// fault trace's 348 days scaled to 3.5 (its repairs, 0.85 days at the
+// median, to 12 minutes: long enough for the 300s tolerations) and its
+// 231 nodes' faults folded onto 61: the faults evict pods, and the runs
+// without them evict none.
+func TestReplayFaults(t *testing.T) {
+	nodes := everyTwentieth(t)
+	all, err := os.ReadFile(shared + "openb/openb_pod_list_default.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(all), "\n"), "\n")
+	short := []string{lines[0]}
+	for _, l := range lines[1:] {
+		f := strings.Split(l, ",") // creation_time and deletion_time are columns 9 and 10
+		created, err1 := strconv.Atoi(f[8])
+		deleted, err2 := strconv.Atoi(f[9])
+		if err1 == nil && err2 == nil && deleted-created < 3600 {
+			short = append(short, l)
+		}
+	}
+	pods := filepath.Join(t.TempDir(), "openb_pod_list_default.csv")
+	if err := os.WriteFile(pods, []byte(strings.Join(short, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rows := strings.Split(strings.TrimSuffix(runCSV(t, "-replay", "-load", "100", "-nodes", nodes, "-pods", pods, "-policies", "BestFit", "-seeds", "42",
+		"-faults", shared+"infinitehbd-faults/fault_trace.json", "-fault-scale", "0.01"), "\n"), "\n")
+	if len(rows) != 3 {
+		t.Fatalf("rows %q", rows)
+	}
+	plain, faulty := strings.Split(rows[1], ","), strings.Split(rows[2], ",")
+	if plain[0] != "openb_pod_list_default" || plain[18] != "false" || plain[19] != "0" || plain[22] != "0.00" {
+		t.Errorf("without faults: %q", rows[1])
+	}
+	if faulty[0] != "openb_pod_list_default+faults" || faulty[18] != "true" || faulty[19] == "0" || faulty[22] == "0.00" {
+		t.Errorf("with faults: %q", rows[2])
+	}
+}
+
+// everyTwentieth writes every twentieth node of the GPU node list (61
+// nodes) to a file and returns its path.
+func everyTwentieth(t *testing.T) string {
+	t.Helper()
+	nodes := filepath.Join(t.TempDir(), "nodes.csv")
+	all, err := os.ReadFile(shared + "openb/openb_node_list_gpu_node.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(all), "\n"), "\n")
+	keep := []string{lines[0]}
+	for i := 1; i < len(lines); i += 20 {
+		keep = append(keep, lines[i])
+	}
+	if err := os.WriteFile(nodes, []byte(strings.Join(keep, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return nodes
+}
+
 // Bad flags are refused naming the value.
 func TestFlags(t *testing.T) {
 	for _, c := range []struct{ args, want string }{
@@ -103,7 +153,9 @@ func TestFlags(t *testing.T) {
 		{"-shard 3/3", `-shard "3/3": want i/n with 0 <= i < n`},
 		{"-workers 0", "-workers 0: want at least 1"},
 		{"-tune -1", "-tune -1: want 0 or more"},
-		{"-load 3", "-durations and -load need -replay"},
+		{"-load 3", "-durations, -load and -faults need -replay"},
+		{"-faults f.json", "-durations, -load and -faults need -replay"},
+		{"-replay -fault-scale -1", "-fault-scale -1: want 0 or more"},
 		{"-replay -load 0", "-load 0: want more than 0"},
 		{"-nodes /nonexistent.csv", "trace: open /nonexistent.csv: no such file or directory"},
 	} {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nodelife/nodelife/sim/sched"
+	"github.com/nodelife/nodelife/sim/trace"
 )
 
 // replayOutcome is one replay's figures.
@@ -24,6 +25,34 @@ type replayOutcome struct {
 	never               map[string]int // pods never bound, by their last reason
 	load                float64
 	durations           bool
+	faults              bool
+	evicted             int
+	recoveries          []time.Duration // eviction to the replacement's binding
+	gpuHoursLost        float64
+}
+
+// fitFaults puts the fault trace on the cluster's nodes by the run's seed
+// (trace.AssignFaults) and fits its time to the replay: scaled by scale,
+// or, when scale is 0, cut at the replay's last event.
+func fitFaults(ws []trace.FaultWindow, nodes []trace.NodeRecord, r sched.Replay, scale float64) ([]trace.FaultWindow, error) {
+	names := make([]string, len(nodes))
+	for i, n := range nodes {
+		names[i] = n.Name
+	}
+	ws = trace.AssignFaults(ws, names, r.Seed)
+	if scale > 0 {
+		return trace.ScaleFaults(ws, scale)
+	}
+	var span time.Duration
+	load := cmp.Or(r.Load, 1)
+	for _, p := range r.Pods {
+		c := time.Duration(float64(p.Created) / load)
+		span = max(span, c)
+		if p.HasDeleted {
+			span = max(span, c+p.Deleted-p.Created)
+		}
+	}
+	return trace.CutFaults(ws, span), nil
 }
 
 func runReplay(r sched.Replay) (*replayOutcome, error) {
@@ -32,7 +61,8 @@ func runReplay(r sched.Replay) (*replayOutcome, error) {
 		return nil, err
 	}
 	o := &replayOutcome{pods: len(res.Pods), waits: res.Waits(), use: res.MeanUse(), end: res.End, never: map[string]int{},
-		load: cmp.Or(r.Load, 1), durations: r.Durations}
+		load: cmp.Or(r.Load, 1), durations: r.Durations, evicted: len(res.Evictions),
+		recoveries: res.Recoveries(), gpuHoursLost: res.GPUHoursLost()}
 	for _, s := range res.Samples {
 		o.peakGPU = max(o.peakGPU, float64(s.UsedGPUMilli)/float64(max(int64(res.GPUs)*sched.MilliGPU, 1))*100)
 	}
@@ -53,7 +83,7 @@ func runReplay(r sched.Replay) (*replayOutcome, error) {
 }
 
 // replayHeader is the replay CSV's columns.
-const replayHeader = "workload,sc_policy,seed,load,durations,pods,bound,never_bound,waited,wait_p50_s,wait_p90_s,wait_p99_s,wait_max_s,mean_gpu_pct,mean_cpu_pct,mean_mem_pct,peak_gpu_pct,end_s"
+const replayHeader = "workload,sc_policy,seed,load,durations,pods,bound,never_bound,waited,wait_p50_s,wait_p90_s,wait_p99_s,wait_max_s,mean_gpu_pct,mean_cpu_pct,mean_mem_pct,peak_gpu_pct,end_s,faults,evicted,recovery_p50_s,recovery_p99_s,gpu_hours_lost"
 
 func (o *replayOutcome) csvRow(workload, label string, seed int64) string {
 	q := func(p float64) string { return strconv.FormatFloat(sched.Quantile(o.waits, p).Seconds(), 'f', -1, 64) }
@@ -62,7 +92,10 @@ func (o *replayOutcome) csvRow(workload, label string, seed int64) string {
 		strconv.FormatBool(o.durations), strconv.Itoa(o.pods), strconv.Itoa(o.bound), strconv.Itoa(o.pods - o.bound),
 		strconv.Itoa(o.waited), q(0.5), q(0.9), q(0.99), q(1), pct(o.use.GPU), pct(o.use.CPU), pct(o.use.Memory),
 		strconv.FormatFloat(o.peakGPU, 'f', 4, 64),
-		strconv.FormatFloat(o.end.Seconds(), 'f', -1, 64)}, ",")
+		strconv.FormatFloat(o.end.Seconds(), 'f', -1, 64), strconv.FormatBool(o.faults), strconv.Itoa(o.evicted),
+		strconv.FormatFloat(sched.Quantile(o.recoveries, 0.5).Seconds(), 'f', -1, 64),
+		strconv.FormatFloat(sched.Quantile(o.recoveries, 0.99).Seconds(), 'f', -1, 64),
+		strconv.FormatFloat(o.gpuHoursLost, 'f', 2, 64)}, ",")
 }
 
 // replayOutput writes the replays' CSV (when csvOut is set) and table.
@@ -94,6 +127,7 @@ func replayOutput(stdout io.Writer, csvOut string, header bool, jobs []job, out 
 // over the bound pods of all seeds, the mean allocation over time
 // (medians over seeds), and the commonest reasons pods were never bound.
 func printReplayTable(w *bufio.Writer, jobs []job, out []outcome, gpus int) {
+	faults := slices.ContainsFunc(out, func(o outcome) bool { return o.replay.faults })
 	fmt.Fprintf(w, "Replay over time (%d GPUs): pods never bound and pods that waited (median over seeds); wait of the bound pods, all seeds pooled; mean allocation over time and peak GPU allocation (medians over seeds)\n", gpus)
 	fmt.Fprintf(w, "%-26s %-17s %5s %6s %6s %6s  %-9s %-9s %-9s %-9s %6s %6s %6s %6s\n", "workload", "policy", "seeds", "pods", "never", "waited",
 		"wait p50", "p90", "p99", "max", "gpu%", "cpu%", "mem%", "peak")
@@ -116,6 +150,17 @@ func printReplayTable(w *bufio.Writer, jobs []job, out []outcome, gpus int) {
 		d := func(p float64) string { return sched.Quantile(waits, p).Round(time.Second).String() }
 		fmt.Fprintf(w, "%-26s %-17s %5d %6.0f %6.0f %6.0f  %-9s %-9s %-9s %-9s %6.2f %6.2f %6.2f %6.2f\n", g.workload, policies[g.policy].label, len(g.runs),
 			median(pods), median(never), median(waited), d(0.5), d(0.9), d(0.99), d(1), median(gpu), median(cpu), median(mem), median(peak))
+		if faults {
+			var evicted, lost []float64
+			var rec []time.Duration
+			for _, k := range g.runs {
+				o := out[k].replay
+				evicted, lost = append(evicted, float64(o.evicted)), append(lost, o.gpuHoursLost)
+				rec = append(rec, o.recoveries...)
+			}
+			fmt.Fprintf(w, "    evicted %.0f, eviction to running again p50 %v p99 %v, GPU-hours lost %.1f (medians over seeds; times pooled)\n",
+				median(evicted), sched.Quantile(rec, 0.5).Round(time.Second), sched.Quantile(rec, 0.99).Round(time.Second), median(lost))
+		}
 		type kv struct {
 			reason string
 			n      int

@@ -53,6 +53,7 @@ type workload struct {
 	name    string
 	pods    []trace.PodRecord
 	typical []sched.TypicalPod
+	faults  bool // replayed with the fault trace
 }
 
 // job is one run.
@@ -89,11 +90,16 @@ func run(args []string, stdout, stderr io.Writer) error {
 	replay := fs.Bool("replay", false, "replay the pods over time instead of the paper's protocol")
 	durations := fs.Bool("durations", false, "with -replay: pods run their traced durations from their binding")
 	load := fs.Float64("load", 1, "with -replay: divide the creation times by this, each pod staying as long")
+	faultsFile := fs.String("faults", "", "with -replay: a fault trace (InfiniteHBD's JSON); each pod list is replayed without and with it")
+	faultScale := fs.Float64("fault-scale", 0, "with -faults: multiply the fault trace's times by this (0: cut it to the replay's span instead)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if !*replay && (*durations || *load != 1) {
-		return fmt.Errorf("-durations and -load need -replay")
+	if !*replay && (*durations || *load != 1 || *faultsFile != "") {
+		return fmt.Errorf("-durations, -load and -faults need -replay")
+	}
+	if *faultScale < 0 {
+		return fmt.Errorf("-fault-scale %v: want 0 or more", *faultScale)
 	}
 	if *load <= 0 {
 		return fmt.Errorf("-load %v: want more than 0", *load)
@@ -133,8 +139,20 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		wls = append(wls, &workload{name: strings.TrimSuffix(filepath.Base(f), ".csv"), pods: pods,
-			typical: sched.Typical(pods, sched.PopularityThreshold)})
+		w := &workload{name: strings.TrimSuffix(filepath.Base(f), ".csv"), pods: pods, typical: sched.Typical(pods, sched.PopularityThreshold)}
+		wls = append(wls, w)
+		if *faultsFile != "" {
+			wf := *w
+			wf.name += "+faults"
+			wf.faults = true
+			wls = append(wls, &wf)
+		}
+	}
+	var faultWindows []trace.FaultWindow
+	if *faultsFile != "" {
+		if faultWindows, err = trace.ReadFaultsFile(*faultsFile); err != nil {
+			return err
+		}
 	}
 	var jobs []job
 	for _, w := range wls {
@@ -173,9 +191,19 @@ func run(args []string, stdout, stderr io.Writer) error {
 				}
 				j := jobs[k]
 				if *replay {
-					o, err := runReplay(sched.Replay{Config: sched.Config{Policy: newPolicy(policies[j.policy].name, j.w.typical), Seed: j.seed},
-						Nodes: nodes, Pods: j.w.pods, Durations: *durations, Load: *load})
-					out[k], errs[k] = outcome{replay: o}, err
+					rp := sched.Replay{Config: sched.Config{Policy: newPolicy(policies[j.policy].name, j.w.typical), Seed: j.seed},
+						Nodes: nodes, Pods: j.w.pods, Durations: *durations, Load: *load}
+					var o *replayOutcome
+					var rerr error
+					if j.w.faults {
+						rp.Faults, rerr = fitFaults(faultWindows, nodes, rp, *faultScale)
+					}
+					if rerr == nil {
+						if o, rerr = runReplay(rp); o != nil {
+							o.faults = j.w.faults
+						}
+					}
+					out[k], errs[k] = outcome{replay: o}, rerr
 					done.Add(1)
 					continue
 				}
