@@ -194,8 +194,9 @@
 // policies, fragmentation measure and experiment protocol, on traces
 // that sim/trace reads (Alibaba's openb format), and kube-scheduler's
 // queue as a machine (Scheduler) through which Replay runs a trace over
-// time, pods arriving, waiting and leaving; cmd/schedsim runs the paper's
-// table and the replays.
+// time, pods arriving, waiting and leaving, and with a node fault trace
+// the node lifecycle controller beside it (evictions, replacements,
+// GPU-hours lost); cmd/schedsim runs the paper's table and the replays.
 //
 // # Layout
 //
@@ -261,7 +262,8 @@
 //	admission.NodeInfo         Admit(pod)                    Decision: Admit, Reason, Message, pods to preempt           AddPod(pod), RemovePod(uid)
 //	topology.Manager           Admit(pod)                    Admission: Admit, Reason, Message, container hints; error   RemoveContainer(pod, container)
 //	cloud.RangeAllocator       Sync(node)                    PodCIDRUpdate to write; error                               Abort(update) when the write failed, Delete(node)
-//	sim/sched.Scheduler        Step(now)                     Round: Bound (pod, node, GPUs), Failed (pod, reason); Next  Add(now, pod), Delete(now, name)
+//	sim/sched.Scheduler        Step(now)                     Round: Bound (pod, node, GPUs), Failed (pod, reason); Next  Add(now, pod), Delete(now, name),
+//	                                                                                                                     AddNode(now, node), SetTaints(now, node, taints)
 //
 // The planners (stateless):
 //

@@ -21,7 +21,13 @@
 // arriving at their creation times and leaving at their deletion times
 // (or running for their traced durations), with the allocation of GPU,
 // CPU and memory over time, each pod's wait, and the reason of every pod
-// that fit nowhere (ReplayResult, Waits, Quantile, MeanUse).
+// that fit nowhere (ReplayResult, Waits, Quantile, MeanUse). A Replay
+// with Faults (node fault windows, such as package trace reads from the
+// InfiniteHBD fault trace) runs the library's node lifecycle controller
+// beside the scheduler: silent kubelets, Unknown nodes, taints that the
+// scheduler sees, evictions when tolerations run out, replacements that
+// queue again; the result counts the evictions, the time to running
+// again and the GPU-hours lost (Eviction, Recoveries, GPUHoursLost).
 //
 // Traces come from package trace (Alibaba's openb node and pod lists, or
 // a user's own in the same format). Nothing here reads a clock or starts
