@@ -131,6 +131,7 @@ type faultRun struct {
 	current []*incarnation // per trace pod, its pod of the moment
 	rv      int
 	ctlNext time.Time
+	ticked  time.Duration // the last renewal tick all nodes up were renewed at
 }
 
 func (f *faultRun) now(at time.Duration) time.Time { return replayStart.Add(at) }
@@ -388,9 +389,14 @@ func (f *faultRun) incNumber(p *incarnation) int {
 // anything more to do there.
 func (f *faultRun) settle(at time.Duration) {
 	for range 1000 {
-		for i := range f.names {
-			if f.down[i] == 0 {
-				f.renew(at, i, false)
+		if tick := at / LeaseRenewInterval * LeaseRenewInterval; tick > f.ticked {
+			// The kubelets' renewals at the ticks up to at: each node's
+			// last one is what the controller can see.
+			f.ticked = tick
+			for i := range f.names {
+				if f.down[i] == 0 {
+					f.renew(at, i, false)
+				}
 			}
 		}
 		r := f.c.StepAll(f.now(at))
