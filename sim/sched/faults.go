@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"cmp"
 	"container/heap"
 	"fmt"
 	"slices"
@@ -178,10 +179,7 @@ func (r Replay) runFaults(ordered []NodeInfo, res *ReplayResult, infos []PodInfo
 	// Starts before ends at one instant, so that back-to-back windows
 	// leave the node down.
 	slices.SortStableFunc(f.faults, func(a, b faultEvent) int {
-		if a.at != b.at {
-			return cmpDuration(a.at, b.at)
-		}
-		return cmpBool(a.end, b.end)
+		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(boolInt(a.end), boolInt(b.end)))
 	})
 	for i := range infos {
 		infos[i].Tolerations = taints.WithDefaultTolerationSeconds(infos[i].Tolerations, taints.DefaultTolerationSeconds, taints.DefaultTolerationSeconds)
@@ -236,24 +234,11 @@ func (r Replay) runFaults(ordered []NodeInfo, res *ReplayResult, infos []PodInfo
 	}
 }
 
-func cmpDuration(a, b time.Duration) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
+func boolInt(b bool) int {
+	if b {
 		return 1
 	}
 	return 0
-}
-
-func cmpBool(a, b bool) int {
-	switch {
-	case a == b:
-		return 0
-	case !a:
-		return -1
-	}
-	return 1
 }
 
 // nextMachine is the earliest instant the controller or the scheduler
