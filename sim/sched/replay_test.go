@@ -170,37 +170,45 @@ func TestReplayLoadOutOfRange(t *testing.T) {
 	}
 }
 
+// genTrace is a generated cluster and trace for the properties: up to
+// five nodes and 64 pods within an hour, most with deletion and
+// scheduled times.
+func genTrace(seed int64) ([]trace.NodeRecord, []trace.PodRecord) {
+	rng := rand.New(rand.NewSource(seed))
+	var nodes []trace.NodeRecord
+	for i := range 1 + rng.Intn(5) {
+		nodes = append(nodes, trace.NodeRecord{Name: fmt.Sprint("n", i), MilliCPU: int64(4000 + rng.Intn(8000)), MemoryMiB: 32768,
+			GPUs: rng.Intn(4), Model: "T4"})
+	}
+	var pods []trace.PodRecord
+	for i := range 5 + rng.Intn(60) {
+		created := time.Duration(rng.Intn(3600)) * time.Second
+		p := trace.PodRecord{Name: fmt.Sprint("p", i), MilliCPU: int64(rng.Intn(4000)), MemoryMiB: int64(rng.Intn(8192)), Created: created}
+		if g := rng.Intn(3); g > 0 {
+			p.GPUs, p.GPUMilli = g, MilliGPU
+			if g == 1 && rng.Intn(2) == 0 {
+				p.GPUMilli = int64(50 + rng.Intn(950))
+			}
+		}
+		if rng.Intn(5) > 0 {
+			p.Deleted, p.HasDeleted = created+time.Duration(rng.Intn(1800))*time.Second, true
+			if rng.Intn(3) > 0 {
+				p.Scheduled, p.HasScheduled = created+time.Duration(rng.Intn(60))*time.Second, true
+				p.Scheduled = min(p.Scheduled, p.Deleted)
+			}
+		}
+		pods = append(pods, p)
+	}
+	return nodes, pods
+}
+
 // Generated traces over every policy: at every sample no more is used
 // than the cluster has, each pod is bound at most once, between its
 // arrival and its departure, and the samples' counts match the outcomes;
 // two runs are identical.
 func TestPropertyReplay(t *testing.T) {
 	for seed := int64(0); seed < 60; seed++ {
-		rng := rand.New(rand.NewSource(seed))
-		var nodes []trace.NodeRecord
-		for i := range 1 + rng.Intn(5) {
-			nodes = append(nodes, trace.NodeRecord{Name: fmt.Sprint("n", i), MilliCPU: int64(4000 + rng.Intn(8000)), MemoryMiB: 32768,
-				GPUs: rng.Intn(4), Model: "T4"})
-		}
-		var pods []trace.PodRecord
-		for i := range 5 + rng.Intn(60) {
-			created := time.Duration(rng.Intn(3600)) * time.Second
-			p := trace.PodRecord{Name: fmt.Sprint("p", i), MilliCPU: int64(rng.Intn(4000)), MemoryMiB: int64(rng.Intn(8192)), Created: created}
-			if g := rng.Intn(3); g > 0 {
-				p.GPUs, p.GPUMilli = g, MilliGPU
-				if g == 1 && rng.Intn(2) == 0 {
-					p.GPUMilli = int64(50 + rng.Intn(950))
-				}
-			}
-			if rng.Intn(5) > 0 {
-				p.Deleted, p.HasDeleted = created+time.Duration(rng.Intn(1800))*time.Second, true
-				if rng.Intn(3) > 0 {
-					p.Scheduled, p.HasScheduled = created+time.Duration(rng.Intn(60))*time.Second, true
-					p.Scheduled = min(p.Scheduled, p.Deleted)
-				}
-			}
-			pods = append(pods, p)
-		}
+		nodes, pods := genTrace(seed)
 		typical := Typical(pods, 95)
 		for _, policy := range []Policy{&Random{}, DotProduct{}, GPUClustering{}, GPUPacking{}, BestFit{}, &FGD{Typical: typical}} {
 			for _, durations := range []bool{false, true} {
