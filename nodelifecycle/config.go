@@ -83,6 +83,16 @@ type Config struct {
 	// Without a LiveLeases the cache is taken for the live view and the
 	// breaker never trips. Off: v1.36 and older, which trust the cache.
 	LeaseCircuitBreaker bool
+	// EveryNodePass makes every monitor pass look at every node, as
+	// upstream's does. Off (the default), a pass visits only the nodes
+	// where something can change: those whose node object or lease
+	// changed, whose writes, taints or tainting queue are under way, and
+	// those whose grace period may have run out; the others keep their
+	// counts in their zones. The actions, their order and the times asked
+	// for are the same either way; the passes differ only in their cost.
+	// (A lease circuit breaker that can trip, with Config.LeaseCircuitBreaker
+	// and SetLiveLeases, makes every pass visit every node.)
+	EveryNodePass bool
 	// NoExecute configures the taint eviction planner (tolerationSeconds
 	// anchor, re-planning on toleration edits, Lt/Gt operators); its zero
 	// value is upstream.

@@ -68,6 +68,7 @@ type Controller struct {
 	nextMonitor time.Time
 	nextPass    time.Time
 	passes      int
+	visits      int
 	unseen      int // nodes no monitor pass has seen yet
 	taintPasses int
 
@@ -82,6 +83,15 @@ type Controller struct {
 	// zoneQueues caches the tainter's queue of each interned zone (the
 	// tainter never forgets a zone).
 	zoneQueues []*eviction.RateLimitedQueue
+
+	// Event-driven passes (renewals.go): the nodes to visit at the next
+	// pass (every node that is not idle), the idle nodes' counts by zone
+	// index, the heap of their deadlines, and the times of the recent
+	// passes.
+	visit      []*nodeState
+	idleCounts []eviction.ZoneCount
+	idleHeap   []idleKey
+	history    []time.Time
 
 	// The Step under way: its stage (stageIdle between Steps), its
 	// instant, its actions so far, whether something must be retried
@@ -159,6 +169,20 @@ type nodeState struct {
 	expect    []taints.Taint
 	expecting bool
 
+	// Event-driven passes (renewals.go): idle nodes are left alone by
+	// passes (counted in their zone as counted says) until woken; visit
+	// is set while the node is in Controller.visit; inHeap and heapAt say
+	// where the node waits in Controller.idleHeap; passItem is set while
+	// the pass under way lists it. renewals is the node's lease schedule
+	// (SetRenewals), nil when the caller reports each renewal.
+	idle     bool
+	visit    bool
+	inHeap   bool
+	passItem bool
+	counted  int8
+	heapAt   int64
+	renewals Renewals
+
 	reconcile bool // condition NoSchedule taints to reconcile
 	plan      bool // NoExecute plan to redo
 	queued    bool // in Controller.dirty
@@ -193,6 +217,12 @@ func (c *Controller) Config() Config { return c.cfg }
 // Passes returns how many monitor passes have run.
 func (c *Controller) Passes() int { return c.passes }
 
+// Visits returns how many times the monitor passes have looked at a
+// node: each pass counts the nodes it checked. With EveryNodePass that is
+// every node of every pass; otherwise only the nodes where something
+// could change.
+func (c *Controller) Visits() int { return c.visits }
+
 // TaintPasses returns how many tainting passes have run.
 func (c *Controller) TaintPasses() int { return c.taintPasses }
 
@@ -226,8 +256,12 @@ func (c *Controller) UpsertNode(node core.Node) {
 		c.zoneNodes[ns.zi]++
 		ns.gen = c.zoneGen[ns.zi]
 		c.markDirty(ns, true, true)
+		c.viewChanged()
+		c.wake(ns)
 		return
 	}
+	c.viewChanged()
+	c.wake(ns) // before its zone changes: an idle node is counted in its old one
 	old := ns.node
 	ns.node = node
 	ns.quiet, ns.settled = false, ""
@@ -253,6 +287,7 @@ func (c *Controller) setZone(ns *nodeState) {
 		c.zoneKeys = append(c.zoneKeys, ns.zone)
 		c.zoneNodes = append(c.zoneNodes, 0)
 		c.zoneGen = append(c.zoneGen, 0)
+		c.idleCounts = append(c.idleCounts, eviction.ZoneCount{Zone: ns.zone})
 	}
 	if zi != ns.zi {
 		// The node may still be in its old zone's queue, which the
@@ -274,6 +309,18 @@ func (c *Controller) DeleteNode(name string) {
 	if ns == nil {
 		return
 	}
+	c.viewChanged()
+	if ns.idle {
+		if ns.renewals != nil && len(c.history) > 0 {
+			c.catchUp(ns, c.history[len(c.history)-1])
+		}
+		ns.idle = false
+		c.uncount(ns)
+	}
+	if ns.renewals != nil && c.started {
+		c.feed(ns, c.last) // the lease it leaves behind is the last Step's
+	}
+	ns.renewals = nil
 	delete(c.nodes, name)
 	ns.left = true
 	c.zoneNodes[ns.zi]--
@@ -304,6 +351,7 @@ func (c *Controller) holder(name string) *nodeState {
 // nothing until the next monitor pass reads it.
 func (c *Controller) UpsertLease(l Lease) {
 	if ns := c.nodes[l.Node]; ns != nil {
+		c.leaseChanged(ns)
 		ns.hasLease, ns.renew, ns.leaseRV, ns.leaseNew = true, l.RenewTime, l.ResourceVersion, true
 		return
 	}
@@ -338,6 +386,7 @@ func (c *Controller) RenewLease(ref LeaseRef, renewTime time.Time, resourceVersi
 	case ns.left:
 		c.UpsertLease(Lease{Node: ns.node.Name, RenewTime: renewTime, ResourceVersion: resourceVersion})
 	default:
+		c.leaseChanged(ns)
 		ns.hasLease, ns.renew, ns.leaseRV, ns.leaseNew = true, renewTime, resourceVersion, true
 	}
 }
@@ -346,6 +395,7 @@ func (c *Controller) RenewLease(ref LeaseRef, renewTime time.Time, resourceVersi
 func (c *Controller) DeleteLease(node string) {
 	delete(c.leases, node)
 	if ns := c.nodes[node]; ns != nil {
+		c.leaseChanged(ns)
 		ns.hasLease, ns.renew, ns.leaseRV, ns.leaseNew = false, time.Time{}, "", true
 	}
 }
@@ -436,6 +486,23 @@ func (c *Controller) unbind(key, node, uid string) {
 		if len(m) == 0 {
 			delete(c.byNode, node)
 		}
+	}
+}
+
+// leaseChanged wakes ns for a lease the caller gives, which ends its
+// Renewals.
+func (c *Controller) leaseChanged(ns *nodeState) {
+	c.viewChanged()
+	c.wake(ns)
+	ns.renewals = nil
+}
+
+// viewChanged notes a change of a node or lease while a monitor pass is
+// under way (between the parts of a paused Step): the pass then lists
+// every node, as the every-node pass does.
+func (c *Controller) viewChanged() {
+	if c.pass.active {
+		c.pass.changed = true
 	}
 }
 
@@ -583,6 +650,7 @@ func (c *Controller) ViewRestored(now time.Time) {
 	if now.Before(c.last) {
 		now = c.last
 	}
+	c.wakeAll()
 	for _, ns := range c.nodes {
 		if ns.rec.Known && ns.rec.ProbeTimestamp.Before(now) {
 			ns.rec.ProbeTimestamp = now

@@ -157,8 +157,19 @@
 //
 // # Cost
 //
-// A Step costs what changed since the last one, plus a monitor pass over
-// every node when one is due: nodes and pods that did not change are not
-// looked at between passes, pending evictions sit in a heap. Figures at
-// 5,000 nodes and 150,000 pods are in BENCHMARKS.md.
+// A Step costs what changed since the last one: nodes and pods that did
+// not change are not looked at, pending evictions sit in a heap. A monitor
+// pass looks only at the nodes where something can change (their node
+// object or lease changed, a write or taint of theirs is under way, or
+// their grace period may have run out); the others are idle, counted in
+// their zones as they were, and wait in a heap for the first pass that
+// could find them timed out. Config.EveryNodePass looks at every node at
+// every pass, as upstream does; the actions and times are the same
+// (TestPropertyEventDrivenMatchesEveryNode), and Visits counts the looks.
+//
+// A kubelet renewing its lease every 10s costs one RenewLease a renewal.
+// A caller that knows the renewals in advance (a simulator) gives them
+// once with SetRenewals (Periodic for a fixed interval); the Controller
+// reads the schedule only when a pass needs the node's lease, so a healthy
+// node costs nothing between its deadlines. Figures are in BENCHMARKS.md.
 package nodelifecycle

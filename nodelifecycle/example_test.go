@@ -305,3 +305,49 @@ func ExampleController_RenewLease() {
 	// Output:
 	// +55s NodeStatus b: no heartbeat for 50s: Ready=Unknown
 }
+
+// Two kubelets renew their leases on schedules instead of one renewal at
+// a time: a-1 every 10s from the start until +95s, when it stops; a-2 for
+// ever. From v1.37's defaults (a monitor pass every 5s, a grace period of
+// 50s): a-1's last renewal, at +90s, is read by the pass at +90s, so it
+// times out at the first pass after +140s: Ready=Unknown at +145s (2m25s),
+// its pods marked NotReady (it has none), the unreachable:NoSchedule taint of its condition, and, one node of two
+// being too few to change the zone's rate, the unreachable:NoExecute
+// taint at once from a full bucket. Of the 30 passes up to +145s, only the
+// first looks at the two nodes, and the one at +145s at a-1: 3 visits,
+// where an every-node pass (Config.EveryNodePass) makes 60. In between,
+// each node waits for the first pass that could find it timed out; the
+// Controller then catches its lease up with its schedule (a-2's at +55s
+// and +105s, a-1's at +55s, +105s and +145s).
+func ExampleController_SetRenewals() {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	c, err := nodelifecycle.New(nodelifecycle.DefaultConfig())
+	if err != nil {
+		panic(err)
+	}
+	for i, name := range []string{"a-1", "a-2"} {
+		c.UpsertNode(core.Node{Name: name, CreationTimestamp: start.Add(-time.Hour),
+			Conditions: []conditions.Condition{{Type: conditions.Ready, Status: conditions.True, LastHeartbeatTime: start, LastTransitionTime: start}}})
+		kubelet := nodelifecycle.Periodic{First: start, Every: 10 * time.Second, Version: uint64(1000 * (i + 1))}
+		if name == "a-1" {
+			kubelet.Until = start.Add(95 * time.Second)
+		}
+		ref, _ := c.LeaseRef(name)
+		c.SetRenewals(ref, kubelet)
+	}
+	for now := start; now.Before(start.Add(150 * time.Second)); {
+		r := c.StepAll(now)
+		for _, a := range r.Actions {
+			fmt.Printf("+%v %s\n", now.Sub(start), a)
+		}
+		now = r.Next
+	}
+	fmt.Println("passes:", c.Passes(), "visits:", c.Visits())
+	// Output:
+	// +0s Zone "": Initial -> Normal, 0 of 2 not ready, tainting rate 0.1/s
+	// +2m25s NodeStatus a-1: no heartbeat for 50s: Ready=Unknown
+	// +2m25s PodsNotReady a-1: Node is not ready
+	// +2m25s Taint a-1 node.kubernetes.io/unreachable:NoSchedule: condition taints follow the node's conditions
+	// +2m25s Taint a-1 node.kubernetes.io/unreachable:NoExecute: Ready is Unknown
+	// passes: 30 visits: 3
+}

@@ -92,7 +92,10 @@ func (a *askLog) LiveLease(node string) (string, bool, error) {
 
 // Controller takes exactly the naive reference's actions, asks for the
 // same next time and for the same live leases, under every option that
-// changes the decisions and with writes that fail at random.
+// changes the decisions and with writes that fail at random; so does a
+// Controller with EveryNodePass, byte for byte. The two Controllers are
+// also given lease schedules (SetRenewals) that the naive reference gets
+// as one upsert of their last renewal before each Step.
 func TestPropertyIncrementalMatchesNaive(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		cfg := nodelifecycle.DefaultConfig()
@@ -128,23 +131,47 @@ func TestPropertyIncrementalMatchesNaive(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		machines := []nodelifecycle.Machine{nodelifecycle.Applying(inc), nodelifecycle.NewNaive(cfg)}
-		logs := []*askLog{{drawnLeases: live}, {drawnLeases: live}}
+		every := cfg
+		every.EveryNodePass = true
+		all, err := nodelifecycle.New(every)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctls := []*nodelifecycle.Controller{inc, all}
+		machines := []nodelifecycle.Machine{nodelifecycle.NewNaive(cfg), nodelifecycle.Applying(inc), nodelifecycle.Applying(all)}
+		logs := []*askLog{{drawnLeases: live}, {drawnLeases: live}, {drawnLeases: live}}
+		// The schedules the Controllers have, and the naive reference's
+		// lease renew times, by node.
+		scheds := map[string]nodelifecycle.Periodic{}
+		naiveRenew := map[string]time.Time{}
+		now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+		stepped := false
+		hear := func(name string, p nodelifecycle.Periodic) {
+			at, rv, ok := p.Last(now)
+			if prev, seen := naiveRenew[name]; ok && (!seen || at.After(prev)) {
+				naiveRenew[name] = at
+				machines[0].UpsertLease(nodelifecycle.Lease{Node: name, RenewTime: at, ResourceVersion: rv})
+			}
+		}
 		if live != nil {
 			for k, m := range machines {
 				m.SetLiveLeases(logs[k])
 			}
 		}
-		now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 		var next time.Time
 		for i, steps := 0, rapid.IntRange(1, 60).Draw(t, "ops"); i < steps; i++ {
 			var op func(nodelifecycle.Machine)
-			switch rapid.IntRange(0, 9).Draw(t, "op") {
+			switch rapid.IntRange(0, 11).Draw(t, "op") {
 			case 0, 1:
 				n := nodelifetest.OneNode(nodelifetest.Options{Now: now, Zones: 3}, propNodes...).Draw(t, "node")
 				op = func(m nodelifecycle.Machine) { m.UpsertNode(n) }
 			case 2:
 				name := rapid.SampledFrom(propNodes).Draw(t, "deleteNode")
+				if p, ok := scheds[name]; ok && stepped {
+					// It leaves the lease of the last Step behind.
+					hear(name, p)
+				}
+				delete(scheds, name) // a deleted node loses its schedule
 				op = func(m nodelifecycle.Machine) { m.DeleteNode(name) }
 			case 3, 4:
 				l := nodelifecycle.Lease{Node: rapid.SampledFrom(propNodes).Draw(t, "lease"), RenewTime: now.Add(-time.Duration(rapid.IntRange(0, 30).Draw(t, "renewAge")) * time.Second),
@@ -152,9 +179,13 @@ func TestPropertyIncrementalMatchesNaive(t *testing.T) {
 				if live != nil && rapid.Bool().Draw(t, "cacheMoves") {
 					live.cache = rapid.SampledFrom(propRVs).Draw(t, "cacheRV")
 				}
+				delete(scheds, l.Node)
+				naiveRenew[l.Node] = l.RenewTime
 				op = func(m nodelifecycle.Machine) { m.UpsertLease(l) }
 			case 5:
 				name := rapid.SampledFrom(propNodes).Draw(t, "deleteLease")
+				delete(scheds, name)
+				delete(naiveRenew, name)
 				op = func(m nodelifecycle.Machine) { m.DeleteLease(name) }
 			case 6, 7:
 				p := drawPod(t)
@@ -162,21 +193,55 @@ func TestPropertyIncrementalMatchesNaive(t *testing.T) {
 			case 8:
 				name := rapid.SampledFrom(propPods).Draw(t, "deletePod")
 				op = func(m nodelifecycle.Machine) { m.DeletePod("ns", name) }
+			case 10, 11:
+				// A kubelet renewing on a schedule, or one that stops: its
+				// schedule ends after the last Step.
+				name := rapid.SampledFrom(propNodes).Draw(t, "renewing")
+				p, ok := scheds[name]
+				if ok && rapid.Bool().Draw(t, "stop") {
+					p.Until = now.Add(time.Duration(rapid.IntRange(1, 20000).Draw(t, "stopIn")) * time.Millisecond)
+				} else {
+					p = nodelifecycle.Periodic{First: now.Add(time.Duration(rapid.IntRange(-20, 30).Draw(t, "first")) * time.Second),
+						Every:   rapid.SampledFrom([]time.Duration{0, time.Second, 4 * time.Second, 10 * time.Second, 45 * time.Second, 70 * time.Second}).Draw(t, "every"),
+						Version: rapid.SampledFrom([]uint64{5, 7, 9}).Draw(t, "version")}
+					if rapid.Bool().Draw(t, "ends") {
+						p.Until = p.First.Add(time.Duration(rapid.IntRange(0, 300).Draw(t, "lasts")) * time.Second)
+					}
+				}
+				scheds[name] = p
+				for _, c := range ctls {
+					if ref, ok := c.LeaseRef(name); ok {
+						c.SetRenewals(ref, p)
+					} else {
+						delete(scheds, name) // not in the view: nothing to renew
+					}
+				}
+				continue
 			case 9:
 				if !next.IsZero() && rapid.Bool().Draw(t, "atNext") {
 					now = next
 				} else {
 					now = now.Add(rapid.SampledFrom(propSteps).Draw(t, "advance"))
 				}
-				var got [2]nodelifecycle.Ready
+				for _, name := range propNodes {
+					// The naive reference hears of the schedules' renewals
+					// as upserts, the last one before each Step.
+					if p, ok := scheds[name]; ok {
+						hear(name, p)
+					}
+				}
+				stepped = true
+				var got [3]nodelifecycle.Ready
 				for k, m := range machines {
 					got[k] = m.Step(now, apply)
 				}
-				if diff := cmp.Diff(got[1], got[0], cmpopts.IgnoreUnexported(nodelifecycle.Action{})); diff != "" {
-					t.Fatalf("step at %v: incremental (+) differs from naive (-):\n%s", now, diff)
-				}
-				if diff := cmp.Diff(logs[1].asked, logs[0].asked); diff != "" {
-					t.Fatalf("step at %v: the live leases asked for, incremental (+) and naive (-):\n%s", now, diff)
+				for k, name := range []string{"event-driven", "every-node"} {
+					if diff := cmp.Diff(got[0], got[k+1], cmpopts.IgnoreUnexported(nodelifecycle.Action{})); diff != "" {
+						t.Fatalf("step at %v: %s (+) differs from naive (-):\n%s", now, name, diff)
+					}
+					if diff := cmp.Diff(logs[0].asked, logs[k+1].asked); diff != "" {
+						t.Fatalf("step at %v: the live leases asked for, %s (+) and naive (-):\n%s", now, name, diff)
+					}
 				}
 				next = got[0].Next
 				continue

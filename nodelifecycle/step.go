@@ -51,12 +51,16 @@ type passItem struct {
 
 // pass is the state of a monitor pass across the stages of a Step.
 type pass struct {
-	active    bool
-	nodes     []*nodeState
-	items     []passItem
-	healths   []conditions.Health // the full health checks, apart: most nodes are quiet
-	counts    []eviction.ZoneCount
-	breaking  bool
+	active   bool
+	nodes    []*nodeState
+	items    []passItem
+	healths  []conditions.Health // the full health checks, apart: most nodes are quiet
+	counts   []eviction.ZoneCount
+	breaking bool
+	// changed is set when a node or lease changed while the pass was under
+	// way; full when the pass visits every node it listed.
+	changed   bool
+	full      bool
 	heldNodes int
 	heldFor   string
 }
@@ -208,7 +212,7 @@ func (c *Controller) runStage(now time.Time) {
 	case stageReach:
 		c.pass.active = false
 		if !now.Before(c.nextMonitor) {
-			c.beginPass()
+			c.beginPass(now)
 		}
 	case stageHealth:
 		if c.pass.active {
@@ -360,6 +364,7 @@ func (c *Controller) writeTaints(ns *nodeState, add, remove []taints.Taint, reas
 		}
 		ns.node.Taints = taints.Apply(before, effAdd, effRemove)
 		ns.settled = ""
+		c.wake(ns)
 		// The controller's own taints never call for a condition-taint
 		// reconcile: it writes NoExecute taints, or the reconcile's own
 		// result.
@@ -524,9 +529,10 @@ func readyStatus(conds []conditions.Condition) conditions.Status {
 
 // beginPass starts a monitor pass: nodes seen for the first time lose
 // their NoExecute taints and leave their zone's queue.
-func (c *Controller) beginPass() {
+func (c *Controller) beginPass(now time.Time) {
 	c.passes++
 	c.inPass = true
+	c.remember(now)
 	nodes := c.sortedNodes()
 	c.resetForgottenZones()
 	for i := 0; c.unseen > 0 && i < len(nodes); i++ {
@@ -544,7 +550,8 @@ func (c *Controller) beginPass() {
 	}
 	clear(c.pass.items)
 	clear(c.pass.healths)
-	c.pass = pass{active: true, nodes: nodes, items: c.pass.items[:0], healths: c.pass.healths[:0], counts: counts, breaking: c.breaking()}
+	c.pass = pass{active: true, nodes: nodes, items: c.pass.items[:0], healths: c.pass.healths[:0], counts: counts, breaking: c.breaking(),
+		full: !c.eventDriven()}
 }
 
 // healthPass runs the health monitor of every node of the pass, in name
@@ -552,7 +559,25 @@ func (c *Controller) beginPass() {
 func (c *Controller) healthPass(now time.Time) {
 	p := &c.pass
 	nowNs := now.UnixNano()
-	for _, ns := range p.nodes {
+	nodes := p.nodes
+	if !p.full {
+		if p.changed || p.breaking || c.tripRV != "" {
+			// The lease circuit breaker asks about timed-out nodes at
+			// every pass, and holds nodes in order; a view changed
+			// since the pass began is read as it now is: every node.
+			p.full = true
+			for _, ns := range nodes {
+				c.wake(ns)
+			}
+		} else {
+			c.dueIdle(now)
+			nodes = c.visitList()
+		}
+	}
+	c.visits += len(nodes)
+	for _, ns := range nodes {
+		ns.passItem = true
+		c.feed(ns, now)
 		if ns.gen != c.zoneGen[ns.zi] {
 			ns.gen, ns.queuedMaybe, ns.settled = c.zoneGen[ns.zi], false, ""
 		}
@@ -601,11 +626,13 @@ func (c *Controller) healthPass(now time.Time) {
 			ns.rec = h.RecordAfterWrite
 			ns.node.Conditions = h.Conditions
 			c.markDirty(ns, true, false)
+			c.wake(ns)
 		}, func() {
 			// Upstream skips the node for the rest of the pass: not
 			// counted in its zone, not tainted, pods not marked.
 			ns.rec = h.Record
 			c.pass.items[i].skip = true
+			c.wake(ns)
 		})
 	}
 }
@@ -614,6 +641,27 @@ func (c *Controller) healthPass(now time.Time) {
 // one's tainting decision and pod marking, in name order.
 func (c *Controller) decidePass(now time.Time) {
 	p := &c.pass
+	if !p.full {
+		if p.changed {
+			// A node or lease changed after the health checks: the nodes
+			// the pass left alone are listed as the every-node pass
+			// lists them, quiet.
+			p.full = true
+			for _, ns := range p.nodes {
+				if !ns.passItem {
+					c.wake(ns)
+					ns.passItem = true
+					p.items = append(p.items, passItem{ns: ns, quiet: true})
+				}
+			}
+			slices.SortFunc(p.items, func(a, b passItem) int { return compareNames(a.ns, b.ns) })
+		}
+		for zi := range p.counts {
+			p.counts[zi].Ready += c.idleCounts[zi].Ready
+			p.counts[zi].NotReady += c.idleCounts[zi].NotReady
+		}
+	}
+	defer c.restPass(now)
 	for i := range p.items {
 		it := &p.items[i]
 		ns := it.ns
@@ -690,6 +738,9 @@ func (c *Controller) zonePass(now time.Time) {
 		delete(c.zoneStates, z)
 	}
 	var all []eviction.TaintNode
+	if c.eventDriven() && (plan.StripNoExecuteTaints || plan.ResetProbes) {
+		c.wakeAll()
+	}
 	if plan.StripNoExecuteTaints {
 		all = make([]eviction.TaintNode, 0, len(p.nodes))
 		for _, ns := range p.nodes {
@@ -797,6 +848,13 @@ func (c *Controller) resetForgottenZones() {
 		}
 		c.zoneQueues[zi] = c.tainter.ResetZone(zone)
 		c.zoneGen[zi]++
+		if c.eventDriven() {
+			for _, ns := range c.nodes {
+				if ns.zi == zi {
+					c.wake(ns)
+				}
+			}
+		}
 	}
 }
 
@@ -829,6 +887,7 @@ func (c *Controller) markPodsNotReady(ns *nodeState) {
 		}
 	}, func() {
 		ns.rec.RetryMarkPods, ns.quiet = true, false
+		c.wake(ns)
 	})
 }
 
@@ -854,6 +913,7 @@ func (c *Controller) taintPass(now time.Time) {
 		c.writeTaints(ns, []taints.Taint{u.Add}, []taints.Taint{u.Remove}, u.Reason, u.Message, func() {
 			c.tainter.TaintFailed(now, u)
 			ns.queuedMaybe, ns.settled = true, ""
+			c.wake(ns)
 		})
 	}
 }
