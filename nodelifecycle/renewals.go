@@ -210,8 +210,25 @@ func (c *Controller) rest(ns *nodeState, now time.Time) {
 // it: its deadline, unless it has timed out already (an Unknown node,
 // which stays as it is) or has Renewals (then at most a grace period after
 // now, so that its catching up finds the passes it missed in the
-// history).
+// history). A Periodic kubelet renewing more often than the grace period
+// waits until its last renewal is a grace period old, or for ever: it
+// cannot time out before, and its last renewal at any pass is never
+// older than the history.
 func (c *Controller) pushIdle(ns *nodeState, nowNs int64) {
+	if p, ok := ns.renewals.(Periodic); ok && p.Every > 0 && p.Every < c.cfg.NodeMonitorGracePeriod && nowNs >= p.First.UnixNano() {
+		// A kubelet renewing more often than the grace period cannot
+		// time out before its last renewal is a grace period old: its
+		// lease is read when it is woken, or then.
+		if p.Until.IsZero() {
+			return
+		}
+		if last, _, ok := p.Last(p.Until); ok {
+			if at := last.Add(c.cfg.NodeMonitorGracePeriod).UnixNano(); at >= nowNs {
+				c.pushAt(ns, at)
+				return
+			}
+		}
+	}
 	at := ns.deadline
 	if at < nowNs {
 		if ns.renewals == nil {
@@ -222,6 +239,11 @@ func (c *Controller) pushIdle(ns *nodeState, nowNs int64) {
 	if ns.renewals == nil && ns.ready == conditions.Unknown {
 		return // nothing but a wake changes a quiet Unknown node
 	}
+	c.pushAt(ns, at)
+}
+
+// pushAt puts ns in the heap at at (Unix nanoseconds), once.
+func (c *Controller) pushAt(ns *nodeState, at int64) {
 	if ns.inHeap && ns.heapAt == at {
 		return
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -92,8 +93,20 @@ func run(args []string, stdout, stderr io.Writer) error {
 	load := fs.Float64("load", 1, "with -replay: divide the creation times by this, each pod staying as long")
 	faultsFile := fs.String("faults", "", "with -replay: a fault trace (InfiniteHBD's JSON); each pod list is replayed without and with it")
 	faultScale := fs.Float64("fault-scale", 0, "with -faults: multiply the fault trace's times by this (0: cut it to the replay's span instead)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the runs there")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	if !*replay && (*durations || *load != 1 || *faultsFile != "") {
 		return fmt.Errorf("-durations, -load and -faults need -replay")

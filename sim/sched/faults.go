@@ -123,8 +123,8 @@ type faultRun struct {
 	faults  []faultEvent
 	names   []string
 	index   map[string]int
-	down    []int // open fault windows per node
-	renewed []time.Duration
+	down    []int           // open fault windows per node
+	since   []time.Duration // when each node's kubelet last came up
 	refs    []nodelifecycle.LeaseRef
 	taints  [][]taints.Taint
 	dying   [][]*incarnation // pods on a down node whose deletion waits for it
@@ -132,7 +132,6 @@ type faultRun struct {
 	current []*incarnation // per trace pod, its pod of the moment
 	rv      int
 	ctlNext time.Time
-	ticked  time.Duration // the last renewal tick all nodes up were renewed at
 }
 
 func (f *faultRun) now(at time.Duration) time.Time { return replayStart.Add(at) }
@@ -154,14 +153,14 @@ func (r Replay) runFaults(ordered []NodeInfo, res *ReplayResult, infos []PodInfo
 	f := &faultRun{r: r, s: s, c: c, res: res, evs: evs, index: map[string]int{}, inc: map[string]*incarnation{},
 		current: make([]*incarnation, len(r.Pods))}
 	n := len(ordered)
-	f.names, f.down, f.renewed, f.refs, f.taints, f.dying = make([]string, n), make([]int, n), make([]time.Duration, n),
+	f.names, f.down, f.since, f.refs, f.taints, f.dying = make([]string, n), make([]int, n), make([]time.Duration, n),
 		make([]nodelifecycle.LeaseRef, n), make([][]taints.Taint, n), make([][]*incarnation, n)
 	for i, nd := range ordered {
 		f.names[i] = nd.Name
 		f.index[nd.Name] = i
 		c.UpsertNode(core.Node{Name: nd.Name, UID: "uid-" + nd.Name, CreationTimestamp: replayStart.Add(-time.Hour), Conditions: ready(replayStart)})
-		c.UpsertLease(nodelifecycle.Lease{Node: nd.Name, RenewTime: replayStart, ResourceVersion: f.version()})
 		f.refs[i], _ = c.LeaseRef(nd.Name)
+		c.SetRenewals(f.refs[i], f.kubelet(0, 0))
 	}
 	for _, w := range r.Faults {
 		i, ok := f.index[w.Node]
@@ -264,23 +263,26 @@ func ready(t time.Time) []conditions.Condition {
 		LastHeartbeatTime: t, LastTransitionTime: t}}
 }
 
-// renew renews the leases of the nodes that are up at their last renewal
-// at or before at (strictly before, with before).
-func (f *faultRun) renew(at time.Duration, i int, before bool) {
-	tick := at / LeaseRenewInterval * LeaseRenewInterval
-	if before && tick == at {
-		tick -= LeaseRenewInterval
+// kubelet is the lease schedule of a kubelet up from from: a renewal at
+// every tick of LeaseRenewInterval from from on (from the run's start) and
+// before until (0: for ever). The controller reads it when it needs the
+// lease (nodelifecycle.Controller.SetRenewals), so a node that is up costs
+// nothing between its deadlines.
+func (f *faultRun) kubelet(from, until time.Duration) nodelifecycle.Periodic {
+	first := (from + LeaseRenewInterval - 1) / LeaseRenewInterval * LeaseRenewInterval
+	p := nodelifecycle.Periodic{First: f.now(first), Every: LeaseRenewInterval, Version: uint64(f.rv) + 1}
+	f.rv += 1 << 20 // each schedule's resource versions apart
+	if until > 0 {
+		p.Until = f.now(until)
 	}
-	if tick > f.renewed[i] {
-		f.renewed[i] = tick
-		f.c.RenewLease(f.refs[i], f.now(tick), f.version())
-	}
+	return p
 }
 
-// goDown silences node i's kubelet at at.
+// goDown silences node i's kubelet at at: its schedule ends there, its
+// last renewal the tick before at.
 func (f *faultRun) goDown(at time.Duration, i int) {
 	if f.down[i] == 0 {
-		f.renew(at, i, true)
+		f.c.SetRenewals(f.refs[i], f.kubelet(f.since[i], at))
 	}
 	f.down[i]++
 }
@@ -295,8 +297,9 @@ func (f *faultRun) up(at time.Duration, i int) {
 	if f.down[i] > 0 {
 		return
 	}
-	f.renewed[i] = at
 	f.c.RenewLease(f.refs[i], f.now(at), f.version())
+	f.since[i] = at + 1
+	f.c.SetRenewals(f.refs[i], f.kubelet(f.since[i], 0))
 	if n, ok := f.c.Node(f.names[i]); ok {
 		n.Conditions = ready(f.now(at))
 		f.c.UpsertNode(n)
@@ -374,16 +377,6 @@ func (f *faultRun) incNumber(p *incarnation) int {
 // anything more to do there.
 func (f *faultRun) settle(at time.Duration) {
 	for range 1000 {
-		if tick := at / LeaseRenewInterval * LeaseRenewInterval; tick > f.ticked {
-			// The kubelets' renewals at the ticks up to at: each node's
-			// last one is what the controller can see.
-			f.ticked = tick
-			for i := range f.names {
-				if f.down[i] == 0 {
-					f.renew(at, i, false)
-				}
-			}
-		}
 		r := f.c.StepAll(f.now(at))
 		f.ctlNext = r.Next
 		changed := f.handle(at, r.Actions)
