@@ -90,8 +90,9 @@ type Config struct {
 	// those whose grace period may have run out; the others keep their
 	// counts in their zones. The actions, their order and the times asked
 	// for are the same either way; the passes differ only in their cost.
-	// (A lease circuit breaker that can trip, with Config.LeaseCircuitBreaker
-	// and SetLiveLeases, makes every pass visit every node.)
+	// (With the lease circuit breaker, the Unknown nodes are visited at
+	// every pass, since the breaker asks about them; while it holds the
+	// nodes back, every node is.)
 	EveryNodePass bool
 	// NoExecute configures the taint eviction planner (tolerationSeconds
 	// anchor, re-planning on toleration edits, Lt/Gt operators); its zero

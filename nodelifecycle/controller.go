@@ -629,7 +629,10 @@ func (h *dueHeap) pop() dueItem {
 // SetLiveLeases gives the lease circuit breaker (Config.LeaseCircuitBreaker)
 // its view of the live leases; nil takes the cache for the live view, so
 // that the breaker never trips (the default).
-func (c *Controller) SetLiveLeases(l LiveLeases) { c.leaseView = l }
+func (c *Controller) SetLiveLeases(l LiveLeases) {
+	c.leaseView = l
+	c.wakeAll() // the breaker asks about other nodes
+}
 
 // ViewRestored tells the controller that its view of the cluster was
 // interrupted (its watches or lists failed, so it saw no heartbeat) and

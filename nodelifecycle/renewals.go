@@ -19,12 +19,27 @@ import (
 // out.
 //
 // Last must be a pure function of t, non-decreasing in t, and must not
-// call the Controller.
+// call the Controller. The Controller asks for times that never go back
+// (the passes' times, and the last Step's), so that an implementation may
+// generate the renewals as it is asked, and forget the older ones.
 type Renewals interface {
 	// Last returns the last renewal at or before t (its renew time and
 	// the lease's resource version after it); ok is false when there is
 	// none at or before t.
 	Last(t time.Time) (renewed time.Time, resourceVersion string, ok bool)
+}
+
+// SteadyRenewals is a Renewals that can say where it renews steadily: at
+// every time t from From on and before End (the zero time: for ever),
+// Last(t) has a renewal less than MaxGap before t. With a MaxGap shorter
+// than the grace period, such a node cannot time out while it renews, and
+// the Controller does not look at its lease in the meantime unless
+// something else wakes the node.
+type SteadyRenewals interface {
+	Renewals
+	// Steady returns From, MaxGap and End (see above); a MaxGap of zero or
+	// less promises nothing.
+	Steady() (from time.Time, maxGap time.Duration, end time.Time)
 }
 
 // Periodic is a kubelet that renews its lease every Every from First on,
@@ -53,6 +68,10 @@ func (p Periodic) Last(t time.Time) (time.Time, string, bool) {
 	}
 	return p.First.Add(time.Duration(k) * p.Every), strconv.FormatUint(p.Version+uint64(k), 10), true
 }
+
+// Steady returns First, Every and Until: every time from First on and
+// before Until has a renewal less than Every before it.
+func (p Periodic) Steady() (time.Time, time.Duration, time.Time) { return p.First, p.Every, p.Until }
 
 // SetRenewals gives the node ref refers to the lease renewals r, in
 // place of the renewals the caller reports one by one: at each monitor
@@ -192,6 +211,11 @@ func (c *Controller) rest(ns *nodeState, now time.Time) {
 		ns.gen != c.zoneGen[ns.zi] {
 		return
 	}
+	if ns.ready == conditions.Unknown && c.breaking() {
+		// The lease circuit breaker asks about a timed-out Unknown node
+		// at every pass.
+		return
+	}
 	if ns.renewals != nil && (!ns.hasLease || !ns.rec.HasLease || ns.rec.LeaseRenewTime.IsZero() || !ns.rec.LeaseRenewTime.Equal(ns.renew)) {
 		return
 	}
@@ -210,20 +234,21 @@ func (c *Controller) rest(ns *nodeState, now time.Time) {
 // it: its deadline, unless it has timed out already (an Unknown node,
 // which stays as it is) or has Renewals (then at most a grace period after
 // now, so that its catching up finds the passes it missed in the
-// history). A Periodic kubelet renewing more often than the grace period
-// waits until its last renewal is a grace period old, or for ever: it
-// cannot time out before, and its last renewal at any pass is never
-// older than the history.
+// history). A SteadyRenewals kubelet renewing more often than the grace
+// period waits until its renewals have ended a grace period ago, or for
+// ever: it cannot time out before, and its last renewal at any pass is
+// never older than the history.
 func (c *Controller) pushIdle(ns *nodeState, nowNs int64) {
-	if p, ok := ns.renewals.(Periodic); ok && p.Every > 0 && p.Every < c.cfg.NodeMonitorGracePeriod && nowNs >= p.First.UnixNano() {
+	if sr, ok := ns.renewals.(SteadyRenewals); ok {
 		// A kubelet renewing more often than the grace period cannot
-		// time out before its last renewal is a grace period old: its
-		// lease is read when it is woken, or then.
-		if p.Until.IsZero() {
-			return
-		}
-		if last, _, ok := p.Last(p.Until); ok {
-			if at := last.Add(c.cfg.NodeMonitorGracePeriod).UnixNano(); at >= nowNs {
+		// time out while it renews: its lease is read when it is woken,
+		// or once its renewals have ended a grace period ago.
+		from, gap, end := sr.Steady()
+		if grace := c.cfg.NodeMonitorGracePeriod; gap > 0 && gap < grace && nowNs >= from.UnixNano() && (end.IsZero() || end.After(from)) {
+			if end.IsZero() {
+				return
+			}
+			if at := end.Add(grace - gap).UnixNano(); at >= nowNs {
 				c.pushAt(ns, at)
 				return
 			}
@@ -344,6 +369,9 @@ func (c *Controller) compactVisits() {
 // restPass ends the decisions of a pass at now: the nodes it listed rest
 // when they can.
 func (c *Controller) restPass(now time.Time) {
+	for _, ns := range c.pass.looked {
+		ns.passItem = false
+	}
 	for i := range c.pass.items {
 		ns := c.pass.items[i].ns
 		ns.passItem = false

@@ -61,6 +61,7 @@ type pass struct {
 	// way; full when the pass visits every node it listed.
 	changed   bool
 	full      bool
+	looked    []*nodeState // the nodes the health checks looked at
 	heldNodes int
 	heldFor   string
 }
@@ -550,8 +551,9 @@ func (c *Controller) beginPass(now time.Time) {
 	}
 	clear(c.pass.items)
 	clear(c.pass.healths)
+	clear(c.pass.looked)
 	c.pass = pass{active: true, nodes: nodes, items: c.pass.items[:0], healths: c.pass.healths[:0], counts: counts, breaking: c.breaking(),
-		full: !c.eventDriven()}
+		full: !c.eventDriven(), looked: c.pass.looked[:0]}
 }
 
 // healthPass runs the health monitor of every node of the pass, in name
@@ -561,10 +563,10 @@ func (c *Controller) healthPass(now time.Time) {
 	nowNs := now.UnixNano()
 	nodes := p.nodes
 	if !p.full {
-		if p.changed || p.breaking || c.tripRV != "" {
-			// The lease circuit breaker asks about timed-out nodes at
-			// every pass, and holds nodes in order; a view changed
-			// since the pass began is read as it now is: every node.
+		if p.changed || c.tripRV != "" {
+			// A tripped lease circuit breaker holds nodes in order, and
+			// held nodes are not counted; a view changed since the pass
+			// began is read as it now is: every node.
 			p.full = true
 			for _, ns := range nodes {
 				c.wake(ns)
@@ -574,9 +576,31 @@ func (c *Controller) healthPass(now time.Time) {
 			nodes = c.visitList()
 		}
 	}
-	c.visits += len(nodes)
-	for _, ns := range nodes {
+	var last *nodeState
+	for k := 0; ; k++ {
+		if !p.full && c.tripRV != "" {
+			// The lease circuit breaker tripped at the last node: every
+			// node after it is looked at, as the every-node pass does
+			// (they are held).
+			p.full = true
+			i := 0
+			if last != nil {
+				i, _ = slices.BinarySearchFunc(p.nodes, last, compareNames)
+				i++
+			}
+			nodes, k = p.nodes[i:], 0
+			for _, ns := range nodes {
+				c.wake(ns)
+			}
+		}
+		if k >= len(nodes) {
+			break
+		}
+		ns := nodes[k]
+		last = ns
+		c.visits++
 		ns.passItem = true
+		p.looked = append(p.looked, ns)
 		c.feed(ns, now)
 		if ns.gen != c.zoneGen[ns.zi] {
 			ns.gen, ns.queuedMaybe, ns.settled = c.zoneGen[ns.zi], false, ""
@@ -656,10 +680,12 @@ func (c *Controller) decidePass(now time.Time) {
 			}
 			slices.SortFunc(p.items, func(a, b passItem) int { return compareNames(a.ns, b.ns) })
 		}
-		for zi := range p.counts {
-			p.counts[zi].Ready += c.idleCounts[zi].Ready
-			p.counts[zi].NotReady += c.idleCounts[zi].NotReady
-		}
+	}
+	// The idle nodes the pass left alone count as they did (none when
+	// every node was looked at).
+	for zi := range p.counts {
+		p.counts[zi].Ready += c.idleCounts[zi].Ready
+		p.counts[zi].NotReady += c.idleCounts[zi].NotReady
 	}
 	defer c.restPass(now)
 	for i := range p.items {
