@@ -65,6 +65,17 @@ func (r *run) step(now time.Time) {
 // handle applies the controller's actions to the simulated objects and
 // records them as events.
 func (r *run) handle(now time.Time, acts []nodelifecycle.Action) {
+	// The last marking of each node's pods, for the status writes before
+	// it (a zone's outage writes tens of thousands at once).
+	var lastMarked map[string]int
+	for k, a := range acts {
+		if a.Kind == nodelifecycle.KindPodsNotReady {
+			if lastMarked == nil {
+				lastMarked = map[string]int{}
+			}
+			lastMarked[a.Node] = k
+		}
+	}
 	for k, a := range acts {
 		switch a.Kind {
 		case nodelifecycle.KindNodeStatus:
@@ -77,14 +88,10 @@ func (r *run) handle(now time.Time, acts []nodelifecycle.Action) {
 			if _, ok := conditions.Find(n.conds, conditions.Ready); !ok {
 				grace = r.cfg.Controller.NodeStartupGracePeriod
 			}
-			marked := false
-			for _, b := range acts[k+1:] {
-				if b.Kind == nodelifecycle.KindPodsNotReady && b.Node == a.Node {
-					marked = true
-					break
-				}
-			}
+			m, ok := lastMarked[a.Node]
+			marked := ok && m > k
 			n.setConds(a.Conditions)
+			r.stale = true
 			r.event(now, "unknown", n.zi, n.name, conditions.ReasonNodeStatusUnknown, "%s: Ready=Unknown, no heartbeat for %v; pods marked NotReady: %v", n.name, grace, marked)
 			if r.evalReadiness(now, i) {
 				// a readiness rule on Ready: the controller hears of its
@@ -102,6 +109,7 @@ func (r *run) handle(now time.Time, acts []nodelifecycle.Action) {
 			i := r.index[a.Node]
 			n := &r.nodes[i]
 			n.taints = taints.Apply(n.taints, a.Add, a.Remove)
+			r.stale = true
 			if a.Reason == "ConditionTaint" {
 				for _, t := range a.Add {
 					r.event(now, "noschedule", n.zi, n.name, a.Reason, "%s tainted %s", n.name, t)

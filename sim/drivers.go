@@ -132,6 +132,7 @@ func (r *run) heartbeat(now time.Time, i int) {
 		// it computes, and posts.
 		conds, _ := conditions.SetKubeletConditions(now, n.conds, in)
 		n.setConds(conds)
+		r.stale = true
 		r.evalReadiness(now, i)
 		switch {
 		case want == conditions.False:
@@ -144,6 +145,10 @@ func (r *run) heartbeat(now time.Time, i int) {
 		r.step(now)
 	}
 	if s.Op == lease.OpWait && s.Next.After(now) && n.quiet && wrote && !now.Before(n.quietFrom) && n.ready == conditions.True {
+		if r.lazy {
+			r.goLazy(s.Next, i)
+			return
+		}
 		r.addRenewal(s.Next, i)
 	} else {
 		r.push(nextRound(s, now), evHeartbeat, i)
@@ -260,6 +265,7 @@ func (r *run) outOfService(now time.Time, i int) {
 	}
 	t := taints.Taint{Key: taints.TaintNodeOutOfService, Value: "nodeshutdown", Effect: taints.TaintEffectNoExecute}
 	n.taints = taints.Apply(n.taints, []taints.Taint{t}, nil)
+	r.stale = true
 	n.sawNoExecute(t)
 	r.event(now, "taint", n.zi, n.name, "OutOfService", "%s tainted %s by the operator", n.name, t)
 	r.syncNode(i)
@@ -359,6 +365,7 @@ func (r *run) pressureStep(now time.Time, ps *pressureState) {
 	before := condStatus(n.conds, conditions.MemoryPressure)
 	conds, _, _ := conditions.SetPressure(now, n.conds, conditions.MemoryPressure, under)
 	n.setConds(conds)
+	r.stale = true
 	if after := condStatus(n.conds, conditions.MemoryPressure); after != before {
 		r.event(now, "condition", n.zi, n.name, "MemoryPressure", "%s posts MemoryPressure=%s", n.name, after)
 	}
@@ -412,15 +419,18 @@ func (r *run) cloudPass(now time.Time) {
 		switch d.Action {
 		case cloud.LifecycleDeleteNode:
 			n.deleted = true
+			r.stale = true
 			r.syncNode(i)
 			r.res.Totals.NodesDeleted++
 			r.event(now, "nodedelete", n.zi, n.name, d.Reason, "%s: %s", n.name, d.Message)
 		case cloud.LifecycleAddShutdownTaint:
 			n.taints = taints.Apply(n.taints, []taints.Taint{cloud.ShutdownTaint()}, nil)
+			r.stale = true
 			r.event(now, "noschedule", n.zi, n.name, d.Reason, "%s tainted %s", n.name, cloud.ShutdownTaint())
 			r.syncNode(i)
 		case cloud.LifecycleRemoveShutdownTaint:
 			n.taints = taints.Apply(n.taints, nil, []taints.Taint{cloud.ShutdownTaint()})
+			r.stale = true
 			r.syncNode(i)
 		}
 	}

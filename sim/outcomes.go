@@ -122,29 +122,24 @@ func (r *run) replaceNow(now time.Time, pi int) {
 
 func (r *run) sample(now time.Time) {
 	s := Sample{At: now.Sub(r.cfg.Start), Zones: make([]ZoneSample, len(r.zones))}
-	for z := range s.Zones {
-		s.Zones[z] = ZoneSample{Zone: r.zones[z], Evicted: r.evicted[z], State: r.states[z]}
-	}
-	for i := range r.nodes {
-		n := &r.nodes[i]
-		if n.deleted {
-			continue
-		}
-		zs := &s.Zones[n.zi]
-		switch n.ready {
-		case conditions.True:
-			zs.Ready++
-		case conditions.False:
-			zs.NotReady++
-		default:
-			zs.Unknown++
-		}
-		for _, t := range n.taints {
-			if t.Effect == taints.TaintEffectNoExecute && (t.Key == taints.TaintNodeUnreachable || t.Key == taints.TaintNodeNotReady) {
-				zs.Tainted++
-				break
+	if n := len(r.res.Timeline); n > 0 && !r.stale && !checkSamples {
+		// No node changed its Ready, taints or existence since the last
+		// sample: its counts stand.
+		copy(s.Zones, r.res.Timeline[n-1].Zones)
+	} else {
+		r.countNodes(s.Zones)
+		if n > 0 && !r.stale && checkSamples {
+			for z := range s.Zones {
+				got, was := s.Zones[z], r.res.Timeline[n-1].Zones[z]
+				if (got.Ready != was.Ready || got.NotReady != was.NotReady || got.Unknown != was.Unknown || got.Tainted != was.Tainted) && r.err == nil {
+					r.err = fmt.Errorf("sim: zone %s's nodes changed at %v without a mark: %+v, were %+v", r.zones[z], s.At, got, was)
+				}
 			}
 		}
+	}
+	r.stale = false
+	for z := range s.Zones {
+		s.Zones[z].Zone, s.Zones[z].Evicted, s.Zones[z].State = r.zones[z], r.evicted[z], r.states[z]
 	}
 	r.res.Timeline = append(r.res.Timeline, s)
 	if r.explicit {
@@ -152,6 +147,36 @@ func (r *run) sample(now time.Time) {
 		r.sampleWorkloads(now)
 	}
 }
+
+// countNodes counts the nodes of each zone in zs by Ready status and
+// NoExecute taint.
+func (r *run) countNodes(zs []ZoneSample) {
+	for i := range r.nodes {
+		n := &r.nodes[i]
+		if n.deleted {
+			continue
+		}
+		zc := &zs[n.zi]
+		switch n.ready {
+		case conditions.True:
+			zc.Ready++
+		case conditions.False:
+			zc.NotReady++
+		default:
+			zc.Unknown++
+		}
+		for _, t := range n.taints {
+			if t.Effect == taints.TaintEffectNoExecute && (t.Key == taints.TaintNodeUnreachable || t.Key == taints.TaintNodeNotReady) {
+				zc.Tainted++
+				break
+			}
+		}
+	}
+}
+
+// checkSamples, set by tests, counts the nodes at every sample and fails
+// the run when a count changed without a mark (run.stale).
+var checkSamples = false
 
 // lostNow reports whether pod pi serves nowhere: neither it runs on a
 // Ready node nor has its controller replaced it. serving[i] reports that

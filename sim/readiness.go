@@ -73,6 +73,7 @@ func (r *run) initReadiness() {
 			if _, ok := conditions.Find(n.conds, c.Type); !ok {
 				c.LastTransitionTime, c.LastHeartbeatTime = r.cfg.Start, r.cfg.Start
 				n.setConds(append(n.conds, c))
+				r.stale = true
 			}
 		}
 	}
@@ -134,6 +135,7 @@ func (r *run) conditionEpisode(now time.Time, i, e int, start bool) {
 	}
 	conds, _ := conditions.Set(now, n.conds, conditions.Condition{Type: ep.Type, Status: status})
 	n.setConds(conds)
+	r.stale = true
 	r.event(now, "condition", n.zi, n.name, string(ep.Type), "%s posts %s=%s", n.name, ep.Type, status)
 	r.evalReadiness(now, i)
 	r.syncNode(i)
@@ -183,5 +185,6 @@ func (r *run) evalReadiness(now time.Time, i int) bool {
 		r.event(now, kind, n.zi, n.name, a.Reason, "%s: %s", n.name, a.Message)
 	}
 	n.taints, n.annotations = plan.Node.Taints, plan.Node.Annotations
+	r.stale = true
 	return changed
 }

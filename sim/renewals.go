@@ -131,7 +131,95 @@ func (r *run) markQuiet() {
 			}
 		}
 	}
+	r.lazy = r.cfg.Controller == nil || !r.cfg.Controller.EveryNodePass
+	if r.lazy {
+		r.maxGap = r.every + time.Nanosecond
+		if r.hbCfg.JitterFactor > 0 {
+			r.maxGap = time.Duration(float64(r.every)*(1+r.hbCfg.JitterFactor)) + time.Nanosecond
+		}
+		return
+	}
 	r.renew = renewals{start: r.cfg.Start.UnixNano(), buckets: make([][]renewal, int(r.cfg.Duration/time.Second)+2)}
+}
+
+// Lazy renewals.
+//
+// With the controller's event-driven passes (the default; not with
+// nodelifecycle.Config.EveryNodePass) a quiet node's renewals do not even
+// wait in buckets: the controller is given them as a schedule
+// (nodelifecycle.Controller.SetRenewals) and asks for them only when it
+// needs the node's lease, which for a node that renews steadily within its
+// grace period is when something else wakes it. They are made as they are
+// asked for, from the node's own jitter stream as renewQuiet makes them,
+// and the rest are made at the end of the run (finishLazy), counted as
+// queued heartbeats would be. What the controller reads of them is the
+// renew time: the lease keeps the resource version of the node's last
+// write before (the lease circuit breaker asks only about timed-out
+// nodes, which a quiet node cannot be).
+
+// lazyRenewals is quiet node i's renewals as the controller reads them.
+type lazyRenewals struct {
+	r *run
+	i int
+}
+
+// Last makes node i's renewals up to t (the run's end at most) and
+// returns the last one.
+func (k lazyRenewals) Last(t time.Time) (time.Time, string, bool) {
+	n := &k.r.nodes[k.i]
+	k.r.advance(k.i, min(t.UnixNano(), k.r.end.UnixNano()))
+	return time.Unix(0, n.lzLast).In(k.r.cfg.Start.Location()), n.rv(), true
+}
+
+// Steady says that node i renews for ever, from its last write before,
+// at most maxGap apart.
+func (k lazyRenewals) Steady() (time.Time, time.Duration, time.Time) {
+	return time.Unix(0, k.r.nodes[k.i].lzFrom), k.r.maxGap, time.Time{}
+}
+
+// goLazy makes node i, which has just written its lease, renew lazily
+// from next on.
+func (r *run) goLazy(next time.Time, i int) {
+	n := &r.nodes[i]
+	n.bulk, n.lazy = true, true
+	n.lzFrom = n.lease.RenewTime.UnixNano()
+	n.lzLast, n.lzNext = n.lzFrom, next.UnixNano()
+	if !n.hasRef {
+		n.ref, n.hasRef = r.ctl.LeaseRef(n.name)
+	}
+	r.ctl.SetRenewals(n.ref, lazyRenewals{r: r, i: i})
+}
+
+// advance makes lazy node i's renewals up to t (Unix nanoseconds), each
+// after the last as its Heartbeat would draw the interval.
+func (r *run) advance(i int, t int64) {
+	n := &r.nodes[i]
+	for n.lzNext <= t {
+		n.lzLast = n.lzNext
+		n.lzCount++
+		next := r.every
+		if n.rand != nil {
+			next = lease.Jitter(r.every, r.hbCfg.JitterFactor, r.draw(i))
+		}
+		n.lzNext += int64(next)
+	}
+}
+
+// finishLazy makes the lazy nodes' renewals up to the run's end and
+// counts them as renewQuiet counts its own: a heartbeat each, and a queue
+// event each and one for the first.
+func (r *run) finishLazy() {
+	end := r.end.UnixNano()
+	for i := range r.nodes {
+		n := &r.nodes[i]
+		if !n.lazy {
+			continue
+		}
+		r.advance(i, end)
+		r.res.Totals.Heartbeats += n.lzCount
+		r.res.Totals.QueueEvents += n.lzCount + 1
+		r.quietRenewals += n.lzCount
+	}
 }
 
 // Retries of nodes cut off to the end.

@@ -551,6 +551,13 @@ type node struct {
 	quiet      bool   // renews through run.renew (renewals.go) from quietFrom
 	quietFrom  time.Time
 	bulk       bool                   // it renews through run.renew now
+	// lazy is set when its renewals are made as the controller reads them
+	// (renewals.go): lzLast is the last one made, lzNext the next one's
+	// time (Unix nanoseconds), lzFrom its last renewal written before,
+	// lzCount how many were made.
+	lazy                   bool
+	lzFrom, lzLast, lzNext int64
+	lzCount                int
 	retryAlone bool                   // cut off to the end, it retries alone (retryUntilEnd)
 	ref        nodelifecycle.LeaseRef // for deliverLease, when hasRef
 	hasRef     bool
@@ -673,6 +680,13 @@ type run struct {
 	// quietRenewals counts the renewals made in bulk (renewals.go), and
 	// retriedAlone the rounds of kubelets cut off to the end run at once.
 	quietRenewals, retriedAlone int
+	// lazy is set when quiet nodes renew lazily (renewals.go), no more
+	// than maxGap apart.
+	lazy   bool
+	maxGap time.Duration
+	// stale is set when a node's Ready, taints or existence changed since
+	// the last sample.
+	stale bool
 	hbCfg                       lease.HeartbeatConfig // every kubelet's, but for its name and Rand
 	every                       time.Duration         // hbCfg.RenewInterval()
 	jitter                      []uint64              // per node, its jitter state (draw)
@@ -822,6 +836,10 @@ func (r *run) buildSynthetic() {
 		}
 	}
 	names = packNames(names)
+	if cfg.PodsPerNode > 0 {
+		r.pods = make([]pod, 0, len(names)*cfg.PodsPerNode)
+	}
+	r.nodes = make([]node, 0, len(names))
 	next := 0
 	for z := range r.zones {
 		size := cfg.zoneSize(z)
@@ -962,6 +980,7 @@ func (r *run) loop() {
 	}
 	if r.err == nil {
 		r.flushRenewals(r.end, math.MaxUint64)
+		r.finishLazy()
 	}
 	if r.cfg.Progress != nil {
 		r.cfg.Progress(r.cfg.Duration, r.cfg.Duration)

@@ -25,9 +25,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"strings"
 	"time"
 
+	"github.com/nodelife/nodelife/nodelifecycle"
 	"github.com/nodelife/nodelife/sim"
 )
 
@@ -52,8 +54,21 @@ func run(args []string, stdout, stderr io.Writer) error {
 	svg := fs.String("svg", "", "write an SVG timeline to this file")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
+	everyNode := fs.Bool("every-node-pass", false, "the controller's monitor pass looks at every node, as upstream's (the same result, at its cost)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run there")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
@@ -61,6 +76,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	cfg := sim.Config{Zones: *zones, Nodes: *nodes, PodsPerNode: *pods, Duration: *duration, Seed: *seed, TolerationSeconds: *tol}
 	if *pods == 0 {
 		cfg.PodsPerNode = -1
+	}
+	if *everyNode {
+		lc := nodelifecycle.DefaultConfig()
+		lc.EveryNodePass = true
+		cfg.Controller = &lc
 	}
 	if *outages != "none" && *outages != "" {
 		for _, spec := range strings.Split(*outages, ",") {
