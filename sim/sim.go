@@ -550,7 +550,7 @@ type node struct {
 	rvsOf      uint64 // the leaseRV rvs is of
 	quiet      bool   // renews through run.renew (renewals.go) from quietFrom
 	quietFrom  time.Time
-	bulk       bool                   // it renews through run.renew now
+	bulk       bool // it renews through run.renew now
 	// lazy is set when its renewals are made as the controller reads them
 	// (renewals.go): lzLast is the last one made, lzNext the next one's
 	// time (Unix nanoseconds), lzFrom its last renewal written before,
@@ -558,16 +558,16 @@ type node struct {
 	lazy                   bool
 	lzFrom, lzLast, lzNext int64
 	lzCount                int
-	retryAlone bool                   // cut off to the end, it retries alone (retryUntilEnd)
-	ref        nodelifecycle.LeaseRef // for deliverLease, when hasRef
-	hasRef     bool
-	rand       func() float64         // its heartbeat's jitter draws (nil: none)
-	conds      []conditions.Condition // set through setConds
-	ready      conditions.Status      // the Ready status in conds ("" none)
-	taints     []taints.Taint
-	labels     map[string]string
-	pods       []int
-	cut        [][2]time.Time // outage windows (zero end: none)
+	retryAlone             bool                   // cut off to the end, it retries alone (retryUntilEnd)
+	ref                    nodelifecycle.LeaseRef // for deliverLease, when hasRef
+	hasRef                 bool
+	rand                   func() float64         // its heartbeat's jitter draws (nil: none)
+	conds                  []conditions.Condition // set through setConds
+	ready                  conditions.Status      // the Ready status in conds ("" none)
+	taints                 []taints.Taint
+	labels                 map[string]string
+	pods                   []int
+	cut                    [][2]time.Time // outage windows (zero end: none)
 
 	off          bool              // powered off: the kubelet is silent for good
 	shutting     bool              // graceful shutdown under way: posts Ready=False
@@ -686,26 +686,26 @@ type run struct {
 	maxGap time.Duration
 	// stale is set when a node's Ready, taints or existence changed since
 	// the last sample.
-	stale bool
-	hbCfg                       lease.HeartbeatConfig // every kubelet's, but for its name and Rand
-	every                       time.Duration         // hbCfg.RenewInterval()
-	jitter                      []uint64              // per node, its jitter state (draw)
-	nodes                       []node
-	pods                        []pod
-	index                       map[string]int
-	uids                        map[string]int // a pod's index by the UID the run gave it (uidFor)
-	zones                       []string       // names
-	zoneKeys                    []string
-	rnd                         *rand.Rand
-	explicit                    bool
-	srcPods                     []core.Pod  // explicit: the cluster's pods, sorted
-	srcNodes                    []core.Node // explicit: the cluster's nodes, sorted
-	pl                          *placement
-	wlRoom                      []int
-	wls                         []Workload
-	wlIndex                     map[string]int
-	wlLost                      []int
-	serving                     []bool // per node, at the last sample
+	stale    bool
+	hbCfg    lease.HeartbeatConfig // every kubelet's, but for its name and Rand
+	every    time.Duration         // hbCfg.RenewInterval()
+	jitter   []uint64              // per node, its jitter state (draw)
+	nodes    []node
+	pods     []pod
+	index    map[string]int
+	uids     map[string]int // a pod's index by the UID the run gave it (uidFor)
+	zones    []string       // names
+	zoneKeys []string
+	rnd      *rand.Rand
+	explicit bool
+	srcPods  []core.Pod  // explicit: the cluster's pods, sorted
+	srcNodes []core.Node // explicit: the cluster's nodes, sorted
+	pl       *placement
+	wlRoom   []int
+	wls      []Workload
+	wlIndex  map[string]int
+	wlLost   []int
+	serving  []bool // per node, at the last sample
 	// lostPods are the pods lost at the last sample, stoppedPods those
 	// stopped so far; sampleSeq numbers the samples (pod.sampled).
 	lostPods, stoppedPods []int32
