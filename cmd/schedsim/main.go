@@ -46,6 +46,16 @@
 //	                  and the GPU-hours lost
 //	-fault-scale f    with -faults: multiply the fault trace's times by f
 //	                  (0, the default: cut it at the replay's last event)
+//	-fault-model m    with -replay: generated faults (trace.FaultModel),
+//	                  KEY=VALUE,...: mtbf and mttr (each node's own
+//	                  failures), rack, rack-mtbf and rack-mttr (racks of
+//	                  that many consecutive nodes of the list failing
+//	                  together), drain-every and drain-for (maintenances:
+//	                  each node cordoned, drained and down once a period);
+//	                  durations as 36h or 30d, drawn by the run's seed over
+//	                  the replay's span; added to -faults' windows. The
+//	                  rows' drained column counts the pods drained, apart
+//	                  from those the node lifecycle evicted
 //
 // Progress goes to stderr every few seconds.
 package main

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -62,7 +63,7 @@ func TestReplayShards(t *testing.T) {
 	args := []string{"-replay", "-load", "10", "-nodes", nodes, "-seeds", "42-43"}
 	whole := runCSV(t, args...)
 	rows := strings.Split(strings.TrimSuffix(whole, "\n"), "\n")
-	if len(rows) != 5 || rows[0] != "workload,sc_policy,seed,load,durations,pods,bound,never_bound,waited,wait_p50_s,wait_p90_s,wait_p99_s,wait_max_s,mean_gpu_pct,mean_cpu_pct,mean_mem_pct,peak_gpu_pct,end_s,faults,evicted,recovery_p50_s,recovery_p99_s,gpu_hours_lost" {
+	if len(rows) != 5 || rows[0] != "workload,sc_policy,seed,load,durations,pods,bound,never_bound,waited,wait_p50_s,wait_p90_s,wait_p99_s,wait_max_s,mean_gpu_pct,mean_cpu_pct,mean_mem_pct,peak_gpu_pct,end_s,faults,evicted,recovery_p50_s,recovery_p99_s,gpu_hours_lost,drained" {
 		t.Fatalf("CSV:\n%s", whole)
 	}
 	waited := false
@@ -92,7 +93,50 @@ func TestReplayShards(t *testing.T) {
 // 231 nodes' faults folded onto 61: the faults evict pods, and the runs
 // without them evict none.
 func TestReplayFaults(t *testing.T) {
-	nodes := everyTwentieth(t)
+	nodes, pods := everyTwentieth(t), shortPods(t)
+	rows := strings.Split(strings.TrimSuffix(runCSV(t, "-replay", "-load", "100", "-nodes", nodes, "-pods", pods, "-policies", "BestFit", "-seeds", "42",
+		"-faults", shared+"infinitehbd-faults/fault_trace.json", "-fault-scale", "0.01"), "\n"), "\n")
+	if len(rows) != 3 {
+		t.Fatalf("rows %q", rows)
+	}
+	plain, faulty := strings.Split(rows[1], ","), strings.Split(rows[2], ",")
+	if plain[0] != "openb_pod_list_default" || plain[18] != "false" || plain[19] != "0" || plain[22] != "0.00" {
+		t.Errorf("without faults: %q", rows[1])
+	}
+	if faulty[0] != "openb_pod_list_default+faults" || faulty[18] != "true" || faulty[19] == "0" || faulty[22] == "0.00" {
+		t.Errorf("with faults: %q", rows[2])
+	}
+}
+
+// -fault-model generates faults: with maintenances alone (every node
+// drained once in six hours for ten minutes), pods are drained and none is
+// evicted by the node lifecycle, the drained nodes being cordoned before
+// their kubelets stop; a model missing a value is refused, naming it.
+func TestReplayFaultModel(t *testing.T) {
+	nodes, pods := everyTwentieth(t), shortPods(t)
+	rows := strings.Split(strings.TrimSuffix(runCSV(t, "-replay", "-load", "100", "-nodes", nodes, "-pods", pods, "-policies", "BestFit", "-seeds", "42",
+		"-fault-model", "drain-every=6h,drain-for=10m"), "\n"), "\n")
+	if len(rows) != 3 {
+		t.Fatalf("rows %q", rows)
+	}
+	faulty := strings.Split(rows[2], ",")
+	if faulty[0] != "openb_pod_list_default+faults" || faulty[19] != "0" || faulty[23] == "0" {
+		t.Errorf("with maintenances: evicted %s, drained %s: %q", faulty[19], faulty[23], rows[2])
+	}
+	var stderr strings.Builder
+	err := run([]string{"-replay", "-nodes", nodes, "-pods", pods, "-fault-model", "mtbf=30d"}, io.Discard, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "MTBF 720h0m0s and MTTR 0s") {
+		t.Errorf("mtbf alone: %v", err)
+	}
+	if err := run([]string{"-replay", "-nodes", nodes, "-pods", pods, "-fault-model", "mtbf=soon"}, io.Discard, &stderr); err == nil || !strings.Contains(err.Error(), `mtbf="soon"`) {
+		t.Errorf("a bad duration: %v", err)
+	}
+}
+
+// shortPods writes the default pod list's pods that ran less than an
+// hour to a file of the list's name and returns its path.
+func shortPods(t *testing.T) string {
+	t.Helper()
 	all, err := os.ReadFile(shared + "openb/openb_pod_list_default.csv")
 	if err != nil {
 		t.Fatal(err)
@@ -111,18 +155,7 @@ func TestReplayFaults(t *testing.T) {
 	if err := os.WriteFile(pods, []byte(strings.Join(short, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rows := strings.Split(strings.TrimSuffix(runCSV(t, "-replay", "-load", "100", "-nodes", nodes, "-pods", pods, "-policies", "BestFit", "-seeds", "42",
-		"-faults", shared+"infinitehbd-faults/fault_trace.json", "-fault-scale", "0.01"), "\n"), "\n")
-	if len(rows) != 3 {
-		t.Fatalf("rows %q", rows)
-	}
-	plain, faulty := strings.Split(rows[1], ","), strings.Split(rows[2], ",")
-	if plain[0] != "openb_pod_list_default" || plain[18] != "false" || plain[19] != "0" || plain[22] != "0.00" {
-		t.Errorf("without faults: %q", rows[1])
-	}
-	if faulty[0] != "openb_pod_list_default+faults" || faulty[18] != "true" || faulty[19] == "0" || faulty[22] == "0.00" {
-		t.Errorf("with faults: %q", rows[2])
-	}
+	return pods
 }
 
 // everyTwentieth writes every twentieth node of the GPU node list (61
@@ -153,8 +186,8 @@ func TestFlags(t *testing.T) {
 		{"-shard 3/3", `-shard "3/3": want i/n with 0 <= i < n`},
 		{"-workers 0", "-workers 0: want at least 1"},
 		{"-tune -1", "-tune -1: want 0 or more"},
-		{"-load 3", "-durations, -load and -faults need -replay"},
-		{"-faults f.json", "-durations, -load and -faults need -replay"},
+		{"-load 3", "-durations, -load, -faults and -fault-model need -replay"},
+		{"-faults f.json", "-durations, -load, -faults and -fault-model need -replay"},
 		{"-replay -fault-scale -1", "-fault-scale -1: want 0 or more"},
 		{"-replay -load 0", "-load 0: want more than 0"},
 		{"-nodes /nonexistent.csv", "trace: open /nonexistent.csv: no such file or directory"},

@@ -26,7 +26,8 @@ type replayOutcome struct {
 	load                float64
 	durations           bool
 	faults              bool
-	evicted             int
+	evicted             int // by the node lifecycle
+	drained             int // by maintenances' drains
 	recoveries          []time.Duration // eviction to the replacement's binding
 	gpuHoursLost        float64
 }
@@ -43,6 +44,12 @@ func fitFaults(ws []trace.FaultWindow, nodes []trace.NodeRecord, r sched.Replay,
 	if scale > 0 {
 		return trace.ScaleFaults(ws, scale)
 	}
+	return trace.CutFaults(ws, replaySpan(r)), nil
+}
+
+// replaySpan is the time from the replay's start to its last pod's
+// creation or deletion.
+func replaySpan(r sched.Replay) time.Duration {
 	var span time.Duration
 	load := cmp.Or(r.Load, 1)
 	for _, p := range r.Pods {
@@ -52,7 +59,53 @@ func fitFaults(ws []trace.FaultWindow, nodes []trace.NodeRecord, r sched.Replay,
 			span = max(span, c+p.Deleted-p.Created)
 		}
 	}
-	return trace.CutFaults(ws, span), nil
+	return span
+}
+
+// parseFaultModel reads -fault-model's KEY=VALUE list; rack is the number
+// of nodes a rack (consecutive in the node list), 0 for none.
+func parseFaultModel(spec string) (m trace.FaultModel, rack int, err error) {
+	if spec == "" {
+		return m, 0, nil
+	}
+	durations := map[string]*time.Duration{"mtbf": &m.MTBF, "mttr": &m.MTTR, "rack-mtbf": &m.GroupMTBF, "rack-mttr": &m.GroupMTTR,
+		"drain-every": &m.MaintenanceEvery, "drain-for": &m.MaintenanceFor}
+	for _, kv := range strings.Split(spec, ",") {
+		key, value, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		if !ok {
+			return m, 0, fmt.Errorf("-fault-model: %q is not KEY=VALUE", kv)
+		}
+		if key == "rack" {
+			if rack, err = strconv.Atoi(value); err != nil || rack < 1 {
+				return m, 0, fmt.Errorf("-fault-model: rack=%q: want a number of nodes, 1 or more", value)
+			}
+			continue
+		}
+		d, ok := durations[key]
+		if !ok {
+			return m, 0, fmt.Errorf("-fault-model: unknown key %q (want mtbf, mttr, rack, rack-mtbf, rack-mttr, drain-every, drain-for)", key)
+		}
+		if *d, err = parseDays(value); err != nil {
+			return m, 0, fmt.Errorf("-fault-model: %s=%q: %w", key, value, err)
+		}
+	}
+	return m, rack, nil
+}
+
+// parseDays reads a Go duration, or a number of days ("30d").
+func parseDays(v string) (time.Duration, error) {
+	if n, ok := strings.CutSuffix(v, "d"); ok {
+		f, err := strconv.ParseFloat(n, 64)
+		if err != nil || f < 0 || f > 100000 {
+			return 0, fmt.Errorf("want a duration such as 36h or 30d")
+		}
+		return time.Duration(f * float64(trace.Day)), nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, fmt.Errorf("want a duration such as 36h or 30d")
+	}
+	return d, nil
 }
 
 func runReplay(r sched.Replay) (*replayOutcome, error) {
@@ -61,8 +114,15 @@ func runReplay(r sched.Replay) (*replayOutcome, error) {
 		return nil, err
 	}
 	o := &replayOutcome{pods: len(res.Pods), waits: res.Waits(), use: res.MeanUse(), end: res.End, never: map[string]int{},
-		load: cmp.Or(r.Load, 1), durations: r.Durations, evicted: len(res.Evictions),
+		load: cmp.Or(r.Load, 1), durations: r.Durations,
 		recoveries: res.Recoveries(), gpuHoursLost: res.GPUHoursLost()}
+	for _, e := range res.Evictions {
+		if e.Drained {
+			o.drained++
+		} else {
+			o.evicted++
+		}
+	}
 	for _, s := range res.Samples {
 		o.peakGPU = max(o.peakGPU, float64(s.UsedGPUMilli)/float64(max(int64(res.GPUs)*sched.MilliGPU, 1))*100)
 	}
@@ -83,7 +143,7 @@ func runReplay(r sched.Replay) (*replayOutcome, error) {
 }
 
 // replayHeader is the replay CSV's columns.
-const replayHeader = "workload,sc_policy,seed,load,durations,pods,bound,never_bound,waited,wait_p50_s,wait_p90_s,wait_p99_s,wait_max_s,mean_gpu_pct,mean_cpu_pct,mean_mem_pct,peak_gpu_pct,end_s,faults,evicted,recovery_p50_s,recovery_p99_s,gpu_hours_lost"
+const replayHeader = "workload,sc_policy,seed,load,durations,pods,bound,never_bound,waited,wait_p50_s,wait_p90_s,wait_p99_s,wait_max_s,mean_gpu_pct,mean_cpu_pct,mean_mem_pct,peak_gpu_pct,end_s,faults,evicted,recovery_p50_s,recovery_p99_s,gpu_hours_lost,drained"
 
 func (o *replayOutcome) csvRow(workload, label string, seed int64) string {
 	q := func(p float64) string { return strconv.FormatFloat(sched.Quantile(o.waits, p).Seconds(), 'f', -1, 64) }
@@ -95,7 +155,7 @@ func (o *replayOutcome) csvRow(workload, label string, seed int64) string {
 		strconv.FormatFloat(o.end.Seconds(), 'f', -1, 64), strconv.FormatBool(o.faults), strconv.Itoa(o.evicted),
 		strconv.FormatFloat(sched.Quantile(o.recoveries, 0.5).Seconds(), 'f', -1, 64),
 		strconv.FormatFloat(sched.Quantile(o.recoveries, 0.99).Seconds(), 'f', -1, 64),
-		strconv.FormatFloat(o.gpuHoursLost, 'f', 2, 64)}, ",")
+		strconv.FormatFloat(o.gpuHoursLost, 'f', 2, 64), strconv.Itoa(o.drained)}, ",")
 }
 
 // replayOutput writes the replays' CSV (when csvOut is set) and table.
@@ -151,15 +211,15 @@ func printReplayTable(w *bufio.Writer, jobs []job, out []outcome, gpus int) {
 		fmt.Fprintf(w, "%-26s %-17s %5d %6.0f %6.0f %6.0f  %-9s %-9s %-9s %-9s %6.2f %6.2f %6.2f %6.2f\n", g.workload, policies[g.policy].label, len(g.runs),
 			median(pods), median(never), median(waited), d(0.5), d(0.9), d(0.99), d(1), median(gpu), median(cpu), median(mem), median(peak))
 		if faults {
-			var evicted, lost []float64
+			var evicted, drained, lost []float64
 			var rec []time.Duration
 			for _, k := range g.runs {
 				o := out[k].replay
-				evicted, lost = append(evicted, float64(o.evicted)), append(lost, o.gpuHoursLost)
+				evicted, drained, lost = append(evicted, float64(o.evicted)), append(drained, float64(o.drained)), append(lost, o.gpuHoursLost)
 				rec = append(rec, o.recoveries...)
 			}
-			fmt.Fprintf(w, "    evicted %.0f, eviction to running again p50 %v p99 %v, GPU-hours lost %.1f (medians over seeds; times pooled)\n",
-				median(evicted), sched.Quantile(rec, 0.5).Round(time.Second), sched.Quantile(rec, 0.99).Round(time.Second), median(lost))
+			fmt.Fprintf(w, "    evicted %.0f, drained %.0f, eviction to running again p50 %v p99 %v, GPU-hours lost %.1f (medians over seeds; times pooled)\n",
+				median(evicted), median(drained), sched.Quantile(rec, 0.5).Round(time.Second), sched.Quantile(rec, 0.99).Round(time.Second), median(lost))
 		}
 		type kv struct {
 			reason string

@@ -93,6 +93,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	load := fs.Float64("load", 1, "with -replay: divide the creation times by this, each pod staying as long")
 	faultsFile := fs.String("faults", "", "with -replay: a fault trace (InfiniteHBD's JSON); each pod list is replayed without and with it")
 	faultScale := fs.Float64("fault-scale", 0, "with -faults: multiply the fault trace's times by this (0: cut it to the replay's span instead)")
+	faultModel := fs.String("fault-model", "", `with -replay: generated faults, KEY=VALUE,... of mtbf, mttr (each node's own), rack (nodes a rack, in the list's order), rack-mtbf, rack-mttr (racks' outages), drain-every, drain-for (maintenance: cordon, drain, down); durations as 36h or 30d; each pod list is replayed without and with them (and the -faults trace)`)
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the runs there")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -108,8 +109,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	if !*replay && (*durations || *load != 1 || *faultsFile != "") {
-		return fmt.Errorf("-durations, -load and -faults need -replay")
+	if !*replay && (*durations || *load != 1 || *faultsFile != "" || *faultModel != "") {
+		return fmt.Errorf("-durations, -load, -faults and -fault-model need -replay")
+	}
+	model, rack, err := parseFaultModel(*faultModel)
+	if err != nil {
+		return err
 	}
 	if *faultScale < 0 {
 		return fmt.Errorf("-fault-scale %v: want 0 or more", *faultScale)
@@ -154,7 +159,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		w := &workload{name: strings.TrimSuffix(filepath.Base(f), ".csv"), pods: pods, typical: sched.Typical(pods, sched.PopularityThreshold)}
 		wls = append(wls, w)
-		if *faultsFile != "" {
+		if *faultsFile != "" || *faultModel != "" {
 			wf := *w
 			wf.name += "+faults"
 			wf.faults = true
@@ -166,6 +171,16 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if faultWindows, err = trace.ReadFaultsFile(*faultsFile); err != nil {
 			return err
 		}
+	}
+	var names []string
+	for _, n := range nodes {
+		names = append(names, n.Name)
+	}
+	for k := 0; rack > 0 && k < len(names); k += rack {
+		model.Groups = append(model.Groups, names[k:min(k+rack, len(names))])
+	}
+	if err := model.Validate(names); err != nil {
+		return fmt.Errorf("-fault-model: %w", err)
 	}
 	var jobs []job
 	for _, w := range wls {
@@ -209,7 +224,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 					var o *replayOutcome
 					var rerr error
 					if j.w.faults {
-						rp.Faults, rerr = fitFaults(faultWindows, nodes, rp, *faultScale)
+						if *faultsFile != "" {
+							rp.Faults, rerr = fitFaults(faultWindows, nodes, rp, *faultScale)
+						}
+						if *faultModel != "" && rerr == nil {
+							var gen []trace.FaultWindow
+							gen, rerr = model.Generate(names, replaySpan(rp), j.seed)
+							rp.Faults = append(rp.Faults, gen...)
+						}
 					}
 					if rerr == nil {
 						if o, rerr = runReplay(rp); o != nil {

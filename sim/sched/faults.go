@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nodelife/nodelife/conditions"
@@ -66,6 +67,9 @@ type Eviction struct {
 	At, Ran time.Duration
 	// GPUMilli is its GPU request in thousandths (GPUs × thousandths).
 	GPUMilli int64
+	// Drained is set for a pod evicted by a maintenance's drain, not by
+	// the node lifecycle.
+	Drained bool
 	// Rebound is when its replacement was bound (HasRebound); a
 	// replacement that left or was still waiting at the end has none.
 	Rebound    time.Duration
@@ -96,9 +100,10 @@ func (r ReplayResult) Recoveries() []time.Duration {
 
 // faultEvent is the start or end of a fault window of node.
 type faultEvent struct {
-	at   time.Duration
-	end  bool
-	node int
+	at    time.Duration
+	end   bool
+	node  int
+	drain bool // a maintenance (trace.FaultMaintenance): cordon and drain
 }
 
 // incarnation is one pod of the run: a trace pod or a replacement.
@@ -124,6 +129,7 @@ type faultRun struct {
 	names   []string
 	index   map[string]int
 	down    []int           // open fault windows per node
+	cordons []int           // open maintenances per node
 	since   []time.Duration // when each node's kubelet last came up
 	refs    []nodelifecycle.LeaseRef
 	taints  [][]taints.Taint
@@ -153,6 +159,7 @@ func (r Replay) runFaults(ordered []NodeInfo, res *ReplayResult, infos []PodInfo
 	f := &faultRun{r: r, s: s, c: c, res: res, evs: evs, index: map[string]int{}, inc: map[string]*incarnation{},
 		current: make([]*incarnation, len(r.Pods))}
 	n := len(ordered)
+	f.cordons = make([]int, n)
 	f.names, f.down, f.since, f.refs, f.taints, f.dying = make([]string, n), make([]int, n), make([]time.Duration, n),
 		make([]nodelifecycle.LeaseRef, n), make([][]taints.Taint, n), make([][]*incarnation, n)
 	for i, nd := range ordered {
@@ -170,9 +177,10 @@ func (r Replay) runFaults(ordered []NodeInfo, res *ReplayResult, infos []PodInfo
 		if !w.Ongoing && w.End == w.Start {
 			continue // down for no time
 		}
-		f.faults = append(f.faults, faultEvent{at: w.Start, node: i})
+		drain := w.Type == trace.FaultMaintenance
+		f.faults = append(f.faults, faultEvent{at: w.Start, node: i, drain: drain})
 		if !w.Ongoing {
-			f.faults = append(f.faults, faultEvent{at: w.End, end: true, node: i})
+			f.faults = append(f.faults, faultEvent{at: w.End, end: true, node: i, drain: drain})
 		}
 	}
 	// Starts before ends at one instant, so that back-to-back windows
@@ -209,9 +217,17 @@ func (r Replay) runFaults(ordered []NodeInfo, res *ReplayResult, infos []PodInfo
 			for len(f.faults) > 0 && f.faults[0].at == at {
 				e := f.faults[0]
 				f.faults = f.faults[1:]
-				if e.end {
+				switch {
+				case e.end:
 					f.up(at, e.node)
-				} else {
+					if e.drain {
+						f.cordon(at, e.node, -1)
+					}
+				case e.drain:
+					f.cordon(at, e.node, 1)
+					f.drain(at, e.node)
+					f.goDown(at, e.node)
+				default:
 					f.goDown(at, e.node)
 				}
 			}
@@ -443,12 +459,47 @@ func (f *faultRun) handle(at time.Duration, acts []nodelifecycle.Action) bool {
 	return changed
 }
 
-// evict evicts pod p at at and queues its replacement.
-func (f *faultRun) evict(at time.Duration, p *incarnation) {
+// cordon marks node i unschedulable at at when its first maintenance
+// begins (by +1), and schedulable again when its last one ends (by -1):
+// the controller's condition taint (node.kubernetes.io/unschedulable)
+// reaches the scheduler.
+func (f *faultRun) cordon(at time.Duration, i, by int) {
+	was := f.cordons[i] > 0
+	f.cordons[i] += by
+	if now := f.cordons[i] > 0; now != was {
+		if n, ok := f.c.Node(f.names[i]); ok {
+			n.Unschedulable = now
+			f.c.UpsertNode(n)
+		}
+	}
+}
+
+// drain evicts node i's pods at at, as kubectl drain does before a
+// maintenance, in name order; their controllers re-create them at once.
+func (f *faultRun) drain(at time.Duration, i int) {
+	var on []*incarnation
+	for _, p := range f.inc {
+		if p.node == i && !p.terminating {
+			on = append(on, p)
+		}
+	}
+	slices.SortFunc(on, func(a, b *incarnation) int { return strings.Compare(a.name, b.name) })
+	for _, p := range on {
+		f.evictAs(at, p, true)
+	}
+}
+
+// evict evicts pod p at at for the node lifecycle and queues its
+// replacement.
+func (f *faultRun) evict(at time.Duration, p *incarnation) { f.evictAs(at, p, false) }
+
+// evictAs evicts pod p at at (drained: by a maintenance) and queues its
+// replacement.
+func (f *faultRun) evictAs(at time.Duration, p *incarnation, drained bool) {
 	o := &f.res.Pods[p.of]
 	o.Evictions++
 	f.res.Evictions = append(f.res.Evictions, Eviction{Pod: p.name, Of: f.r.Pods[p.of].Name, Node: f.names[p.node],
-		At: at, Ran: at - p.boundAt, GPUMilli: p.info.TotalGPUMilli()})
+		At: at, Ran: at - p.boundAt, GPUMilli: p.info.TotalGPUMilli(), Drained: drained})
 	k := len(f.res.Evictions) - 1
 	if f.down[p.node] > 0 {
 		p.terminating = true

@@ -269,3 +269,55 @@ func downPeriods(ws []trace.FaultWindow) []trace.FaultWindow {
 	}
 	return out
 }
+
+// A maintenance (trace.FaultMaintenance) on n1 from 100s to 400s. n1 and
+// n2 have GPUs of model A, one and two; p1 (one GPU) is bound at 0s to
+// n1, the tighter fit under BestFit. p2 arrives at 200s, p3 at 300s, one
+// GPU each.
+//
+//   - At 100s n1 is cordoned (the controller's unschedulable:NoSchedule
+//     condition taint reaches the scheduler at once) and drained: p1 is
+//     evicted, having run 100s (100/3600 GPU-hours lost), and its
+//     replacement p1~1 goes to n2 at 100s, n1 being cordoned.
+//   - n1's kubelet is down from 100s: Unknown and tainted at 145s (last
+//     renewal at 90s), with no pod left to evict.
+//   - p2 at 200s takes n2's second GPU. p3 at 300s fits nowhere (n1
+//     cordoned and tainted, n2 full) and waits.
+//   - At 400s n1 is back and uncordoned: its taints go, and p3 is bound
+//     to it at 400s.
+func TestReplayMaintenanceDrains(t *testing.T) {
+	s := time.Second
+	gpu := func(name string, created time.Duration) trace.PodRecord {
+		return trace.PodRecord{Name: name, MilliCPU: 1000, MemoryMiB: 1024, GPUs: 1, GPUMilli: MilliGPU, Models: []string{"A"}, Created: created}
+	}
+	r := Replay{
+		Config: Config{Policy: BestFit{}},
+		Nodes: []trace.NodeRecord{
+			{Name: "n1", MilliCPU: 8000, MemoryMiB: 65536, GPUs: 1, Model: "A"},
+			{Name: "n2", MilliCPU: 8000, MemoryMiB: 65536, GPUs: 2, Model: "A"},
+		},
+		Pods:   []trace.PodRecord{gpu("p1", 0), gpu("p2", 200*s), gpu("p3", 300*s)},
+		Faults: []trace.FaultWindow{{Node: "n1", Start: 100 * s, End: 400 * s, Type: trace.FaultMaintenance}},
+	}
+	res, err := r.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Eviction{{Pod: "p1", Of: "p1", Node: "n1", At: 100 * s, Ran: 100 * s, GPUMilli: 1000, Drained: true, Rebound: 100 * s, HasRebound: true}}
+	if !slices.Equal(res.Evictions, want) {
+		t.Fatalf("evictions %+v, want %+v", res.Evictions, want)
+	}
+	for _, w := range []struct {
+		pod  string
+		node string
+		at   time.Duration
+	}{{"p1", "n1", 0}, {"p2", "n2", 200 * s}, {"p3", "n1", 400 * s}} {
+		i := slices.IndexFunc(res.Pods, func(o PodOutcome) bool { return o.Name == w.pod })
+		if o := res.Pods[i]; !o.Bound || o.Node != w.node || o.BoundAt != w.at {
+			t.Errorf("%s: %+v, want bound to %s at %v", w.pod, o, w.node, w.at)
+		}
+	}
+	if got := res.GPUHoursLost(); math.Abs(got-100.0/3600) > 1e-12 {
+		t.Errorf("GPU-hours lost %v, want 100/3600", got)
+	}
+}
