@@ -69,7 +69,7 @@ func TestReplayShards(t *testing.T) {
 	waited := false
 	for _, r := range rows[1:] {
 		f := strings.Split(r, ",")
-		if len(f) != 23 || f[0] != "openb_pod_list_default" || f[3] != "10" || f[4] != "false" || f[5] != "8152" || f[18] != "false" || f[19] != "0" {
+		if len(f) != 24 || f[0] != "openb_pod_list_default" || f[3] != "10" || f[4] != "false" || f[5] != "8152" || f[18] != "false" || f[19] != "0" {
 			t.Fatalf("row %q", r)
 		}
 		waited = waited || f[8] != "0"

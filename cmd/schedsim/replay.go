@@ -26,8 +26,8 @@ type replayOutcome struct {
 	load                float64
 	durations           bool
 	faults              bool
-	evicted             int // by the node lifecycle
-	drained             int // by maintenances' drains
+	evicted             int             // by the node lifecycle
+	drained             int             // by maintenances' drains
 	recoveries          []time.Duration // eviction to the replacement's binding
 	gpuHoursLost        float64
 }
