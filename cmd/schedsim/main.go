@@ -19,7 +19,11 @@
 //	-shuffle          shuffle the pods by seed (true)
 //	-csv file         write the rows there ("-": stdout)
 //	-svg file         draw the allocation curves: per policy the median
-//	                  over seeds and the band between the lowest and highest
+//	                  over seeds and the band between the lowest and highest;
+//	                  with -replay, the GPU allocation over time per policy
+//	                  (median over seeds), without the faults dashed and
+//	                  with them solid, the times nodes were down shaded by
+//	                  how many
 //	-expected file    the paper's rows, to put beside the table
 //	-shard i/n        run only the i-th of n contiguous parts of the runs
 //	                  (from 0); shard 0 writes the header, so the shards'

@@ -30,6 +30,9 @@ type replayOutcome struct {
 	drained             int             // by maintenances' drains
 	recoveries          []time.Duration // eviction to the replacement's binding
 	gpuHoursLost        float64
+	span                time.Duration // the replay's pod list's span (replaySpan)
+	curve               []float64     // GPU allocation over span (allocCurve)
+	down                []downStep    // the nodes down over time
 }
 
 // fitFaults puts the fault trace on the cluster's nodes by the run's seed
@@ -115,7 +118,11 @@ func runReplay(r sched.Replay) (*replayOutcome, error) {
 	}
 	o := &replayOutcome{pods: len(res.Pods), waits: res.Waits(), use: res.MeanUse(), end: res.End, never: map[string]int{},
 		load: cmp.Or(r.Load, 1), durations: r.Durations,
-		recoveries: res.Recoveries(), gpuHoursLost: res.GPUHoursLost()}
+		recoveries: res.Recoveries(), gpuHoursLost: res.GPUHoursLost(), span: replaySpan(r)}
+	o.curve = allocCurve(res, o.span)
+	if len(r.Faults) > 0 {
+		o.down = downSteps(r.Faults)
+	}
 	for _, e := range res.Evictions {
 		if e.Drained {
 			o.drained++

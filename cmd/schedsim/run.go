@@ -84,7 +84,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	tune := fs.Float64("tune", 1.3, "arrived GPU requests as a multiple of the cluster's GPUs (0: as the trace has them)")
 	shuffle := fs.Bool("shuffle", true, "shuffle the pods by seed")
 	csvOut := fs.String("csv", "", `write the rows there ("-": stdout)`)
-	svgOut := fs.String("svg", "", "draw the allocation curves there")
+	svgOut := fs.String("svg", "", "draw the allocation curves there (with -replay: the allocation over time, the faults' down nodes shaded)")
 	expectedFile := fs.String("expected", "", "the paper's rows (analysis_allo_discrete.csv), beside the table")
 	shard := fs.String("shard", "0/1", "run only part i of n (i/n, from 0)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "runs at once")
@@ -271,7 +271,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 	elapsed := time.Since(start)
 
 	if *replay {
-		return replayOutput(stdout, *csvOut, si == 0, jobs, out, gpus, elapsed, min(*workers, max(len(jobs), 1)))
+		if err := replayOutput(stdout, *csvOut, si == 0, jobs, out, gpus, elapsed, min(*workers, max(len(jobs), 1))); err != nil {
+			return err
+		}
+		if *svgOut != "" {
+			return os.WriteFile(*svgOut, []byte(drawReplaySVG(jobs, out)), 0o644)
+		}
+		return nil
 	}
 	if *csvOut != "" {
 		if err := writeCSV(*csvOut, stdout, si == 0, jobs, out, *tune, gpus); err != nil {
