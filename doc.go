@@ -258,7 +258,8 @@
 //	gc.PodGC                   Step(now, input)              PodGCPlan: Deletions with Reason and Message; Next; error   none: the next Step's input
 //	cri.ProbeWorker            Step(now, observation)        ProbeStep: Probe, Result, Changed, Why; Next                Report(outcome) of a probe it asked for
 //	nodelifecycle.Controller   Step(now), StepAll(now)       Ready: Actions (Kind, Reason, Message) in order; Next       Failed(action) for a write that failed; UpsertNode,
-//	                                                         (now: paused after writes, call again)                      UpsertLease, RenewLease, UpsertPod, the Deletes
+//	                                                         (now: paused after writes, call again)                      UpsertLease, RenewLease, SetRenewals (a lease
+//	                                                                                                                     schedule read lazily), UpsertPod, the Deletes
 //	admission.NodeInfo         Admit(pod)                    Decision: Admit, Reason, Message, pods to preempt           AddPod(pod), RemovePod(uid)
 //	topology.Manager           Admit(pod)                    Admission: Admit, Reason, Message, container hints; error   RemoveContainer(pod, container)
 //	cloud.RangeAllocator       Sync(node)                    PodCIDRUpdate to write; error                               Abort(update) when the write failed, Delete(node)

@@ -204,3 +204,36 @@ func TestStatePerPod(t *testing.T) {
 		t.Fatalf("state is %.0f bytes per pod, over 1 KB", perPod)
 	}
 }
+
+// A monitor pass over a healthy cluster whose kubelets renew every 10s on
+// schedules (SetRenewals), with the event-driven pass (the default) and
+// the every-node pass (EveryNodePass), at 5,000 nodes of 30 pods and
+// 100,000 nodes of 10: what a simulator pays per pass.
+func BenchmarkMonitorPassRenewals(b *testing.B) {
+	for _, size := range []struct{ nodes, pods int }{{5000, 30}, {100000, 10}} {
+		for _, every := range []bool{false, true} {
+			mode := "event-driven"
+			if every {
+				mode = "every-node"
+			}
+			b.Run(fmt.Sprintf("nodes=%d/%s", size.nodes, mode), func(b *testing.B) {
+				c, start := benchCluster(b, size.nodes, size.pods)
+				c.cfg.EveryNodePass = every
+				for _, name := range benchNames(size.nodes) {
+					ref, _ := c.LeaseRef(name)
+					c.SetRenewals(ref, Periodic{First: start, Every: 10 * time.Second})
+				}
+				now := start.Add(c.cfg.NodeMonitorPeriod)
+				c.StepAll(now) // every node looked at once after its schedule came
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					now = now.Add(c.cfg.NodeMonitorPeriod)
+					if r := c.StepAll(now); len(r.Actions) != 0 {
+						b.Fatalf("unexpected actions %v", r.Actions)
+					}
+				}
+			})
+		}
+	}
+}
