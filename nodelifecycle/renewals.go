@@ -94,19 +94,6 @@ func (c *Controller) SetRenewals(ref LeaseRef, r Renewals) {
 	ns.renewals = r
 }
 
-// endRenewals brings the view's lease of ns up to the last Step and drops
-// its schedule, before the caller's own lease replaces it.
-func (c *Controller) endRenewals(ns *nodeState) {
-	if ns.renewals == nil {
-		return
-	}
-	c.wake(ns)
-	if c.started {
-		c.feed(ns, c.last)
-	}
-	ns.renewals, ns.leaseNew = nil, true
-}
-
 // feed takes the schedule's lease at t into the view when it is newer,
 // as an upsert of it would.
 func (c *Controller) feed(ns *nodeState, t time.Time) {

@@ -103,7 +103,7 @@ type faultEvent struct {
 	at    time.Duration
 	end   bool
 	node  int
-	drain bool // a maintenance (trace.FaultMaintenance): cordon and drain
+	drain bool // a maintenance (trace.MaintenanceFault()): cordon and drain
 }
 
 // incarnation is one pod of the run: a trace pod or a replacement.
@@ -177,7 +177,7 @@ func (r Replay) runFaults(ordered []NodeInfo, res *ReplayResult, infos []PodInfo
 		if !w.Ongoing && w.End == w.Start {
 			continue // down for no time
 		}
-		drain := w.Type == trace.FaultMaintenance
+		drain := w.Type == trace.MaintenanceFault()
 		f.faults = append(f.faults, faultEvent{at: w.Start, node: i, drain: drain})
 		if !w.Ongoing {
 			f.faults = append(f.faults, faultEvent{at: w.End, end: true, node: i, drain: drain})

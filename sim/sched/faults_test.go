@@ -270,7 +270,7 @@ func downPeriods(ws []trace.FaultWindow) []trace.FaultWindow {
 	return out
 }
 
-// A maintenance (trace.FaultMaintenance) on n1 from 100s to 400s. n1 and
+// A maintenance (trace.MaintenanceFault()) on n1 from 100s to 400s. n1 and
 // n2 have GPUs of model A, one and two; p1 (one GPU) is bound at 0s to
 // n1, the tighter fit under BestFit. p2 arrives at 200s, p3 at 300s, one
 // GPU each.
@@ -297,7 +297,7 @@ func TestReplayMaintenanceDrains(t *testing.T) {
 			{Name: "n2", MilliCPU: 8000, MemoryMiB: 65536, GPUs: 2, Model: "A"},
 		},
 		Pods:   []trace.PodRecord{gpu("p1", 0), gpu("p2", 200*s), gpu("p3", 300*s)},
-		Faults: []trace.FaultWindow{{Node: "n1", Start: 100 * s, End: 400 * s, Type: trace.FaultMaintenance}},
+		Faults: []trace.FaultWindow{{Node: "n1", Start: 100 * s, End: 400 * s, Type: trace.MaintenanceFault()}},
 	}
 	res, err := r.Run()
 	if err != nil {

@@ -11,18 +11,25 @@ import (
 	"time"
 )
 
-// The fault types of generated windows (FaultModel.Generate).
-var (
-	// FaultIndependent is a node's own failure (FaultModel.MTBF).
-	FaultIndependent = FaultType{Level: "Generated", Class: "Node", Desc: "independent failure"}
-	// FaultCorrelated is a group's outage, all its nodes at once
-	// (FaultModel.Groups): a rack's switch, a zone's power.
-	FaultCorrelated = FaultType{Level: "Generated", Class: "Group", Desc: "correlated outage"}
-	// FaultMaintenance is a planned maintenance: the node is cordoned and
-	// drained at Start, then down until End, when it is uncordoned. A
-	// replay treats it apart from the others (sched.Replay.Faults).
-	FaultMaintenance = FaultType{Level: "Maintenance", Class: "Drain", Desc: "cordon, drain and repair"}
-)
+// IndependentFault is the type of a node's own generated failure
+// (FaultModel.MTBF).
+func IndependentFault() FaultType {
+	return FaultType{Level: "Generated", Class: "Node", Desc: "independent failure"}
+}
+
+// CorrelatedFault is the type of a generated group outage, all its nodes
+// at once (FaultModel.Groups): a rack's switch, a zone's power.
+func CorrelatedFault() FaultType {
+	return FaultType{Level: "Generated", Class: "Group", Desc: "correlated outage"}
+}
+
+// MaintenanceFault is the type of a planned maintenance: the node is
+// cordoned and drained at Start, then down until End, when it is
+// uncordoned. A replay treats it apart from the others
+// (sched.Replay.Faults).
+func MaintenanceFault() FaultType {
+	return FaultType{Level: "Maintenance", Class: "Drain", Desc: "cordon, drain and repair"}
+}
 
 // ErrInvalidFaultModel is wrapped by FaultModel.Validate's errors.
 var ErrInvalidFaultModel = errors.New("trace: invalid fault model")
@@ -44,7 +51,7 @@ type FaultModel struct {
 	// MaintenanceEvery and MaintenanceFor are planned maintenance: every
 	// node is taken down once in each period of MaintenanceEvery, at a time
 	// drawn uniformly in the period (so that the nodes' maintenances are
-	// spread out), for MaintenanceFor (FaultMaintenance).
+	// spread out), for MaintenanceFor (MaintenanceFault).
 	MaintenanceEvery, MaintenanceFor time.Duration
 }
 
@@ -128,14 +135,14 @@ func (m FaultModel) Generate(nodes []string, span time.Duration, seed int64) ([]
 	}
 	if m.MTBF > 0 {
 		for _, n := range nodes {
-			alternate(m.MTBF, m.MTTR, func(s, e time.Duration) { add(n, s, e, FaultIndependent) })
+			alternate(m.MTBF, m.MTTR, func(s, e time.Duration) { add(n, s, e, IndependentFault()) })
 		}
 	}
 	if m.GroupMTBF > 0 {
 		for _, g := range m.Groups {
 			alternate(m.GroupMTBF, m.GroupMTTR, func(s, e time.Duration) {
 				for _, n := range g {
-					add(n, s, e, FaultCorrelated)
+					add(n, s, e, CorrelatedFault())
 				}
 			})
 		}
@@ -145,7 +152,7 @@ func (m FaultModel) Generate(nodes []string, span time.Duration, seed int64) ([]
 			for p := time.Duration(0); p < span; p += m.MaintenanceEvery {
 				s := p + time.Duration(rnd.Int63n(int64(m.MaintenanceEvery-m.MaintenanceFor)+1))
 				if s < span {
-					add(n, s, s+m.MaintenanceFor, FaultMaintenance)
+					add(n, s, s+m.MaintenanceFor, MaintenanceFault())
 				}
 			}
 		}

@@ -60,7 +60,7 @@ func TestGenerateIndependent(t *testing.T) {
 	var down, repairs time.Duration
 	n := 0
 	for _, w := range ws {
-		if w.Type != FaultIndependent || w.Start < 0 || w.Start >= span {
+		if w.Type != IndependentFault() || w.Start < 0 || w.Start >= span {
 			t.Fatalf("window %+v", w)
 		}
 		end := w.End
@@ -111,10 +111,10 @@ func TestGenerateGroupsAndMaintenance(t *testing.T) {
 	maint := map[string][]FaultWindow{}
 	for _, w := range ws {
 		switch w.Type {
-		case FaultCorrelated:
+		case CorrelatedFault():
 			k := key{w.Start, w.End, w.Ongoing}
 			groups[k] = append(groups[k], w.Node)
-		case FaultMaintenance:
+		case MaintenanceFault():
 			maint[w.Node] = append(maint[w.Node], w)
 		default:
 			t.Fatalf("window %+v", w)
