@@ -11,8 +11,8 @@ import (
 	"github.com/nodelife/nodelife/taints"
 )
 
-// FuzzStep feeds the Controller arbitrary sequences of upserts, deletes
-// and clock steps, with arbitrary strings where names, labels, statuses and
+// FuzzStep feeds the Controller arbitrary sequences of upserts, deletes,
+// lease schedules and clock steps, with arbitrary strings where names, labels, statuses and
 // taint fields go, and writes that fail: it must never panic, and every
 // Step must say when it next needs to run.
 func FuzzStep(f *testing.F) {
@@ -38,6 +38,13 @@ func FuzzStep(f *testing.F) {
 			case 2:
 				c.DeleteNode(n)
 			case 3:
+				if op%2 == 0 {
+					// a lease schedule, possibly empty, ended or without a gap
+					ref, _ := c.LeaseRef(n)
+					c.SetRenewals(ref, Periodic{First: now.Add(-time.Duration(op) * time.Second), Every: time.Duration(op%7) * time.Second,
+						Until: now.Add(time.Duration(op%5) * time.Second)})
+					continue
+				}
 				c.UpsertLease(Lease{Node: n, RenewTime: now.Add(-time.Duration(op) * time.Millisecond)})
 			case 4:
 				c.DeleteLease(n)
