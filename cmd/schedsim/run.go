@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/nodelife/nodelife/internal/cpuprofile"
 	"github.com/nodelife/nodelife/sim/sched"
 	"github.com/nodelife/nodelife/sim/trace"
 )
@@ -98,17 +98,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := cpuprofile.Start(*cpuProfile)
+	if err != nil {
+		return err
 	}
+	defer stopProfile()
 	if !*replay && (*durations || *load != 1 || *faultsFile != "" || *faultModel != "") {
 		return fmt.Errorf("-durations, -load, -faults and -fault-model need -replay")
 	}
