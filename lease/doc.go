@@ -10,6 +10,10 @@
 //     its Node (SetNodeUID);
 //   - Elector, client-go's leader election, with a MustStopBy deadline that
 //     tells a leader how long it may go on working;
+//   - MayHold, RenewFor and NextTry, for a delegate renewing many nodes'
+//     leases under one identity (kwok, a virtual-kubelet provider, an edge
+//     hub): a foreign holder is respected until its lease expires, then
+//     the lease is taken over and the transition counted;
 //   - API server identity leases: IdentityLeaseName (current) and
 //     LegacyIdentityLeaseName (the seed's), holder identities, labels and
 //     PlanIdentityLeaseGC; and WorkloadLeaseName for a workload's own

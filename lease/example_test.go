@@ -188,3 +188,62 @@ func ExampleJitter() {
 	// 10s
 	// 10s
 }
+
+// kwok speaks for a node whose kubelet renewed its lease at t0 for 40 s.
+// At t0+30s the kubelet still holds it: kwok looks again a renew interval
+// later. At t0+41s the kubelet's lease has expired (at t0+40s): kwok takes
+// it over, for its own 30 s, and the takeover counts as a transition.
+func ExampleMayHold() {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	holder, duration := "n1", int32(40)
+	l := lease.Lease{Name: "n1", HolderIdentity: &holder, LeaseDurationSeconds: &duration, RenewTime: &t0}
+	for _, now := range []time.Time{t0.Add(30 * time.Second), t0.Add(41 * time.Second)} {
+		held := lease.MayHold(l, "kwok", now)
+		if held {
+			l, _ = lease.RenewFor(l, "kwok", 30, now)
+		}
+		expires, _ := l.ExpiresAt()
+		fmt.Printf("+%v: may hold %v, holder %s, transitions %d, look again in %v\n",
+			now.Sub(t0), held, l.Holder(), transitions(l), lease.NextTry(10*time.Second, expires.Sub(now), held))
+	}
+	// Output:
+	// +30s: may hold false, holder n1, transitions 0, look again in 10s
+	// +41s: may hold true, holder kwok, transitions 1, look again in 10s
+}
+
+func transitions(l lease.Lease) int32 {
+	if l.LeaseTransitions == nil {
+		return 0
+	}
+	return *l.LeaseTransitions
+}
+
+// A lease held by another delegate, taken over at its third transition,
+// then renewed: the second renewal keeps the holder, duration and count.
+func ExampleRenewFor() {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	other, n := "edge-hub-2", int32(2)
+	l := lease.Lease{Name: "n7", HolderIdentity: &other, LeaseTransitions: &n}
+	l, took := lease.RenewFor(l, "edge-hub-1", 40, t0)
+	fmt.Println(l.Holder(), *l.LeaseDurationSeconds, *l.LeaseTransitions, took)
+	l, took = lease.RenewFor(l, "edge-hub-1", 60, t0.Add(10*time.Second))
+	fmt.Println(l.Holder(), *l.LeaseDurationSeconds, *l.LeaseTransitions, took, l.RenewTime.Sub(t0))
+	// Output:
+	// edge-hub-1 40 3 true
+	// edge-hub-1 40 3 false 10s
+}
+
+// When a delegate looks at a lease again: a renew interval later, unless
+// a lease it holds expires before, then at its expiry, but not before a
+// second.
+func ExampleNextTry() {
+	fmt.Println(lease.NextTry(10*time.Second, 30*time.Second, true))
+	fmt.Println(lease.NextTry(10*time.Second, 4*time.Second, true))
+	fmt.Println(lease.NextTry(10*time.Second, 200*time.Millisecond, true))
+	fmt.Println(lease.NextTry(10*time.Second, 4*time.Second, false))
+	// Output:
+	// 10s
+	// 4s
+	// 1s
+	// 10s
+}
