@@ -44,7 +44,7 @@ func TestKarmadaMinTolerationTime(t *testing.T) {
 		{"noExecuteTaints.TimeAdded is nil", []taints.Taint{taint("key", time.Time{})}, []taints.Toleration{tol("key", secs(60))}, NoExecuteSchedule, now.Add(time.Minute)},
 		{"find the latest trigger time", []taints.Taint{taint("key1", now), taint("key2", now)},
 			[]taints.Toleration{tol("key1", secs(120)), tol("key2", secs(60))}, NoExecuteSchedule, now.Add(time.Minute)},
-		{"trigger time is up", []taints.Taint{taint("key", now.Add(-2 * time.Minute))}, []taints.Toleration{tol("key", secs(60))}, NoExecuteEvictNow, now},
+		{"trigger time is up", []taints.Taint{taint("key", now.Add(-2*time.Minute))}, []taints.Toleration{tol("key", secs(60))}, NoExecuteEvictNow, now},
 	} {
 		d := cfg.Plan(now, c.taints, core.Pod{Namespace: "ns", Name: "p", UID: "u", Tolerations: c.tols}, nil)
 		if d.Action != c.action || !d.At.Equal(c.at) {
