@@ -128,9 +128,9 @@ type faultRun struct {
 	faults  []faultEvent
 	names   []string
 	index   map[string]int
-	down    []int           // open fault windows per node
-	cordons []int           // open maintenances per node
-	since   []time.Duration // when each node's kubelet last came up
+	down    []int                    // open fault windows per node
+	cordons []int                    // open maintenances per node
+	sched   []nodelifecycle.Periodic // each node's lease schedule of the moment
 	refs    []nodelifecycle.LeaseRef
 	taints  [][]taints.Taint
 	dying   [][]*incarnation // pods on a down node whose deletion waits for it
@@ -159,15 +159,16 @@ func (r Replay) runFaults(ordered []NodeInfo, res *ReplayResult, infos []PodInfo
 	f := &faultRun{r: r, s: s, c: c, res: res, evs: evs, index: map[string]int{}, inc: map[string]*incarnation{},
 		current: make([]*incarnation, len(r.Pods))}
 	n := len(ordered)
-	f.cordons = make([]int, n)
-	f.names, f.down, f.since, f.refs, f.taints, f.dying = make([]string, n), make([]int, n), make([]time.Duration, n),
+	f.cordons, f.sched = make([]int, n), make([]nodelifecycle.Periodic, n)
+	f.names, f.down, f.refs, f.taints, f.dying = make([]string, n), make([]int, n),
 		make([]nodelifecycle.LeaseRef, n), make([][]taints.Taint, n), make([][]*incarnation, n)
 	for i, nd := range ordered {
 		f.names[i] = nd.Name
 		f.index[nd.Name] = i
 		c.UpsertNode(core.Node{Name: nd.Name, UID: "uid-" + nd.Name, CreationTimestamp: replayStart.Add(-time.Hour), Conditions: ready(replayStart)})
 		f.refs[i], _ = c.LeaseRef(nd.Name)
-		c.SetRenewals(f.refs[i], f.kubelet(0, 0))
+		f.sched[i] = f.kubelet(0)
+		c.SetRenewals(f.refs[i], f.sched[i])
 	}
 	for _, w := range r.Faults {
 		i, ok := f.index[w.Node]
@@ -280,25 +281,24 @@ func ready(t time.Time) []conditions.Condition {
 }
 
 // kubelet is the lease schedule of a kubelet up from from: a renewal at
-// every tick of LeaseRenewInterval from from on (from the run's start) and
-// before until (0: for ever). The controller reads it when it needs the
+// every tick of LeaseRenewInterval from from on (from the run's start),
+// for ever until it goes down. The controller reads it when it needs the
 // lease (nodelifecycle.Controller.SetRenewals), so a node that is up costs
 // nothing between its deadlines.
-func (f *faultRun) kubelet(from, until time.Duration) nodelifecycle.Periodic {
+func (f *faultRun) kubelet(from time.Duration) nodelifecycle.Periodic {
 	first := (from + LeaseRenewInterval - 1) / LeaseRenewInterval * LeaseRenewInterval
 	p := nodelifecycle.Periodic{First: f.now(first), Every: LeaseRenewInterval, Version: uint64(f.rv) + 1}
 	f.rv += 1 << 20 // each schedule's resource versions apart
-	if until > 0 {
-		p.Until = f.now(until)
-	}
 	return p
 }
 
-// goDown silences node i's kubelet at at: its schedule ends there, its
-// last renewal the tick before at.
+// goDown silences node i's kubelet at at: its schedule, the same
+// renewals and resource versions, ends there, its last renewal the tick
+// before at.
 func (f *faultRun) goDown(at time.Duration, i int) {
 	if f.down[i] == 0 {
-		f.c.SetRenewals(f.refs[i], f.kubelet(f.since[i], at))
+		f.sched[i].Until = f.now(at)
+		f.c.SetRenewals(f.refs[i], f.sched[i])
 	}
 	f.down[i]++
 }
@@ -314,8 +314,8 @@ func (f *faultRun) up(at time.Duration, i int) {
 		return
 	}
 	f.c.RenewLease(f.refs[i], f.now(at), f.version())
-	f.since[i] = at + 1
-	f.c.SetRenewals(f.refs[i], f.kubelet(f.since[i], 0))
+	f.sched[i] = f.kubelet(at + 1)
+	f.c.SetRenewals(f.refs[i], f.sched[i])
 	if n, ok := f.c.Node(f.names[i]); ok {
 		n.Conditions = ready(f.now(at))
 		f.c.UpsertNode(n)
