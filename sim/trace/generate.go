@@ -31,6 +31,11 @@ func MaintenanceFault() FaultType {
 	return FaultType{Level: "Maintenance", Class: "Drain", Desc: "cordon, drain and repair"}
 }
 
+// MaxGeneratedFaults bounds the windows Generate draws: a model that
+// would draw more (a mean time between failures of nanoseconds over a
+// year) is refused rather than left to fill the memory.
+const MaxGeneratedFaults = 10_000_000
+
 // ErrInvalidFaultModel is wrapped by FaultModel.Validate's errors.
 var ErrInvalidFaultModel = errors.New("trace: invalid fault model")
 
@@ -109,9 +114,29 @@ func (m FaultModel) Generate(nodes []string, span time.Duration, seed int64) ([]
 	if span < 0 {
 		return nil, fmt.Errorf("%w: span %v must not be negative", ErrInvalidFaultModel, span)
 	}
+	// The windows to expect, refused above the bound before any is drawn.
+	expect := 0.0
+	if m.MTBF > 0 {
+		expect += float64(len(nodes)) * float64(span) / float64(m.MTBF+m.MTTR)
+	}
+	if m.GroupMTBF > 0 {
+		for _, g := range m.Groups {
+			expect += float64(len(g)) * float64(span) / float64(m.GroupMTBF+m.GroupMTTR)
+		}
+	}
+	if m.MaintenanceEvery > 0 {
+		expect += float64(len(nodes)) * (float64(span)/float64(m.MaintenanceEvery) + 1)
+	}
+	if expect > MaxGeneratedFaults {
+		return nil, fmt.Errorf("%w: about %.3g windows over %v for %d nodes (MTBF %v, GroupMTBF %v, MaintenanceEvery %v), more than %d: make the faults rarer or the span shorter",
+			ErrInvalidFaultModel, expect, span, len(nodes), m.MTBF, m.GroupMTBF, m.MaintenanceEvery, MaxGeneratedFaults)
+	}
 	rnd := rand.New(rand.NewSource(seed))
 	var out []FaultWindow
 	add := func(node string, start, end time.Duration, typ FaultType) {
+		if len(out) >= MaxGeneratedFaults {
+			return
+		}
 		w := FaultWindow{Node: node, Start: start, End: end, Type: typ}
 		if end > span {
 			w.End, w.Ongoing = 0, true
@@ -127,7 +152,7 @@ func (m FaultModel) Generate(nodes []string, span time.Duration, seed int64) ([]
 		return max(time.Duration(d), 1)
 	}
 	alternate := func(mtbf, mttr time.Duration, down func(start, end time.Duration)) {
-		for t := exp(mtbf); t < span; {
+		for t := exp(mtbf); t < span && len(out) < MaxGeneratedFaults; {
 			end := t + exp(mttr)
 			down(t, end)
 			t = end + exp(mtbf)
@@ -149,13 +174,18 @@ func (m FaultModel) Generate(nodes []string, span time.Duration, seed int64) ([]
 	}
 	if m.MaintenanceEvery > 0 {
 		for _, n := range nodes {
-			for p := time.Duration(0); p < span; p += m.MaintenanceEvery {
+			for p := time.Duration(0); p < span && len(out) < MaxGeneratedFaults; p += m.MaintenanceEvery {
 				s := p + time.Duration(rnd.Int63n(int64(m.MaintenanceEvery-m.MaintenanceFor)+1))
 				if s < span {
 					add(n, s, s+m.MaintenanceFor, MaintenanceFault())
 				}
 			}
 		}
+	}
+	if len(out) >= MaxGeneratedFaults {
+		// the draws ran far above their expectation
+		return nil, fmt.Errorf("%w: more than %d windows over %v for %d nodes: make the faults rarer or the span shorter",
+			ErrInvalidFaultModel, MaxGeneratedFaults, span, len(nodes))
 	}
 	slices.SortStableFunc(out, func(a, b FaultWindow) int {
 		return cmp.Or(cmp.Compare(a.Start, b.Start), strings.Compare(a.Node, b.Node),

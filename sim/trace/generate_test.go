@@ -37,6 +37,10 @@ func TestFaultModelValidate(t *testing.T) {
 	if err := (FaultModel{}).Validate(nil); err != nil {
 		t.Fatalf("the zero model: %v", err)
 	}
+	if _, err := (FaultModel{MTBF: time.Nanosecond, MTTR: time.Nanosecond}).Generate(genNodes(1), time.Second, 1); !errors.Is(err, ErrInvalidFaultModel) ||
+		!strings.Contains(err.Error(), "about 5e+08 windows over 1s for 1 nodes") {
+		t.Errorf("a model of a billion faults a second: %v", err)
+	}
 	if _, err := (FaultModel{}).Generate(nil, -time.Second, 1); !errors.Is(err, ErrInvalidFaultModel) {
 		t.Fatalf("a negative span: %v", err)
 	}
