@@ -163,6 +163,13 @@
 // the bootstrap completion annotations, dry-run reports and a deleted
 // rule's cleanup, with the controller's known bugs as options.
 //
+// remediation: node health checks and their remediation, as Cluster
+// API's MachineHealthCheck and medik8s' NodeHealthCheck decide them: the
+// conditions held for a timeout, the node startup timeout, the
+// maxUnhealthy / minHealthy / unhealthyRange gate, storm recovery with its
+// cooldown, escalating remediations with their timeouts, the healthy delay,
+// exclusion labels, pauses and one control-plane node at a time (Check).
+//
 // release: the Kubernetes releases nodelife has presets for (V1_27 to
 // V1_37; Current is v1.37, what every default reproduces) and Parse of a
 // version string; every package whose rules changed between releases
@@ -284,6 +291,7 @@
 //	cri.BackoffConfig            Decide(now, entry, finishedAt)                     BackoffDecision: restart now or when; error
 //	cloud                        PlanInitialization, PlanRoutes, DecideLifecycle    InitPlan, RoutePlan, LifecycleDecision
 //	readiness                    PlanNode(rules, node, ...), PlanRule(...)          NodePlan, RulePlan: taints added, removed, adopted
+//	remediation.Config           Check(now, cfg, input)                             Plan: verdicts, the gate, remediations started, timed out, ended; when next; error
 //	taints                       ReconcileConditionTaints(now, taints, conds, ...)  the taints to add and remove
 //
 // now comes first in every call that takes it, as in x/time/rate. Each
