@@ -43,8 +43,16 @@ type NoExecuteConfig struct {
 	// Replan recomputes a scheduled eviction's deadline from the pod's
 	// current tolerations (from the schedule's CreatedAt under
 	// AnchorObserved), so lengthening or shortening tolerationSeconds takes
-	// effect. Upstream keeps the first deadline: edits are ignored
-	// (kubernetes#102993, kubernetes#108982; PR #109226 was closed).
+	// effect. Upstream keeps the first deadline while the pod still
+	// tolerates the taints for a while: an edit of tolerationSeconds from
+	// one number to another changes nothing (kubernetes#102993,
+	// kubernetes#108982; PR #109226 was closed). Edits that change what is
+	// tolerated take effect either way: a pod whose tolerations now
+	// tolerate every NoExecute taint for ever (nil tolerationSeconds) has
+	// its eviction cancelled, one that no longer tolerates a taint is
+	// evicted at once, and a pod tolerating for ever whose tolerations gain
+	// seconds is scheduled anew, counted from the edit. (OpenYurt's pod
+	// binding relies on this: see nodelifecycle.OpenYurtBindPod.)
 	Replan bool
 	// Matcher matches tolerations to taints; set ComparisonOperators for
 	// KEP-5471's Lt and Gt.

@@ -98,6 +98,11 @@ type Config struct {
 	// anchor, re-planning on toleration edits, Lt/Gt operators); its zero
 	// value is upstream.
 	NoExecute eviction.NoExecuteConfig
+	// NodePolicy, when set, bends the lifecycle per node (NodeRules):
+	// pods kept Ready, nodes never tainted NoExecute, nodes left out of
+	// their zone's disruption, pods bound to their node (OpenYurt is one).
+	// nil: upstream's lifecycle for every node.
+	NodePolicy NodePolicy
 	// Queue selects the tainting queues' behaviour; its zero value is
 	// upstream's, defects included, and eviction.FixedQueueOptions() fixes
 	// the two that eviction.QueueOptions documents.

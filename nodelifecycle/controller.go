@@ -183,6 +183,9 @@ type nodeState struct {
 	heapAt   int64
 	renewals Renewals
 
+	// rules are the NodePolicy's for the node as last upserted.
+	rules NodeRules
+
 	reconcile bool // condition NoSchedule taints to reconcile
 	plan      bool // NoExecute plan to redo
 	queued    bool // in Controller.dirty
@@ -192,6 +195,10 @@ type podState struct {
 	pod PodState
 	// bindPending is set while the pod is in Controller.bound.
 	bindPending bool
+	// refused is set when the caller refused the pod's eviction
+	// (Refused): it is not planned until it or its node's NoExecute
+	// taints or rules change.
+	refused bool
 }
 
 // New returns a Controller for cfg, or cfg's validation error.
@@ -252,9 +259,13 @@ func (c *Controller) UpsertNode(node core.Node) {
 		c.nodes[node.Name] = ns
 		c.orderStale = true
 		ns.node = node
+		ns.rules = c.rulesOf(ns)
 		c.setZone(ns)
 		c.zoneNodes[ns.zi]++
 		ns.gen = c.zoneGen[ns.zi]
+		for _, ps := range c.byNode[node.Name] {
+			ps.refused = false
+		}
 		c.markDirty(ns, true, true)
 		c.viewChanged()
 		c.wake(ns)
@@ -262,8 +273,9 @@ func (c *Controller) UpsertNode(node core.Node) {
 	}
 	c.viewChanged()
 	c.wake(ns) // before its zone changes: an idle node is counted in its old one
-	old := ns.node
+	old, oldRules := ns.node, ns.rules
 	ns.node = node
+	ns.rules = c.rulesOf(ns)
 	ns.quiet, ns.settled = false, ""
 	oldZone := ns.zi
 	c.setZone(ns)
@@ -273,13 +285,19 @@ func (c *Controller) UpsertNode(node core.Node) {
 		ns.gen = c.zoneGen[ns.zi]
 	}
 	reconcile := old.Unschedulable != node.Unschedulable || !slices.Equal(old.Conditions, node.Conditions) || !taintsEqual(old.Taints, node.Taints)
-	c.markDirty(ns, reconcile, !noExecuteEqual(old.Taints, node.Taints))
+	replan := !noExecuteEqual(old.Taints, node.Taints) || !sameRules(oldRules, ns.rules)
+	if replan {
+		for _, ps := range c.byNode[node.Name] {
+			ps.refused = false
+		}
+	}
+	c.markDirty(ns, reconcile, replan)
 }
 
 // setZone reads the node's zone key and exclusion label, and interns the
 // key.
 func (c *Controller) setZone(ns *nodeState) {
-	ns.zone, ns.excluded = eviction.ZoneKey(ns.node.Labels), eviction.IsExcludedFromDisruption(ns.node.Labels)
+	ns.zone, ns.excluded = eviction.ZoneKey(ns.node.Labels), eviction.IsExcludedFromDisruption(ns.node.Labels) || ns.rules.ExcludeFromDisruption
 	zi, ok := c.zoneIdx[ns.zone]
 	if !ok {
 		zi = len(c.zoneKeys)
@@ -428,6 +446,7 @@ func (c *Controller) UpsertPod(p core.Pod) {
 	old := ps.pod
 	ps.pod = pod
 	if old.NodeName != pod.NodeName {
+		ps.refused = false
 		c.unbind(key, old.NodeName, old.UID)
 		c.bind(key, ps)
 		c.bindSeen(key, ps)
@@ -436,6 +455,7 @@ func (c *Controller) UpsertPod(p core.Pod) {
 		return
 	}
 	if old.UID != pod.UID || old.Terminating != pod.Terminating || !slices.EqualFunc(old.Tolerations, pod.Tolerations, taints.Toleration.Equal) {
+		ps.refused = false
 		c.touch(pod.NodeName)
 	}
 }

@@ -155,6 +155,41 @@
 // open); the Controller resets the probes of the nodes it has a record of
 // and times the others from their first pass, as the fix does.
 //
+// # Per-node policy, refusals, and the forks
+//
+// Config.NodePolicy bends the lifecycle per node without a fork. Its
+// NodeRules, asked once per upserted version of a node, say whether the
+// node's pods are marked NotReady (KeepPodsReady), whether the node is
+// tainted NoExecute for its health (NoExecuteExempt), whether it counts in
+// its zone's disruption (ExcludeFromDisruption) and whether its pods
+// tolerate its not-ready and unreachable taints for a time of the node's
+// own (Bind, BindSeconds; the pods' own tolerations stay in the view).
+// OpenYurt is the ready-made policy of OpenYurt's yurt-manager: its node
+// lifecycle controller keeps the pods of nodes with its three annotations
+// Ready, and its pod binding controller binds the pods of autonomous edge
+// nodes (for ever, or for node.openyurt.io/autonomy-duration). Node pools
+// are zones when the nodes carry the pool as their zone label; the rates
+// and thresholds are the Config's, for every zone. Every rule is off in
+// every preset, and with no policy the Controller is upstream's (the
+// conformance differential runs it so).
+//
+// OpenYurt's own recipe writes the pods instead: OpenYurtBindPod is its
+// pod binding's rewrite as a pure function. What the rewritten pods then do
+// follows the taint eviction controller's rules (eviction.NoExecuteConfig):
+// a pod bound for ever has its pending eviction cancelled; a pod bound for
+// a number of seconds while its eviction is pending keeps the eviction's
+// first deadline (upstream ignores a change of one number of seconds for
+// another, unless NoExecute.Replan); a pod set back from for ever to
+// seconds is scheduled anew, counted from the edit. Bind, inside the
+// Controller, follows the same rules at the node's next plan.
+//
+// A caller with a veto of its own reports a write it chose not to make
+// with Refused instead of Failed: a refused eviction is not tried again
+// (Failed's retries every RetryDelay would go on for ever) and its pod
+// stays running in the view until the pod or its node's NoExecute taints
+// or rules change; a refused KindPodsNotReady leaves the pods Ready. Only
+// those two can be refused; a node's taints and status follow its rules.
+//
 // # Cost
 //
 // A Step costs what changed since the last one: nodes and pods that did

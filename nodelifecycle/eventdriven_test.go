@@ -2,6 +2,7 @@ package nodelifecycle_test
 
 import (
 	"fmt"
+	"hash/fnv"
 	"testing"
 	"time"
 
@@ -15,6 +16,41 @@ import (
 	"github.com/nodelife/nodelife/nodelifecycle"
 	"github.com/nodelife/nodelife/taints"
 )
+
+// drawnRules reads a node's NodeRules from its "rules" label, a bit mask:
+// 1 KeepPodsReady, 2 NoExecuteExempt, 4 ExcludeFromDisruption, 8 Bind
+// for ever, 16 Bind for 30 s.
+var drawnRules = nodelifecycle.NodePolicyFunc(func(n *core.Node) nodelifecycle.NodeRules {
+	var m int
+	fmt.Sscan(n.Labels["rules"], &m)
+	r := nodelifecycle.NodeRules{KeepPodsReady: m&1 != 0, NoExecuteExempt: m&2 != 0, ExcludeFromDisruption: m&4 != 0, Bind: m&(8|16) != 0}
+	if m&16 != 0 {
+		s := int64(30)
+		r.BindSeconds = &s
+	}
+	return r
+})
+
+// refusing refuses every every'th eviction and pods-not-ready write
+// (hashed as failing does, salted apart), and passes the others to next.
+func refusing(every uint32, next nodelifecycle.Apply) nodelifecycle.Apply {
+	if every == 0 {
+		return next
+	}
+	return func(a nodelifecycle.Action) error {
+		if a.Kind == nodelifecycle.KindEvict || a.Kind == nodelifecycle.KindPodsNotReady {
+			h := fnv.New32a()
+			fmt.Fprintf(h, "refuse|%s|%s|%s|%s", a.At.Format(time.RFC3339Nano), a.Kind, a.Node, a.Pod.Key())
+			if h.Sum32()%every == 0 {
+				return nodelifecycle.ErrRefuse
+			}
+		}
+		if next == nil {
+			return nil
+		}
+		return next(a)
+	}
+}
 
 // A kubelet of the property below: it renews on a schedule while up, and
 // posts Ready when it comes back.
@@ -42,7 +78,12 @@ func TestPropertyEventDrivenMatchesEveryNode(t *testing.T) {
 		if rapid.Bool().Draw(t, "anchorTaintAdded") {
 			cfg.NoExecute.Anchor = eviction.AnchorTaintAdded
 		}
-		apply := failing(rapid.SampledFrom([]uint32{0, 0, 5, 11}).Draw(t, "failEvery"))
+		apply := refusing(rapid.SampledFrom([]uint32{0, 0, 3, 7}).Draw(t, "refuseEvery"),
+			failing(rapid.SampledFrom([]uint32{0, 0, 5, 11}).Draw(t, "failEvery")))
+		policy := rapid.Bool().Draw(t, "policy")
+		if policy {
+			cfg.NodePolicy = drawnRules
+		}
 		every := cfg
 		every.EveryNodePass = true
 		var ctls [2]*nodelifecycle.Controller
@@ -66,8 +107,11 @@ func TestPropertyEventDrivenMatchesEveryNode(t *testing.T) {
 		renewEvery := rapid.SampledFrom([]time.Duration{time.Second, 4 * time.Second, 10 * time.Second, 13 * time.Second}).Draw(t, "renewEvery")
 		version := uint64(100)
 		nodeOf := func(i int, name string, status conditions.Status) core.Node {
-			return core.Node{Name: name, UID: "uid-" + name, CreationTimestamp: now.Add(-time.Hour),
-				Labels:     map[string]string{"topology.kubernetes.io/zone": fmt.Sprint("z", i%zones)},
+			labels := map[string]string{"topology.kubernetes.io/zone": fmt.Sprint("z", i%zones)}
+			if policy {
+				labels["rules"] = fmt.Sprint(rapid.IntRange(0, 31).Draw(t, "rules"))
+			}
+			return core.Node{Name: name, UID: "uid-" + name, CreationTimestamp: now.Add(-time.Hour), Labels: labels,
 				Conditions: []conditions.Condition{{Type: conditions.Ready, Status: status, LastHeartbeatTime: now, LastTransitionTime: now}}}
 		}
 		// start brings a kubelet up at now: it posts its status and renews
@@ -106,7 +150,7 @@ func TestPropertyEventDrivenMatchesEveryNode(t *testing.T) {
 				i := rapid.IntRange(0, len(names)-1).Draw(t, "node")
 				name := names[i]
 				k := kubelets[name]
-				switch rapid.IntRange(0, 6).Draw(t, "what") {
+				switch rapid.IntRange(0, 7).Draw(t, "what") {
 				case 0, 1: // the kubelet stops, or comes back
 					if k.up {
 						k.up = false
@@ -136,6 +180,16 @@ func TestPropertyEventDrivenMatchesEveryNode(t *testing.T) {
 					}
 				case 5:
 					both(func(c *nodelifecycle.Controller) { c.ViewRestored(now) })
+				case 7: // the node's rules change
+					if n, ok := ctls[0].Node(name); ok && policy {
+						labels := map[string]string{}
+						for k, v := range n.Labels {
+							labels[k] = v
+						}
+						labels["rules"] = fmt.Sprint(rapid.IntRange(0, 31).Draw(t, "rules"))
+						n.Labels = labels
+						both(func(c *nodelifecycle.Controller) { c.UpsertNode(n) })
+					}
 				case 6: // the lease is renewed again, but no status is posted
 					if !k.up {
 						k.up = true

@@ -1,6 +1,7 @@
 package nodelifecycle
 
 import (
+	"errors"
 	"time"
 
 	"github.com/nodelife/nodelife/core"
@@ -39,8 +40,12 @@ func (a applying) Step(now time.Time, apply Apply) Ready {
 	for {
 		r := a.Controller.Step(now)
 		for _, act := range r.Actions {
-			if apply != nil && apply(act) != nil && isWrite(act.Kind) {
-				if err := a.Failed(act); err != nil {
+			if err := applyErr(apply, act); err != nil && isWrite(act.Kind) {
+				if errors.Is(err, ErrRefuse) && (act.Kind == KindEvict || act.Kind == KindPodsNotReady) {
+					if err := a.Refused(act); err != nil {
+						panic(err)
+					}
+				} else if err := a.Failed(act); err != nil {
 					panic(err)
 				}
 			}
@@ -52,6 +57,17 @@ func (a applying) Step(now time.Time, apply Apply) Ready {
 			return out
 		}
 	}
+}
+
+// ErrRefuse, returned by a test's Apply for an eviction or a
+// pods-not-ready write, makes Applying report it Refused, not Failed.
+var ErrRefuse = errors.New("refused")
+
+func applyErr(apply Apply, a Action) error {
+	if apply == nil {
+		return nil
+	}
+	return apply(a)
 }
 
 func isWrite(k Kind) bool {

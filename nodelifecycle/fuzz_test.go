@@ -19,7 +19,16 @@ func FuzzStep(f *testing.F) {
 	f.Add([]byte("\x00\x01\x02\x09\x03\x09\x09"), "n0", "Unknown", "node.kubernetes.io/unreachable")
 	f.Add([]byte("\x06\x00\x09\x09\x07\x02\x09"), "a/b", "", "NoExecute")
 	f.Fuzz(func(t *testing.T, ops []byte, name, status, key string) {
-		c, err := New(DefaultConfig())
+		cfg := DefaultConfig()
+		if len(name)%2 == 1 {
+			// Rules drawn from the node's name and labels.
+			cfg.NodePolicy = NodePolicyFunc(func(n *core.Node) NodeRules {
+				h := len(n.Name) + len(n.Labels[eviction.LabelTopologyZone])
+				secs := int64(h) - 3
+				return NodeRules{KeepPodsReady: h&1 != 0, NoExecuteExempt: h&2 != 0, ExcludeFromDisruption: h&4 != 0, Bind: h&8 != 0, BindSeconds: &secs}
+			})
+		}
+		c, err := New(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,7 +71,16 @@ func FuzzStep(f *testing.F) {
 					// one, with upserts and deletes in between. Every other
 					// action is reported failed; only writes can be.
 					r = c.Step(now)
-					for _, a := range r.Actions {
+					for k, a := range r.Actions {
+						if k%3 == 2 {
+							// Refused: only evictions and pods-not-ready
+							// writes can be.
+							err := c.Refused(a)
+							if (err == nil) != (a.Kind == KindEvict || a.Kind == KindPodsNotReady) {
+								t.Fatalf("Refused(%s) = %v", a, err)
+							}
+							continue
+						}
 						if fail = !fail; fail {
 							err := c.Failed(a)
 							if (err == nil) != isWrite(a.Kind) {

@@ -37,7 +37,9 @@ const (
 type pendingWrite struct {
 	seq      uint64
 	failed   bool
+	refused  bool
 	ok, fail func()
+	refuse   func()
 }
 
 // passItem is one node of a monitor pass, between its health check and
@@ -183,6 +185,33 @@ func (c *Controller) Failed(a Action) error {
 	return nil
 }
 
+// ErrNotRefusable is returned by Refused for an action that cannot be
+// refused: only a KindEvict or a KindPodsNotReady can; bend a node's
+// tainting or status with a NodePolicy instead.
+var ErrNotRefusable = errors.New("nodelifecycle: only an eviction or a pods-not-ready write can be refused")
+
+// Refused reports that the caller chose not to do a write of the last
+// Step's Ready (a policy of its own vetoed it); unlike Failed, it is not
+// tried again. A refused KindEvict leaves the pod in the view, running;
+// it is not planned against its node's NoExecute taints again until the
+// pod changes (UID, tolerations, termination, node) or its node's
+// NoExecute taints or NodeRules do. A refused KindPodsNotReady leaves the
+// pods Ready in the view, not marked again until their node's Ready
+// leaves True anew. It returns ErrNotPending for an action that is not a
+// write of that Ready, ErrNotRefusable (both wrapped with the action) for
+// one of another kind.
+func (c *Controller) Refused(a Action) error {
+	i, ok := slices.BinarySearchFunc(c.pending, a.seq, func(p pendingWrite, seq uint64) int { return cmp.Compare(p.seq, seq) })
+	if !ok || a.seq == 0 {
+		return fmt.Errorf("%w: %s", ErrNotPending, a.String())
+	}
+	if a.Kind != KindEvict && a.Kind != KindPodsNotReady {
+		return fmt.Errorf("%w: %s", ErrNotRefusable, a.String())
+	}
+	c.pending[i].refused = true
+	return nil
+}
+
 // commit makes the effect of the last Ready's writes on the view, in the
 // order they were decided.
 func (c *Controller) commit() {
@@ -193,7 +222,11 @@ func (c *Controller) commit() {
 	c.expecting = c.expecting[:0]
 	for i := range c.pending {
 		p := &c.pending[i]
-		if p.failed {
+		if p.refused {
+			if p.refuse != nil {
+				p.refuse()
+			}
+		} else if p.failed {
 			if p.fail != nil {
 				p.fail()
 			}
@@ -702,7 +735,7 @@ func (c *Controller) decidePass(now time.Time) {
 					p.counts[ns.zi].NotReady++
 				}
 			}
-			c.decideTaint(ns, ns.ready, now)
+			c.decideTaint(ns, ns.taintStatus(ns.ready), now)
 			continue
 		}
 		h := &p.healths[it.h]
@@ -720,8 +753,8 @@ func (c *Controller) decidePass(now time.Time) {
 		if c.cfg.TaintOnObservedReady {
 			decide = h.ObservedReady.Status
 		}
-		c.decideTaint(ns, decide, now)
-		if h.MarkPodsNotReady {
+		c.decideTaint(ns, ns.taintStatus(decide), now)
+		if h.MarkPodsNotReady && !ns.rules.KeepPodsReady {
 			c.markPodsNotReady(ns)
 		}
 		// Quiet from now on while nothing changes: Ready posted and not
@@ -822,7 +855,7 @@ func (c *Controller) markBound() {
 		}
 		ps.bindPending = false
 		ns := c.nodes[ps.pod.NodeName]
-		if ns == nil || !ps.pod.Ready || !ns.rec.Known || !ns.rec.HasSavedReady || ns.rec.SavedReady.Status == conditions.True {
+		if ns == nil || ns.rules.KeepPodsReady || !ps.pod.Ready || !ns.rec.Known || !ns.rec.HasSavedReady || ns.rec.SavedReady.Status == conditions.True {
 			continue
 		}
 		i, ok := byNode[ns.node.Name]
@@ -1035,6 +1068,7 @@ func (c *Controller) evict(ns *nodeState, ps *podState, reason string, taint tai
 		Taint: taint, Condition: eviction.TaintEvictionCondition(), Reason: reason, Message: message}, func() {
 		ps.pod.Terminating = true
 	}, fail)
+	c.pending[len(c.pending)-1].refuse = func() { ps.refused = true }
 }
 
 // cancelGone drops the pending evictions of pods no longer bound to ns
@@ -1066,8 +1100,8 @@ func (c *Controller) planNode(now time.Time, ns *nodeState) {
 	bound := c.byNode[ns.node.Name]
 	live := make([]core.Pod, 0, len(bound))
 	for _, ps := range bound {
-		if !ps.pod.Terminating {
-			live = append(live, core.Pod{Namespace: ps.pod.Namespace, Name: ps.pod.Name, UID: ps.pod.UID, Tolerations: ps.pod.Tolerations})
+		if !ps.pod.Terminating && !ps.refused {
+			live = append(live, core.Pod{Namespace: ps.pod.Namespace, Name: ps.pod.Name, UID: ps.pod.UID, Tolerations: ns.rules.bound(ps.pod.Tolerations)})
 		}
 	}
 	c.cancelGone(ns, bound)
