@@ -71,6 +71,49 @@ type Config struct {
 	// fresh grace period and lets a flapping cluster postpone their
 	// tainting indefinitely (openyurtio/openyurt#2713).
 	KeepProbesOnExit bool
+	// Zones overrides the rates and thresholds above for some zones, each
+	// named by its zone key (ZoneKey, or a key of the caller's own such as
+	// an edge node pool's name); the other zones use the fields above.
+	// Upstream has one set for the whole cluster.
+	Zones []ZoneOverride
+}
+
+// ZoneOverride is one zone's own rates and thresholds; a nil field keeps
+// the Config's.
+type ZoneOverride struct {
+	// Zone is the zone's key.
+	Zone                      string
+	NodeEvictionRate          *float64
+	SecondaryNodeEvictionRate *float64
+	LargeClusterSizeThreshold *int
+	UnhealthyZoneThreshold    *float32
+}
+
+// ForZone returns the config zone's nodes are judged by: c with zone's
+// override applied, and no overrides.
+func (c Config) ForZone(zone string) Config {
+	zs := c.Zones
+	c.Zones = nil
+	for i := range zs {
+		o := &zs[i]
+		if o.Zone != zone {
+			continue
+		}
+		if o.NodeEvictionRate != nil {
+			c.NodeEvictionRate = *o.NodeEvictionRate
+		}
+		if o.SecondaryNodeEvictionRate != nil {
+			c.SecondaryNodeEvictionRate = *o.SecondaryNodeEvictionRate
+		}
+		if o.LargeClusterSizeThreshold != nil {
+			c.LargeClusterSizeThreshold = *o.LargeClusterSizeThreshold
+		}
+		if o.UnhealthyZoneThreshold != nil {
+			c.UnhealthyZoneThreshold = *o.UnhealthyZoneThreshold
+		}
+		break
+	}
+	return c
 }
 
 // DefaultConfig returns the upstream defaults.
@@ -102,6 +145,33 @@ func (c Config) Validate() error {
 	}
 	if t := c.UnhealthyZoneThreshold; !(t >= 0 && t <= 1) {
 		errs = append(errs, wrap(ErrInvalidConfig, fmt.Sprintf("UnhealthyZoneThreshold %v is not a fraction in [0, 1]", t)))
+	}
+	seen := map[string]int{}
+	for i, o := range c.Zones {
+		f := fmt.Sprintf("Zones[%d]", i)
+		if j, ok := seen[o.Zone]; ok {
+			errs = append(errs, wrap(ErrInvalidConfig, fmt.Sprintf("%s zone %q is already Zones[%d]'s", f, ZoneName(o.Zone), j)))
+			continue
+		}
+		seen[o.Zone] = i
+		if o.NodeEvictionRate != nil {
+			if err := checkRate(f+".NodeEvictionRate", *o.NodeEvictionRate); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		if o.SecondaryNodeEvictionRate != nil {
+			if err := checkRate(f+".SecondaryNodeEvictionRate", *o.SecondaryNodeEvictionRate); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		if o.LargeClusterSizeThreshold != nil && *o.LargeClusterSizeThreshold < 0 {
+			errs = append(errs, wrap(ErrInvalidConfig, fmt.Sprintf("%s.LargeClusterSizeThreshold %d is negative", f, *o.LargeClusterSizeThreshold)))
+		}
+		if o.UnhealthyZoneThreshold != nil {
+			if t := *o.UnhealthyZoneThreshold; !(t >= 0 && t <= 1) {
+				errs = append(errs, wrap(ErrInvalidConfig, fmt.Sprintf("%s.UnhealthyZoneThreshold %v is not a fraction in [0, 1]", f, t)))
+			}
+		}
 	}
 	return errors.Join(errs...)
 }

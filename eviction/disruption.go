@@ -209,8 +209,9 @@ func (c Config) planCounts(prev map[string]ZoneStatus, counts []zoneCount, clust
 	allAre, allWas := true, true
 	for i, zc := range counts {
 		zp := ZonePlan{Zone: zc.zone, Size: zc.ready + zc.notReady, NotReady: zc.notReady, Previous: StateInitial}
-		zp.State = zoneState(zc.ready, zc.notReady, c.UnhealthyZoneThreshold)
-		rate := c.NodeEvictionRate // a new zone's queue starts at the normal rate
+		zcfg := c.zoneConfig(zc.zone)
+		zp.State = zoneState(zc.ready, zc.notReady, zcfg.UnhealthyZoneThreshold)
+		rate := zcfg.NodeEvictionRate // a new zone's queue starts at the normal rate
 		if st, ok := prev[zc.zone]; ok {
 			zp.Previous, rate = st.State, st.Rate
 		}
@@ -256,7 +257,8 @@ func (c Config) planCounts(prev map[string]ZoneStatus, counts []zoneCount, clust
 		plan.ResetProbes = !c.KeepProbesOnExit
 		for i := range plan.Zones {
 			zp := &plan.Zones[i]
-			zp.Rate, zp.SetRate = c.ZoneRate(zp.State, c.rateSize(zp.Size, clusterSize)), true
+			zcfg := c.zoneConfig(zp.Zone)
+			zp.Rate, zp.SetRate = zcfg.ZoneRate(zp.State, c.rateSize(zp.Size, clusterSize)), true
 			zp.Reason = string(TransitionExitFullDisruption)
 			zp.Message = c.zoneMessage(zp, "rate reset for its state: the cluster is leaving full disruption")
 		}
@@ -273,7 +275,8 @@ func (c Config) planCounts(prev map[string]ZoneStatus, counts []zoneCount, clust
 				zp.Message = c.zoneMessage(zp, "state unchanged, rate kept")
 				continue
 			}
-			zp.Rate, zp.SetRate = c.ZoneRate(zp.State, c.rateSize(zp.Size, clusterSize)), true
+			zcfg := c.zoneConfig(zp.Zone)
+			zp.Rate, zp.SetRate = zcfg.ZoneRate(zp.State, c.rateSize(zp.Size, clusterSize)), true
 			zp.Reason = "StateChanged"
 			zp.Message = c.zoneMessage(zp, "state changed")
 		}
@@ -284,6 +287,15 @@ func (c Config) planCounts(prev map[string]ZoneStatus, counts []zoneCount, clust
 		plan.Next[zp.Zone] = ZoneStatus{State: zp.State, Rate: zp.Rate}
 	}
 	return plan
+}
+
+// zoneConfig is ForZone without the copy when there are no overrides.
+func (c *Config) zoneConfig(zone string) *Config {
+	if len(c.Zones) == 0 {
+		return c
+	}
+	z := c.ForZone(zone)
+	return &z
 }
 
 // rateSize is the size ZoneRate compares with the large-cluster threshold.

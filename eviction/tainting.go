@@ -98,6 +98,7 @@ type TaintUpdate struct {
 //
 // There is no zero value: use NewNoExecuteTainter.
 type NoExecuteTainter struct {
+	cfg   Config
 	rate  float64
 	opts  QueueOptions
 	zones map[string]*RateLimitedQueue
@@ -105,12 +106,13 @@ type NoExecuteTainter struct {
 }
 
 // NewNoExecuteTainter returns a tainter whose new zone queues start at
-// cfg.NodeEvictionRate, or an error if cfg is invalid.
+// cfg.NodeEvictionRate (a zone's own, Config.Zones), or an error if cfg is
+// invalid.
 func NewNoExecuteTainter(cfg Config, opts QueueOptions) (*NoExecuteTainter, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &NoExecuteTainter{rate: cfg.NodeEvictionRate, opts: opts, zones: make(map[string]*RateLimitedQueue)}, nil
+	return &NoExecuteTainter{cfg: cfg, rate: cfg.NodeEvictionRate, opts: opts, zones: make(map[string]*RateLimitedQueue)}, nil
 }
 
 // Queue returns the tainting queue of zone, creating it at the normal rate
@@ -119,7 +121,7 @@ func NewNoExecuteTainter(cfg Config, opts QueueOptions) (*NoExecuteTainter, erro
 func (t *NoExecuteTainter) Queue(zone string) *RateLimitedQueue {
 	q, ok := t.zones[zone]
 	if !ok {
-		q, _ = NewRateLimitedQueue(t.rate, t.opts) // t.rate was validated
+		q, _ = NewRateLimitedQueue(t.zoneRate(zone), t.opts) // the rates were validated
 		t.zones[zone] = q
 		i, _ := slices.BinarySearch(t.keys, zone)
 		t.keys = slices.Insert(t.keys, i, zone)
@@ -138,9 +140,18 @@ func (t *NoExecuteTainter) ResetZone(zone string) *RateLimitedQueue {
 	if _, ok := t.zones[zone]; !ok {
 		return t.Queue(zone)
 	}
-	q, _ := NewRateLimitedQueue(t.rate, t.opts) // t.rate was validated
+	q, _ := NewRateLimitedQueue(t.zoneRate(zone), t.opts) // the rates were validated
 	t.zones[zone] = q
 	return q
+}
+
+// zoneRate is the rate a new queue of zone starts at: its
+// NodeEvictionRate (Config.Zones).
+func (t *NoExecuteTainter) zoneRate(zone string) float64 {
+	if len(t.cfg.Zones) == 0 {
+		return t.rate
+	}
+	return t.cfg.ForZone(zone).NodeEvictionRate
 }
 
 // Zones returns the keys of the zones that have a queue, sorted.

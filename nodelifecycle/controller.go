@@ -297,7 +297,10 @@ func (c *Controller) UpsertNode(node core.Node) {
 // setZone reads the node's zone key and exclusion label, and interns the
 // key.
 func (c *Controller) setZone(ns *nodeState) {
-	ns.zone, ns.excluded = eviction.ZoneKey(ns.node.Labels), eviction.IsExcludedFromDisruption(ns.node.Labels) || ns.rules.ExcludeFromDisruption
+	ns.zone, ns.excluded = ns.rules.Zone, eviction.IsExcludedFromDisruption(ns.node.Labels) || ns.rules.ExcludeFromDisruption
+	if ns.zone == "" {
+		ns.zone = eviction.ZoneKey(ns.node.Labels)
+	}
 	zi, ok := c.zoneIdx[ns.zone]
 	if !ok {
 		zi = len(c.zoneKeys)

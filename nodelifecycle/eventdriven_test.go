@@ -19,7 +19,7 @@ import (
 
 // drawnRules reads a node's NodeRules from its "rules" label, a bit mask:
 // 1 KeepPodsReady, 2 NoExecuteExempt, 4 ExcludeFromDisruption, 8 Bind
-// for ever, 16 Bind for 30 s.
+// for ever, 16 Bind for 30 s, 32 the zone "pool".
 var drawnRules = nodelifecycle.NodePolicyFunc(func(n *core.Node) nodelifecycle.NodeRules {
 	var m int
 	fmt.Sscan(n.Labels["rules"], &m)
@@ -27,6 +27,9 @@ var drawnRules = nodelifecycle.NodePolicyFunc(func(n *core.Node) nodelifecycle.N
 	if m&16 != 0 {
 		s := int64(30)
 		r.BindSeconds = &s
+	}
+	if m&32 != 0 {
+		r.Zone = "pool"
 	}
 	return r
 })
@@ -83,6 +86,8 @@ func TestPropertyEventDrivenMatchesEveryNode(t *testing.T) {
 		policy := rapid.Bool().Draw(t, "policy")
 		if policy {
 			cfg.NodePolicy = drawnRules
+			rate, threshold := rapid.SampledFrom([]float64{0, 0.5, 2}).Draw(t, "poolRate"), float32(0.3)
+			cfg.Zones = []eviction.ZoneOverride{{Zone: "pool", NodeEvictionRate: &rate, UnhealthyZoneThreshold: &threshold}}
 		}
 		every := cfg
 		every.EveryNodePass = true
@@ -109,7 +114,7 @@ func TestPropertyEventDrivenMatchesEveryNode(t *testing.T) {
 		nodeOf := func(i int, name string, status conditions.Status) core.Node {
 			labels := map[string]string{"topology.kubernetes.io/zone": fmt.Sprint("z", i%zones)}
 			if policy {
-				labels["rules"] = fmt.Sprint(rapid.IntRange(0, 31).Draw(t, "rules"))
+				labels["rules"] = fmt.Sprint(rapid.IntRange(0, 63).Draw(t, "rules"))
 			}
 			return core.Node{Name: name, UID: "uid-" + name, CreationTimestamp: now.Add(-time.Hour), Labels: labels,
 				Conditions: []conditions.Condition{{Type: conditions.Ready, Status: status, LastHeartbeatTime: now, LastTransitionTime: now}}}
@@ -186,7 +191,7 @@ func TestPropertyEventDrivenMatchesEveryNode(t *testing.T) {
 						for k, v := range n.Labels {
 							labels[k] = v
 						}
-						labels["rules"] = fmt.Sprint(rapid.IntRange(0, 31).Draw(t, "rules"))
+						labels["rules"] = fmt.Sprint(rapid.IntRange(0, 63).Draw(t, "rules"))
 						n.Labels = labels
 						both(func(c *nodelifecycle.Controller) { c.UpsertNode(n) })
 					}

@@ -46,6 +46,11 @@ type NodeRules struct {
 	// ExcludeFromDisruption: the node is not counted in its zone's
 	// states, as a node labelled node.kubernetes.io/exclude-disruption.
 	ExcludeFromDisruption bool
+	// Zone, when not empty, is the node's zone key in place of the one
+	// its topology labels make (eviction.ZoneKey): an edge node pool, say.
+	// Config.Zones (eviction.ZoneOverride) gives a zone its own rates and
+	// thresholds under the same key.
+	Zone string
 	// Bind: OpenYurt's pod binding, without its writes. Every NoExecute
 	// toleration of node.kubernetes.io/not-ready or unreachable that a pod
 	// of the node has is read with BindSeconds in place of its own
@@ -124,6 +129,9 @@ const (
 	// which the node's pods tolerate its not-ready and unreachable taints;
 	// "0s" or less, for ever.
 	AnnotationOpenYurtAutonomyDuration = "node.openyurt.io/autonomy-duration"
+	// LabelOpenYurtNodePool is apps.openyurt.io/nodepool, the node's pool
+	// (OpenYurt.PoolsAsZones).
+	LabelOpenYurtNodePool = "apps.openyurt.io/nodepool"
 	// LabelOpenYurtEdgeWorker is openyurt.io/is-edge-worker: "true" marks
 	// an edge node, the only nodes whose pods OpenYurt's pod binding
 	// rewrites.
@@ -145,17 +153,26 @@ const (
 //     not parse binds nothing, as the pod binding then restores the
 //     pods' original seconds.
 //
-// The node is still tainted NoExecute and counted in its zone (OpenYurt's
-// node pools are zones: give the nodes the pool as their zone label).
+// The node is still tainted NoExecute and counted in its zone, the zone
+// its topology labels make, as in OpenYurt's controller; PoolsAsZones
+// makes each node pool a zone instead.
 // Running OpenYurt's own pod binding controller beside it (its rewritten
 // pods upserted as they are) changes nothing: Bind reads the seconds it
 // writes.
-type OpenYurt struct{}
+type OpenYurt struct {
+	// PoolsAsZones takes a node's pool (LabelOpenYurtNodePool) as its
+	// zone key, for a node that has one: the pools' disruption is judged
+	// pool by pool, and Config.Zones can give a pool its own rates.
+	PoolsAsZones bool
+}
 
 // NodeRules implements NodePolicy.
-func (OpenYurt) NodeRules(node *core.Node) NodeRules {
+func (o OpenYurt) NodeRules(node *core.Node) NodeRules {
 	a := node.Annotations
 	r := NodeRules{KeepPodsReady: a[AnnotationOpenYurtBinding] == "true" || a[AnnotationOpenYurtAutonomy] == "true" || a[AnnotationOpenYurtAutonomyDuration] != ""}
+	if o.PoolsAsZones {
+		r.Zone = node.Labels[LabelOpenYurtNodePool]
+	}
 	if node.Labels[LabelOpenYurtEdgeWorker] == "true" {
 		r.Bind, r.BindSeconds = OpenYurtAutonomy(node)
 	}

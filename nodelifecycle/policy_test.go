@@ -4,6 +4,7 @@ import (
 	"errors"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -509,5 +510,48 @@ func TestRefusedNodeTaintsChange(t *testing.T) {
 	c.UpsertNode(node)
 	if n := evictions(2*time.Minute, false); n != 1 {
 		t.Fatalf("%d evictions after the node's taints changed, want 1", n)
+	}
+}
+
+// Node pools as zones with a rate of their own: OpenYurt{PoolsAsZones}
+// reads apps.openyurt.io/nodepool; pool "edge" taints at 1 node/s
+// (Config.Zones), the rest at 0.1. Four edge nodes lose their kubelets
+// after +0s: Unknown at +55s, the pool fully disrupted (the cloud pool is
+// not), its bucket full at +55s and a token each second after: tainted at
+// +55s, +56s, +57s, +58s (at the default rate, 10 s apart). Their zone
+// key is the pool's name, as KindZone prints it.
+func TestPoolsAsZonesWithOwnRate(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.NodePolicy = OpenYurt{PoolsAsZones: true}
+	one := 1.0
+	cfg.Zones = []eviction.ZoneOverride{{Zone: "edge", NodeEvictionRate: &one}}
+	c := newScenario(t, cfg)
+	renew := map[string]time.Duration{}
+	for _, n := range []string{"e-1", "e-2", "e-3", "e-4", "c-1"} {
+		pool := "edge"
+		renew[n] = 0
+		if n == "c-1" {
+			pool, renew[n] = "cloud", -1
+		}
+		// The topology labels say otherwise: the pool wins.
+		c.UpsertNode(core.Node{Name: n, Labels: map[string]string{eviction.LabelTopologyZone: "z", LabelOpenYurtNodePool: pool}, Conditions: readyAt(scenarioStart)})
+	}
+	var got []string
+	for _, l := range drive(t, c, renew, 70*time.Second) {
+		if !strings.Contains(l, "NodeStatus") && !strings.Contains(l, "NoSchedule") && !strings.Contains(l, "PodsNotReady") {
+			got = append(got, l)
+		}
+	}
+	want := []string{
+		"+0s Zone cloud Initial -> Normal, rate 0.1/s",
+		"+0s Zone edge Initial -> Normal, rate 1/s",
+		"+55s Zone edge Normal -> FullDisruption, rate 1/s",
+		"+55s Taints e-1 +node.kubernetes.io/unreachable:NoExecute",
+		"+56s Taints e-2 +node.kubernetes.io/unreachable:NoExecute",
+		"+57s Taints e-3 +node.kubernetes.io/unreachable:NoExecute",
+		"+58s Taints e-4 +node.kubernetes.io/unreachable:NoExecute",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("actions (-want +got):\n%s", diff)
 	}
 }
