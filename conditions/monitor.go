@@ -54,6 +54,19 @@ type MonitorConfig struct {
 	// marks pods only when the controller's own timeout turns a True Ready
 	// Unknown. Off by default.
 	MarkPodsOnKubeletNotReady bool
+	// ChangeIsHeartbeat also takes a change of the posted Ready
+	// condition's Status, Reason, Message or LastTransitionTime as a
+	// heartbeat, for objects whose conditions have no heartbeat time (as
+	// Karmada's cluster controller reads its Clusters'); the Ready
+	// condition a timeout rewrote is then kept as the saved one, so that
+	// the rewrite, read back, is not a heartbeat. Off: upstream.
+	ChangeIsHeartbeat bool
+}
+
+// changedBesidesHeartbeat reports whether b differs from a in anything but
+// its heartbeat time.
+func changedBesidesHeartbeat(a, b Condition) bool {
+	return a.Status != b.Status || a.Reason != b.Reason || a.Message != b.Message || !a.LastTransitionTime.Equal(b.LastTransitionTime)
 }
 
 // DefaultMonitorConfig returns the upstream defaults.
@@ -229,7 +242,7 @@ func (c MonitorConfig) Observe(now time.Time, rec HealthRecord, node NodeObserva
 		case !next.Known || !next.HasSavedReady:
 			next = freshRecord(now, now, posted, now)
 			replaced = true
-		case !next.SavedReady.LastHeartbeatTime.Equal(posted.LastHeartbeatTime):
+		case !next.SavedReady.LastHeartbeatTime.Equal(posted.LastHeartbeatTime) || (c.ChangeIsHeartbeat && changedBesidesHeartbeat(next.SavedReady, posted)):
 			transition := next.ReadyTransitionTimestamp
 			if !next.SavedReady.LastTransitionTime.Equal(posted.LastTransitionTime) {
 				transition = now
@@ -254,8 +267,10 @@ func (c MonitorConfig) Observe(now time.Time, rec HealthRecord, node NodeObserva
 		h.TimedOut = true
 		cur, changed := timeoutReady(node, now)
 		h.CurrentReady, h.HasCurrentReady = cur, true
-		if replaced {
+		if replaced || (c.ChangeIsHeartbeat && changed) {
 			// Upstream's saved status aliases the node object it rewrote.
+			// (Without heartbeat times, the rewrite must be the saved
+			// status, or reading it back would be a heartbeat.)
 			next.SavedReady, next.HasSavedReady = cur, true
 		}
 		if changed {

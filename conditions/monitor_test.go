@@ -340,3 +340,40 @@ func TestRecordWithoutTimeout(t *testing.T) {
 		t.Errorf("no timeout: %+v and %+v", h.Record, h.RecordWithoutTimeout)
 	}
 }
+
+// Karmada's clusters post conditions without heartbeat times: under
+// ChangeIsHeartbeat a change of the Ready condition is a heartbeat. Grace
+// 40 s. First sight at 0 s (probe 0). At 30 s the message changes: a
+// heartbeat (probe 30 s), so at 41 s the node is not timed out (deadline
+// 70 s); without the mode it is (deadline 40 s). At 71 s it times out and
+// Ready is rewritten Unknown; the rewrite read back at 72 s is no
+// heartbeat: still timed out, nothing to write again.
+func TestMonitorChangeIsHeartbeat(t *testing.T) {
+	posted := Condition{Type: Ready, Status: True, Reason: "ClusterReady", Message: "cluster is healthy", LastTransitionTime: at(-100)}
+	changed := posted
+	changed.Message = "cluster is healthy and ready"
+	for _, mode := range []bool{false, true} {
+		cfg := MonitorConfig{GracePeriod: 40 * time.Second, StartupGracePeriod: 60 * time.Second, ChangeIsHeartbeat: mode}
+		node := NodeObservation{Name: "member1", CreationTimestamp: created, Conditions: []Condition{posted}}
+		h := cfg.Observe(at(0), HealthRecord{}, node)
+		node.Conditions = []Condition{changed}
+		h = cfg.Observe(at(30), h.Record, node)
+		h = cfg.Observe(at(41), h.Record, node)
+		if h.TimedOut != !mode {
+			t.Fatalf("mode %v: timed out at 41s: %v", mode, h.TimedOut)
+		}
+		if !mode {
+			continue
+		}
+		h = cfg.Observe(at(71), h.Record, node)
+		if !h.TimedOut || !h.Write {
+			t.Fatalf("at 71s: %+v", h)
+		}
+		rec := h.Record
+		node.Conditions = h.Conditions[:1] // the rewrite, read back
+		h = cfg.Observe(at(72), rec, node)
+		if !h.TimedOut || h.Write {
+			t.Fatalf("the rewrite read back at 72s was taken as a heartbeat: %+v", h)
+		}
+	}
+}

@@ -98,6 +98,35 @@ type Config struct {
 	// anchor, re-planning on toleration edits, Lt/Gt operators); its zero
 	// value is upstream.
 	NoExecute eviction.NoExecuteConfig
+	// NoTaintEviction runs the node lifecycle without the taint eviction
+	// controller: nodes are tainted, marked and counted as upstream does,
+	// but no pod is ever scheduled for eviction or evicted (no
+	// KindSchedule, KindCancel or KindEvict), as kube-controller-manager
+	// with --controllers=-taint-eviction-controller (v1.29 and later), or
+	// a controller that leaves eviction to another one (OpenYurt's leaves
+	// it to kube-controller-manager's). Off: upstream, both halves.
+	NoTaintEviction bool
+	// NoScheduleOnly never taints a node NoExecute for its health: nodes
+	// get the condition NoSchedule taints (node.kubernetes.io/not-ready,
+	// unreachable) and lose NoExecute ones they carry, as a Ready node
+	// does; pods are evicted only for NoExecute taints others put on
+	// nodes. This is Karmada's cluster controller without
+	// --enable-no-execute-taint-eviction. Off: upstream.
+	NoScheduleOnly bool
+	// ConditionChangeIsHeartbeat counts any change of a node's posted
+	// Ready condition (status, reason, message, transition time) as a
+	// heartbeat, for objects whose conditions carry no heartbeat time
+	// (Karmada's Clusters: metav1.Condition); the controller's own Unknown
+	// rewrite is not one. Off: upstream, where only a new
+	// LastHeartbeatTime (or lease) is.
+	ConditionChangeIsHeartbeat bool
+	// HeartbeatLease, when set, says which leases are heartbeats: a lease
+	// given to UpsertLease for which it returns false is ignored (the
+	// node's lease stays as it was), so that, say, leases renewed by a
+	// delegate on a node's behalf (Lease.HolderIdentity) do not keep it
+	// healthy. Renewals reported with RenewLease or SetRenewals are the
+	// caller's own and always count. nil: every lease counts, upstream.
+	HeartbeatLease func(Lease) bool
 	// NodePolicy, when set, bends the lifecycle per node (NodeRules):
 	// pods kept Ready, nodes never tainted NoExecute, nodes left out of
 	// their zone's disruption, pods bound to their node (OpenYurt is one).
@@ -172,7 +201,7 @@ func (c Config) Validate() error {
 // monitor returns the node health monitor's part of c.
 func (c Config) monitor() conditions.MonitorConfig {
 	return conditions.MonitorConfig{GracePeriod: c.NodeMonitorGracePeriod, StartupGracePeriod: c.NodeStartupGracePeriod,
-		MarkPodsOnKubeletNotReady: c.MarkPodsOnKubeletNotReady}
+		MarkPodsOnKubeletNotReady: c.MarkPodsOnKubeletNotReady, ChangeIsHeartbeat: c.ConditionChangeIsHeartbeat}
 }
 
 // eviction returns the zone and rate part of c.

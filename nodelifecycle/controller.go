@@ -369,8 +369,12 @@ func (c *Controller) holder(name string) *nodeState {
 }
 
 // UpsertLease records the node lease of l.Node. A lease alone changes
-// nothing until the next monitor pass reads it.
+// nothing until the next monitor pass reads it. A lease that
+// Config.HeartbeatLease says is not a heartbeat is ignored.
 func (c *Controller) UpsertLease(l Lease) {
+	if c.cfg.HeartbeatLease != nil && !c.cfg.HeartbeatLease(l) {
+		return
+	}
 	if ns := c.nodes[l.Node]; ns != nil {
 		c.leaseChanged(ns)
 		ns.hasLease, ns.renew, ns.leaseRV, ns.leaseNew = true, l.RenewTime, l.ResourceVersion, true

@@ -183,6 +183,16 @@
 // seconds is scheduled anew, counted from the edit. Bind, inside the
 // Controller, follows the same rules at the node's next plan.
 //
+// Four modes bend it for every node (all off in every preset):
+// NoTaintEviction, the lifecycle half without the taint eviction
+// controller; NoScheduleOnly, no NoExecute tainting for health (Karmada
+// without --enable-no-execute-taint-eviction); ConditionChangeIsHeartbeat,
+// for objects whose conditions carry no heartbeat time; and
+// HeartbeatLease, which says which leases are heartbeats (not a
+// delegate's, say). OpenYurt's #2713 fix is eviction.Config's
+// KeepProbesOnExit. Config.Zones gives zones (node pools, through
+// NodeRules.Zone) their own rates and thresholds.
+//
 // A caller with a veto of its own reports a write it chose not to make
 // with Refused instead of Failed: a refused eviction is not tried again
 // (Failed's retries every RetryDelay would go on for ever) and its pod

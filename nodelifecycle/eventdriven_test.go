@@ -81,6 +81,9 @@ func TestPropertyEventDrivenMatchesEveryNode(t *testing.T) {
 		if rapid.Bool().Draw(t, "anchorTaintAdded") {
 			cfg.NoExecute.Anchor = eviction.AnchorTaintAdded
 		}
+		cfg.NoTaintEviction = rapid.IntRange(0, 5).Draw(t, "noTaintEviction") == 0
+		cfg.NoScheduleOnly = rapid.IntRange(0, 5).Draw(t, "noScheduleOnly") == 0
+		cfg.ConditionChangeIsHeartbeat = rapid.Bool().Draw(t, "changeIsHeartbeat")
 		apply := refusing(rapid.SampledFrom([]uint32{0, 0, 3, 7}).Draw(t, "refuseEvery"),
 			failing(rapid.SampledFrom([]uint32{0, 0, 5, 11}).Draw(t, "failEvery")))
 		policy := rapid.Bool().Draw(t, "policy")

@@ -20,6 +20,7 @@ func FuzzStep(f *testing.F) {
 	f.Add([]byte("\x06\x00\x09\x09\x07\x02\x09"), "a/b", "", "NoExecute")
 	f.Fuzz(func(t *testing.T, ops []byte, name, status, key string) {
 		cfg := DefaultConfig()
+		cfg.NoTaintEviction, cfg.NoScheduleOnly, cfg.ConditionChangeIsHeartbeat = len(key)%3 == 1, len(key)%5 == 2, len(status)%2 == 1
 		if len(name)%2 == 1 {
 			// Rules drawn from the node's name and labels.
 			cfg.NodePolicy = NodePolicyFunc(func(n *core.Node) NodeRules {

@@ -86,9 +86,10 @@ func (c *Controller) rulesOf(ns *nodeState) NodeRules {
 }
 
 // taintStatus is the Ready status the NoExecute tainting decision reads
-// for a node posting s: True for an exempt node.
-func (ns *nodeState) taintStatus(s conditions.Status) conditions.Status {
-	if ns.rules.NoExecuteExempt && s != "" {
+// for a node posting s: True for an exempt node, and for every node under
+// NoScheduleOnly.
+func (c *Controller) taintStatus(ns *nodeState, s conditions.Status) conditions.Status {
+	if (ns.rules.NoExecuteExempt || c.cfg.NoScheduleOnly) && s != "" {
 		return conditions.True
 	}
 	return s

@@ -20,9 +20,13 @@ type edgeCluster struct {
 }
 
 func newEdgeCluster(policy nodelifecycle.NodePolicy, annotations map[string]string) edgeCluster {
-	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	cfg := nodelifecycle.DefaultConfig()
 	cfg.NodePolicy = policy
+	return newEdgeClusterFor(cfg, annotations)
+}
+
+func newEdgeClusterFor(cfg nodelifecycle.Config, annotations map[string]string) edgeCluster {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	c, err := nodelifecycle.New(cfg)
 	if err != nil {
 		panic(err)
@@ -199,4 +203,27 @@ func ExampleOpenYurtAutonomy() {
 	// bound for 90 s
 	// not bound
 	// not bound
+}
+
+// The modes, on the same outage of e-1: without the taint eviction half,
+// e-1 is tainted NoExecute and its pod marked, but nothing is scheduled or
+// evicted; NoScheduleOnly (Karmada's default) taints e-1 NoSchedule only.
+func ExampleConfig_modes() {
+	for _, mode := range []string{"NoTaintEviction", "NoScheduleOnly"} {
+		cfg := nodelifecycle.DefaultConfig()
+		cfg.NoTaintEviction = mode == "NoTaintEviction"
+		cfg.NoScheduleOnly = mode == "NoScheduleOnly"
+		e := newEdgeClusterFor(cfg, nil)
+		fmt.Println(mode + ":")
+		e.run(7*time.Minute, nil)
+		n, _ := e.c.Node("e-1")
+		fmt.Println(n.Taints)
+	}
+	// Output:
+	// NoTaintEviction:
+	// +55s PodsNotReady e-1
+	// [node.kubernetes.io/unreachable:NoSchedule node.kubernetes.io/unreachable:NoExecute]
+	// NoScheduleOnly:
+	// +55s PodsNotReady e-1
+	// [node.kubernetes.io/unreachable:NoSchedule]
 }

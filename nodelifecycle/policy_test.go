@@ -555,3 +555,83 @@ func TestPoolsAsZonesWithOwnRate(t *testing.T) {
 		t.Fatalf("actions (-want +got):\n%s", diff)
 	}
 }
+
+// The modes over the OpenYurt cluster's outage without a policy
+// (upstream's lines in TestOpenYurtPoolOffline): NoTaintEviction keeps
+// every taint and mark but schedules and evicts nothing; NoScheduleOnly
+// keeps the marks and the NoSchedule taints but taints nothing NoExecute,
+// so nothing is scheduled either.
+func TestModes(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		set  func(*Config)
+		drop func(line string) bool // the lines of upstream's run the mode removes
+	}{
+		{"NoTaintEviction", func(c *Config) { c.NoTaintEviction = true }, func(l string) bool {
+			return strings.Contains(l, " Schedule ") || strings.Contains(l, " Evict ")
+		}},
+		{"NoScheduleOnly", func(c *Config) { c.NoScheduleOnly = true }, func(l string) bool {
+			return strings.Contains(l, "NoExecute") || strings.Contains(l, " Schedule ") || strings.Contains(l, " Evict ")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			up := openYurtCluster(t, nil)
+			want := slices.DeleteFunc(driveOffline(t, up, []string{"e-1", "e-2", "e-3", "e-4"}, []string{"c-1", "c-2"}, 15*time.Minute, 16*time.Minute), tc.drop)
+			cfg := DefaultConfig()
+			tc.set(&cfg)
+			c := newScenario(t, cfg)
+			for _, n := range []string{"e-1", "e-2", "e-3", "e-4", "c-1", "c-2"} {
+				c.UpsertNode(core.Node{Name: n, Labels: zoneLabels(n[:1]), Conditions: readyAt(scenarioStart)})
+				c.UpsertPod(corePod(PodState{Namespace: "ns", Name: "p-" + n, UID: "u-" + n, NodeName: n, Ready: true,
+					Tolerations: taints.WithDefaultTolerationSeconds(nil, 300, 300)}))
+			}
+			got := driveOffline(t, c, []string{"e-1", "e-2", "e-3", "e-4"}, []string{"c-1", "c-2"}, 15*time.Minute, 16*time.Minute)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("actions (-want +got):\n%s", diff)
+			}
+			if len(want) < 15 {
+				t.Fatalf("only %d lines: the comparison proves little", len(want))
+			}
+		})
+	}
+}
+
+// HeartbeatLease: a delegate renews e-1's lease on its behalf after its
+// kubelet stops at +0s. Upstream takes the delegate's renewals as
+// heartbeats and e-1 stays healthy; with a filter that refuses them, e-1
+// turns Unknown at +55s as with no lease at all.
+func TestHeartbeatLeaseFilter(t *testing.T) {
+	for _, filter := range []bool{false, true} {
+		cfg := DefaultConfig()
+		if filter {
+			cfg.HeartbeatLease = func(l Lease) bool { return l.HolderIdentity != "delegate" }
+		}
+		c := newScenario(t, cfg)
+		c.UpsertNode(core.Node{Name: "e-1", Labels: zoneLabels("e"), Conditions: readyAt(scenarioStart)})
+		c.UpsertNode(core.Node{Name: "c-1", Labels: zoneLabels("c"), Conditions: readyAt(scenarioStart)})
+		unknown := ""
+		for d := time.Duration(0); d <= 2*time.Minute; d += 5 * time.Second {
+			now := scenarioStart.Add(d)
+			if d%(10*time.Second) == 0 {
+				c.UpsertLease(Lease{Node: "c-1", RenewTime: now, HolderIdentity: "c-1"})
+				holder := "e-1"
+				if d > 0 {
+					holder = "delegate"
+				}
+				c.UpsertLease(Lease{Node: "e-1", RenewTime: now, HolderIdentity: holder})
+			}
+			for _, a := range c.StepAll(now).Actions {
+				if a.Kind == KindNodeStatus && unknown == "" {
+					unknown = line(a)
+				}
+			}
+		}
+		want := ""
+		if filter {
+			want = "+55s NodeStatus e-1"
+		}
+		if unknown != want {
+			t.Errorf("filter %v: %q, want %q", filter, unknown, want)
+		}
+	}
+}

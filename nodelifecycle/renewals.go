@@ -194,7 +194,7 @@ func (c *Controller) rest(ns *nodeState, now time.Time) {
 	if !c.eventDriven() || ns.left || c.nodes[ns.node.Name] != ns || ns.idle {
 		return
 	}
-	if !ns.quiet || ns.settled != ns.taintStatus(ns.ready) || ns.leaseNew || (ns.hasLease && !ns.recLease) || ns.passTouched || ns.held || ns.expecting ||
+	if !ns.quiet || ns.settled != c.taintStatus(ns, ns.ready) || ns.leaseNew || (ns.hasLease && !ns.recLease) || ns.passTouched || ns.held || ns.expecting ||
 		ns.gen != c.zoneGen[ns.zi] {
 		return
 	}

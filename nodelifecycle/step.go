@@ -735,7 +735,7 @@ func (c *Controller) decidePass(now time.Time) {
 					p.counts[ns.zi].NotReady++
 				}
 			}
-			c.decideTaint(ns, ns.taintStatus(ns.ready), now)
+			c.decideTaint(ns, c.taintStatus(ns, ns.ready), now)
 			continue
 		}
 		h := &p.healths[it.h]
@@ -753,7 +753,7 @@ func (c *Controller) decidePass(now time.Time) {
 		if c.cfg.TaintOnObservedReady {
 			decide = h.ObservedReady.Status
 		}
-		c.decideTaint(ns, ns.taintStatus(decide), now)
+		c.decideTaint(ns, c.taintStatus(ns, decide), now)
 		if h.MarkPodsNotReady && !ns.rules.KeepPodsReady {
 			c.markPodsNotReady(ns)
 		}
@@ -1097,6 +1097,9 @@ func (c *Controller) cancelGone(ns *nodeState, bound map[string]*podState) {
 
 // planNode plans the node's live pods against its NoExecute taints.
 func (c *Controller) planNode(now time.Time, ns *nodeState) {
+	if c.cfg.NoTaintEviction {
+		return
+	}
 	bound := c.byNode[ns.node.Name]
 	live := make([]core.Pod, 0, len(bound))
 	for _, ps := range bound {

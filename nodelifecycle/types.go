@@ -21,6 +21,9 @@ type Lease struct {
 	// breaker (Config.LeaseCircuitBreaker) compares with the live lease's;
 	// "" when the caller does not track it.
 	ResourceVersion string
+	// HolderIdentity is spec.holderIdentity, read only by
+	// Config.HeartbeatLease.
+	HolderIdentity string
 }
 
 // LiveLeases answers the lease circuit breaker's two questions
