@@ -10,10 +10,11 @@
 //     its Node (SetNodeUID);
 //   - Elector, client-go's leader election, with a MustStopBy deadline that
 //     tells a leader how long it may go on working;
-//   - MayHold, RenewFor and NextTry, for a delegate renewing many nodes'
-//     leases under one identity (kwok, a virtual-kubelet provider, an edge
-//     hub): a foreign holder is respected until its lease expires, then
-//     the lease is taken over and the transition counted;
+//   - Delegate, renewing many nodes' leases under one identity (kwok, a
+//     virtual-kubelet provider, an edge hub), as kwok's node lease
+//     controller: a foreign holder is respected until its lease expires,
+//     then the lease is taken over and the transition counted; its rules
+//     are MayHold, RenewFor and NextTry, usable alone;
 //   - API server identity leases: IdentityLeaseName (current) and
 //     LegacyIdentityLeaseName (the seed's), holder identities, labels and
 //     PlanIdentityLeaseGC; and WorkloadLeaseName for a workload's own

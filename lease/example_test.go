@@ -247,3 +247,36 @@ func ExampleNextTry() {
 	// 1s
 	// 10s
 }
+
+// A delegate renewing the leases of two fake nodes, as kwok's node lease
+// controller: fake-1 has no lease and gets one; fake-2's lease belongs to
+// a kubelet that stopped renewing at +0s, so the delegate leaves it until
+// it has expired (+40s), and takes it over at the next look after that,
+// +50s. The caller writes each request and reports it done.
+func ExampleDelegate() {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	cfg := lease.DefaultDelegateConfig("kwok-controller")
+	cfg.JitterFactor = 0
+	d, err := lease.NewDelegate(cfg)
+	if err != nil {
+		panic(err)
+	}
+	holder, forty := "kubelet", int32(40)
+	d.Observe(lease.Lease{Namespace: lease.NodeLeaseNamespace, Name: "fake-2", HolderIdentity: &holder, LeaseDurationSeconds: &forty, RenewTime: &t0})
+	d.Hold(t0, "fake-1")
+	d.Hold(t0, "fake-2")
+	for now := t0; now.Before(t0.Add(time.Minute)); {
+		r := d.Step(now)
+		for _, q := range r.Requests {
+			if q.Managed {
+				fmt.Printf("+%v %s %s (holder %s, transitions %d)\n", now.Sub(t0), q.Op, q.Node, q.Lease.Holder(), transitions(q.Lease))
+			}
+			d.Done(now, q, lease.OK, nil)
+		}
+		now = d.Step(now).Next
+	}
+	// Output:
+	// +0s Create fake-1 (holder kwok-controller, transitions 0)
+	// +50s Update fake-2 (holder kwok-controller, transitions 1)
+}
+

@@ -287,3 +287,20 @@ func ExampleIsConditionTaint() {
 	// true
 	// false
 }
+
+// The descheduler's RemovePodsViolatingNodeTaints: a node tainted
+// dedicated=db:NoSchedule after its pods were placed; the pod without the
+// toleration violates it and would be evicted, unless the taint is
+// excluded.
+func ExampleViolationFilter() {
+	nodeTaints := []taints.Taint{{Key: "dedicated", Value: "db", Effect: taints.TaintEffectNoSchedule}}
+	var pod []taints.Toleration // no tolerations
+	if t, ok := (taints.ViolationFilter{}).Violation(pod, nodeTaints); ok {
+		fmt.Println("violates", t)
+	}
+	_, ok := taints.ViolationFilter{ExcludedTaints: []string{"dedicated=db"}}.Violation(pod, nodeTaints)
+	fmt.Println("violates with dedicated=db excluded:", ok)
+	// Output:
+	// violates dedicated=db:NoSchedule
+	// violates with dedicated=db excluded: false
+}
