@@ -279,4 +279,3 @@ func ExampleDelegate() {
 	// +0s Create fake-1 (holder kwok-controller, transitions 0)
 	// +50s Update fake-2 (holder kwok-controller, transitions 1)
 }
-
