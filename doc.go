@@ -123,7 +123,12 @@
 // the controllers' actions in order (node status writes, pods marked
 // NotReady, taints, zone transitions, scheduled and cancelled evictions,
 // evictions) and when it next needs to run; the simulator, the client-go
-// controller, nodewatch and the what-if replay all run it.
+// controller, nodewatch and the what-if replay all run it. Forks bend it
+// without forking: a per-node policy (NodePolicy: pods kept Ready, no
+// NoExecute taint, zones of the caller's; OpenYurt's autonomy ready-made),
+// zones' own rates (eviction.Config.Zones), modes (no taint eviction,
+// NoSchedule only, conditions without heartbeats, a lease filter) and
+// refused writes (Refused).
 //
 // admission: the kubelet's pod admission. A NodeInfo holds a node and the
 // pods admitted to it, kept up to date as pods come and go, and decides

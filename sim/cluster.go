@@ -426,7 +426,7 @@ func (r *run) buildCluster() {
 	names = packNames(names)
 	for i, n := range nodes {
 		key, _ := zoneOf(n.Labels)
-		nd := node{name: names[i], zone: key, zi: zoneIdx[key], taints: slices.Clone(n.Taints), created: n.CreationTimestamp, labels: n.Labels}
+		nd := node{name: names[i], zone: key, zi: zoneIdx[key], taints: slices.Clone(n.Taints), created: n.CreationTimestamp, labels: n.Labels, annotations: n.Annotations}
 		if nd.created.IsZero() {
 			nd.created = r.cfg.Start
 		}

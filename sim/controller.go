@@ -24,7 +24,7 @@ func (r *run) syncNode(i int) {
 		return
 	}
 	r.ctl.UpsertNode(core.Node{Name: n.name, UID: "uid-" + n.name, CreationTimestamp: n.created, Labels: n.labels,
-		Conditions: n.conds, Taints: n.taints})
+		Annotations: n.annotations, Conditions: n.conds, Taints: n.taints})
 }
 
 // syncPod tells the controller about pod pi as it now is: a pod that has

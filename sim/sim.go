@@ -573,7 +573,7 @@ type node struct {
 	shutting     bool              // graceful shutdown under way: posts Ready=False
 	instanceGone bool              // deleted from the cloud
 	deleted      bool              // the Node object is deleted
-	annotations  map[string]string // metadata.annotations (readiness completions)
+	annotations  map[string]string // metadata.annotations: an explicit cluster's (a NodePolicy reads them), readiness completions
 	noExecute    []taints.Taint    // the NoExecute taints it carried at some point
 }
 
