@@ -262,3 +262,26 @@ func ExampleConfig_PlanZones() {
 	// /a: 0 of 50 not ready, Initial -> Normal, rate 0.1/s
 	// /b: 50 of 50 not ready, Initial -> FullDisruption, rate 0.1/s
 }
+
+// A zone of one's own: the edge pool judges its nodes with a threshold of
+// 0.9 and taints at 0.5 node/s, the other zones keep kube-controller-
+// manager's flags. Both zones have 3 of 5 nodes not ready: the cloud zone
+// is partially disrupted and, with 5 nodes (not above 50), stops tainting;
+// the edge pool, 60% below its 90%, is Normal and taints at its own rate.
+func ExampleConfig_ForZone() {
+	half, ninety := 0.5, float32(0.9)
+	cfg := eviction.DefaultConfig()
+	cfg.Zones = []eviction.ZoneOverride{{Zone: "edge", NodeEvictionRate: &half, UnhealthyZoneThreshold: &ninety}}
+	plan, err := cfg.PlanZones(nil, []eviction.ZoneCount{{Zone: "cloud", Ready: 2, NotReady: 3}, {Zone: "edge", Ready: 2, NotReady: 3}})
+	if err != nil {
+		panic(err)
+	}
+	for _, z := range plan.Zones {
+		fmt.Println(z.Zone, z.State, z.Rate)
+	}
+	fmt.Println(cfg.ForZone("edge").NodeEvictionRate, cfg.ForZone("cloud").NodeEvictionRate)
+	// Output:
+	// cloud PartialDisruption 0
+	// edge Normal 0.5
+	// 0.5 0.1
+}
