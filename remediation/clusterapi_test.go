@@ -157,6 +157,26 @@ func TestClusterAPIHealthCheckTargets(t *testing.T) {
 	}
 }
 
+// pct and num are an IntOrString percentage and count.
+func pct(s string) *intstr.IntOrString { v := intstr.FromString(s); return &v }
+func num(i int) *intstr.IntOrString    { v := intstr.FromInt32(int32(i)); return &v }
+
+// checkOrInvalid fails t unless err is nil, or, when invalid, wraps
+// ErrInvalidConfig; it reports whether the plan is there to check.
+func checkOrInvalid(t *testing.T, src string, err error, invalid bool) bool {
+	t.Helper()
+	if invalid {
+		if !errors.Is(err, ErrInvalidConfig) {
+			t.Fatalf("%s: err %v, want ErrInvalidConfig", src, err)
+		}
+		return false
+	}
+	if err != nil {
+		t.Fatalf("%s: %v", src, err)
+	}
+	return true
+}
+
 // targetsOf returns expected targets of which healthy are healthy and the
 // rest have lost their node.
 func targetsOf(expected, healthy int) []Target {
@@ -172,8 +192,6 @@ func targetsOf(expected, healthy int) []Target {
 
 func TestClusterAPIIsAllowedRemediation(t *testing.T) {
 	const src = "cluster-api core/reconcilers/machinehealthcheck/machinehealthcheck_controller_test.go TestIsAllowedRemediation"
-	pct := func(s string) *intstr.IntOrString { v := intstr.FromString(s); return &v }
-	num := func(i int) *intstr.IntOrString { v := intstr.FromInt32(int32(i)); return &v }
 	rows := []struct {
 		name              string
 		maxUnhealthy      *intstr.IntOrString // nil: Cluster API's default, 100%
@@ -198,14 +216,8 @@ func TestClusterAPIIsAllowedRemediation(t *testing.T) {
 				cfg.MaxUnhealthy = r.maxUnhealthy
 			}
 			p, err := Check(time.Unix(0, 0), cfg, Input{Targets: targetsOf(r.expected, r.healthy)})
-			if r.invalid {
-				if !errors.Is(err, ErrInvalidConfig) {
-					t.Fatalf("%s: err %v, want ErrInvalidConfig", src, err)
-				}
+			if !checkOrInvalid(t, src, err, r.invalid) {
 				return
-			}
-			if err != nil {
-				t.Fatalf("%s: %v", src, err)
 			}
 			if p.Total != r.expected || p.Healthy != r.healthy {
 				t.Fatalf("%s: counted %d/%d, want %d/%d", src, p.Healthy, p.Total, r.healthy, r.expected)
@@ -219,8 +231,6 @@ func TestClusterAPIIsAllowedRemediation(t *testing.T) {
 
 func TestClusterAPIGetMaxUnhealthy(t *testing.T) {
 	const src = "cluster-api core/reconcilers/machinehealthcheck/machinehealthcheck_controller_test.go TestGetMaxUnhealthy"
-	pct := func(s string) *intstr.IntOrString { v := intstr.FromString(s); return &v }
-	num := func(i int) *intstr.IntOrString { v := intstr.FromInt32(int32(i)); return &v }
 	rows := []struct {
 		name         string
 		maxUnhealthy *intstr.IntOrString
@@ -242,14 +252,8 @@ func TestClusterAPIGetMaxUnhealthy(t *testing.T) {
 			}
 			// Every machine healthy: RemediationsAllowed is maxUnhealthy.
 			p, err := Check(time.Unix(0, 0), cfg, Input{Targets: targetsOf(r.machines, r.machines)})
-			if r.invalid {
-				if !errors.Is(err, ErrInvalidConfig) {
-					t.Fatalf("%s: err %v, want ErrInvalidConfig", src, err)
-				}
+			if !checkOrInvalid(t, src, err, r.invalid) {
 				return
-			}
-			if err != nil {
-				t.Fatalf("%s: %v", src, err)
 			}
 			if p.RemediationsAllowed != r.want {
 				t.Errorf("%s: maxUnhealthy %d, want %d", src, p.RemediationsAllowed, r.want)

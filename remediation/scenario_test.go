@@ -295,7 +295,6 @@ func TestClockBackwards(t *testing.T) {
 }
 
 func TestGateRoundingAndRange(t *testing.T) {
-	pct := func(s string) *intstr.IntOrString { v := intstr.FromString(s); return &v }
 	rows := []struct {
 		name              string
 		cfg               Config
@@ -361,7 +360,6 @@ func TestClusterNotReady(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
-	pct := func(s string) *intstr.IntOrString { v := intstr.FromString(s); return &v }
 	rows := []struct {
 		cfg  Config
 		want []string
