@@ -473,7 +473,7 @@ type checkpoint struct {
 
 func (r *reader) mark() checkpoint {
 	s := r.s
-	return checkpoint{len(s.Nodes), len(s.Pods), len(s.replayPods), len(s.Leases), len(s.PriorityClasses),
+	return checkpoint{len(s.Nodes), len(s.Pods), s.replay.n, len(s.Leases), len(s.PriorityClasses),
 		s.Refused, r.objects, r.skipped, len(r.warnings), r.more}
 }
 
@@ -483,7 +483,8 @@ func (r *reader) restore(c checkpoint) {
 	clear(s.Pods[c.pods:])
 	clear(s.Leases[c.leases:])
 	clear(s.PriorityClasses[c.classes:])
-	s.Nodes, s.Pods, s.replayPods = s.Nodes[:c.nodes], s.Pods[:c.pods], s.replayPods[:c.replayPods]
+	s.Nodes, s.Pods = s.Nodes[:c.nodes], s.Pods[:c.pods]
+	s.replay.truncate(c.replayPods)
 	s.Leases, s.PriorityClasses = s.Leases[:c.leases], s.PriorityClasses[:c.classes]
 	s.Refused, r.objects, r.skipped, r.warnings, r.more = c.refused, c.objects, c.skipped, r.warnings[:c.warnings], c.more
 }

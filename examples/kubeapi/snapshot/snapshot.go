@@ -51,12 +51,68 @@ type Snapshot struct {
 	// Cluster converts them (Pods is empty then); in shares their values and
 	// goes on to the nodes in Cluster.
 	replayPods []core.Pod
-	in         *interner
+	// replay holds them while the input is read, in chunks: a million
+	// pods appended to one slice were copied four times over as it grew
+	// (and each copy scanned by the collector); finish joins them once.
+	replay podChunks
+	in     *interner
 }
 
 // PodCount is how many pods the snapshot holds: len(Pods), or, read with
 // Options.ReplayOnly, the pods kept for Cluster.
-func (s *Snapshot) PodCount() int { return len(s.Pods) + len(s.replayPods) }
+func (s *Snapshot) PodCount() int { return len(s.Pods) + len(s.replayPods) + s.replay.n }
+
+// podChunkSize is the pods a chunk of podChunks holds (7.5 MiB of core.Pod).
+const podChunkSize = 1 << 14
+
+// podChunks is a list of pods kept in fixed-size chunks, so that
+// appending never copies what is kept.
+type podChunks struct {
+	chunks [][]core.Pod
+	n      int
+}
+
+func (c *podChunks) add(p core.Pod) {
+	if k := len(c.chunks); k == 0 || len(c.chunks[k-1]) == podChunkSize {
+		c.chunks = append(c.chunks, make([]core.Pod, 0, podChunkSize))
+	}
+	k := len(c.chunks) - 1
+	c.chunks[k] = append(c.chunks[k], p)
+	c.n++
+}
+
+func (c *podChunks) at(i int) *core.Pod { return &c.chunks[i/podChunkSize][i%podChunkSize] }
+
+// truncate keeps the first n pods.
+func (c *podChunks) truncate(n int) {
+	for k := range c.chunks {
+		lo := k * podChunkSize
+		switch {
+		case lo >= n:
+			clear(c.chunks[k])
+			c.chunks[k] = nil
+		case lo+len(c.chunks[k]) > n:
+			clear(c.chunks[k][n-lo:])
+			c.chunks[k] = c.chunks[k][:n-lo]
+		}
+	}
+	for len(c.chunks) > 0 && len(c.chunks[len(c.chunks)-1]) == 0 {
+		c.chunks = c.chunks[:len(c.chunks)-1]
+	}
+	c.n = n
+}
+
+// join appends the pods to dst, emptying c chunk by chunk (each chunk is
+// garbage once copied).
+func (c *podChunks) join(dst []core.Pod) []core.Pod {
+	dst = slices.Grow(dst, c.n)
+	for k := range c.chunks {
+		dst = append(dst, c.chunks[k]...)
+		c.chunks[k] = nil
+	}
+	*c = podChunks{}
+	return dst
+}
 
 // Warning is something skipped while reading: an unknown kind, say.
 type Warning struct {
@@ -171,8 +227,8 @@ func (r *reader) keep(d decoded, source string, item int) error {
 		s.Nodes = append(s.Nodes, d.node)
 		r.uids.add(uid, uidNode, len(s.Nodes)-1)
 	case d.replay:
-		s.replayPods = append(s.replayPods, d.sp)
-		r.uids.add(uid, uidReplayPod, len(s.replayPods)-1)
+		s.replay.add(d.sp)
+		r.uids.add(uid, uidReplayPod, s.replay.n-1)
 	case d.pod != nil:
 		s.Pods = append(s.Pods, d.pod)
 		r.uids.add(uid, uidPod, len(s.Pods)-1)
@@ -242,8 +298,8 @@ func (x uidIndex) first(s *Snapshot, uid string) string {
 		return "node " + s.Nodes[i].Name
 	case ref.kind == uidPod && i < len(s.Pods) && string(s.Pods[i].UID) == uid:
 		return "pod " + s.Pods[i].Namespace + "/" + s.Pods[i].Name
-	case ref.kind == uidReplayPod && i < len(s.replayPods) && s.replayPods[i].UID == uid:
-		return "pod " + s.replayPods[i].Namespace + "/" + s.replayPods[i].Name
+	case ref.kind == uidReplayPod && i < s.replay.n && s.replay.at(i).UID == uid:
+		return "pod " + s.replay.at(i).Namespace + "/" + s.replay.at(i).Name
 	case ref.kind == uidLease && i < len(s.Leases) && string(s.Leases[i].UID) == uid:
 		return "lease " + s.Leases[i].Namespace + "/" + s.Leases[i].Name
 	}
