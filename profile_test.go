@@ -2,6 +2,7 @@ package nodelife_test
 
 import (
 	"errors"
+	"reflect"
 	"testing"
 	"time"
 
@@ -331,7 +332,7 @@ func ptr[T any](p *T) any {
 // ProfileFor(release.Current) is every package's default.
 func TestProfileCurrentIsDefaults(t *testing.T) {
 	p := nodelife.ProfileFor(release.Current)
-	if p.NodeLifecycle != nodelifecycle.DefaultConfig() {
+	if !reflect.DeepEqual(p.NodeLifecycle, nodelifecycle.DefaultConfig()) {
 		t.Errorf("NodeLifecycle %+v, want DefaultConfig", p.NodeLifecycle)
 	}
 	if p.QOS != (cgroup.QOSOptions{}) || p.Admission != (admission.Options{}) || p.PodSync != (cri.SyncOptions{}) {
