@@ -75,6 +75,7 @@ type Config struct {
 	// named by its zone key (ZoneKey, or a key of the caller's own such as
 	// an edge node pool's name); the other zones use the fields above.
 	// Upstream has one set for the whole cluster.
+	// (With it, Config cannot be compared with ==.)
 	Zones []ZoneOverride
 }
 

@@ -24,7 +24,9 @@ const RetryDelay = eviction.NodeTaintPassPeriod
 // eviction.Config's first five are kube-controller-manager's flags, under
 // the flags' names; the rest select behaviour that upstream changed or
 // never fixed. The zero value is not usable (every period is 0): start
-// from DefaultConfig.
+// from DefaultConfig. A Config holds a policy, a lease filter and zone
+// overrides, so it cannot be compared with ==; reflect.DeepEqual compares
+// two (a function compares equal only when both are nil).
 type Config struct {
 	// NodeMonitorPeriod is --node-monitor-period: how often the monitor
 	// pass runs (5s).
