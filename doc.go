@@ -82,8 +82,10 @@
 //
 // lease: leases and what is built on them. The node heartbeat (renew
 // interval, retries, get-or-create with back-off), leader election as a
-// state machine that says until when a losing leader may still work, and
-// the API server identity lease names and their garbage collection.
+// state machine that says until when a losing leader may still work, a
+// delegate renewing many nodes' leases under one identity (kwok's rules:
+// a foreign holder respected until its lease expires), and the API server
+// identity lease names and their garbage collection.
 //
 // cgroup: what the kubelet computes about cgroups, from plain numbers. The
 // cgroup version and what v2 needs from a host, cgroupfs and systemd names
