@@ -160,10 +160,10 @@ type Config struct {
 
 	// HoldWhileRemediating counts a target whose remediation is still in
 	// place (Target.Remediations not empty) as not healthy even when its
-	// checks pass, and leaves its soon-unhealthy checks alone: medik8s,
-	// where the node is healthy only once its remediation objects are
-	// gone. Off (Cluster API), such a target is healthy as soon as its
-	// checks pass.
+	// checks pass: medik8s, where the node is healthy only once its
+	// remediation objects are gone. Off (Cluster API), such a target is
+	// healthy as soon as its checks pass. Either way a remediation is not
+	// ended while a check's timeout is running (Pending).
 	HoldWhileRemediating bool
 }
 
