@@ -77,3 +77,16 @@ func TestReplaySVG(t *testing.T) {
 		t.Fatalf("%d lines (want 2 policies x without and with faults), %d shaded spans", lines, shaded)
 	}
 }
+
+// A difference from the paper's median keeps its sign, except one that
+// rounds to zero.
+func TestSigned(t *testing.T) {
+	for _, c := range []struct {
+		d    float64
+		want string
+	}{{0.12, "+0.12"}, {-0.08, "-0.08"}, {-0.004, " 0.00"}, {0.004, " 0.00"}, {0, " 0.00"}, {-0.005001, "-0.01"}} {
+		if got := signed(c.d); got != c.want {
+			t.Errorf("signed(%v) = %q, want %q", c.d, got, c.want)
+		}
+	}
+}

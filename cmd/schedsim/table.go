@@ -42,6 +42,16 @@ func median(v []float64) float64 {
 	}
 }
 
+// signed formats a difference with its sign and two decimals; one that
+// rounds to zero is " 0.00", neither "+0.00" nor "-0.00".
+func signed(d float64) string {
+	s := fmt.Sprintf("%+.2f", d)
+	if s == "+0.00" || s == "-0.00" {
+		return " 0.00"
+	}
+	return s
+}
+
 func printTable(w *bufio.Writer, jobs []job, out []outcome, expected map[string][]float64, gpus int) {
 	fmt.Fprintf(w, "GPU allocation (%% of %d GPUs) at 100%% and 130%% of arrived GPU requests: median over seeds [lowest, highest];\n", gpus)
 	fmt.Fprintf(w, "at the end, medians over seeds: pods failed, fragmentation (%% of the GPU left), CPU and memory allocated (%%)\n")
@@ -79,7 +89,7 @@ func printTable(w *bufio.Writer, jobs []job, out []outcome, expected map[string]
 				for i := 0; i+1 < len(e); i += 2 {
 					p100, p130 = append(p100, e[i]), append(p130, e[i+1])
 				}
-				line += fmt.Sprintf("  %6.2f (%+.2f)   %6.2f (%+.2f)", median(p100), median(a100)-median(p100), median(p130), median(a130)-median(p130))
+				line += fmt.Sprintf("  %6.2f (%s)   %6.2f (%s)", median(p100), signed(median(a100)-median(p100)), median(p130), signed(median(a130)-median(p130)))
 			}
 		}
 		fmt.Fprintln(w, line)
