@@ -143,7 +143,7 @@ type nodeState struct {
 	leaseRV string
 	rec     conditions.HealthRecord
 	seen    bool // a monitor pass has seen it (upstream's knownNodeSet)
-	left    bool // DeleteNode took it out of the view (LeaseRef)
+	left    bool // DeleteNode took it out of the view (LeaseRef); while false, c.nodes[node.Name] is this state
 	// held is set, with heldMsg, when the node's quiet pass asked the
 	// lease circuit breaker and was told to hold: the full path that
 	// follows takes that answer instead of asking again.

@@ -191,7 +191,7 @@ func countOf(ns *nodeState) int8 {
 // rest makes ns idle after a pass at now when nothing can change for it
 // before its deadline (see above); otherwise it stays to be visited.
 func (c *Controller) rest(ns *nodeState, now time.Time) {
-	if !c.eventDriven() || ns.left || c.nodes[ns.node.Name] != ns || ns.idle {
+	if !c.eventDriven() || ns.left || ns.idle {
 		return
 	}
 	if !ns.quiet || ns.settled != c.taintStatus(ns, ns.ready) || ns.leaseNew || (ns.hasLease && !ns.recLease) || ns.passTouched || ns.held || ns.expecting ||
@@ -343,7 +343,7 @@ func (c *Controller) visitList() []*nodeState {
 func (c *Controller) compactVisits() {
 	keep := c.visit[:0]
 	for _, ns := range c.visit {
-		if ns.visit && !ns.left && c.nodes[ns.node.Name] == ns {
+		if ns.visit && !ns.left {
 			keep = append(keep, ns)
 		} else if !ns.idle {
 			ns.visit = false

@@ -206,7 +206,7 @@ func (r *run) sampleWorkloads(now time.Time) {
 	// Only a pod lost at the last sample, stopped, or on a node not
 	// serving can be lost now; the others stay as they were (not lost).
 	r.sampleSeq++
-	next := r.lostPods[len(r.lostPods):]
+	next := r.lostNext[:0] // the two lists swap at the end: no list is made per sample
 	visit := func(pi int32) {
 		p := &r.pods[pi]
 		if p.sampled == r.sampleSeq {
@@ -245,7 +245,7 @@ func (r *run) sampleWorkloads(now time.Time) {
 			}
 		}
 	}
-	r.lostPods = append(r.lostPods[:0], next...)
+	r.lostPods, r.lostNext = next, r.lostPods
 	for w := range r.wls {
 		wl := &r.wls[w]
 		prev := 0

@@ -707,16 +707,17 @@ type run struct {
 	wlLost   []int
 	serving  []bool // per node, at the last sample
 	// lostPods are the pods lost at the last sample, stoppedPods those
-	// stopped so far; sampleSeq numbers the samples (pod.sampled).
-	lostPods, stoppedPods []int32
-	sampleSeq             uint32
-	actions               []func(time.Time)
-	podGC                 *gc.PodGC
-	gcPods                []core.Pod
-	gcNodes               []core.Node
-	gcConds               []conditions.Condition
-	ctl                   *nodelifecycle.Controller
-	ctlSeq                uint64 // the sequence number of the queued controller step
+	// stopped so far; lostNext is the list the next sample fills;
+	// sampleSeq numbers the samples (pod.sampled).
+	lostPods, lostNext, stoppedPods []int32
+	sampleSeq                       uint32
+	actions                         []func(time.Time)
+	podGC                           *gc.PodGC
+	gcPods                          []core.Pod
+	gcNodes                         []core.Node
+	gcConds                         []conditions.Condition
+	ctl                             *nodelifecycle.Controller
+	ctlSeq                          uint64 // the sequence number of the queued controller step
 	// leaseRV is the API server's last lease resource version; cacheRV the
 	// last one the controller's lease cache received; stalled says the
 	// cache receives nothing (a LeaseCacheStall).

@@ -99,7 +99,7 @@ func (r *reader) finish(source string, err error) (*Snapshot, []Warning, error) 
 	if err != nil {
 		return nil, r.result(), err
 	}
-	r.s.replayPods = r.s.replay.join(r.s.replayPods)
+	r.s.replayPods = r.s.replay.sorted()
 	r.s.sort()
 	return r.s, r.result(), nil
 }

@@ -37,22 +37,60 @@ func maxMilli() resource.Quantity {
 }
 
 // checkName adds an error for a name that is not a DNS subdomain (or, with
-// label, a DNS label).
-func checkName(errs []string, path *field.Path, name string, label bool) []string {
+// label, a DNS label), at the field path names.
+func checkName(errs []string, name string, label bool, path ...string) []string {
+	if plainDNS(name, label) {
+		return errs // the common case, without a regular expression or a path
+	}
 	check := validation.IsDNS1123Subdomain
 	if label {
 		check = validation.IsDNS1123Label
 	}
 	for _, msg := range check(name) {
-		errs = append(errs, field.Invalid(path, name, msg).Error())
+		errs = append(errs, field.Invalid(field.NewPath(path[0], path[1:]...), name, msg).Error())
 	}
 	return errs
 }
 
+// plainDNS reports whether name is a DNS subdomain (RFC 1123: at most 253
+// bytes, dot-separated labels of lowercase letters, digits and inner
+// hyphens) or, with label, a DNS label (at most 63 bytes, no dot), as
+// validation.IsDNS1123Subdomain and IsDNS1123Label accept them; it is
+// their answer for the names that pass, without their regular expression
+// (FuzzPlainDNS holds it to theirs).
+func plainDNS(name string, label bool) bool {
+	limit := validation.DNS1123SubdomainMaxLength
+	if label {
+		limit = validation.DNS1123LabelMaxLength
+	}
+	if len(name) == 0 || len(name) > limit {
+		return false
+	}
+	alnum := func(c byte) bool { return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' }
+	start := 0
+	for i := 0; i <= len(name); i++ {
+		if i < len(name) && name[i] != '.' {
+			if c := name[i]; !alnum(c) && c != '-' {
+				return false
+			}
+			continue
+		}
+		if i < len(name) && label {
+			return false
+		}
+		if part := name[start:i]; len(part) == 0 || !alnum(part[0]) || !alnum(part[len(part)-1]) {
+			return false
+		}
+		start = i + 1
+	}
+	return true
+}
+
 // checkList adds an error for every negative or too large quantity of l,
-// resources in name order, each quantity as the input wrote it: raw finds
-// the list's JSON in the item (called only when a quantity is bad).
-func checkList(errs []string, path *field.Path, l corev1.ResourceList, raw func() []byte) []string {
+// resources in name order, each quantity as the input wrote it: path
+// makes the list's field path and raw finds its JSON in the item (each
+// called only when a quantity is bad).
+func checkList(errs []string, path func() *field.Path, l corev1.ResourceList, raw func() []byte) []string {
 	bad := false
 	for name, q := range l {
 		bad = bad || !quantityOK(string(name), &q)
@@ -65,7 +103,7 @@ func checkList(errs []string, path *field.Path, l corev1.ResourceList, raw func(
 		names = append(names, string(name))
 	}
 	slices.Sort(names)
-	list := raw()
+	list, at := raw(), path()
 	for _, name := range names {
 		q := l[corev1.ResourceName(name)]
 		written := asWritten(jsonAt(list, name), q.String())
@@ -75,9 +113,9 @@ func checkList(errs []string, path *field.Path, l corev1.ResourceList, raw func(
 		}
 		switch {
 		case q.Sign() < 0:
-			errs = append(errs, field.Invalid(path.Key(name), written, "must be greater than or equal to 0").Error())
+			errs = append(errs, field.Invalid(at.Key(name), written, "must be greater than or equal to 0").Error())
 		case q.Cmp(limit) >= 0:
-			errs = append(errs, field.Invalid(path.Key(name), written, "must be less than 2^63-1 bytes (millicores for cpu): too large to compute with").Error())
+			errs = append(errs, field.Invalid(at.Key(name), written, "must be less than 2^63-1 bytes (millicores for cpu): too large to compute with").Error())
 		}
 	}
 	return errs
@@ -95,35 +133,46 @@ func quantityOK(name string, q *resource.Quantity) bool {
 // nodeErrors lists what the API server (or the replay's arithmetic) would
 // refuse in n, read from raw.
 func nodeErrors(n *corev1.Node, raw []byte) []string {
-	errs := checkName(nil, field.NewPath("metadata", "name"), n.Name, false)
-	errs = checkList(errs, field.NewPath("status", "capacity"), n.Status.Capacity, at(raw, "status", "capacity"))
-	return checkList(errs, field.NewPath("status", "allocatable"), n.Status.Allocatable, at(raw, "status", "allocatable"))
+	errs := checkName(nil, n.Name, false, "metadata", "name")
+	errs = checkList(errs, func() *field.Path { return field.NewPath("status", "capacity") }, n.Status.Capacity,
+		func() []byte { return jsonAt(raw, "status", "capacity") })
+	return checkList(errs, func() *field.Path { return field.NewPath("status", "allocatable") }, n.Status.Allocatable,
+		func() []byte { return jsonAt(raw, "status", "allocatable") })
 }
 
 // podErrors lists what the API server (or the replay's arithmetic) would
-// refuse in p, read from raw.
+// refuse in p, read from raw. Paths and JSON are looked up only for an
+// error: a million pods are checked without allocating.
 func podErrors(p *corev1.Pod, raw []byte) []string {
-	errs := checkName(nil, field.NewPath("metadata", "name"), p.Name, false)
+	errs := checkName(nil, p.Name, false, "metadata", "name")
 	if p.Namespace != "" {
-		errs = checkName(errs, field.NewPath("metadata", "namespace"), p.Namespace, true)
+		errs = checkName(errs, p.Namespace, true, "metadata", "namespace")
 	}
 	if p.Spec.NodeName != "" {
-		errs = checkName(errs, field.NewPath("spec", "nodeName"), p.Spec.NodeName, false)
+		errs = checkName(errs, p.Spec.NodeName, false, "spec", "nodeName")
 	}
-	for _, group := range []struct {
+	for _, group := range [2]struct {
 		name string
 		cs   []corev1.Container
 	}{{"initContainers", p.Spec.InitContainers}, {"containers", p.Spec.Containers}} {
-		for i, c := range group.cs {
-			res := field.NewPath("spec", group.name).Index(i).Child("resources")
-			errs = checkList(errs, res.Child("requests"), c.Resources.Requests, at(raw, "spec", group.name, i, "resources", "requests"))
-			errs = checkList(errs, res.Child("limits"), c.Resources.Limits, at(raw, "spec", group.name, i, "resources", "limits"))
+		for i := range group.cs {
+			res := &group.cs[i].Resources
+			for _, part := range [2]struct {
+				name string
+				l    corev1.ResourceList
+			}{{"requests", res.Requests}, {"limits", res.Limits}} {
+				errs = checkList(errs, func() *field.Path { return field.NewPath("spec", group.name).Index(i).Child("resources", part.name) }, part.l,
+					func() []byte { return jsonAt(raw, "spec", group.name, i, "resources", part.name) })
+			}
 		}
 	}
-	errs = checkList(errs, field.NewPath("spec", "overhead"), p.Spec.Overhead, at(raw, "spec", "overhead"))
+	errs = checkList(errs, func() *field.Path { return field.NewPath("spec", "overhead") }, p.Spec.Overhead,
+		func() []byte { return jsonAt(raw, "spec", "overhead") })
 	if r := p.Spec.Resources; r != nil {
-		errs = checkList(errs, field.NewPath("spec", "resources", "requests"), r.Requests, at(raw, "spec", "resources", "requests"))
-		errs = checkList(errs, field.NewPath("spec", "resources", "limits"), r.Limits, at(raw, "spec", "resources", "limits"))
+		errs = checkList(errs, func() *field.Path { return field.NewPath("spec", "resources", "requests") }, r.Requests,
+			func() []byte { return jsonAt(raw, "spec", "resources", "requests") })
+		errs = checkList(errs, func() *field.Path { return field.NewPath("spec", "resources", "limits") }, r.Limits,
+			func() []byte { return jsonAt(raw, "spec", "resources", "limits") })
 	}
 	return errs
 }
@@ -133,9 +182,9 @@ func podErrors(p *corev1.Pod, raw []byte) []string {
 // not a DNS label, a duration not above 0, a negative count of
 // transitions.
 func leaseErrors(l *coordinationv1.Lease) []string {
-	errs := checkName(nil, field.NewPath("metadata", "name"), l.Name, false)
+	errs := checkName(nil, l.Name, false, "metadata", "name")
 	if l.Namespace != "" {
-		errs = checkName(errs, field.NewPath("metadata", "namespace"), l.Namespace, true)
+		errs = checkName(errs, l.Namespace, true, "metadata", "namespace")
 	}
 	if d := l.Spec.LeaseDurationSeconds; d != nil && *d <= 0 {
 		errs = append(errs, field.Invalid(field.NewPath("spec", "leaseDurationSeconds"), *d, "must be greater than 0").Error())
@@ -182,11 +231,6 @@ func leaseNotes(l *coordinationv1.Lease, raw []byte) []string {
 		}
 	}
 	return notes
-}
-
-// at is a func finding path in raw (jsonAt), for checkList.
-func at(raw []byte, path ...any) func() []byte {
-	return func() []byte { return jsonAt(raw, path...) }
 }
 
 // jsonAt returns the JSON value at path in data, each step a member's key

@@ -3,6 +3,8 @@ package snapshot
 import (
 	"strings"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // The objects of issue 48 that were simulated as if valid: each is left
@@ -108,4 +110,41 @@ func TestDeepItemNamed(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "in.json: item 1 (Pod shop/deep): ") {
 		t.Fatalf("%v, want the pod named", err)
 	}
+}
+
+// plainDNS accepts exactly the names apimachinery's DNS-1123 checks
+// accept (their regular expressions and length limits), subdomains and
+// labels: worked cases, then any string.
+func TestPlainDNS(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		subdomain, lb bool
+	}{
+		{"web-1", true, true}, {"a", true, true}, {"0", true, true}, {"a.b-c.d", true, false},
+		{"", false, false}, {"-a", false, false}, {"a-", false, false}, {"A", false, false}, {"a_b", false, false},
+		{"a..b", false, false}, {".a", false, false}, {"a.", false, false}, {"a.-b", false, false}, {"é", false, false},
+		{strings.Repeat("a", 63), true, true}, {strings.Repeat("a", 64), true, false},
+		{strings.Repeat("a.", 126) + "a", true, false}, {strings.Repeat("a.", 126) + "ab", false, false},
+	} {
+		if got := plainDNS(c.name, false); got != c.subdomain {
+			t.Errorf("plainDNS(%q, subdomain) = %v, want %v", c.name, got, c.subdomain)
+		}
+		if got := plainDNS(c.name, true); got != c.lb {
+			t.Errorf("plainDNS(%q, label) = %v, want %v", c.name, got, c.lb)
+		}
+	}
+}
+
+func FuzzPlainDNS(f *testing.F) {
+	for _, s := range []string{"web-1", "a.b", "-a", "a..b", "A", strings.Repeat("a", 64), "kube-system", "x.y-z.0"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		if got, want := plainDNS(name, false), len(validation.IsDNS1123Subdomain(name)) == 0; got != want {
+			t.Errorf("plainDNS(%q, subdomain) = %v, IsDNS1123Subdomain accepts it: %v", name, got, want)
+		}
+		if got, want := plainDNS(name, true), len(validation.IsDNS1123Label(name)) == 0; got != want {
+			t.Errorf("plainDNS(%q, label) = %v, IsDNS1123Label accepts it: %v", name, got, want)
+		}
+	})
 }
