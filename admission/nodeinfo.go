@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/nodelife/nodelife/cgroup"
@@ -192,7 +193,11 @@ func (ni *NodeInfo) podRequests(p *core.Pod) core.ResourceList {
 // containers (the kubelet leaves them to cluster-level resources), the
 // overhead is added, and negative values count as zero.
 func (ni *NodeInfo) requests(p *core.Pod) *amounts {
-	l := ni.podRequests(p)
+	return ni.dropUnlisted(p, ni.podRequests(p))
+}
+
+// dropUnlisted is requests from p's requests l, which it may modify.
+func (ni *NodeInfo) dropUnlisted(p *core.Pod, l core.ResourceList) *amounts {
 	for name := range l {
 		if IsExtendedResource(name) && !ni.alloc.has(name) {
 			if q, ok := p.Overhead[name]; ok {
@@ -204,4 +209,45 @@ func (ni *NodeInfo) requests(p *core.Pod) *amounts {
 	}
 	ni.req.setMax(l)
 	return &ni.req
+}
+
+// Requests are a pod's requests computed once (RequestsOf), so that a
+// scheduler filtering many nodes for the pod (FilterRequests) does not
+// compute them again for each node. They are read, never written: one
+// value serves any number of nodes.
+type Requests struct {
+	list     core.ResourceList
+	amounts  amounts // the list's amounts, when no node drops anything
+	extended bool    // the list has extended resources, which a node may drop
+}
+
+// RequestsOf computes p's requests as Filter does under opts (those of the
+// NodeInfos it will be checked on), before any node's allocatable drops
+// the extended resources it does not list.
+func RequestsOf(p *core.Pod, opts Options) Requests {
+	var l core.ResourceList
+	if p.Resize != nil {
+		l = cgroup.EffectivePodRequests(*p, *p.Resize, opts.qos())
+	} else {
+		l = cgroup.PodRequests(*p, opts.qos())
+	}
+	r := Requests{list: l}
+	for name := range l {
+		r.extended = r.extended || IsExtendedResource(name)
+	}
+	r.amounts.setMax(l)
+	return r
+}
+
+// requestsFrom is requests with p's requests r computed already.
+func (ni *NodeInfo) requestsFrom(p *core.Pod, r *Requests) *amounts {
+	if !r.extended {
+		return &r.amounts
+	}
+	if ni.list == nil {
+		ni.list = core.ResourceList{}
+	}
+	clear(ni.list)
+	maps.Copy(ni.list, r.list)
+	return ni.dropUnlisted(p, ni.list)
 }

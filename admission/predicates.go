@@ -137,8 +137,17 @@ func (f Failure) Result() Result {
 //
 // failures is reused when it has room; Filter allocates nothing else.
 func (ni *NodeInfo) Filter(p *core.Pod, failures []Failure) []Failure {
+	return ni.filter(p, ni.requests(p), failures)
+}
+
+// FilterRequests is Filter for p with its requests r (RequestsOf p under
+// the NodeInfo's options), not computed again: the same failures.
+func (ni *NodeInfo) FilterRequests(p *core.Pod, r *Requests, failures []Failure) []Failure {
+	return ni.filter(p, ni.requestsFrom(p, r), failures)
+}
+
+func (ni *NodeInfo) filter(p *core.Pod, req *amounts, failures []Failure) []Failure {
 	out := failures[:0]
-	req := ni.requests(p)
 	if n := int64(len(ni.pods)); n+1 > ni.allowedPods {
 		out = append(out, Failure{Resource: core.ResourcePods, Requested: 1, Used: n, Capacity: ni.allowedPods})
 	}

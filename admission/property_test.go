@@ -147,3 +147,24 @@ func TestPropertyPreemptFreesShortfall(t *testing.T) {
 		}
 	})
 }
+
+// The requests of one pod computed once (RequestsOf) judge it on any
+// number of nodes as Filter does on each, whatever extended resources the
+// nodes list or drop; the shared requests are not changed by the nodes.
+func TestPropertyFilterRequestsIsFilter(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		p := drawPod(t, 0)
+		opts := admission.Options{}
+		r := admission.RequestsOf(p, opts)
+		for k := rapid.IntRange(1, 6).Draw(t, "nodes"); k > 0; k-- {
+			var pods []*core.Pod
+			for i := rapid.IntRange(0, 4).Draw(t, "pods"); i > 0; i-- {
+				pods = append(pods, drawPod(t, i))
+			}
+			ni := admission.NewNodeInfo(drawNode(t), opts, pods...)
+			if got, want := fmt.Sprint(ni.FilterRequests(p, &r, nil)), fmt.Sprint(ni.Filter(p, nil)); got != want {
+				t.Fatalf("FilterRequests: %s, Filter: %s", got, want)
+			}
+		}
+	})
+}

@@ -68,6 +68,10 @@ func TestUpstreamGeneralPredicates(t *testing.T) {
 			if got := ni.Filter(tt.pod, nil); !slices.Equal(got, tt.want) {
 				t.Fatalf("Filter = %+v, want %+v", got, tt.want)
 			}
+			r := RequestsOf(tt.pod, Options{})
+			if got := ni.FilterRequests(tt.pod, &r, nil); !slices.Equal(got, tt.want) {
+				t.Fatalf("FilterRequests = %+v, want %+v", got, tt.want)
+			}
 		})
 	}
 }

@@ -196,15 +196,21 @@ func (r *run) sampleWorkloads(now time.Time) {
 	step := r.cfg.SampleEvery
 	clear(r.wlLost)
 	clear(r.wlRoom)
-	if r.serving == nil {
-		r.serving = make([]bool, len(r.nodes))
+	first := r.serving == nil
+	if first {
+		r.serving, r.wasServing = make([]bool, len(r.nodes)), make([]bool, len(r.nodes))
 	}
+	r.serving, r.wasServing = r.wasServing, r.serving
 	for i := range r.nodes {
 		n := &r.nodes[i]
 		r.serving[i] = !n.deleted && n.ready == conditions.True
 	}
 	// Only a pod lost at the last sample, stopped, or on a node not
 	// serving can be lost now; the others stay as they were (not lost).
+	// A node's pods are set when the run begins, and a pod once replaced
+	// stays so: a pod on a node that was not serving at the last sample
+	// either was lost then (and is listed) or is replaced (and is not
+	// lost). So only the nodes that stopped serving since are looked at.
 	r.sampleSeq++
 	next := r.lostNext[:0] // the two lists swap at the end: no list is made per sample
 	visit := func(pi int32) {
@@ -239,7 +245,7 @@ func (r *run) sampleWorkloads(now time.Time) {
 		visit(pi)
 	}
 	for i := range r.nodes {
-		if !r.serving[i] {
+		if !r.serving[i] && (first || r.wasServing[i]) {
 			for _, pi := range r.nodes[i].pods {
 				visit(int32(pi))
 			}

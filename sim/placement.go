@@ -142,6 +142,7 @@ func (r *run) tryPlace(now time.Time, pi int) bool {
 	n := len(r.nodes)
 	want := feasibleToFind(n)
 	var feasible []int
+	req := admission.RequestsOf(&repl, r.prof.Admission) // once, not per node
 	i := 0
 	for ; i < n && len(feasible) < want; i++ {
 		j := (pl.next + i) % n
@@ -150,7 +151,7 @@ func (r *run) tryPlace(now time.Time, pi int) bool {
 			continue
 		}
 		total++
-		why := r.filter(now, j, &repl)
+		why := r.filter(now, j, &repl, &req)
 		if len(why) == 0 {
 			feasible = append(feasible, j)
 			continue
@@ -204,9 +205,9 @@ func feasibleToFind(n int) int {
 	return max(n*pct/100, minFeasible)
 }
 
-// filter returns why node j cannot take pod q: the reasons of the first
-// failing filter, in the scheduler's order, or none.
-func (r *run) filter(now time.Time, j int, q *core.Pod) []string {
+// filter returns why node j cannot take pod q, whose requests are req: the
+// reasons of the first failing filter, in the scheduler's order, or none.
+func (r *run) filter(now time.Time, j int, q *core.Pod, req *admission.Requests) []string {
 	nd := &r.nodes[j]
 	if nd.ready != conditions.True || r.isCut(j, now) {
 		if untolerated(nd.taints, q.Tolerations) {
@@ -217,7 +218,7 @@ func (r *run) filter(now time.Time, j int, q *core.Pod) []string {
 	if untolerated(nd.taints, q.Tolerations) {
 		return []string{"node(s) had untolerated taint(s)"}
 	}
-	r.pl.scratch = r.pl.nis[j].Filter(q, r.pl.scratch)
+	r.pl.scratch = r.pl.nis[j].FilterRequests(q, req, r.pl.scratch)
 	var out []string
 	for _, f := range r.pl.scratch {
 		switch f.Predicate {

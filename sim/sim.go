@@ -686,26 +686,27 @@ type run struct {
 	maxGap time.Duration
 	// stale is set when a node's Ready, taints or existence changed since
 	// the last sample.
-	stale    bool
-	hbCfg    lease.HeartbeatConfig // every kubelet's, but for its name and Rand
-	every    time.Duration         // hbCfg.RenewInterval()
-	jitter   []uint64              // per node, its jitter state (draw)
-	nodes    []node
-	pods     []pod
-	index    map[string]int
-	uids     map[string]int // a pod's index by the UID the run gave it (uidFor)
-	zones    []string       // names
-	zoneKeys []string
-	rnd      *rand.Rand
-	explicit bool
-	srcPods  []core.Pod  // explicit: the cluster's pods, sorted
-	srcNodes []core.Node // explicit: the cluster's nodes, sorted
-	pl       *placement
-	wlRoom   []int
-	wls      []Workload
-	wlIndex  map[string]int
-	wlLost   []int
-	serving  []bool // per node, at the last sample
+	stale      bool
+	hbCfg      lease.HeartbeatConfig // every kubelet's, but for its name and Rand
+	every      time.Duration         // hbCfg.RenewInterval()
+	jitter     []uint64              // per node, its jitter state (draw)
+	nodes      []node
+	pods       []pod
+	index      map[string]int
+	uids       map[string]int // a pod's index by the UID the run gave it (uidFor)
+	zones      []string       // names
+	zoneKeys   []string
+	rnd        *rand.Rand
+	explicit   bool
+	srcPods    []core.Pod  // explicit: the cluster's pods, sorted
+	srcNodes   []core.Node // explicit: the cluster's nodes, sorted
+	pl         *placement
+	wlRoom     []int
+	wls        []Workload
+	wlIndex    map[string]int
+	wlLost     []int
+	serving    []bool // per node, at the last sample
+	wasServing []bool // per node, at the sample before it
 	// lostPods are the pods lost at the last sample, stoppedPods those
 	// stopped so far; lostNext is the list the next sample fills;
 	// sampleSeq numbers the samples (pod.sampled).
