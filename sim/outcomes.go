@@ -117,6 +117,7 @@ func (r *run) replaceNow(now time.Time, pi int) {
 	}
 	if p := &r.pods[pi]; p.replaced < 0 {
 		p.replaced = now.Sub(r.cfg.Start)
+		r.markChanged(pi)
 	}
 }
 
@@ -194,64 +195,67 @@ func (r *run) lostNow(pi int, serving []bool) bool {
 func (r *run) sampleWorkloads(now time.Time) {
 	at := now.Sub(r.cfg.Start)
 	step := r.cfg.SampleEvery
-	clear(r.wlLost)
-	clear(r.wlRoom)
 	first := r.serving == nil
 	if first {
 		r.serving, r.wasServing = make([]bool, len(r.nodes)), make([]bool, len(r.nodes))
+		r.wlLostNow, r.wlRoomNow = make([]int, len(r.wls)), make([]int, len(r.wls))
 	}
 	r.serving, r.wasServing = r.wasServing, r.serving
 	for i := range r.nodes {
 		n := &r.nodes[i]
 		r.serving[i] = !n.deleted && n.ready == conditions.True
 	}
-	// Only a pod lost at the last sample, stopped, or on a node not
-	// serving can be lost now; the others stay as they were (not lost).
-	// A node's pods are set when the run begins, and a pod once replaced
-	// stays so: a pod on a node that was not serving at the last sample
-	// either was lost then (and is listed) or is replaced (and is not
-	// lost). So only the nodes that stopped serving since are looked at.
+	// Each pod lost at the last sample adds a step to its lost time here,
+	// and each one whose replacement waited then to its workload's
+	// LostForRoom. A pod's steps are added when it is looked at again
+	// (from lostSince on) or at the end (settleLost); a workload's from
+	// its count of such pods.
+	for w, n := range r.wlRoomNow {
+		r.wls[w].LostForRoom += time.Duration(n) * step
+	}
+	// A pod is lost when not replaced and stopped or on a node not
+	// serving. Its node is set when the run begins and a pod once replaced
+	// stays so: only a pod stopped, marked (replaced or its replacement
+	// wanted, dirtyPods) or on a node that began or stopped serving since
+	// the last sample can have changed; the others stay as they were.
 	r.sampleSeq++
-	next := r.lostNext[:0] // the two lists swap at the end: no list is made per sample
+	seq := r.sampleSeq
 	visit := func(pi int32) {
 		p := &r.pods[pi]
-		if p.sampled == r.sampleSeq {
+		if p.sampled == seq {
 			return
 		}
-		p.sampled = r.sampleSeq
+		p.sampled = seq
+		lost := r.lostNow(int(pi), r.serving)
+		pending := lost && p.wanted >= 0
 		if p.wasLost {
-			p.lost += step
-			if p.wasPending && p.wl >= 0 {
-				r.wls[p.wl].LostForRoom += step
-			}
+			p.lost += time.Duration(seq-p.lostSince) * step
 		}
-		p.wasLost = r.lostNow(int(pi), r.serving)
-		p.wasPending = p.wasLost && p.wanted >= 0
-		if p.wasLost {
-			next = append(next, pi)
-			p.affected = true
-			if p.wl >= 0 {
-				r.wlLost[p.wl]++
-				if p.wasPending {
-					r.wlRoom[p.wl]++
-				}
-			}
+		if lost {
+			p.lostSince, p.affected = seq, true
 		}
+		if p.wl >= 0 {
+			r.wlLostNow[p.wl] += boolInt(lost) - boolInt(p.wasLost)
+			r.wlRoomNow[p.wl] += boolInt(pending) - boolInt(p.wasPending)
+		}
+		p.wasLost, p.wasPending = lost, pending
 	}
-	for _, pi := range r.lostPods {
+	for _, pi := range r.dirtyPods {
 		visit(pi)
 	}
+	r.dirtyPods = r.dirtyPods[:0]
 	for _, pi := range r.stoppedPods {
 		visit(pi)
 	}
 	for i := range r.nodes {
-		if !r.serving[i] && (first || r.wasServing[i]) {
+		if first || r.serving[i] != r.wasServing[i] {
 			for _, pi := range r.nodes[i].pods {
 				visit(int32(pi))
 			}
 		}
 	}
-	r.lostPods, r.lostNext = next, r.lostPods
+	copy(r.wlLost, r.wlLostNow)
+	copy(r.wlRoom, r.wlRoomNow)
 	for w := range r.wls {
 		wl := &r.wls[w]
 		prev := 0
@@ -267,8 +271,31 @@ func (r *run) sampleWorkloads(now time.Time) {
 	}
 }
 
+// settleLost adds to each pod still lost at the last sample the steps
+// sampleWorkloads has not added yet.
+func (r *run) settleLost() {
+	for pi := range r.pods {
+		if p := &r.pods[pi]; p.wasLost {
+			p.lost += time.Duration(r.sampleSeq-p.lostSince) * r.cfg.SampleEvery
+			p.lostSince = r.sampleSeq
+		}
+	}
+}
+
+// markChanged notes that pod pi was replaced or its replacement wanted:
+// the next sample looks at it.
+func (r *run) markChanged(pi int) { r.dirtyPods = append(r.dirtyPods, int32(pi)) }
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // outcomes writes the pods' and workloads' results.
 func (r *run) outcomes() {
+	r.settleLost()
 	touched := make([]bool, len(r.wls))
 	for pi := range r.pods {
 		p := &r.pods[pi]

@@ -116,6 +116,7 @@ func (r *run) wantReplacement(now time.Time, pi int) {
 		return
 	}
 	p.wanted = now.Sub(r.cfg.Start)
+	r.markChanged(pi)
 	if !r.tryPlace(now, pi) {
 		r.pl.pending = append(r.pl.pending, pi)
 	}
@@ -187,6 +188,7 @@ func (r *run) tryPlace(now time.Time, pi int) bool {
 		pl.zoneCount[p.wl][r.nodes[best].zi]++
 	}
 	p.replaced, p.placedOn = now.Sub(r.cfg.Start), best
+	r.markChanged(pi)
 	if p.notes != nil {
 		p.notes.pending = ""
 	}

@@ -633,8 +633,9 @@ type pod struct {
 	scheduledFrom       time.Duration // when that eviction was planned
 	notReady            bool          // marked NotReady by the controller
 	cancelledAt         time.Duration // when it was cancelled, 0 none
-	lost                time.Duration
-	sampled             uint32 // the last run.sampleSeq that looked at it
+	lost                time.Duration // up to sample lostSince, while wasLost
+	sampled             uint32        // the last run.sampleSeq that looked at it
+	lostSince           uint32
 	// notes are its outcome's texts, for the pods a scenario touches only
 	// (nil until one is set: most of a million pods never get any).
 	notes *podNotes
@@ -707,18 +708,21 @@ type run struct {
 	wlLost     []int
 	serving    []bool // per node, at the last sample
 	wasServing []bool // per node, at the sample before it
-	// lostPods are the pods lost at the last sample, stoppedPods those
-	// stopped so far; lostNext is the list the next sample fills;
-	// sampleSeq numbers the samples (pod.sampled).
-	lostPods, lostNext, stoppedPods []int32
-	sampleSeq                       uint32
-	actions                         []func(time.Time)
-	podGC                           *gc.PodGC
-	gcPods                          []core.Pod
-	gcNodes                         []core.Node
-	gcConds                         []conditions.Condition
-	ctl                             *nodelifecycle.Controller
-	ctlSeq                          uint64 // the sequence number of the queued controller step
+	// stoppedPods are the pods stopped so far, dirtyPods those replaced
+	// or whose replacement was wanted since the last sample (markChanged);
+	// wlLostNow and wlRoomNow count each workload's pods lost at the last
+	// sample, and those of them whose replacement waited; sampleSeq
+	// numbers the samples (pod.sampled).
+	stoppedPods, dirtyPods []int32
+	wlLostNow, wlRoomNow   []int
+	sampleSeq              uint32
+	actions                []func(time.Time)
+	podGC                  *gc.PodGC
+	gcPods                 []core.Pod
+	gcNodes                []core.Node
+	gcConds                []conditions.Condition
+	ctl                    *nodelifecycle.Controller
+	ctlSeq                 uint64 // the sequence number of the queued controller step
 	// leaseRV is the API server's last lease resource version; cacheRV the
 	// last one the controller's lease cache received; stalled says the
 	// cache receives nothing (a LeaseCacheStall).
