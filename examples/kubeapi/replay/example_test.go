@@ -72,15 +72,27 @@ func ExampleSelect() {
 	//  0 [] "w-9" is neither a zone (eu-1/eu-1a, eu-1/eu-1b, eu-1/eu-1c) nor a node of the snapshot
 }
 
-// A replay command's main sets the collector's target before reading a
-// large snapshot (here with GOGC unset, as it usually is).
+// A replay command's main tunes the collector before reading a large
+// snapshot: the target of 50 with neither GOGC nor GOMEMLIMIT set, no
+// target (-1: collections only near the limit) with GOMEMLIMIT set.
 func ExampleTuneCollector() {
-	old, had := os.LookupEnv("GOGC")
-	os.Unsetenv("GOGC")
+	saved := map[string]*string{}
+	for _, k := range []string{"GOGC", "GOMEMLIMIT"} {
+		if v, ok := os.LookupEnv(k); ok {
+			saved[k] = &v
+		}
+		os.Unsetenv(k)
+	}
 	replay.TuneCollector()
 	fmt.Println(debug.SetGCPercent(100)) // the target it set; put back
-	if had {
-		os.Setenv("GOGC", old)
+	os.Setenv("GOMEMLIMIT", "3200MiB")
+	replay.TuneCollector()
+	fmt.Println(debug.SetGCPercent(100))
+	os.Unsetenv("GOMEMLIMIT")
+	for k, v := range saved {
+		os.Setenv(k, *v)
 	}
-	// Output: 50
+	// Output:
+	// 50
+	// -1
 }

@@ -10,16 +10,31 @@ import (
 // what is live, instead of the runtime's default of all of it.
 const CollectorPercent = 50
 
-// TuneCollector sets the garbage collector's target to CollectorPercent,
-// unless the GOGC environment variable sets one, for a program about to
-// read and replay a large snapshot; it changes the whole process, so only
-// a command's main function calls it (the replay command does). A replay
-// of 100,000 nodes and 1,000,000 pods holds about 2 GB of live objects,
-// and the heap peaks at about 1 + GOGC/100 times that: 3.0 GiB of peak RSS
-// with 50, 3.7 to 4.5 GiB with the default 100, in the same time (most of
-// the simulation runs on one core; the collections take the other).
+// TuneCollector tunes the garbage collector for a program about to read
+// and replay a large snapshot; it changes the whole process, so only a
+// command's main function calls it (the replay command does).
+//
+// With the GOMEMLIMIT environment variable set (and GOGC not), the
+// collector runs only as the heap nears that limit (GOGC off): the memory
+// the replay may take is the caller's to give, and it is the fastest way
+// to read a snapshot, whose decoding makes most of its garbage while what
+// is live is still small. A replay of 100,000 nodes and 1,000,000 pods
+// holds about 2 GB of live objects at its end; GOMEMLIMIT=3200MiB reads
+// and replays it in about 40% less time than the target below, at a
+// lower peak RSS (3.2 GiB). A limit below what is live makes the
+// collector run most of the time (the runtime caps it at half the CPU and
+// lets the heap pass the limit): slow, but the replay completes.
+//
+// Otherwise, unless GOGC is set, it sets the collector's target to
+// CollectorPercent: the heap peaks at about 1 + GOGC/100 times what is
+// live, 3.0 to 3.6 GiB of peak RSS for the replay above, 3.7 to 4.5 GiB
+// with the runtime's default of 100.
 func TuneCollector() {
-	if os.Getenv("GOGC") == "" {
+	switch {
+	case os.Getenv("GOGC") != "":
+	case os.Getenv("GOMEMLIMIT") != "":
+		debug.SetGCPercent(-1)
+	default:
 		debug.SetGCPercent(CollectorPercent)
 	}
 }
