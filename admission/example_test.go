@@ -87,6 +87,29 @@ func ExampleNodeInfo_Filter() {
 	// 0
 }
 
+// A scheduler looking for a node for one pod computes its requests once
+// and checks them against each node: the first node, with 3.8 of its 4
+// cpus requested, lacks 300m; the second takes the pod.
+func ExampleNodeInfo_FilterRequests() {
+	full := admission.NewNodeInfo(node4x8(), admission.Options{}, pod("a", "2", "1Gi"), pod("b", "1800m", "1Gi"))
+	n2 := node4x8()
+	n2.Name = "n2"
+	empty := admission.NewNodeInfo(n2, admission.Options{})
+	p := pod("web", "500m", "1Gi")
+	req := admission.RequestsOf(p, admission.Options{})
+	for _, ni := range []*admission.NodeInfo{full, empty} {
+		failures := ni.FilterRequests(p, &req, nil)
+		fmt.Println(ni.Node().Name, len(failures) == 0)
+		for _, f := range failures {
+			fmt.Println("  ", f.Message())
+		}
+	}
+	// Output:
+	// n1 false
+	//    Node didn't have enough resource: cpu, requested: 500, used: 3800, capacity: 4000
+	// n2 true
+}
+
 // The handler chain in the kubelet's order: the pressure handler refuses a
 // BestEffort pod under memory pressure before the predicates run; a pod
 // with requests passes it and is refused by the shutdown handler.

@@ -198,7 +198,6 @@ func (r *run) sampleWorkloads(now time.Time) {
 	first := r.serving == nil
 	if first {
 		r.serving, r.wasServing = make([]bool, len(r.nodes)), make([]bool, len(r.nodes))
-		r.wlLostNow, r.wlRoomNow = make([]int, len(r.wls)), make([]int, len(r.wls))
 	}
 	r.serving, r.wasServing = r.wasServing, r.serving
 	for i := range r.nodes {
@@ -254,8 +253,6 @@ func (r *run) sampleWorkloads(now time.Time) {
 			}
 		}
 	}
-	copy(r.wlLost, r.wlLostNow)
-	copy(r.wlRoom, r.wlRoomNow)
 	for w := range r.wls {
 		wl := &r.wls[w]
 		prev := 0
@@ -263,11 +260,11 @@ func (r *run) sampleWorkloads(now time.Time) {
 			prev = wl.Lost[k-1].Lost
 		}
 		wl.LostTime += time.Duration(prev) * step
-		if r.wlLost[w] != prev {
-			wl.Lost = append(wl.Lost, LostPoint{At: at, Lost: r.wlLost[w]})
+		if r.wlLostNow[w] != prev {
+			wl.Lost = append(wl.Lost, LostPoint{At: at, Lost: r.wlLostNow[w]})
 		}
-		wl.MaxLost = max(wl.MaxLost, r.wlLost[w])
-		wl.MostPending = max(wl.MostPending, r.wlRoom[w])
+		wl.MaxLost = max(wl.MaxLost, r.wlLostNow[w])
+		wl.MostPending = max(wl.MostPending, r.wlRoomNow[w])
 	}
 }
 

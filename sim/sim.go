@@ -702,10 +702,8 @@ type run struct {
 	srcPods    []core.Pod  // explicit: the cluster's pods, sorted
 	srcNodes   []core.Node // explicit: the cluster's nodes, sorted
 	pl         *placement
-	wlRoom     []int
 	wls        []Workload
 	wlIndex    map[string]int
-	wlLost     []int
 	serving    []bool // per node, at the last sample
 	wasServing []bool // per node, at the sample before it
 	// stoppedPods are the pods stopped so far, dirtyPods those replaced
@@ -790,8 +788,8 @@ func Run(cfg Config) (Result, error) {
 	r.push(cfg.Start, evSample, 0)
 	r.res.Totals.Nodes, r.res.Totals.Pods = len(r.nodes), len(r.pods)
 	r.res.Settings = r.cfg.settings()
-	r.wlLost = make([]int, len(r.wls))
-	r.wlRoom = make([]int, len(r.wls))
+	r.wlLostNow = make([]int, len(r.wls))
+	r.wlRoomNow = make([]int, len(r.wls))
 	if r.explicit && r.cfg.Placement {
 		r.initPlacement()
 	}
