@@ -20,15 +20,16 @@ const CollectorPercent = 50
 // to read a snapshot, whose decoding makes most of its garbage while what
 // is live is still small. A replay of 100,000 nodes and 1,000,000 pods
 // holds about 2 GB of live objects at its end; GOMEMLIMIT=3200MiB reads
-// and replays it in about 40% less time than the target below, at a
-// lower peak RSS (3.2 GiB). A limit below what is live makes the
+// and replays it in 43-47 s on 2 cores, against 57-67 s with the target
+// below, at a lower peak RSS (3.2 GiB against 3.4-3.6 GiB, fewer pages
+// given back and faulted in again). A limit below what is live makes the
 // collector run most of the time (the runtime caps it at half the CPU and
 // lets the heap pass the limit): slow, but the replay completes.
 //
 // Otherwise, unless GOGC is set, it sets the collector's target to
 // CollectorPercent: the heap peaks at about 1 + GOGC/100 times what is
-// live, 3.0 to 3.6 GiB of peak RSS for the replay above, 3.7 to 4.5 GiB
-// with the runtime's default of 100.
+// live, 2.9 to 3.8 GiB of peak RSS for the replay above over the runs
+// measured, 3.7 to 4.7 GiB with the runtime's default of 100.
 func TuneCollector() {
 	switch {
 	case os.Getenv("GOGC") != "":

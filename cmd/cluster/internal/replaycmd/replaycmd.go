@@ -12,6 +12,13 @@
 // replicas (when and how many) and every pod the scenarios touched, with
 // its fate, the rule that decided it and why; -json prints the whole
 // result, -svg draws the timeline, -events lists every event.
+//
+// A large snapshot is read fastest when the command is given the memory it
+// may use: with GOMEMLIMIT set, the collector runs only near that limit
+// (replay.TuneCollector). A 100,000-node, 1,000,000-pod snapshot (4.6 GB
+// of JSON) holds about 2 GB live; GOMEMLIMIT=3200MiB reads and replays it
+// in 43-47 s on 2 cores at 3.2 GiB of peak RSS, against 57-67 s and
+// 3.4-3.6 GiB without (a collector target of 50).
 package replaycmd
 
 import (
