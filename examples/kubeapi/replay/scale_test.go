@@ -80,7 +80,7 @@ func TestScale(t *testing.T) {
 	cmd.Env = append(os.Environ(), "NODELIFE_SCALE_CHILD="+path)
 	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" && !raceEnabled {
 		// The replay given four fifths of its memory budget, as a user
-		// would run the command: GOMEMLIMIT=3200MiB at 100,000 nodes.
+		// would run the command: GOMEMLIMIT=3276MiB at 100,000 nodes.
 		// (Not under the race detector, whose shadow memory the limit
 		// does not count.)
 		cmd.Env = append(cmd.Env, fmt.Sprintf("GOMEMLIMIT=%dMiB", rssBudget*4/5>>20))
