@@ -2,6 +2,7 @@ package replay_test
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"runtime/debug"
 	"time"
@@ -73,24 +74,21 @@ func ExampleSelect() {
 }
 
 // A replay command's main tunes the collector before reading a large
-// snapshot: the target of 50 with neither GOGC nor GOMEMLIMIT set, no
-// target (-1: collections only near the limit) with GOMEMLIMIT set.
+// snapshot: the target of 50 with neither GOGC nor a memory limit set, no
+// target (-1: collections only near the limit) with a limit (here as
+// GOMEMLIMIT=3200MiB at the program's start would set it).
 func ExampleTuneCollector() {
-	saved := map[string]*string{}
-	for _, k := range []string{"GOGC", "GOMEMLIMIT"} {
-		if v, ok := os.LookupEnv(k); ok {
-			saved[k] = &v
-		}
-		os.Unsetenv(k)
-	}
+	gogc, hadGOGC := os.LookupEnv("GOGC")
+	os.Unsetenv("GOGC")
+	limit := debug.SetMemoryLimit(math.MaxInt64) // none, for the first call
 	replay.TuneCollector()
 	fmt.Println(debug.SetGCPercent(100)) // the target it set; put back
-	os.Setenv("GOMEMLIMIT", "3200MiB")
+	debug.SetMemoryLimit(3200 << 20)
 	replay.TuneCollector()
 	fmt.Println(debug.SetGCPercent(100))
-	os.Unsetenv("GOMEMLIMIT")
-	for k, v := range saved {
-		os.Setenv(k, *v)
+	debug.SetMemoryLimit(limit)
+	if hadGOGC {
+		os.Setenv("GOGC", gogc)
 	}
 	// Output:
 	// 50

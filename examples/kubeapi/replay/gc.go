@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"math"
 	"os"
 	"runtime/debug"
 )
@@ -14,8 +15,9 @@ const CollectorPercent = 50
 // and replay a large snapshot; it changes the whole process, so only a
 // command's main function calls it (the replay command does).
 //
-// With the GOMEMLIMIT environment variable set (and GOGC not), the
-// collector runs only as the heap nears that limit (GOGC off): the memory
+// With a memory limit set (the GOMEMLIMIT environment variable, or
+// debug.SetMemoryLimit before the call) and GOGC not set, the collector
+// runs only as the heap nears that limit (GOGC off): the memory
 // the replay may take is the caller's to give, and it is the fastest way
 // to read a snapshot, whose decoding makes most of its garbage while what
 // is live is still small. A replay of 100,000 nodes and 1,000,000 pods
@@ -33,7 +35,7 @@ const CollectorPercent = 50
 func TuneCollector() {
 	switch {
 	case os.Getenv("GOGC") != "":
-	case os.Getenv("GOMEMLIMIT") != "":
+	case debug.SetMemoryLimit(-1) < math.MaxInt64: // -1 reads the limit; GOMEMLIMIT=off is none
 		debug.SetGCPercent(-1)
 	default:
 		debug.SetGCPercent(CollectorPercent)
